@@ -1,0 +1,46 @@
+"""Test set-up shared by every test.
+
+* Qt runs offscreen unless the caller chose a platform (no X server needed in CI).
+* Every test gets its own empty config directory (``VRAMDESK_CONFIG_DIR``), so no test
+  touches the user's real presets or settings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+DATA = Path(__file__).resolve().parent / "data"
+REFERENCE = DATA / "reference"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_config_dir(tmp_path, monkeypatch):
+    config = tmp_path / "config"
+    config.mkdir()
+    monkeypatch.setenv("VRAMDESK_CONFIG_DIR", str(config))
+    return config
+
+
+@pytest.fixture
+def config_dir(_fresh_config_dir):
+    """The per-test config directory (``VRAMDESK_CONFIG_DIR``)."""
+    return _fresh_config_dir
+
+
+@pytest.fixture(scope="session")
+def seed_figures():
+    """The cases of seed-figures.json by id (the project's copy)."""
+    data = json.loads((REFERENCE / "seed-figures.json").read_text(encoding="utf-8"))
+    return {case["id"]: case for case in data["cases"]}
+
+
+@pytest.fixture(scope="session")
+def reference_models():
+    """models.json entries (the project's copy)."""
+    return json.loads((REFERENCE / "models.json").read_text(encoding="utf-8"))["models"]

@@ -1,0 +1,154 @@
+"""Bundled, read-only presets: models, GPUs and workloads (SPEC §5).
+
+In a wheel the files live in ``vramdesk/_data/presets`` (mapped there at build time
+from the top-level ``presets/``); in a source checkout they are read from
+``presets/`` beside the package. :func:`presets_dir` is the one place that knows.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from vramdesk.core.errors import InputError
+from vramdesk.core.formats import WeightSpec
+from vramdesk.core.model import ModelSpec
+from vramdesk.core.serialize import from_dict
+from vramdesk.core.units import MIB
+from vramdesk.core.workload import Workload
+
+SCHEMA_VERSION = 1
+
+
+def presets_dir() -> Path:
+    """Directory of the bundled presets (inside the wheel, or the source checkout's ``presets/``)."""
+    packaged = Path(str(resources.files("vramdesk"))) / "_data" / "presets"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "presets"
+
+
+def resources_dir() -> Path:
+    """Directory of icons, translations and style (wheel or source checkout)."""
+    packaged = Path(str(resources.files("vramdesk"))) / "_data" / "resources"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "resources"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPreset:
+    """A named model with its default weight format, published parameter count and source."""
+
+    slug: str
+    name: str
+    model: ModelSpec
+    weights: WeightSpec
+    published_params: int | None
+    source: str
+    hf_repo: str = ""
+    read_only: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSpec:
+    """A GPU of the catalog: memory as nvidia-smi reports it (MiB), and where that came from."""
+
+    name: str
+    memory_mib: int
+    vendor: str
+    source: str
+
+    @property
+    def memory_bytes(self) -> int:
+        """Capacity in bytes (``memory_mib * 2**20``)."""
+        return self.memory_mib * MIB
+
+
+def model_preset_from_dict(slug: str, data: dict[str, Any], *, read_only: bool) -> ModelPreset:
+    """Build a :class:`ModelPreset` from its JSON dict.
+
+    Raises
+    ------
+    InputError
+        Missing or invalid keys, named.
+    """
+    if not isinstance(data, dict) or "model" not in data:
+        raise InputError("model", "preset has no 'model' object", "required")
+    model = from_dict(ModelSpec, data["model"], what="model")
+    name = data.get("name") or model.name or slug
+    if not model.name:
+        model = model.replace(name=name)
+    weights = from_dict(WeightSpec, data.get("weights", {}), what="weights")
+    return ModelPreset(slug=slug, name=name, model=model, weights=weights,
+                       published_params=data.get("published_params"), source=data.get("source", ""),
+                       hf_repo=data.get("hf_repo", ""), read_only=read_only)
+
+
+@functools.cache
+def bundled_models() -> tuple[ModelPreset, ...]:
+    """Every bundled model preset, sorted by name."""
+    out = []
+    for path in sorted((presets_dir() / "models").glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        out.append(model_preset_from_dict(path.stem, data, read_only=True))
+    return tuple(sorted(out, key=lambda p: p.name.lower()))
+
+
+@functools.cache
+def gpu_catalog() -> tuple[GpuSpec, ...]:
+    """The GPU catalog, in file order."""
+    data = json.loads((presets_dir() / "gpus" / "catalog.json").read_text(encoding="utf-8"))
+    return tuple(GpuSpec(g["name"], g["memory_mib"], g.get("vendor", ""), g["source"]) for g in data["gpus"])
+
+
+@functools.cache
+def bundled_workloads() -> tuple[tuple[str, Workload], ...]:
+    """Named bundled workloads."""
+    out = []
+    for path in sorted((presets_dir() / "workloads").glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        out.append((data.get("name", path.stem), from_dict(Workload, data["workload"], what="workload")))
+    return tuple(out)
+
+
+def _norm(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def find_model(name: str) -> ModelPreset:
+    """The bundled model whose slug or name matches ``name`` (case and punctuation ignored).
+
+    Raises
+    ------
+    InputError
+        ``preset``: no such model (the message lists close names).
+    """
+    key = _norm(name)
+    presets = bundled_models()
+    for p in presets:
+        if key in (_norm(p.slug), _norm(p.name)):
+            return p
+    close = [p.slug for p in presets if key and key in _norm(p.slug)]
+    hint = f"; did you mean {', '.join(close[:5])}?" if close else "; see 'vramdesk presets list'"
+    raise InputError("preset", f"no bundled model named {name!r}{hint}", "unknown_choice")
+
+
+def find_gpu(name: str) -> GpuSpec:
+    """The catalog GPU whose name matches ``name`` (case and punctuation ignored).
+
+    Raises
+    ------
+    InputError
+        ``gpu``: no such GPU.
+    """
+    key = _norm(name)
+    for g in gpu_catalog():
+        if _norm(g.name) == key:
+            return g
+    names = ", ".join(g.name for g in gpu_catalog())
+    raise InputError("gpu", f"unknown GPU {name!r}; known: {names}", "unknown_choice")

@@ -1,0 +1,28 @@
+"""Engine profiles: each engine's own memory accounting.
+
+A profile turns (model, weights, workload, runtime) into a :class:`Breakdown` and
+gives the solver its KV budget. :class:`FormulaProfile` is the source documents'
+neutral accounting; engine profiles subclass it and override what their engine
+does differently, naming the engine source file they follow in their docstrings.
+"""
+
+from __future__ import annotations
+
+from vramdesk.core.engines.base import EngineProfile, FormulaProfile
+from vramdesk.core.runtime import Engine
+
+_PROFILES: dict[Engine, EngineProfile] = {Engine.FORMULA: FormulaProfile()}
+
+
+def register(profile: EngineProfile) -> EngineProfile:
+    """Register ``profile`` for its ``engine``; return it."""
+    _PROFILES[profile.engine] = profile
+    return profile
+
+
+def profile_for(engine: Engine) -> EngineProfile:
+    """The profile of ``engine``; the formula profile for engines not yet specialised."""
+    return _PROFILES.get(engine, _PROFILES[Engine.FORMULA])
+
+
+__all__ = ["EngineProfile", "FormulaProfile", "profile_for", "register"]

@@ -1,0 +1,105 @@
+"""Field limits, defined once.
+
+The core validates against these; the window reads them to set spin-box
+ranges (STYLE: "Field limits are defined once in core and read by the GUI").
+Each entry is ``(minimum, maximum)``, inclusive.
+"""
+
+from __future__ import annotations
+
+from vramdesk.core.errors import InputError
+
+#: Integer fields: (minimum, maximum), inclusive.
+INT_LIMITS: dict[str, tuple[int, int]] = {
+    "num_hidden_layers": (1, 10_000),
+    "hidden_size": (1, 1_048_576),
+    "num_attention_heads": (1, 65_536),
+    "num_key_value_heads": (1, 65_536),
+    "head_dim": (1, 65_536),
+    "intermediate_size": (1, 16_777_216),
+    "moe_intermediate_size": (1, 16_777_216),
+    "vocab_size": (1, 16_777_216),
+    "max_position_embeddings": (1, 1 << 31),
+    "num_local_experts": (0, 65_536),
+    "num_experts_per_tok": (0, 65_536),
+    "n_shared_experts": (0, 1024),
+    "first_k_dense_replace": (0, 10_000),
+    "kv_lora_rank": (1, 65_536),
+    "qk_rope_head_dim": (0, 65_536),
+    "sliding_window": (1, 1 << 31),
+    "params": (1, 10**15),
+    "context_tokens": (1, 1 << 31),
+    "batch": (1, 1 << 24),
+    "prompt_len": (1, 1 << 31),
+    "chunk_tokens": (1, 1 << 31),
+    "live_buffers": (1, 1024),
+    "block_size": (1, 1 << 20),
+    "shared_prefix_tokens": (0, 1 << 31),
+    "tensor_parallel_size": (1, 1024),
+    "pipeline_parallel_size": (1, 1024),
+    "group_size": (1, 1 << 20),
+    "scale_bits": (0, 64),
+    "zero_bits": (0, 64),
+    "budget_bytes": (1, 1 << 60),
+}
+
+#: Real-valued fields: (minimum, maximum), inclusive.
+FLOAT_LIMITS: dict[str, tuple[float, float]] = {
+    "gpu_memory_utilization": (0.01, 1.0),
+    "overhead_factor": (1.0, 10.0),
+    "fixed_overhead_gib": (0.0, 1024.0),
+    "workspace_fraction": (0.0, 10.0),
+    "params_b": (1e-6, 1e6),
+    "vram_gib": (0.001, 1 << 20),
+}
+
+
+def check_int(field: str, value: object, *, optional: bool = False) -> None:
+    """Raise :class:`InputError` unless ``value`` is an int within ``INT_LIMITS[field]``.
+
+    Parameters
+    ----------
+    field : str
+        Key of :data:`INT_LIMITS`.
+    value : object
+        The value to check.
+    optional : bool
+        Accept ``None`` as "not given".
+
+    Raises
+    ------
+    InputError
+        ``field`` is not an integer, or lies outside its limits.
+    """
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(field, f"must be a whole number, got {value!r}", "not_int", {"value": value})
+    lo, hi = INT_LIMITS[field]
+    if value < lo:
+        reason = "must be positive" if lo == 1 else f"must be at least {lo}"
+        raise InputError(field, f"{reason}, got {value}", "too_small", {"min": lo, "value": value})
+    if value > hi:
+        raise InputError(field, f"must be at most {hi}, got {value}", "too_large", {"max": hi, "value": value})
+
+
+def check_real(field: str, value: object) -> None:
+    """Raise :class:`InputError` unless ``value`` is a number within ``FLOAT_LIMITS[field]``.
+
+    Raises
+    ------
+    InputError
+        ``field`` is not a finite number, or lies outside its limits.
+    """
+    from fractions import Fraction
+
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
+        raise InputError(field, f"must be a number, got {value!r}", "not_number", {"value": value})
+    if value != value or value in (float("inf"), float("-inf")):
+        raise InputError(field, "must be a finite number", "not_finite")
+    lo, hi = FLOAT_LIMITS[field]
+    if not lo <= value <= hi:
+        raise InputError(
+            field, f"must be between {lo:g} and {hi:g}, got {float(value):g}", "out_of_range",
+            {"min": lo, "max": hi, "value": value},
+        )

@@ -1,0 +1,381 @@
+"""The model architecture (SPEC §3.1) and its parameter count.
+
+Field names follow Hugging Face ``config.json``. A :class:`ModelSpec` is frozen;
+change a field with :func:`dataclasses.replace` and re-validate with
+:meth:`ModelSpec.validate`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from vramdesk.core.errors import InputError, UnsupportedModelError
+from vramdesk.core.limits import check_int
+
+FULL = "full_attention"
+SLIDING = "sliding_attention"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """A decoder-only transformer, described by its ``config.json`` fields.
+
+    Only ``num_hidden_layers``, ``num_key_value_heads`` and ``head_dim`` are needed
+    for the KV cache; the parameter count needs either ``params`` or the full
+    shape (``hidden_size``, ``num_attention_heads``, ``intermediate_size``,
+    ``vocab_size``).
+
+    Attributes
+    ----------
+    head_dim : int or None
+        Per-head dimension. ``None`` derives ``hidden_size // num_attention_heads``;
+        several models (Gemma, Qwen3, gpt-oss) set it explicitly to something else.
+    params : int or None
+        The total parameter count, if known (published, from a checkpoint, or typed
+        by the user). ``None``: computed from the architecture (:func:`count_params`).
+    layer_types : tuple of str or None
+        One entry per layer, ``"full_attention"`` or ``"sliding_attention"``.
+        ``None`` with ``sliding_window`` set means every layer slides (Mistral-7B-v0.1).
+    kv_lora_rank, qk_rope_head_dim : int or None
+        MLA (DeepSeek-V2/V3): the latent KV cache holds ``kv_lora_rank + qk_rope_head_dim``
+        values per token per layer.
+    checkpoint_bytes : int or None
+        Exact weight bytes of the checkpoint on disk (``model.safetensors.index.json``
+        ``metadata.total_size`` or a GGUF tensor table), used when the estimate keeps the
+        checkpoint's own format.
+    """
+
+    name: str = ""
+    num_hidden_layers: int = 32
+    num_key_value_heads: int = 32
+    head_dim: int | None = None
+    hidden_size: int | None = None
+    num_attention_heads: int | None = None
+    intermediate_size: int | None = None
+    vocab_size: int | None = None
+    tie_word_embeddings: bool = False
+    max_position_embeddings: int | None = None
+    params: int | None = None
+    # mixture of experts
+    num_local_experts: int = 0
+    num_experts_per_tok: int = 0
+    moe_intermediate_size: int | None = None
+    n_shared_experts: int = 0
+    shared_expert_intermediate_size: int | None = None
+    first_k_dense_replace: int = 0
+    # multi-head latent attention
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    qk_nope_head_dim: int | None = None
+    v_head_dim: int | None = None
+    q_lora_rank: int | None = None
+    # sliding-window attention
+    sliding_window: int | None = None
+    layer_types: tuple[str, ...] | None = None
+    # details that only move the parameter count
+    mlp_gated: bool = True
+    attention_bias: bool = False
+    qkv_bias: bool = False
+    mlp_bias: bool = False
+    norm_bias: bool = False
+    norms_per_layer: int = 2
+    qk_norm: bool = False
+    attention_sinks: bool = False
+    router_bias: bool = False
+    expert_bias: bool = False
+    moe_score_bias: bool = False
+    shared_expert_gate: bool = False
+    # checkpoint facts
+    checkpoint_bytes: int | None = None
+    checkpoint_format: str | None = None
+    source: str = ""
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def resolved_head_dim(self) -> int:
+        """``head_dim``, or ``hidden_size // num_attention_heads`` when not given.
+
+        Raises
+        ------
+        InputError
+            ``head_dim``: neither given nor derivable.
+        """
+        if self.head_dim is not None:
+            return self.head_dim
+        if self.hidden_size and self.num_attention_heads:
+            return self.hidden_size // self.num_attention_heads
+        raise InputError("head_dim", "is required when hidden_size or num_attention_heads is missing",
+                         "required")
+
+    @property
+    def is_mla(self) -> bool:
+        """True for a multi-head latent attention model (DeepSeek-V2/V3)."""
+        return self.kv_lora_rank is not None
+
+    @property
+    def is_moe(self) -> bool:
+        """True when the model has routed experts."""
+        return self.num_local_experts > 0
+
+    @property
+    def gqa_ratio(self) -> float | None:
+        """``num_attention_heads / num_key_value_heads`` (1 = MHA, heads = MQA), or None."""
+        if not self.num_attention_heads:
+            return None
+        return self.num_attention_heads / self.num_key_value_heads
+
+    def resolved_layer_types(self) -> tuple[str, ...]:
+        """One ``"full_attention"`` / ``"sliding_attention"`` entry per layer."""
+        if self.layer_types is not None:
+            return self.layer_types
+        kind = SLIDING if self.sliding_window else FULL
+        return (kind,) * self.num_hidden_layers
+
+    def attention_kind(self) -> str:
+        """A short name of the attention layout: ``MHA``, ``GQA``, ``MQA`` or ``MLA``."""
+        if self.is_mla:
+            return "MLA"
+        if self.num_key_value_heads == 1:
+            return "MQA"
+        if self.num_attention_heads and self.num_attention_heads != self.num_key_value_heads:
+            return "GQA"
+        return "MHA"
+
+    # -------------------------------------------------------------- validation
+    def validate(self) -> ModelSpec:
+        """Check every field; return ``self`` so calls can be chained.
+
+        Raises
+        ------
+        InputError
+            The first invalid field, named by its config.json key, e.g.
+            ``num_key_value_heads: must be a divisor of num_attention_heads (32)``.
+        """
+        check_int("num_hidden_layers", self.num_hidden_layers)
+        check_int("num_key_value_heads", self.num_key_value_heads)
+        for name in ("hidden_size", "num_attention_heads", "intermediate_size", "vocab_size",
+                     "max_position_embeddings", "params", "head_dim", "sliding_window",
+                     "moe_intermediate_size"):
+            check_int(name, getattr(self, name), optional=True)
+        for name in ("num_local_experts", "num_experts_per_tok", "n_shared_experts",
+                     "first_k_dense_replace"):
+            check_int(name, getattr(self, name))
+        heads = self.num_attention_heads
+        if heads and not self.is_mla and heads % self.num_key_value_heads:
+            raise InputError("num_key_value_heads",
+                             f"must be a divisor of num_attention_heads ({heads})", "divisor",
+                             {"heads": heads})
+        if self.is_mla:
+            check_int("kv_lora_rank", self.kv_lora_rank)
+            check_int("qk_rope_head_dim", self.qk_rope_head_dim)
+        else:
+            self.resolved_head_dim  # noqa: B018 - raises when underivable
+        if self.num_local_experts and self.num_experts_per_tok > self.num_local_experts:
+            raise InputError("num_experts_per_tok",
+                             f"must not exceed num_local_experts ({self.num_local_experts})",
+                             "too_large")
+        if self.first_k_dense_replace > self.num_hidden_layers:
+            raise InputError("first_k_dense_replace", "must not exceed num_hidden_layers",
+                             "too_large")
+        self._validate_layer_types()
+        return self
+
+    def _validate_layer_types(self) -> None:
+        if self.layer_types is None:
+            return
+        if len(self.layer_types) != self.num_hidden_layers:
+            raise InputError("layer_types",
+                             f"has {len(self.layer_types)} entries for {self.num_hidden_layers} layers",
+                             "length")
+        bad = sorted(set(self.layer_types) - {FULL, SLIDING})
+        if bad:
+            raise InputError("layer_types", f"unknown layer type {bad[0]!r}", "unknown_choice")
+        if SLIDING in self.layer_types and not self.sliding_window:
+            raise InputError("sliding_window", "is required when layer_types has sliding layers",
+                             "required")
+
+    def replace(self, **changes: object) -> ModelSpec:
+        """Return a copy with ``changes`` applied (not validated)."""
+        return dataclasses.replace(self, **changes)
+
+
+def sliding_layer_pattern(num_hidden_layers: int, pattern: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """Expand a sliding-window layer pattern into one layer type per layer.
+
+    Parameters
+    ----------
+    num_hidden_layers : int
+        Number of decoder layers.
+    pattern : str or sequence of str
+        ``"all"`` (every layer slides), ``"none"``, ``"alternating"`` (even layer index
+        slides, odd is global: Gemma 2 and gpt-oss), ``"N:1"`` (N local layers then one
+        global, repeated: Gemma 3 is ``"5:1"``), or an explicit list of
+        ``"full_attention"``/``"sliding_attention"`` (or ``"full"``/``"sliding"``).
+
+    Returns
+    -------
+    tuple of str
+        ``num_hidden_layers`` entries.
+
+    Raises
+    ------
+    InputError
+        ``layer_types``: the pattern is not understood or has the wrong length.
+    """
+    if isinstance(pattern, (list, tuple)):
+        expanded = tuple({"full": FULL, "sliding": SLIDING}.get(p, p) for p in pattern)
+        if len(expanded) != num_hidden_layers:
+            raise InputError("layer_types", f"has {len(expanded)} entries for {num_hidden_layers} layers",
+                             "length")
+        return expanded
+    text = pattern.strip().lower()
+    if text == "all":
+        return (SLIDING,) * num_hidden_layers
+    if text == "none":
+        return (FULL,) * num_hidden_layers
+    if text == "alternating":
+        return tuple(SLIDING if i % 2 == 0 else FULL for i in range(num_hidden_layers))
+    local, sep, glob = text.partition(":")
+    if sep and local.isdigit() and glob.isdigit() and int(local) >= 1 and int(glob) >= 1:
+        period = int(local) + int(glob)
+        return tuple(SLIDING if i % period < int(local) else FULL for i in range(num_hidden_layers))
+    raise InputError("layer_types",
+                     f"unknown pattern {pattern!r}: use all, none, alternating, N:M or a list",
+                     "unknown_choice")
+
+
+@dataclass(frozen=True, slots=True)
+class ParamCount:
+    """Parameters by tensor group (counts, not bytes).
+
+    ``embedding`` and ``lm_head`` are separate so that they can stay unquantized;
+    ``lm_head`` is 0 when tied. ``routed_experts`` holds every routed expert (all are
+    resident); ``active`` is the count used per token (information only).
+    """
+
+    embedding: int
+    lm_head: int
+    attention: int
+    mlp: int
+    routed_experts: int
+    router: int
+    norms: int
+    other: int = 0
+    active: int = 0
+
+    @property
+    def total(self) -> int:
+        """All parameters, tied tensors counted once."""
+        return (self.embedding + self.lm_head + self.attention + self.mlp + self.routed_experts
+                + self.router + self.norms + self.other)
+
+
+def _attention_params(m: ModelSpec) -> int:
+    """Parameters of one attention block (projections, biases, q/k norms, sinks)."""
+    h, nh = m.hidden_size, m.num_attention_heads
+    if m.is_mla:
+        rope, nope = m.qk_rope_head_dim or 0, m.qk_nope_head_dim or 0
+        v = m.v_head_dim or nope
+        q_head = nope + rope
+        if m.q_lora_rank:
+            q = h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * nh * q_head
+        else:
+            q = h * nh * q_head
+        kv = h * (m.kv_lora_rank + rope) + m.kv_lora_rank + m.kv_lora_rank * nh * (nope + v)
+        return q + kv + nh * v * h
+    d, nkv = m.resolved_head_dim, m.num_key_value_heads
+    n = h * nh * d + 2 * h * nkv * d + nh * d * h
+    if m.attention_bias or m.qkv_bias:
+        n += nh * d + 2 * nkv * d
+    if m.attention_bias:
+        n += h
+    if m.qk_norm:
+        n += 2 * d
+    if m.attention_sinks:
+        n += nh
+    return n
+
+
+def _ffn_params(m: ModelSpec, width: int) -> int:
+    """Parameters of one feed-forward block of inner ``width`` (gated: 3 matrices)."""
+    h = m.hidden_size
+    mats = 3 if m.mlp_gated else 2
+    n = mats * h * width
+    if m.mlp_bias or m.expert_bias:
+        n += (2 if m.mlp_gated else 1) * width + h
+    return n
+
+
+def count_params(m: ModelSpec) -> ParamCount:
+    """Count parameters from the architecture, by tensor group.
+
+    Embedding ``vocab_size * hidden_size``; lm_head the same unless
+    ``tie_word_embeddings``; per layer the attention projections (q, k, v, o with
+    ``num_key_value_heads`` for k and v, or the MLA low-rank projections), the MLP
+    (3 matrices when gated, 2 otherwise) or the MoE block (every routed expert, the
+    shared experts, the router), and the norms.
+
+    Returns
+    -------
+    ParamCount
+        Counts by group; ``total`` within 1 % of the published count for every
+        bundled model (tests/core/test_models.py checks it against the true counts).
+
+    Raises
+    ------
+    InputError
+        A field the count needs is missing (``hidden_size``, ``num_attention_heads``,
+        ``intermediate_size`` or ``vocab_size``).
+    """
+    for name in ("hidden_size", "num_attention_heads", "vocab_size"):
+        if not getattr(m, name):
+            raise InputError(name, "is required to count parameters (or give params)", "required")
+    if not m.intermediate_size and not (m.is_moe and m.moe_intermediate_size):
+        raise InputError("intermediate_size", "is required to count parameters (or give params)",
+                         "required")
+    h, layers = m.hidden_size, m.num_hidden_layers
+    embedding = m.vocab_size * h
+    lm_head = 0 if m.tie_word_embeddings else m.vocab_size * h
+    attention = layers * _attention_params(m)
+    norm_width = 2 * h if m.norm_bias else h
+    norms = layers * m.norms_per_layer * norm_width + norm_width
+    dense_layers = m.first_k_dense_replace if m.is_moe else layers
+    mlp = dense_layers * _ffn_params(m, m.intermediate_size or 0) if dense_layers else 0
+    routed = router = active_routed = 0
+    if m.is_moe:
+        moe_layers = layers - dense_layers
+        width = m.moe_intermediate_size or m.intermediate_size
+        per_expert = _ffn_params(m, width)
+        routed = moe_layers * m.num_local_experts * per_expert
+        active_routed = moe_layers * m.num_experts_per_tok * per_expert
+        router = moe_layers * (h * m.num_local_experts
+                               + (m.num_local_experts if m.router_bias or m.moe_score_bias else 0))
+        shared_width = m.shared_expert_intermediate_size or (m.n_shared_experts * width)
+        if shared_width:
+            mlp += moe_layers * _ffn_params(m.replace(expert_bias=False), shared_width)
+        if m.shared_expert_gate:
+            router += moe_layers * h
+    counts = ParamCount(embedding=embedding, lm_head=lm_head, attention=attention, mlp=mlp,
+                        routed_experts=routed, router=router, norms=norms)
+    active = counts.total - routed + active_routed
+    return dataclasses.replace(counts, active=active)
+
+
+def total_params(m: ModelSpec) -> int:
+    """The model's total parameter count: ``params`` when given, else :func:`count_params`.
+
+    Raises
+    ------
+    InputError
+        Neither ``params`` nor the full shape is given.
+    """
+    if m.params is not None:
+        return m.params
+    return count_params(m).total
+
+
+def refuse_unsupported(kind: str, detail: str) -> UnsupportedModelError:
+    """Build the error for an architecture the memory model cannot size."""
+    return UnsupportedModelError("architectures", f"{kind} is not supported: {detail}", "unsupported",
+                                 {"kind": kind})

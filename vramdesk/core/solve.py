@@ -1,0 +1,323 @@
+"""The reverse solver and the fit advisor (SPEC §4).
+
+Given a GPU's capacity, how many sequences, how much context, how many GPUs?
+The usable memory per GPU is ``floor(capacity * gpu_memory_utilization) - reserved -
+weights`` (the engine profile says what is reserved); a workload fits when its
+KV cache plus activations need no more than that. The need grows monotonically
+with concurrency and context, so integer answers come from exact search over
+:func:`vramdesk.core.estimate.estimate` itself: sliding-window models, paged
+blocks and shared prefixes are solved exactly, with no closed form to drift from
+the forward estimate.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from vramdesk.core.engines import profile_for
+from vramdesk.core.errors import InputError
+from vramdesk.core.estimate import Breakdown, estimate
+from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
+from vramdesk.core.limits import INT_LIMITS
+from vramdesk.core.model import ModelSpec
+from vramdesk.core.runtime import Runtime
+from vramdesk.core.units import GIB
+from vramdesk.core.workload import Workload
+
+#: Tensor-parallel sizes the solver tries for "smallest GPU count".
+TP_CANDIDATES = (1, 2, 4, 8, 16, 32, 64)
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """One lever of the fit advisor.
+
+    Attributes
+    ----------
+    lever : str
+        ``"kv_dtype"``, ``"context_tokens"``, ``"batch"``, ``"weights"`` or
+        ``"tensor_parallel_size"``.
+    value : str or int
+        The setting the lever needs (``"fp8"``, a context, a concurrency, a format, a GPU count).
+    saves_bytes : int
+        Bytes per GPU it saves against the current workload.
+    fits : bool
+        Whether that lever alone makes the workload fit.
+    text : str
+        One plain sentence.
+    """
+
+    lever: str
+    value: str | int
+    saves_bytes: int
+    fits: bool
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {"lever": self.lever, "value": self.value, "saves_bytes": self.saves_bytes,
+                "fits": self.fits, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class SolveResult:
+    """The reverse solver's answers for one GPU capacity.
+
+    All byte figures are per GPU, exact ints; ``max_concurrency_exact`` is an exact
+    fraction (``float`` in JSON).
+    """
+
+    capacity_bytes: int
+    usable_bytes: int
+    kv_budget_bytes: int
+    kv_cache_tokens: int
+    kv_cache_blocks: int | None
+    max_concurrency: int
+    max_concurrency_exact: Fraction
+    max_context: int
+    max_context_limited_by: str
+    fits: bool
+    min_gpus: int | None
+    advice: tuple[Advice, ...]
+    breakdown: Breakdown
+    context_tokens: int
+    notes: tuple[str, ...] = field(default=())
+
+    def vllm_lines(self) -> list[str]:
+        """The two start-up lines vLLM prints, computed for this budget."""
+        return vllm_style_lines(self.kv_cache_tokens, self.context_tokens)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict with SPEC §8's keys (exact integer bytes)."""
+        return {
+            "capacity_bytes": self.capacity_bytes,
+            "usable_bytes": self.usable_bytes,
+            "kv_budget_bytes": self.kv_budget_bytes,
+            "kv_cache_tokens": self.kv_cache_tokens,
+            "kv_cache_blocks": self.kv_cache_blocks,
+            "max_concurrency": self.max_concurrency,
+            "max_concurrency_exact": float(self.max_concurrency_exact),
+            "max_context": self.max_context,
+            "max_context_limited_by": self.max_context_limited_by,
+            "fits": self.fits,
+            "min_gpus": self.min_gpus,
+            "advice": [a.to_dict() for a in self.advice],
+            "vllm_lines": self.vllm_lines(),
+            "notes": list(self.notes),
+        }
+
+
+def vllm_style_lines(kv_cache_tokens: int, max_model_len: int) -> list[str]:
+    """vLLM's start-up lines for a KV budget of ``kv_cache_tokens``.
+
+    ``"GPU KV cache size: 129,024 tokens"`` and ``"Maximum concurrency for 8192 tokens per
+    request: 15.75x"`` (tokens / max_model_len, two decimals), as vLLM's
+    ``vllm/v1/core/kv_cache_utils.py`` logs them.
+    """
+    ratio = kv_cache_tokens / max_model_len
+    return [f"GPU KV cache size: {kv_cache_tokens:,} tokens",
+            f"Maximum concurrency for {max_model_len:,} tokens per request: {ratio:.2f}x"]
+
+
+class _Problem:
+    """One solve: fixed model, weights and runtime; workload varies."""
+
+    def __init__(self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
+                 capacity_bytes: int) -> None:
+        self.model, self.weights, self.workload, self.runtime = model, weights, workload, runtime
+        self.capacity = capacity_bytes
+        self.base = estimate(model, weights, workload, runtime)
+        self.usable = profile_for(runtime.engine).usable_bytes(self.base, capacity_bytes, runtime)
+
+    def need(self, batch: int, context: int) -> int:
+        """KV cache + activations per GPU for ``batch`` sequences of ``context`` tokens."""
+        prompt = self.workload.prompt_len
+        wl = self.workload.replace(batch=batch, context_tokens=context,
+                                   prompt_len=None if prompt is None else min(prompt, context))
+        b = estimate(self.model, self.weights, wl, self.runtime)
+        return b.kv_cache.bytes + b.activations.bytes
+
+    def fits(self, batch: int, context: int) -> bool:
+        return self.need(batch, context) <= self.usable
+
+    def max_concurrency(self, context: int) -> tuple[int, Fraction]:
+        """Largest batch that fits at ``context``, and the exact (fractional) value."""
+        one, two = self.need(1, context), self.need(2, context)
+        slope, intercept = two - one, 2 * one - two
+        if slope <= 0:
+            raise InputError("context_tokens", "KV cache per sequence is zero", "invalid")
+        exact = Fraction(self.usable - intercept, slope)
+        best = max(0, math.floor(exact))
+        # the need is linear in batch; confirm at the boundary with the real estimate
+        while best > 0 and not self.fits(best, context):
+            best -= 1
+        while self.fits(best + 1, context):
+            best += 1
+        return best, max(Fraction(0), exact)
+
+    def max_context(self, batch: int) -> tuple[int, str]:
+        """Largest context that fits at ``batch``, capped at ``max_position_embeddings``."""
+        limit = self.model.max_position_embeddings or INT_LIMITS["context_tokens"][1]
+        if not self.fits(batch, 1):
+            return 0, "memory"
+        if self.fits(batch, limit):
+            return limit, "max_position_embeddings" if self.model.max_position_embeddings else "limit"
+        lo, hi = 1, limit  # fits(lo), not fits(hi)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if self.fits(batch, mid):
+                lo = mid
+            else:
+                hi = mid
+        return lo, "memory"
+
+
+def solve(model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
+          capacity_bytes: int) -> SolveResult:
+    """Reverse-solve the workload on one GPU of ``capacity_bytes``.
+
+    Parameters
+    ----------
+    model, weights, workload, runtime
+        As for :func:`vramdesk.core.estimate.estimate`; ``workload.context_tokens`` is the
+        per-request length for concurrency, ``workload.batch`` the concurrency for context.
+    capacity_bytes : int
+        Memory of one GPU in bytes (a catalog GPU's MiB * 2**20, a custom size, or the
+        free memory NVML reports).
+
+    Returns
+    -------
+    SolveResult
+        KV budget in bytes and tokens (whole blocks), max concurrency at the context
+        (integer and exact), max context at the concurrency, the verdict, the smallest
+        TP that fits and the fit advisor's levers.
+
+    Raises
+    ------
+    InputError
+        Invalid inputs, or ``budget_bytes`` not positive.
+    """
+    if not isinstance(capacity_bytes, int) or capacity_bytes <= 0:
+        raise InputError("budget_bytes", f"must be a positive number of bytes, got {capacity_bytes!r}",
+                         "too_small")
+    p = _Problem(model, weights, workload, runtime, capacity_bytes)
+    base = p.base
+    ctx, batch = workload.context_tokens, workload.batch
+    kv_budget = p.usable - base.activations.bytes
+    block = runtime.block_size
+    per_token = base.kv_bytes_per_token
+    unit = per_token * (block or 1)
+    blocks = max(0, kv_budget // unit) if unit else 0
+    tokens = blocks * (block or 1)
+    max_conc, exact = p.max_concurrency(ctx)
+    max_ctx, limited_by = p.max_context(batch)
+    fits = p.need(batch, ctx) <= p.usable
+    min_gpus = smallest_tp(model, weights, workload, runtime, capacity_bytes)
+    advice = () if fits else tuple(advise(p, max_conc, max_ctx, min_gpus))
+    notes = []
+    if model.sliding_window:
+        notes.append("sliding-window layers: KV cache size in tokens counts every layer at full "
+                     "context; max concurrency and max context are solved exactly")
+    return SolveResult(
+        capacity_bytes=capacity_bytes, usable_bytes=p.usable, kv_budget_bytes=kv_budget,
+        kv_cache_tokens=tokens, kv_cache_blocks=blocks if block else None,
+        max_concurrency=max_conc, max_concurrency_exact=exact, max_context=max_ctx,
+        max_context_limited_by=limited_by, fits=fits, min_gpus=min_gpus, advice=advice,
+        breakdown=base, context_tokens=ctx, notes=tuple(notes))
+
+
+def _tp_allowed(model: ModelSpec, tp: int) -> bool:
+    heads = model.num_attention_heads
+    if heads and heads % tp:
+        return False
+    kv = model.num_key_value_heads
+    return model.is_mla or kv % tp == 0 or tp % kv == 0
+
+
+def smallest_tp(model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
+                capacity_bytes: int) -> int | None:
+    """The smallest tensor-parallel size in :data:`TP_CANDIDATES` at which the workload fits.
+
+    Sizes that do not divide ``num_attention_heads`` (or the KV heads) are skipped, as
+    engines refuse them. ``None`` when even 64 GPUs are not enough.
+    """
+    for tp in TP_CANDIDATES:
+        if not _tp_allowed(model, tp):
+            continue
+        rt = runtime.replace(tensor_parallel_size=tp)
+        p = _Problem(model, weights, workload, rt, capacity_bytes)
+        if p.fits(workload.batch, workload.context_tokens):
+            return tp
+    return None
+
+
+def advise(p: _Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> list[Advice]:
+    """Levers that would make a non-fitting workload fit, most effective first.
+
+    Each lever is tried alone: KV cache to fp8, cap context, cap concurrency, quantize
+    weights (int8 then int4 with group-128 scales), add GPUs. Levers that cannot make it
+    fit are listed too, after those that can, so that the user sees why (quantizing
+    weights often cannot help when the KV cache alone is over the budget).
+    """
+    wl, base = p.workload, p.base
+    current = base.kv_cache.bytes + base.activations.bytes + base.weights.bytes
+    out: list[Advice] = []
+    if wl.kv_dtype.bytes_per_element > 1:
+        alt = _Problem(p.model, p.weights, wl.replace(kv_dtype=KVDtype.FP8), p.runtime, p.capacity)
+        saves = base.kv_cache.bytes - alt.base.kv_cache.bytes
+        ok = alt.fits(wl.batch, wl.context_tokens)
+        out.append(Advice("kv_dtype", "fp8", saves, ok,
+                          f"Store the KV cache in fp8: saves {saves / GIB:.2f} GiB"
+                          + ("" if ok else " (not enough alone)")))
+    if max_ctx >= 1:
+        saves = current - _total_at(p, wl.batch, max_ctx)
+        out.append(Advice("context_tokens", max_ctx, saves, True,
+                          f"Cap the context at {max_ctx:,} tokens: saves {saves / GIB:.2f} GiB"))
+    if max_conc >= 1:
+        saves = current - _total_at(p, max_conc, wl.context_tokens)
+        out.append(Advice("batch", max_conc, saves, True,
+                          f"Cap concurrency at {max_conc} sequences: saves {saves / GIB:.2f} GiB"))
+    out.extend(_weight_levers(p))
+    if min_gpus is not None and min_gpus > p.runtime.tensor_parallel_size:
+        rt = p.runtime.replace(tensor_parallel_size=min_gpus)
+        alt = estimate(p.model, p.weights, wl, rt)
+        saves = base.total_bytes - alt.total_bytes
+        out.append(Advice("tensor_parallel_size", min_gpus, saves, True,
+                          f"Shard over {min_gpus} GPUs (tensor parallel): saves {saves / GIB:.2f} GiB per GPU"))
+    out.sort(key=lambda a: (not a.fits, -a.saves_bytes))
+    return out
+
+
+def _total_at(p: _Problem, batch: int, context: int) -> int:
+    return p.need(batch, context) + p.base.weights.bytes
+
+
+def _weight_levers(p: _Problem) -> list[Advice]:
+    """Quantize the weights: the largest format that fits, or why none does."""
+    now_bits = p.weights.bits_per_weight
+    tried = [WeightSpec(WeightFormat.INT8), WeightSpec(WeightFormat.INT4, group_size=128)]
+    tried = [w for w in tried if w.bits_per_weight < now_bits]
+    last = None
+    for spec in tried:
+        alt = _Problem(p.model, spec, p.workload, p.runtime, p.capacity)
+        saves = p.base.weights.bytes - alt.base.weights.bytes
+        last = (spec, saves)
+        if alt.fits(p.workload.batch, p.workload.context_tokens):
+            return [Advice("weights", spec.label(), saves, True,
+                           f"Quantize the weights to {spec.label()}: saves {saves / GIB:.2f} GiB")]
+    if last is None:
+        return []
+    spec, saves = last
+    return [Advice("weights", spec.label(), saves, False,
+                   f"Quantizing the weights to {spec.label()} saves {saves / GIB:.2f} GiB but is not "
+                   "enough: the KV cache and activations alone exceed the budget"
+                   if p.need(p.workload.batch, p.workload.context_tokens) > p.usable + p.base.weights.bytes
+                   else f"Quantizing the weights to {spec.label()} saves {saves / GIB:.2f} GiB, not enough alone")]
+
+
+def fits_on(breakdown: Breakdown, capacity_bytes: int) -> bool:
+    """Forward verdict: the estimate's total per GPU is within ``capacity_bytes``."""
+    return breakdown.total_bytes <= capacity_bytes
