@@ -428,11 +428,18 @@ def estimate(model: ModelSpec, weights: WeightSpec, workload: Workload,
     from vramdesk.core.engines import profile_for
 
     runtime = runtime or Runtime()
-    _validate_all(model, weights, workload, runtime)
+    validate_inputs(model, weights, workload, runtime)
     return profile_for(runtime.engine).estimate(model, weights, workload, runtime)
 
 
-def _validate_all(model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime) -> None:
+def validate_inputs(model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime) -> None:
+    """Validate the four inputs and their combination.
+
+    Raises
+    ------
+    InputError
+        The first invalid field, e.g. ``tensor_parallel_size`` not dividing the KV heads.
+    """
     from vramdesk.core.errors import InputError
 
     model.validate()

@@ -1,0 +1,261 @@
+"""The ``vramdesk`` command line (SPEC §8): the same core the window uses.
+
+``vramdesk`` alone opens the window; every subcommand runs without loading Qt.
+Bad input exits with status 2 and one line naming the field and the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from vramdesk.core.errors import InputError, VramdeskError
+from vramdesk.core.units import Unit
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line (exit 2) instead of the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``vramdesk: error: <message>`` and exit 2."""
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _positive_number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+
+
+def _block_size(text: str) -> int | None:
+    return None if text.strip().lower() in ("none", "off", "0") else _whole(text)
+
+
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("model (one of --preset, --config, --gguf, or the shape)")
+    g.add_argument("--preset", metavar="NAME", help="bundled or saved model preset (see 'vramdesk presets list')")
+    g.add_argument("--config", metavar="PATH", help="Hugging Face config.json or model folder")
+    g.add_argument("--gguf", metavar="PATH", help=".gguf file (header only is read)")
+    g.add_argument("--params-b", type=_positive_number, metavar="P", help="parameters in billions")
+    g.add_argument("--layers", type=_whole, metavar="L", help="num_hidden_layers")
+    g.add_argument("--kv-heads", type=_whole, metavar="H", help="num_key_value_heads")
+    g.add_argument("--head-dim", type=_whole, metavar="D", help="head_dim")
+    g.add_argument("--heads", type=_whole, metavar="N", help="num_attention_heads")
+    g.add_argument("--hidden", type=_whole, metavar="X", help="hidden_size")
+    g.add_argument("--intermediate", type=_whole, metavar="I", help="intermediate_size")
+    g.add_argument("--vocab", type=_whole, metavar="V", help="vocab_size")
+    g.add_argument("--weights", metavar="FORMAT",
+                   help="fp32, bf16, fp16, fp8, int8, int4, nf4, mxfp4, or a GGUF type (Q4_K_M, Q8_0, ...); "
+                        "default: the preset's or checkpoint's own format")
+    g.add_argument("--group-size", type=_whole, metavar="G", help="group quantization (e.g. 128: 4.25 bpw int4)")
+    g.add_argument("--embeddings", choices=("quantized", "unquantized"),
+                   help="keep embedding and lm_head unquantized (default: unquantized when --group-size is set)")
+
+
+def _add_workload_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("workload and runtime")
+    g.add_argument("--context", type=_whole, required=True, metavar="S", help="tokens per sequence")
+    g.add_argument("--batch", type=_whole, default=1, metavar="B", help="concurrent sequences (default 1)")
+    g.add_argument("--prompt-len", type=_whole, metavar="P", help="prefill length (enables activations)")
+    g.add_argument("--chunk", type=_whole, metavar="C", help="chunked-prefill tokens per step")
+    g.add_argument("--live-buffers", type=_whole, default=4, metavar="N",
+                   help="activation buffers alive at the prefill peak (assumption, default 4)")
+    g.add_argument("--kv-dtype", default="fp16", metavar="DTYPE",
+                   help="fp16, bf16, fp32, fp8, int8, q8_0, q4_0, ... (default fp16)")
+    g.add_argument("--block-size", type=_block_size, default=16, metavar="N",
+                   help="paged-attention block size in tokens (default 16; 'none' for unpaged)")
+    g.add_argument("--shared-prefix", type=_whole, default=0, metavar="N", help="tokens of a common prefix")
+    g.add_argument("--tp", type=_whole, default=1, metavar="N", help="tensor parallel size")
+    g.add_argument("--pp", type=_whole, default=1, metavar="N", help="pipeline parallel size")
+    g.add_argument("--engine", default="formula",
+                   help="formula (default), vllm, sglang, llama.cpp, ollama, transformers")
+    g.add_argument("--engine-version", metavar="V", help="engine version (changes some defaults)")
+    g.add_argument("--overhead", choices=("multiplier", "workspace"), default="multiplier")
+    g.add_argument("--overhead-factor", default="1.15", metavar="F", help="multiplier form factor (1.15)")
+    g.add_argument("--fixed-gib", default="1.0", metavar="G", help="multiplier form fixed GiB (1.0)")
+    g.add_argument("--workspace-fraction", default="0.05", metavar="F", help="workspace form fraction (0.05)")
+    g.add_argument("--util", default="0.9", metavar="U", help="gpu_memory_utilization (0.9)")
+
+
+def _add_output_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="one JSON object with exact integer bytes")
+    p.add_argument("--units", default="GiB", choices=("GiB", "GB", "MiB"), help="display unit (default GiB)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = _Parser(prog="vramdesk", description="Will this LLM fit in GPU memory? "
+                     "Run without a command to open the window.")
+    parser.add_argument("--config-dir", metavar="DIR", help="user presets and settings directory "
+                        "(default: $VRAMDESK_CONFIG_DIR or the platform's config dir)")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    est = sub.add_parser("estimate", help="memory breakdown of one scenario")
+    _add_model_options(est)
+    _add_workload_options(est)
+    _add_output_options(est)
+    est.set_defaults(handler=_cmd_estimate)
+    sol = sub.add_parser("solve", help="reverse solver on a GPU budget")
+    _add_model_options(sol)
+    _add_workload_options(sol)
+    bud = sol.add_argument_group("budget (one of)")
+    bud.add_argument("--vram-gib", type=_positive_number, metavar="V", help="GPU memory in GiB")
+    bud.add_argument("--gpu", metavar="NAME", help="catalog GPU name (see 'vramdesk presets list --gpus')")
+    _add_output_options(sol)
+    sol.set_defaults(handler=_cmd_solve)
+    _add_presets_parser(sub)
+    return parser
+
+
+def _add_presets_parser(sub: Any) -> None:
+    pre = sub.add_parser("presets", help="bundled and saved presets")
+    psub = pre.add_subparsers(dest="presets_command", parser_class=_Parser, required=True)
+    lst = psub.add_parser("list", help="list model presets (bundled and saved) or GPUs")
+    lst.add_argument("--gpus", action="store_true", help="list the GPU catalog instead")
+    lst.add_argument("--json", action="store_true")
+    lst.set_defaults(handler=_cmd_presets_list)
+    show = psub.add_parser("show", help="show one preset")
+    show.add_argument("name")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(handler=_cmd_presets_show)
+    imp = psub.add_parser("import", help="import a preset file into the config directory")
+    imp.add_argument("path")
+    imp.set_defaults(handler=_cmd_presets_import)
+    exp = psub.add_parser("export", help="export a saved preset to a file")
+    exp.add_argument("name")
+    exp.add_argument("path")
+    exp.set_defaults(handler=_cmd_presets_export)
+
+
+# ------------------------------------------------------------------ commands
+def _cmd_estimate(args: argparse.Namespace) -> int:
+    from vramdesk.core.estimate import estimate
+    from vramdesk.core.scenario import scenario_from_args
+
+    sc = scenario_from_args(vars(args))
+    breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
+    if args.json:
+        _print_json({"model": sc.model.name, **breakdown.to_dict()})
+    else:
+        from vramdesk.core.report import breakdown_text
+
+        print(breakdown_text(sc, breakdown, Unit.parse(args.units)))
+    return EXIT_OK
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from vramdesk.core.scenario import budget_from_args, scenario_from_args
+    from vramdesk.core.solve import solve
+
+    sc = scenario_from_args(vars(args))
+    label, capacity = budget_from_args(vars(args))
+    result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
+    if args.json:
+        _print_json({"model": sc.model.name, "budget": label, **result.breakdown.to_dict(),
+                     **result.to_dict()})
+    else:
+        from vramdesk.core.report import solve_text
+
+        print(solve_text(sc, result, label, Unit.parse(args.units)))
+    return EXIT_OK
+
+
+def _cmd_presets_list(args: argparse.Namespace) -> int:
+    from vramdesk.core.report import gpu_rows, preset_rows
+
+    rows = gpu_rows() if args.gpus else preset_rows()
+    if args.json:
+        _print_json(rows)
+        return EXIT_OK
+    for row in rows:
+        if args.gpus:
+            print(f"{row['name']:<16} {row['memory_mib']:>7,} MiB  {row['memory_gib']:>7.2f} GiB  {row['source']}")
+        else:
+            flag = "bundled" if row["read_only"] else "saved"
+            params = f"{row['params'] / 1e9:,.2f}B" if row["params"] else "?"
+            print(f"{row['slug']:<28} {params:>9} params  {row['weights']:<8} {flag:<8} {row['name']}")
+    return EXIT_OK
+
+
+def _cmd_presets_show(args: argparse.Namespace) -> int:
+    from vramdesk.core.report import preset_detail
+
+    detail = preset_detail(args.name)
+    if args.json:
+        _print_json(detail)
+    else:
+        for key, value in detail.items():
+            print(f"{key}: {json.dumps(value) if isinstance(value, dict | list) else value}")
+    return EXIT_OK
+
+
+def _cmd_presets_import(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vramdesk.core.presets import PresetStore
+
+    user = PresetStore().import_file(Path(args.path))
+    print(f"imported {user.kind} preset {user.name!r} as {user.slug} ({user.path})")
+    return EXIT_OK
+
+
+def _cmd_presets_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vramdesk.core.presets import PresetStore
+
+    path = PresetStore().export(args.name, Path(args.path))
+    print(f"exported {args.name} to {path}")
+    return EXIT_OK
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _run_gui(argv: Sequence[str]) -> int:
+    from vramdesk.gui.app import main as gui_main
+
+    return gui_main(list(argv))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status.
+
+    0 success; 1 a figure could not be produced (e.g. no GPU readable); 2 bad input (one line on stderr).
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.config_dir:
+        os.environ["VRAMDESK_CONFIG_DIR"] = args.config_dir
+    handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
+    if handler is None:
+        return _run_gui([a for a in argv if a != args.config_dir and a != "--config-dir"])
+    try:
+        return handler(args)
+    except InputError as exc:
+        print(f"vramdesk: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except VramdeskError as exc:
+        print(f"vramdesk: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+    except OSError as exc:
+        print(f"vramdesk: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,176 @@
+"""A scenario (model + weights + workload + runtime) and how to build one from plain options.
+
+The command line hands its parsed options here as a dict, so that parsing
+numbers, checking them and naming the field at fault happen in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from vramdesk.core.errors import InputError
+from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
+from vramdesk.core.model import ModelSpec
+from vramdesk.core.runtime import Engine, OverheadForm, Runtime
+from vramdesk.core.units import gib_to_bytes, to_fraction
+from vramdesk.core.workload import Workload
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """The four inputs of an estimate."""
+
+    model: ModelSpec
+    weights: WeightSpec
+    workload: Workload
+    runtime: Runtime
+
+
+def resolve_model_preset(name: str):
+    """A bundled model preset by name or slug, else a saved (user) model or scenario preset.
+
+    Returns
+    -------
+    vramdesk.core.bundled.ModelPreset
+
+    Raises
+    ------
+    InputError
+        ``preset``: no bundled or saved preset of that name.
+    """
+    from vramdesk.core.bundled import find_model
+
+    try:
+        return find_model(name)
+    except InputError as bundled_error:
+        from vramdesk.core.presets import PresetStore, model_preset
+
+        store = PresetStore()
+        for user in store.list():
+            if user.kind in ("model", "scenario") and name.lower() in (user.slug, user.name.lower()):
+                return model_preset(user)
+        raise bundled_error from None
+
+
+def _number(field: str, value: Any) -> Fraction:
+    try:
+        return to_fraction(value)
+    except (ValueError, ZeroDivisionError):
+        raise InputError(field, f"must be a number, got {value!r}", "not_number") from None
+
+
+_SHAPE_FLAGS = {  # option -> ModelSpec field
+    "layers": "num_hidden_layers", "kv_heads": "num_key_value_heads", "head_dim": "head_dim",
+    "heads": "num_attention_heads", "hidden": "hidden_size", "intermediate": "intermediate_size",
+    "vocab": "vocab_size",
+}
+
+
+def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
+    """The model and its default weights from ``--preset``/``--config``/``--gguf`` or the shape flags.
+
+    Shape flags given together with a preset or a config override its fields.
+
+    Raises
+    ------
+    InputError
+        ``model``: no source or more than one; a missing shape field, named.
+    """
+    sources = [k for k in ("preset", "config", "gguf") if opts.get(k)]
+    if len(sources) > 1:
+        raise InputError("model", f"give only one of --preset, --config, --gguf (got {', '.join(sources)})",
+                         "conflict")
+    overrides = {f: opts[o] for o, f in _SHAPE_FLAGS.items() if opts.get(o) is not None}
+    if opts.get("params_b") is not None:
+        overrides["params"] = round(_number("params_b", opts["params_b"]) * 10**9)
+    if sources == ["preset"]:
+        preset = resolve_model_preset(opts["preset"])
+        return preset.model.replace(**overrides), preset.weights
+    if sources:
+        from vramdesk.core.importers import load_model
+
+        imported = load_model(opts[sources[0]])
+        return imported.model.replace(**overrides), imported.weights
+    if "params" not in overrides:
+        raise InputError("model", "give --preset NAME, --config PATH, --gguf PATH, or --params-b with "
+                         "--layers, --kv-heads and --head-dim", "required")
+    for opt in ("layers", "kv_heads", "head_dim"):
+        if opts.get(opt) is None:
+            raise InputError(_SHAPE_FLAGS[opt], f"is required with --params-b (--{opt.replace('_', '-')})",
+                             "required")
+    return ModelSpec(name=f"{opts['params_b']:g}B custom", **overrides), WeightSpec(WeightFormat.FP16)
+
+
+def weights_from_args(opts: dict[str, Any], default: WeightSpec) -> WeightSpec:
+    """Apply ``--weights``, ``--group-size`` and ``--embeddings`` to the model's default format."""
+    spec = default
+    if opts.get("weights"):
+        spec = WeightSpec(WeightFormat.parse(opts["weights"], "weights"))
+    if opts.get("group_size") is not None:
+        spec = spec.replace(group_size=opts["group_size"])
+    if opts.get("embeddings"):
+        spec = spec.replace(embeddings_unquantized=opts["embeddings"] == "unquantized")
+    return spec
+
+
+def workload_from_args(opts: dict[str, Any]) -> Workload:
+    """The workload from ``--context``, ``--batch``, ``--prompt-len``, ``--chunk``, ``--kv-dtype``."""
+    return Workload(context_tokens=opts["context"], batch=opts.get("batch", 1),
+                    kv_dtype=KVDtype.parse(opts.get("kv_dtype") or "fp16"),
+                    prompt_len=opts.get("prompt_len"), chunk_tokens=opts.get("chunk"),
+                    live_buffers=opts.get("live_buffers", 4))
+
+
+def runtime_from_args(opts: dict[str, Any]) -> Runtime:
+    """The runtime from the engine, parallelism, paging and overhead options."""
+    fixed = _number("fixed_overhead_gib", opts.get("fixed_gib", "1.0"))
+    if fixed < 0:
+        raise InputError("fixed_overhead_gib", f"must be zero or more, got {opts.get('fixed_gib')}", "too_small")
+    return Runtime(
+        gpu_memory_utilization=_number("gpu_memory_utilization", opts.get("util", "0.9")),
+        block_size=opts.get("block_size", 16), shared_prefix_tokens=opts.get("shared_prefix", 0),
+        tensor_parallel_size=opts.get("tp", 1), pipeline_parallel_size=opts.get("pp", 1),
+        overhead=OverheadForm(opts.get("overhead", "multiplier")),
+        overhead_factor=_number("overhead_factor", opts.get("overhead_factor", "1.15")),
+        fixed_overhead_bytes=gib_to_bytes(fixed),
+        workspace_fraction=_number("workspace_fraction", opts.get("workspace_fraction", "0.05")),
+        engine=Engine.parse(opts.get("engine") or "formula"), engine_version=opts.get("engine_version"),
+    )
+
+
+def scenario_from_args(opts: dict[str, Any]) -> Scenario:
+    """Build and validate a :class:`Scenario` from command-line style options.
+
+    Raises
+    ------
+    InputError
+        The first invalid or missing field, named.
+    """
+    model, default_weights = model_from_args(opts)
+    sc = Scenario(model, weights_from_args(opts, default_weights), workload_from_args(opts),
+                  runtime_from_args(opts))
+    from vramdesk.core.estimate import validate_inputs
+
+    validate_inputs(sc.model, sc.weights, sc.workload, sc.runtime)
+    return sc
+
+
+def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
+    """The GPU budget ``(label, capacity_bytes)`` from ``--vram-gib`` or ``--gpu NAME``.
+
+    Raises
+    ------
+    InputError
+        ``budget``: none or both given; ``gpu``: unknown name.
+    """
+    vram, gpu = opts.get("vram_gib"), opts.get("gpu")
+    if (vram is None) == (gpu is None):
+        raise InputError("budget", "give exactly one of --vram-gib V or --gpu NAME", "required")
+    if vram is not None:
+        return f"{vram:g} GiB", gib_to_bytes(vram)
+    from vramdesk.core.bundled import find_gpu
+
+    spec = find_gpu(gpu)
+    return f"{spec.name} ({spec.memory_mib:,} MiB)", spec.memory_bytes
