@@ -1,0 +1,427 @@
+"""The local GPUs through NVML (SPEC §6), with no Qt.
+
+:func:`query_gpus` loads NVIDIA's own binding (``nvidia-ml-py``, module ``pynvml``)
+inside the call, runs ``nvmlInit``, reads every device and always runs
+``nvmlShutdown``; it returns a frozen :class:`NvmlSnapshot` or raises one error
+type, :class:`GpuQueryError`, whose ``kind`` says what went wrong and whose message
+a user understands. No pynvml exception ever escapes.
+
+Which memory numbers
+--------------------
+``nvmlDeviceGetMemoryInfo_v2`` (driver R510+) splits memory four ways:
+``total = reserved + used + free``, where *reserved* is what the driver and firmware
+set aside and *used* is what processes allocated. The v1 call reports
+``used = reserved + allocated``. vramdesk reports ``free_bytes`` (identical in both,
+and the only number an engine can still allocate: it is the budget), ``total_bytes``
+(the framebuffer, as in ``nvidia-smi -q`` "Total") and ``used_bytes = total - free``
+(reserved + allocated, as v1 and the ``nvidia-smi`` table show it), so that
+``used + free == total`` and a bar adds up. ``reserved_bytes`` is given separately
+when v2 answers and is ``None`` otherwise.
+
+Debug hook (screenshots, demos)
+-------------------------------
+Set the environment variable ``VRAMDESK_FAKE_NVML``:
+
+* ``VRAMDESK_FAKE_NVML=/path/to/gpus.json`` makes :func:`query_gpus` return the
+  snapshot that JSON file describes, with the field names of :func:`snapshot_to_dict`
+  (its output is valid input; nested ``processes``/``mig_instances`` may be omitted);
+* ``VRAMDESK_FAKE_NVML=error:<kind>`` raises :class:`GpuQueryError` of that kind
+  (one of :data:`ERROR_KINDS`), e.g. ``error:gpu_lost``.
+
+pynvml is never loaded while the hook is set. The file is untrusted input: at most
+1 MiB, plain JSON, every field type-checked; a bad file raises ``GpuQueryError``
+of kind ``"unknown"`` whose message names the variable.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from vramdesk.core.errors import InputError, VramdeskError
+from vramdesk.core.units import format_bytes
+
+#: The environment variable of the debug hook (see the module docstring).
+FAKE_ENV = "VRAMDESK_FAKE_NVML"
+
+#: Every ``GpuQueryError.kind``, each with the message a user reads.
+ERROR_MESSAGES: dict[str, str] = {
+    "no_binding": "The NVIDIA binding (the nvidia-ml-py package, module pynvml) is not installed. "
+                  "vramdesk works without a GPU; estimates are unaffected.",
+    "no_driver": "No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. "
+                 "vramdesk works without a GPU; estimates are unaffected.",
+    "driver_not_loaded": "The NVIDIA driver is installed but not loaded (is the kernel module "
+                         "running?). vramdesk works without a GPU; estimates are unaffected.",
+    "driver_mismatch": "The NVIDIA driver and its NVML library differ in version (a driver update "
+                       "without a reboot?). Reboot or reload the driver to read the GPUs.",
+    "no_permission": "Permission denied reading the NVIDIA GPUs (check access to /dev/nvidia*).",
+    "no_gpu": "The NVIDIA driver is loaded but reports no GPU.",
+    "gpu_lost": "A GPU stopped answering (NVML: GPU is lost or needs a reset).",
+    "not_supported": "This GPU or driver does not report memory through NVML.",
+    "unknown": "NVML failed with an unexpected error.",
+}
+
+#: The error kinds, in a stable order.
+ERROR_KINDS: tuple[str, ...] = tuple(ERROR_MESSAGES)
+
+# NVML return-code names (pynvml constants) -> kind. Codes not listed are "unknown".
+_KIND_BY_CODE_NAME = {
+    "NVML_ERROR_LIBRARY_NOT_FOUND": "no_driver",
+    "NVML_ERROR_FUNCTION_NOT_FOUND": "no_driver",
+    "NVML_ERROR_DRIVER_NOT_LOADED": "driver_not_loaded",
+    "NVML_ERROR_LIB_RM_VERSION_MISMATCH": "driver_mismatch",
+    "NVML_ERROR_NO_PERMISSION": "no_permission",
+    "NVML_ERROR_GPU_NOT_FOUND": "no_gpu",
+    "NVML_ERROR_GPU_IS_LOST": "gpu_lost",
+    "NVML_ERROR_RESET_REQUIRED": "gpu_lost",
+    "NVML_ERROR_TIMEOUT": "gpu_lost",
+    "NVML_ERROR_NOT_SUPPORTED": "not_supported",
+}
+
+
+class GpuQueryError(VramdeskError):
+    """The local GPUs could not be read.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`ERROR_KINDS` (``"no_driver"``, ``"gpu_lost"``, ...).
+    message : str, optional
+        The one-line message for the user; defaults to ``ERROR_MESSAGES[kind]``.
+    gpu_index : int, optional
+        The GPU that failed, when the failure was mid-query.
+    """
+
+    def __init__(self, kind: str, message: str | None = None, gpu_index: int | None = None) -> None:
+        self.kind = kind if kind in ERROR_MESSAGES else "unknown"
+        self.gpu_index = gpu_index
+        super().__init__(message or ERROR_MESSAGES[self.kind])
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"kind": ..., "message": ...}`` for JSON output."""
+        return {"kind": self.kind, "message": str(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class GpuProcess:
+    """A compute process on a GPU: ``used_bytes`` is ``None`` where NVML cannot tell (WDDM)."""
+
+    pid: int
+    used_bytes: int | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MigInstance:
+    """One MIG device of a MIG-enabled GPU, with its own memory (bytes, exact int)."""
+
+    index: int
+    uuid: str
+    total_bytes: int
+    used_bytes: int
+    free_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class GpuInfo:
+    """One GPU as NVML reports it; memory in bytes, exact int (see the module docstring).
+
+    ``mig_mode`` is ``None`` when the GPU has no MIG support; ``processes_note`` says why
+    ``processes`` is empty when the driver would not list them.
+    """
+
+    index: int
+    name: str
+    uuid: str
+    total_bytes: int
+    used_bytes: int
+    free_bytes: int
+    reserved_bytes: int | None = None
+    mig_mode: bool | None = None
+    mig_note: str | None = None
+    mig_instances: tuple[MigInstance, ...] = ()
+    processes: tuple[GpuProcess, ...] = ()
+    processes_note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NvmlSnapshot:
+    """Every local GPU at one moment, with the driver's versions.
+
+    ``cuda_driver_version`` is NVML's integer (``12040`` = CUDA 12.4), ``None`` if unknown.
+    """
+
+    driver_version: str
+    nvml_version: str
+    cuda_driver_version: int | None
+    gpus: tuple[GpuInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FitVerdict:
+    """Whether an estimate fits in the memory available now.
+
+    ``margin_bytes`` is ``available - needed``: the spare bytes, negative when short.
+    """
+
+    fits: bool
+    margin_bytes: int
+    text: str
+
+
+def query_gpus() -> NvmlSnapshot:
+    """Read every local NVIDIA GPU through NVML.
+
+    Returns
+    -------
+    NvmlSnapshot
+        Driver versions and one :class:`GpuInfo` per device (bytes, exact int).
+
+    Raises
+    ------
+    GpuQueryError
+        ``kind`` ``"no_driver"``, ``"driver_not_loaded"``, ``"no_permission"``, ``"no_gpu"``
+        (zero devices), ``"gpu_lost"`` (a GPU stopped answering; the message names it),
+        ``"not_supported"``, ``"no_binding"``, ``"driver_mismatch"`` or ``"unknown"``.
+
+    Notes
+    -----
+    The NVML calls and their semantics are those of the NVML API reference
+    (docs.nvidia.com/deploy/nvml-api): ``nvmlDeviceGetMemoryInfo_v2``,
+    ``nvmlDeviceGetComputeRunningProcesses``, ``nvmlDeviceGetMigMode``,
+    ``nvmlDeviceGetMaxMigDeviceCount``, ``nvmlDeviceGetMigDeviceHandleByIndex``.
+    ``VRAMDESK_FAKE_NVML`` replaces the whole query (module docstring).
+    """
+    fake = os.environ.get(FAKE_ENV)
+    if fake:
+        from vramdesk.core._nvml_fake import fake_snapshot
+
+        return fake_snapshot(fake)
+    try:
+        import pynvml
+    except ImportError:
+        raise GpuQueryError("no_binding") from None
+    return _Query(pynvml).run()
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+class _Query:
+    """One init-query-shutdown round against the pynvml module ``nv``."""
+
+    def __init__(self, nv: Any) -> None:
+        self.nv = nv
+        self.tolerated = {getattr(nv, n) for n in ("NVML_ERROR_NOT_SUPPORTED", "NVML_ERROR_NO_PERMISSION",
+                                                   "NVML_ERROR_NOT_FOUND", "NVML_ERROR_FUNCTION_NOT_FOUND")}
+
+    def run(self) -> NvmlSnapshot:
+        nv = self.nv
+        try:
+            nv.nvmlInit()
+        except nv.NVMLError as err:
+            raise self.error(err) from None
+        try:
+            return self.snapshot()
+        finally:
+            try:
+                nv.nvmlShutdown()
+            except nv.NVMLError:
+                pass  # the snapshot (or the first error) matters more than a failed shutdown
+
+    def error(self, err: Exception, gpu: int | None = None, what: str = "") -> GpuQueryError:
+        code = getattr(err, "value", None)
+        kind = next((k for n, k in _KIND_BY_CODE_NAME.items() if getattr(self.nv, n, None) == code),
+                    "unknown")
+        base = ERROR_MESSAGES[kind]
+        if gpu is not None:
+            base = (f"GPU {gpu} stopped answering while reading its {what} (NVML: {err})."
+                    if kind == "gpu_lost" else f"GPU {gpu}, reading its {what}: {base} (NVML: {err})")
+        elif kind == "unknown":
+            base = f"{base} (NVML: {err})"
+        return GpuQueryError(kind, base, gpu)
+
+    def call(self, gpu: int | None, what: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """Call a required NVML function; any NVML error becomes a GpuQueryError."""
+        try:
+            return fn(*args)
+        except self.nv.NVMLError as err:
+            raise self.error(err, gpu, what) from None
+
+    def optional(self, gpu: int | None, what: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """Call an optional NVML function: a tolerated refusal returns the error, not raise."""
+        try:
+            return fn(*args)
+        except self.nv.NVMLError as err:
+            if getattr(err, "value", None) in self.tolerated:
+                return err
+            raise self.error(err, gpu, what) from None
+
+    def snapshot(self) -> NvmlSnapshot:
+        nv = self.nv
+        driver = _text(self.call(None, "driver version", nv.nvmlSystemGetDriverVersion))
+        nvml = self.optional(None, "NVML version", nv.nvmlSystemGetNVMLVersion)
+        cuda = self.optional(None, "CUDA version", nv.nvmlSystemGetCudaDriverVersion)
+        count = self.call(None, "device count", nv.nvmlDeviceGetCount)
+        if count == 0:
+            raise GpuQueryError("no_gpu")
+        return NvmlSnapshot(
+            driver_version=driver,
+            nvml_version="" if isinstance(nvml, Exception) else _text(nvml),
+            cuda_driver_version=None if isinstance(cuda, Exception) else int(cuda),
+            gpus=tuple(self.gpu(i) for i in range(count)))
+
+    def gpu(self, i: int) -> GpuInfo:
+        nv = self.nv
+        handle = self.call(i, "handle", nv.nvmlDeviceGetHandleByIndex, i)
+        total, free, reserved = self.memory(i, handle)
+        mig_mode, mig_note, instances = self.mig(i, handle)
+        processes, note = self.processes(i, handle)
+        return GpuInfo(
+            index=i, name=_text(self.call(i, "name", nv.nvmlDeviceGetName, handle)),
+            uuid=_text(self.call(i, "UUID", nv.nvmlDeviceGetUUID, handle)),
+            total_bytes=total, used_bytes=total - free, free_bytes=free, reserved_bytes=reserved,
+            mig_mode=mig_mode, mig_note=mig_note, mig_instances=instances,
+            processes=processes, processes_note=note)
+
+    def memory(self, i: int | None, handle: Any) -> tuple[int, int, int | None]:
+        """``(total, free, reserved)`` bytes: v2 where the driver has it, else v1 (reserved None)."""
+        nv = self.nv
+        version = getattr(nv, "nvmlMemory_v2", None)
+        if version is not None:
+            mem = self.optional(i, "memory", nv.nvmlDeviceGetMemoryInfo, handle, version)
+            if not isinstance(mem, Exception):
+                return int(mem.total), int(mem.free), int(mem.reserved)
+        mem = self.call(i, "memory", nv.nvmlDeviceGetMemoryInfo, handle)
+        return int(mem.total), int(mem.free), None
+
+    def mig(self, i: int, handle: Any) -> tuple[bool | None, str | None, tuple[MigInstance, ...]]:
+        nv = self.nv
+        mode = self.optional(i, "MIG mode", nv.nvmlDeviceGetMigMode, handle)
+        if isinstance(mode, Exception):
+            return None, None, ()
+        if mode[0] != nv.NVML_DEVICE_MIG_ENABLE:
+            return False, None, ()
+        count = self.optional(i, "MIG devices", nv.nvmlDeviceGetMaxMigDeviceCount, handle)
+        if isinstance(count, Exception):
+            return True, "MIG is enabled; its instances could not be listed, only the parent is shown.", ()
+        instances = tuple(m for m in (self.mig_instance(i, handle, k) for k in range(count)) if m)
+        note = (f"MIG is enabled: {len(instances)} instance(s); an engine sees one instance, "
+                "not the whole GPU.") if instances else "MIG is enabled with no instance created."
+        return True, note, instances
+
+    def mig_instance(self, i: int, handle: Any, k: int) -> MigInstance | None:
+        nv = self.nv
+        mig = self.optional(i, f"MIG device {k}", nv.nvmlDeviceGetMigDeviceHandleByIndex, handle, k)
+        if isinstance(mig, Exception):
+            return None  # NOT_FOUND: an empty slot
+        total, free, _ = self.memory(i, mig)
+        uuid = _text(self.call(i, f"MIG device {k} UUID", nv.nvmlDeviceGetUUID, mig))
+        return MigInstance(k, uuid, total, total - free, free)
+
+    def processes(self, i: int, handle: Any) -> tuple[tuple[GpuProcess, ...], str | None]:
+        nv = self.nv
+        procs = self.optional(i, "processes", nv.nvmlDeviceGetComputeRunningProcesses, handle)
+        if isinstance(procs, Exception):
+            return (), f"The driver would not list the processes ({procs})."
+        return tuple(self.process(p) for p in procs), None
+
+    def process(self, p: Any) -> GpuProcess:
+        used = getattr(p, "usedGpuMemory", None)
+        name = self.optional(None, "process name", self.nv.nvmlSystemGetProcessName, p.pid)
+        return GpuProcess(int(p.pid), None if used is None else int(used),
+                          None if isinstance(name, Exception) else _text(name))
+
+
+def _chosen(snapshot: NvmlSnapshot, indices: Sequence[int]) -> list[GpuInfo]:
+    by_index = {g.index: g for g in snapshot.gpus}
+    if not indices:
+        raise InputError("gpu", "choose at least one local GPU", "empty")
+    for i in indices:
+        if i not in by_index:
+            have = ", ".join(str(k) for k in sorted(by_index)) or "none"
+            raise InputError("gpu", f"no local GPU {i} (GPUs present: {have})", "unknown_choice",
+                             {"index": i, "present": sorted(by_index)})
+    return [by_index[i] for i in indices]
+
+
+def _memory_of(gpu: GpuInfo, which: Literal["free", "total"]) -> int:
+    if which not in ("free", "total"):
+        raise InputError("gpu", f"which must be 'free' or 'total', got {which!r}", "unknown_choice")
+    return gpu.free_bytes if which == "free" else gpu.total_bytes
+
+
+def local_budget_bytes(snapshot: NvmlSnapshot, indices: Sequence[int],
+                       which: Literal["free", "total"] = "free") -> int:
+    """The free (or total) memory summed over the chosen local GPUs.
+
+    Parameters
+    ----------
+    snapshot : NvmlSnapshot
+        From :func:`query_gpus`.
+    indices : sequence of int
+        NVML indices of the GPUs (as ``nvidia-smi`` numbers them).
+    which : {"free", "total"}
+        ``free``: what an engine could allocate right now; ``total``: the framebuffer.
+
+    Returns
+    -------
+    int
+        Bytes, exact.
+
+    Raises
+    ------
+    InputError
+        Field ``"gpu"``: an index that is not present, no index, or a bad ``which``.
+
+    Notes
+    -----
+    With tensor parallelism (TP > 1) the per-GPU estimate times TP is compared with this
+    sum (:func:`fits_now`). The sum can hide one fuller GPU; the reverse solver, which
+    works per GPU, uses :func:`local_per_gpu_bytes` (the smallest of the chosen GPUs).
+    """
+    return sum(_memory_of(g, which) for g in _chosen(snapshot, indices))
+
+
+def local_per_gpu_bytes(snapshot: NvmlSnapshot, indices: Sequence[int],
+                        which: Literal["free", "total"] = "free") -> int:
+    """The free (or total) memory of the tightest chosen GPU: a per-GPU solver budget.
+
+    A TP group is limited by its fullest member, since every rank holds an equal shard.
+    Parameters, units and errors as :func:`local_budget_bytes`.
+    """
+    return min(_memory_of(g, which) for g in _chosen(snapshot, indices))
+
+
+def fits_now(total_bytes_needed: int, available_bytes: int) -> FitVerdict:
+    """Whether ``total_bytes_needed`` fits in ``available_bytes`` (free memory now).
+
+    Parameters
+    ----------
+    total_bytes_needed : int
+        The estimate's total, bytes; with TP > 1 the per-GPU total times TP.
+    available_bytes : int
+        Free bytes now, e.g. :func:`local_budget_bytes` over the same GPUs.
+
+    Returns
+    -------
+    FitVerdict
+        ``fits`` when needed <= available; ``margin_bytes = available - needed``; ``text``
+        like "Fits in the 21.30 GiB free right now with 3.10 GiB to spare" or
+        "Needs 2.40 GiB more than is free right now" (GiB = 2**30 bytes, 2 decimals).
+    """
+    margin = available_bytes - total_bytes_needed
+    if margin >= 0:
+        text = (f"Fits in the {format_bytes(available_bytes)} free right now with "
+                f"{format_bytes(margin)} to spare")
+    else:
+        text = f"Needs {format_bytes(-margin)} more than is free right now"
+    return FitVerdict(margin >= 0, margin, text)
+
+
+def snapshot_to_dict(snapshot: NvmlSnapshot) -> dict[str, Any]:
+    """The snapshot as plain JSON data, bytes as exact ints (also the debug hook's input format)."""
+    return asdict(snapshot)
