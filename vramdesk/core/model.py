@@ -86,6 +86,7 @@ class ModelSpec:
     expert_bias: bool = False
     moe_score_bias: bool = False
     shared_expert_gate: bool = False
+    learned_position_embeddings: bool = False
     # checkpoint facts
     checkpoint_bytes: int | None = None
     checkpoint_format: str | None = None
@@ -133,12 +134,14 @@ class ModelSpec:
         return (kind,) * self.num_hidden_layers
 
     def attention_kind(self) -> str:
-        """A short name of the attention layout: ``MHA``, ``GQA``, ``MQA`` or ``MLA``."""
+        """The attention layout: ``MHA``, ``GQA``, ``MQA``, ``MLA``, or ``"N KV heads"`` when the query heads are unknown."""
         if self.is_mla:
             return "MLA"
         if self.num_key_value_heads == 1:
             return "MQA"
-        if self.num_attention_heads and self.num_attention_heads != self.num_key_value_heads:
+        if not self.num_attention_heads:
+            return f"{self.num_key_value_heads} KV heads"
+        if self.num_attention_heads != self.num_key_value_heads:
             return "GQA"
         return "MHA"
 
@@ -307,6 +310,16 @@ def _ffn_params(m: ModelSpec, width: int) -> int:
     return n
 
 
+def _position_params(m: ModelSpec) -> int:
+    """Learned absolute position embeddings (GPT-2, GPTBigCode ``wpe``): positions x hidden."""
+    if not m.learned_position_embeddings:
+        return 0
+    if not m.max_position_embeddings:
+        raise InputError("max_position_embeddings", "is required to count learned position embeddings",
+                         "required")
+    return m.max_position_embeddings * m.hidden_size
+
+
 def count_params(m: ModelSpec) -> ParamCount:
     """Count parameters from the architecture, by tensor group.
 
@@ -356,8 +369,9 @@ def count_params(m: ModelSpec) -> ParamCount:
             mlp += moe_layers * _ffn_params(m.replace(expert_bias=False), shared_width)
         if m.shared_expert_gate:
             router += moe_layers * h
+    other = _position_params(m)
     counts = ParamCount(embedding=embedding, lm_head=lm_head, attention=attention, mlp=mlp,
-                        routed_experts=routed, router=router, norms=norms)
+                        routed_experts=routed, router=router, norms=norms, other=other)
     active = counts.total - routed + active_routed
     return dataclasses.replace(counts, active=active)
 

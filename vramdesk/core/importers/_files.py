@@ -1,0 +1,90 @@
+"""Reading untrusted files: size limits first, plain reasons on failure.
+
+Every reader checks the file's size before reading it and reads at most the limit,
+so a huge or hostile file can neither exhaust memory nor hang the window. Nothing
+read is ever executed (no ``trust_remote_code``, no pickle).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from vramdesk.core.errors import FileReadError
+from vramdesk.core.units import MIB
+
+#: config.json files are a few KiB; 4 MiB leaves room for long token lists.
+CONFIG_LIMIT_BYTES = 4 * MIB
+#: model.safetensors.index.json maps every tensor name to a shard (DeepSeek-V3: ~9 MiB).
+INDEX_LIMIT_BYTES = 64 * MIB
+#: safetensors' own limit on the JSON header (safetensors ``MAX_HEADER_SIZE`` = 100,000,000).
+SAFETENSORS_HEADER_LIMIT_BYTES = 100_000_000
+
+
+def _describe(size: int) -> str:
+    return f"{size / MIB:.1f} MiB" if size >= MIB else f"{size:,} bytes"
+
+
+def read_limited(path: Path, limit_bytes: int, field: str = "path") -> bytes:
+    """The bytes of ``path``, refusing anything larger than ``limit_bytes``.
+
+    Raises
+    ------
+    FileReadError
+        ``field``: the file is missing, not a regular file, unreadable or too large.
+    """
+    if not path.exists():
+        raise FileReadError(field, f"{path} does not exist", "missing", {"path": str(path)})
+    if not path.is_file():
+        raise FileReadError(field, f"{path} is not a regular file", "not_file", {"path": str(path)})
+    size = path.stat().st_size
+    if size > limit_bytes:
+        raise FileReadError(field, f"{path.name} is too large ({_describe(size)}; the limit is "
+                            f"{_describe(limit_bytes)})", "too_large", {"path": str(path)})
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(limit_bytes + 1)
+    except OSError as exc:
+        raise FileReadError(field, f"cannot read {path.name}: {exc.strerror or exc}", "unreadable",
+                            {"path": str(path)}) from None
+    if len(data) > limit_bytes:
+        raise FileReadError(field, f"{path.name} grew past the limit while being read", "too_large")
+    return data
+
+
+def parse_json(data: bytes, what: str, field: str) -> Any:
+    """Decode UTF-8 JSON text, turning every failure into :class:`FileReadError`.
+
+    Raises
+    ------
+    FileReadError
+        ``field``: not UTF-8, not JSON, or nested too deeply.
+    """
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise FileReadError(field, f"{what} is not UTF-8 text (is it a binary file?)",
+                            "not_text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FileReadError(field, f"{what} is not valid JSON (line {exc.lineno}, column "
+                            f"{exc.colno}: {exc.msg})", "not_json") from None
+    except RecursionError:
+        raise FileReadError(field, f"{what} is nested too deeply", "not_json") from None
+
+
+def read_json_object(path: Path, limit_bytes: int, field: str) -> dict[str, Any]:
+    """A JSON object read from ``path`` within ``limit_bytes``.
+
+    Raises
+    ------
+    FileReadError
+        ``field``: missing, too large, not JSON, or not a JSON object.
+    """
+    value = parse_json(read_limited(path, limit_bytes, field), path.name, field)
+    if not isinstance(value, dict):
+        raise FileReadError(field, f"{path.name} holds a JSON {type(value).__name__}, not an object",
+                            "not_object")
+    return value
