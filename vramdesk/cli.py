@@ -242,7 +242,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # usage error (one line, already printed) or --help
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     if args.config_dir:
         os.environ["VRAMDESK_CONFIG_DIR"] = args.config_dir
     handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)

@@ -150,11 +150,12 @@ class _Problem:
         if slope <= 0:
             raise InputError("context_tokens", "KV cache per sequence is zero", "invalid")
         exact = Fraction(self.usable - intercept, slope)
-        best = max(0, math.floor(exact))
+        limit = INT_LIMITS["batch"][1]
+        best = min(limit, max(0, math.floor(exact)))
         # the need is linear in batch; confirm at the boundary with the real estimate
         while best > 0 and not self.fits(best, context):
             best -= 1
-        while self.fits(best + 1, context):
+        while best < limit and self.fits(best + 1, context):
             best += 1
         return best, max(Fraction(0), exact)
 
