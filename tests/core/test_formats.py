@@ -1,0 +1,55 @@
+"""Weight and KV formats against llama.cpp's own block table (the ``gguf`` package)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from vramdesk.core import KVDtype, WeightFormat, group_quant_bits
+
+gguf = pytest.importorskip("gguf")
+
+EXACT_GGML = [f for f in WeightFormat if f.is_gguf and f.exact]
+
+
+def test_every_exact_ggml_format_is_a_ggml_type():
+    names = {t.name for t in gguf.GGMLQuantizationType}
+    assert EXACT_GGML
+    assert {f.label for f in EXACT_GGML} <= names
+
+
+@pytest.mark.parametrize("fmt", EXACT_GGML, ids=lambda f: f.label)
+def test_ggml_bits_agree_with_gguf_quant_sizes(fmt):
+    block, type_size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType[fmt.label]]
+    assert fmt.bits == Fraction(type_size * 8, block)
+
+
+def test_mxfp4_agrees_with_gguf():
+    block, type_size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType.MXFP4]
+    assert WeightFormat.MXFP4.bits == Fraction(type_size * 8, block)
+
+
+@pytest.mark.parametrize("kv", [KVDtype.Q8_0, KVDtype.Q4_0, KVDtype.Q4_1, KVDtype.Q5_0, KVDtype.Q5_1,
+                                KVDtype.IQ4_NL], ids=lambda k: k.label)
+def test_kv_block_types_agree_with_gguf(kv):
+    block, type_size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType[kv.label.upper()]]
+    assert kv.bytes_per_element == Fraction(type_size, block)
+
+
+def test_kv_q8_0_and_q4_0_bytes():
+    # ggml-common.h: block_q8_0 = fp16 scale + 32 int8 = 34 bytes; block_q4_0 = fp16 + 16 bytes = 18
+    assert KVDtype.Q8_0.bytes_per_element == Fraction(34, 32)
+    assert KVDtype.Q4_0.bytes_per_element == Fraction(18, 32)
+
+
+def test_group_quant_bits_int4_g128():
+    # 4 + (16 + 16) / 128 = 4.25 bits: the sources' "about 0.53 bytes per parameter"
+    assert group_quant_bits(4, 128) == Fraction(17, 4)
+    assert group_quant_bits(4, 128) / 8 == Fraction(17, 32)
+
+
+@pytest.mark.parametrize("name", ["F16", "BF16", "F32"])
+def test_float_ggml_names_parse(name):
+    block, type_size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType[name]]
+    assert WeightFormat.parse(name).bits == Fraction(type_size * 8, block)

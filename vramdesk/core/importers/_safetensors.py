@@ -1,0 +1,163 @@
+"""safetensors headers and ``model.safetensors.index.json``: exact checkpoint bytes.
+
+A safetensors file starts with an 8-byte little-endian header length N, then N bytes of
+JSON mapping each tensor name to ``dtype``, ``shape`` and ``data_offsets`` (format spec:
+huggingface/safetensors ``README.md``; the library refuses headers over 100,000,000
+bytes, and so do we). Only the header is read, never the tensor data.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vramdesk.core.errors import FileReadError
+from vramdesk.core.formats import WeightFormat
+from vramdesk.core.importers._files import (
+    INDEX_LIMIT_BYTES,
+    SAFETENSORS_HEADER_LIMIT_BYTES,
+    parse_json,
+    read_json_object,
+)
+
+#: safetensors dtype -> weight format (packed integer dtypes have no single format).
+DTYPE_FORMATS = {"F32": WeightFormat.FP32, "F16": WeightFormat.FP16, "BF16": WeightFormat.BF16,
+                 "F8_E4M3": WeightFormat.FP8, "F8_E5M2": WeightFormat.FP8, "I8": WeightFormat.INT8}
+_FLOAT_DTYPES = {"F64", "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2"}
+
+
+@dataclass(frozen=True, slots=True)
+class SafetensorsHeader:
+    """What a header tells: tensor bytes, element counts and the dominant format."""
+
+    tensors: dict[str, dict[str, Any]]
+    data_bytes: int
+    elements: int
+    all_float: bool
+    dominant: WeightFormat | None
+
+
+def read_header(path: Path) -> SafetensorsHeader:
+    """Read and check the JSON header of a ``.safetensors`` file.
+
+    Raises
+    ------
+    FileReadError
+        ``path``: missing, shorter than its header, header over 100,000,000 bytes, not
+        JSON, or tensor entries without ``dtype``/``shape``/``data_offsets``.
+    """
+    size = _size(path)
+    with path.open("rb") as fh:
+        prefix = fh.read(8)
+        if len(prefix) < 8:
+            raise FileReadError("path", f"{path.name} is too short to be a safetensors file", "not_safetensors")
+        n = int.from_bytes(prefix, "little")
+        if n > SAFETENSORS_HEADER_LIMIT_BYTES:
+            raise FileReadError("path", f"{path.name}: header of {n:,} bytes exceeds the safetensors "
+                                f"limit ({SAFETENSORS_HEADER_LIMIT_BYTES:,})", "too_large")
+        if n + 8 > size:
+            raise FileReadError("path", f"{path.name} is not a safetensors file (header length {n:,} "
+                                f"past the end of the file)", "not_safetensors")
+        raw = fh.read(n)
+    header = parse_json(raw, f"{path.name} header", "path")
+    if not isinstance(header, dict):
+        raise FileReadError("path", f"{path.name} header is not a JSON object", "not_safetensors")
+    return summarize({k: v for k, v in header.items() if k != "__metadata__"}, path.name)
+
+
+def _size(path: Path) -> int:
+    if not path.is_file():
+        raise FileReadError("path", f"{path} does not exist or is not a file", "missing")
+    return path.stat().st_size
+
+
+def summarize(tensors: dict[str, Any], what: str) -> SafetensorsHeader:
+    """Totals over the tensor entries of a header (bytes from ``data_offsets``).
+
+    Raises
+    ------
+    FileReadError
+        ``path``: a malformed tensor entry.
+    """
+    data_bytes = elements = 0
+    by_format: dict[WeightFormat, int] = {}
+    all_float = True
+    for name, entry in tensors.items():
+        dtype, shape, (start, end) = _entry(name, entry, what)
+        data_bytes += end - start
+        elements += math.prod(shape)
+        all_float &= dtype in _FLOAT_DTYPES
+        fmt = DTYPE_FORMATS.get(dtype)
+        if fmt is not None:
+            by_format[fmt] = by_format.get(fmt, 0) + end - start
+    dominant = max(by_format, key=by_format.__getitem__) if by_format else None
+    return SafetensorsHeader(tensors, data_bytes, elements, all_float, dominant)
+
+
+def _entry(name: str, entry: Any, what: str) -> tuple[str, list[int], tuple[int, int]]:
+    ok = isinstance(entry, dict) and isinstance(entry.get("dtype"), str)
+    shape, offsets = (entry.get("shape"), entry.get("data_offsets")) if ok else (None, None)
+    ok = ok and isinstance(shape, list) and all(isinstance(d, int) and d >= 0 for d in shape)
+    ok = ok and isinstance(offsets, list) and len(offsets) == 2 and all(
+        isinstance(o, int) and o >= 0 for o in offsets) and offsets[0] <= offsets[1]
+    if not ok:
+        raise FileReadError("path", f"{what}: tensor {name!r} has no valid dtype, shape and "
+                            "data_offsets", "not_safetensors")
+    return entry["dtype"], shape, (offsets[0], offsets[1])
+
+
+def index_total_bytes(path: Path) -> int:
+    """``metadata.total_size`` of a ``model.safetensors.index.json``: the checkpoint's bytes.
+
+    Raises
+    ------
+    FileReadError
+        ``path``: over 64 MiB, not JSON, or without a whole-number ``metadata.total_size``.
+    """
+    index = read_json_object(path, INDEX_LIMIT_BYTES, "path")
+    meta = index.get("metadata")
+    total = meta.get("total_size") if isinstance(meta, dict) else None
+    if isinstance(total, bool) or not isinstance(total, int) or total < 0:
+        raise FileReadError("path", f"{path.name} has no whole-number metadata.total_size", "no_total")
+    return total
+
+
+_LAYER = re.compile(r"^model\.layers\.(\d+)\.")
+#: head_dim guesses, most common first (1 always divides).
+_HEAD_DIMS = (128, 64, 256, 96, 80, 32, 16, 8, 4, 2, 1)
+
+
+def infer_shape(h: SafetensorsHeader, what: str) -> tuple[dict[str, Any], list[str]]:
+    """ModelSpec fields from Llama-style tensor names, for a file without ``config.json``.
+
+    KV bytes depend only on ``num_key_value_heads * head_dim`` (the ``k_proj`` rows), so a
+    guessed ``head_dim`` (from ``q_norm`` when present, else 128) does not change them.
+
+    Raises
+    ------
+    FileReadError
+        ``config``: the names are not Llama-style; put the model's config.json beside it.
+    """
+    t = h.tensors
+    need = ("model.embed_tokens.weight", "model.layers.0.self_attn.q_proj.weight",
+            "model.layers.0.self_attn.k_proj.weight", "model.layers.0.mlp.up_proj.weight")
+    if not all(k in t for k in need):
+        raise FileReadError("config", f"{what} has no config.json beside it and its tensor names are "
+                            "not Llama-style; put the model's config.json next to it", "no_config")
+    vocab, hidden = t[need[0]]["shape"]
+    q_rows, k_rows, inter = t[need[1]]["shape"][0], t[need[2]]["shape"][0], t[need[3]]["shape"][0]
+    norm = t.get("model.layers.0.self_attn.q_norm.weight")
+    head_dim = norm["shape"][0] if norm else next(
+        d for d in _HEAD_DIMS if k_rows % d == 0 and q_rows % d == 0)
+    layers = len({int(m.group(1)) for k in t if (m := _LAYER.match(k))})
+    fields = {"num_hidden_layers": layers, "hidden_size": hidden, "vocab_size": vocab,
+              "intermediate_size": inter, "head_dim": head_dim, "num_attention_heads": q_rows // head_dim,
+              "num_key_value_heads": k_rows // head_dim, "qk_norm": norm is not None,
+              "qkv_bias": "model.layers.0.self_attn.q_proj.bias" in t,
+              "tie_word_embeddings": "lm_head.weight" not in t}
+    notes = [f"no config.json: shape read from tensor names ({layers} layers); head_dim "
+             f"{'from q_norm' if norm else 'assumed'} = {head_dim}; KV heads x head_dim = {k_rows} is exact"]
+    return fields, notes
