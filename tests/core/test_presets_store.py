@@ -75,7 +75,8 @@ def test_every_bundled_model_round_trips_exactly(store):
         parts = scenario_parts(store.get(user.slug))
         assert parts == {"model": preset.model, "weights": preset.weights}
         again = model_preset(user)
-        assert (again.model, again.weights, again.read_only) == (preset.model, preset.weights, False)
+        assert (again.model, again.weights) == (preset.model, preset.weights)
+        assert (again.published_params, again.read_only) == (None, False)
 
 
 def test_scenario_round_trips_and_file_is_readable_json(store):
@@ -389,20 +390,21 @@ def test_lock_is_held_while_writing(config_dir):
     assert store.save("Blocked", "workload", {"workload": {}}).slug == "blocked"
 
 
-def _save_many(directory: str, prefix: str, count: int, start) -> None:
+def _save_many(directory: str, mark: str, count: int, start) -> None:
     store = PresetStore(Path(directory))
     start.wait(30)
     for i in range(count):
-        store.save(f"{prefix} {i}", "workload", {"workload": {"batch": i + 1}})
+        store.save("Shared " + mark * (i + 1), "workload", {"workload": {"batch": i + 1}})
 
 
 def test_two_processes_never_lose_a_save(config_dir):
     directory = config_dir / "presets"
     ctx = multiprocessing.get_context("spawn")
     start = ctx.Event()
-    # "Shared 3" and "SHARED 3" take the same slug: only the lock keeps both
-    procs = [ctx.Process(target=_save_many, args=(str(directory), prefix, 20, start))
-             for prefix in ("Shared", "SHARED")]
+    # every name slugs to "shared": each save must pick a free suffix while the other process
+    # picks too, so only the lock keeps two saves from landing on one file
+    procs = [ctx.Process(target=_save_many, args=(str(directory), mark, 20, start))
+             for mark in "!?"]
     for p in procs:
         p.start()
     start.set()
@@ -410,8 +412,10 @@ def test_two_processes_never_lose_a_save(config_dir):
         p.join(60)
     assert [p.exitcode for p in procs] == [0, 0]
     presets = PresetStore(directory).list()
-    assert sorted(p.name for p in presets) == sorted(f"{x} {i}" for x in ("Shared", "SHARED")
-                                                     for i in range(20))
+    assert sorted(p.name for p in presets) == sorted("Shared " + m * n for m in "!?"
+                                                     for n in range(1, 21))
+    assert sorted(p.slug for p in presets) == sorted(["shared"] + [f"shared-{n}"
+                                                                   for n in range(2, 41)])
     for p in presets:
-        assert scenario_parts(p)["workload"].batch == int(p.name.split()[1]) + 1
-    assert sorted(p.name for p in directory.iterdir() if not p.name.endswith(".json")) == [".lock"]
+        assert scenario_parts(p)["workload"].batch == len(p.name) - len("Shared ")
+    assert [p.name for p in directory.iterdir() if p.name.endswith(".tmp")] == []

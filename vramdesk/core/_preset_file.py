@@ -13,6 +13,7 @@ import json
 import os
 import re
 import tempfile
+import time
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -176,12 +177,24 @@ def migrate(doc: dict[str, Any]) -> dict[str, Any]:
         except Exception as exc:  # noqa: BLE001 - a step on untrusted data may raise anything
             raise MigrationError("schema_version", f"migration from {version} to {version + 1} "
                                  f"failed ({type(exc).__name__}: {exc})", "migration") from exc
+        if not isinstance(doc, dict):
+            raise MigrationError("schema_version", f"migration from {version} to {version + 1} "
+                                 "did not give a JSON object", "migration")
         version += 1
         doc["schema_version"] = version
     return doc
 
 
 def read_limited(path: Path) -> bytes:
+    """The bytes of ``path``, reading at most :data:`MAX_FILE_BYTES` + 1.
+
+    Raises
+    ------
+    FileReadError
+        ``path``: larger than :data:`MAX_FILE_BYTES` (1 MiB).
+    OSError
+        The file cannot be opened.
+    """
     with open(path, "rb") as fh:
         raw = fh.read(MAX_FILE_BYTES + 1)
     if len(raw) > MAX_FILE_BYTES:
@@ -217,6 +230,9 @@ def parse_document(raw: bytes, fallback_name: str) -> tuple[str, str, dict[str, 
 
 
 def error_reason(exc: BaseException) -> str:
+    """A short plain reason for an error met reading or writing a preset file."""
+    if isinstance(exc, InputError) and exc.field == "path":
+        return exc.reason
     if isinstance(exc, json.JSONDecodeError):
         return f"{exc.msg}: line {exc.lineno} column {exc.colno}"
     if isinstance(exc, UnicodeDecodeError):
@@ -228,14 +244,15 @@ def error_reason(exc: BaseException) -> str:
     return str(exc)
 
 
-
 def make_document(name: str, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """The JSON document of a preset: header first, then its parts in :data:`PARTS` order."""
     ordered = [k for k in PARTS[kind] + METADATA if k in data]
     return {"schema_version": SCHEMA_VERSION, "kind": kind, "name": name,
             **{k: data[k] for k in ordered}}
 
 
 def fsync_dir(directory: Path) -> None:
+    """Flush a directory's entries (a rename in it) to disk, on POSIX."""
     if os.name != "posix":
         return  # Windows cannot open a directory; NTFS journals the rename itself
     fd = os.open(directory, os.O_RDONLY)
@@ -247,6 +264,17 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def _replace(src: str, dst: Path) -> None:
+    for attempt in range(20):
+        try:
+            os.replace(src, dst)
+            return
+        except PermissionError:
+            if os.name != "nt" or attempt == 19:
+                raise
+            time.sleep(0.05)  # Windows: another process has dst open for a moment (reading)
+
+
 def write_json_atomic(path: Path, doc: dict[str, Any]) -> None:
     """Write ``doc`` to ``path``: temporary file beside it, flush, fsync, ``os.replace``."""
     text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
@@ -256,7 +284,7 @@ def write_json_atomic(path: Path, doc: dict[str, Any]) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        _replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -29,7 +29,7 @@ import filelock
 import platformdirs
 
 from vramdesk.core._preset_file import (
-    KINDS, MAX_FILE_BYTES, METADATA, MIGRATIONS, PARTS, SCHEMA_VERSION, MigrationError,
+    KINDS, MAX_FILE_BYTES, MIGRATIONS, SCHEMA_VERSION, MigrationError,
     NewerSchemaError, check_kind, check_name, error_reason, fsync_dir, make_document, normalize,
     parse_document, parse_parts, read_limited, slugify, write_json_atomic,
 )
@@ -52,8 +52,10 @@ def config_dir() -> Path:
     appauthor=False)`` (no per-environment part: presets survive a reinstall).
     """
     override = os.environ.get("VRAMDESK_CONFIG_DIR")
-    path = Path(override) if override else Path(platformdirs.user_config_dir("vramdesk",
-                                                                              appauthor=False))
+    if override:
+        path = Path(override).expanduser()
+    else:
+        path = Path(platformdirs.user_config_dir("vramdesk", appauthor=False))
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -128,8 +130,9 @@ class PresetStore:
     # ------------------------------------------------------------------ reading
     def list(self, kind: str | None = None) -> list[UserPreset]:
         """Every loadable preset (of ``kind`` if given), sorted by name (case-insensitive)."""
-        presets = self._scan()
-        return [p for p in presets if kind is None or p.kind == check_kind(kind)]
+        if kind is not None:
+            check_kind(kind)
+        return [p for p in self._scan() if kind is None or p.kind == kind]
 
     def get(self, slug: str) -> UserPreset:
         """The preset whose file is ``<slug>.json``.
@@ -204,8 +207,9 @@ class PresetStore:
             if any(p.name == new_name and p.kind == old.kind and p is not old for p in presets):
                 raise InputError("name", f"a {old.kind} preset named {new_name!r} already exists",
                                  "exists", {"name": new_name})
-            new_slug = self._free_slug(new_name, own=old.slug.casefold())
-            path = old.path if new_slug == old.slug.casefold() else self.directory / f"{new_slug}.json"
+            own = old.slug.casefold()
+            new_slug = self._free_slug(new_name, own=own)
+            path = old.path if new_slug == own else self.directory / f"{new_slug}.json"
             write_json_atomic(path, make_document(new_name, old.kind, old.data))
             if path != old.path:
                 os.unlink(old.path)
