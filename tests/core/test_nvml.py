@@ -24,6 +24,7 @@ from vramdesk.core.nvml import (
     FAKE_ENV,
     GpuQueryError,
     NvmlSnapshot,
+    cuda_version_text,
     fits_now,
     local_budget_bytes,
     local_per_gpu_bytes,
@@ -308,3 +309,20 @@ def test_fake_hook_refuses_large_file_and_unknown_kind(tmp_path, monkeypatch):
     monkeypatch.setenv(FAKE_ENV, "error:meltdown")
     with pytest.raises(GpuQueryError, match="unknown error kind 'meltdown'"):
         query_gpus()
+
+
+def test_unexpected_exception_from_the_binding_becomes_unknown(two_gpus, monkeypatch):
+    def broken(handle):
+        raise RuntimeError("ctypes said no")
+
+    monkeypatch.setattr(pynvml, "nvmlDeviceGetName", broken)
+    with pytest.raises(GpuQueryError) as info:
+        query_gpus()
+    assert info.value.kind == "unknown"
+    assert str(info.value) == "NVML failed with an unexpected error. (RuntimeError: ctypes said no)"
+    assert two_gpus.initialized == 0
+
+
+def test_cuda_version_text():
+    # NVML encodes CUDA 12.4 as 12 * 1000 + 4 * 10 = 12040; 11.8 as 11080
+    assert [cuda_version_text(v) for v in (12040, 11080, None)] == ["12.4", "11.8", ""]

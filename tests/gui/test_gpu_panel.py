@@ -1,0 +1,177 @@
+"""GpuPanel: the real no-driver path, a fake NVML (tests/fake_nvml.py) and a slow query.
+
+Figures of the fake (derivations in tests/core/test_nvml.py), GiB = 2**30:
+  GPU 0: used 1394618425 B = 1.2989 GiB, total 24564 MiB = 23.988 GiB, free 24362602439 B = 22.689 GiB
+  GPU 1: used 40528 MiB = 39.578 GiB, total 81559 MiB = 79.647 GiB, free 41031 MiB = 40.069 GiB
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pynvml
+import pytest
+from PySide6.QtCore import QTimer
+
+from tests.core.test_nvml import no_driver_here
+from tests.fake_nvml import FakeNvml, h100, rtx_4090
+from vramdesk.core.nvml import query_gpus
+from vramdesk.core.units import Unit
+from vramdesk.gui.gpu_panel import GpuPanel
+
+
+@pytest.fixture
+def make_panel(qtbot):
+    panels = []
+
+    def make(**kwargs):
+        kwargs.setdefault("auto_refresh", False)
+        panel = GpuPanel(**kwargs)
+        qtbot.addWidget(panel)
+        panels.append(panel)
+        return panel
+
+    yield make
+    for panel in panels:
+        assert panel.shutdown(5000)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    fake = FakeNvml(monkeypatch, [rtx_4090(), h100()])
+    yield fake
+    if fake.gate is not None:
+        fake.gate.set()  # never leave a worker blocked
+
+
+def _rows(panel):
+    return [(r.name.text(), r.bar.maximum(), r.bar.value(), r.figures.text()) for r in panel._rows]
+
+
+@no_driver_here
+def test_real_query_without_driver_shows_one_line(qtbot, make_panel):
+    panel = make_panel(refresh_on_start=False)
+    with qtbot.waitSignal(panel.queryFailed, timeout=10000) as blocker:
+        panel.refresh()
+    message = ("No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. "
+               "vramdesk works without a GPU; estimates are unaffected.")
+    assert blocker.args == [message]
+    assert panel.message_label.text() == message and not panel.message_label.isHidden()
+    assert panel.snapshot() is None and _rows(panel) == []
+    assert panel.refresh_button.isEnabled()
+
+
+def test_two_gpus_rows_and_driver_line(qtbot, make_panel, fake):
+    panel = make_panel(refresh_on_start=False)
+    with qtbot.waitSignal(panel.gpusChanged, timeout=5000) as blocker:
+        panel.refresh()
+    assert blocker.args[0] is panel.snapshot()
+    assert [g.free_bytes for g in panel.snapshot().gpus] == [24362602439, 43024121856]
+    # bars in MiB: GPU 0 used 1394618425 / 2**20 = 1330.01 -> 1330 of 24564; GPU 1 40528 of 81559
+    assert _rows(panel) == [
+        ("0: NVIDIA GeForce RTX 4090", 24564, 1330, "1.30 GiB used of 23.99 GiB · 22.69 GiB free"),
+        ("1: NVIDIA H100 80GB HBM3", 81559, 40528, "39.58 GiB used of 79.65 GiB · 40.07 GiB free"),
+    ]
+    assert panel.driver_label.text() == "Driver 550.54.15 · CUDA 12.4"
+    assert panel.message_label.isHidden()
+    # GB = 10**9: 1394618425 B = 1.39 GB, 25757220864 B = 25.76 GB, 24362602439 B = 24.36 GB
+    panel.set_unit(Unit.GB)
+    assert _rows(panel)[0][3] == "1.39 GB used of 25.76 GB · 24.36 GB free"
+
+
+def test_gpu_lost_mid_query_clears_rows_and_says_which(qtbot, make_panel, fake):
+    panel = make_panel(refresh_on_start=False)
+    with qtbot.waitSignal(panel.gpusChanged, timeout=5000):
+        panel.refresh()
+    fake.fail("nvmlDeviceGetMemoryInfo", pynvml.NVML_ERROR_GPU_IS_LOST, gpu=1)
+    seen = []
+    panel.gpusChanged.connect(lambda snap: seen.append(("gpusChanged", snap)))
+    with qtbot.waitSignal(panel.queryFailed, timeout=5000) as blocker:
+        panel.refresh()
+    message = "GPU 1 stopped answering while reading its memory (NVML: GPU is lost)."
+    assert blocker.args == [message] and seen == [("gpusChanged", None)]
+    assert panel.message_label.text() == message
+    assert _rows(panel) == [] and panel.snapshot() is None and panel.driver_label.isHidden()
+
+
+def test_unexpected_exception_is_shown_not_raised(qtbot, make_panel):
+    def broken():
+        raise RuntimeError("boom")
+
+    panel = make_panel(query=broken, refresh_on_start=False)
+    with qtbot.waitSignal(panel.queryFailed, timeout=5000) as blocker:
+        panel.refresh()
+    assert blocker.args == ["Could not read the GPUs: boom"]
+
+
+def test_slow_query_keeps_event_loop_running_and_one_query_at_a_time(qtbot, make_panel, fake):
+    fake.gate = threading.Event()
+    started = []
+
+    def query():
+        started.append(threading.get_ident())
+        return query_gpus()
+
+    panel = make_panel(query=query, refresh_on_start=False)
+    assert panel.refresh() is True
+    ticks = []
+    ticker = QTimer()
+    ticker.timeout.connect(lambda: ticks.append(panel.is_querying()))
+    ticker.start(10)
+    qtbot.waitUntil(lambda: len(ticks) >= 10, timeout=5000)  # the GUI thread keeps turning
+    ticker.stop()
+    assert all(ticks) and panel.is_querying()
+    assert panel.refresh() is False and not panel.refresh_button.isEnabled()
+    assert len(started) == 1 and started[0] != threading.get_ident()
+    with qtbot.waitSignal(panel.gpusChanged, timeout=5000) as blocker:
+        fake.gate.set()
+    assert [g.index for g in blocker.args[0].gpus] == [0, 1]
+    assert not panel.is_querying() and panel.refresh_button.isEnabled()
+
+
+def test_timer_ticks_skip_while_a_query_is_in_flight(qtbot, make_panel, fake):
+    fake.gate = threading.Event()
+    queries = []
+
+    def query():
+        queries.append(1)
+        return query_gpus()
+
+    panel = make_panel(query=query, refresh_on_start=False)
+    ticks = []
+    panel._timer.timeout.connect(lambda: ticks.append(1))
+    panel.set_auto_refresh(True, 1000)
+    assert panel.auto_refresh_enabled() and panel.auto_check.isChecked()
+    assert panel.interval_spin.value() == 1
+    qtbot.waitUntil(lambda: len(ticks) >= 2, timeout=5000)
+    assert len(queries) == 1  # the second tick found the first query still blocked
+    with qtbot.waitSignal(panel.gpusChanged, timeout=5000):
+        fake.gate.set()
+    panel.auto_check.setChecked(False)
+    assert not panel.auto_refresh_enabled()
+
+
+def test_refresh_button_and_start_query(qtbot, make_panel, fake):
+    queries = []
+
+    def query():
+        queries.append(1)
+        return query_gpus()
+
+    panel = make_panel(query=query)  # refresh_on_start=True
+    qtbot.waitUntil(lambda: panel.snapshot() is not None, timeout=5000)
+    with qtbot.waitSignal(panel.gpusChanged, timeout=5000):
+        panel.refresh_button.click()
+    assert len(queries) == 2
+
+
+def test_shutdown_drops_a_late_result(qtbot, make_panel, fake):
+    fake.gate = threading.Event()
+    panel = make_panel(refresh_on_start=False)
+    panel.set_auto_refresh(True, 2000)
+    panel.refresh()
+    assert panel.shutdown(50) is False  # still blocked in nvmlInit
+    assert not panel.auto_refresh_enabled()
+    with qtbot.assertNotEmitted(panel.gpusChanged, wait=300):
+        fake.gate.set()
+    assert panel.snapshot() is None

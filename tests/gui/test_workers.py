@@ -1,0 +1,67 @@
+"""The generic worker: results and errors come back on the GUI thread, references are released."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from PySide6.QtCore import QThreadPool
+
+from vramdesk.gui import workers
+from vramdesk.gui.workers import Worker, run_in_thread
+
+
+def _recorder(seen, tag):
+    return lambda value: seen.append((tag, value, threading.get_ident()))
+
+
+def test_result_arrives_on_the_calling_thread(qtbot):
+    seen = []
+    worker = run_in_thread(threading.get_ident, _recorder(seen, "ok"), _recorder(seen, "err"))
+    assert worker in workers._RUNNING
+    qtbot.waitUntil(lambda: bool(seen), timeout=5000)  # delivered through the event loop
+    ((tag, pool_thread, delivered_on),) = seen
+    assert tag == "ok" and pool_thread != threading.get_ident() and delivered_on == threading.get_ident()
+    qtbot.waitUntil(lambda: worker not in workers._RUNNING, timeout=1000)
+
+
+def test_exception_is_delivered_as_a_value(qtbot):
+    seen = []
+
+    def fail():
+        raise ValueError("bad input")
+
+    worker = run_in_thread(fail, _recorder(seen, "ok"), _recorder(seen, "err"))
+    qtbot.waitUntil(lambda: bool(seen), timeout=5000)
+    ((tag, err, delivered_on),) = seen
+    assert (tag, type(err), str(err), delivered_on) == ("err", ValueError, "bad input", threading.get_ident())
+    assert worker not in workers._RUNNING
+
+
+def test_on_error_is_required():
+    with pytest.raises(TypeError):
+        run_in_thread(int, print)  # type: ignore[call-arg]
+
+
+def test_abandoned_worker_delivers_nothing_and_is_released(qtbot):
+    gate = threading.Event()
+    seen = []
+    worker = run_in_thread(lambda: gate.wait(5) and 42, _recorder(seen, "ok"), _recorder(seen, "err"))
+    worker.abandon()
+    assert worker.is_abandoned() and worker.wait(20) is False
+    with qtbot.waitSignal(worker.signals.delivered, timeout=5000):
+        gate.set()
+    assert worker.wait(1000) is True
+    assert seen == [] and worker not in workers._RUNNING
+
+
+def test_worker_on_a_private_pool(qtbot):
+    pool = QThreadPool()
+    seen = []
+    worker = Worker(lambda a, b=0: a + b, 40, b=2)
+    worker.signals.finished.connect(_recorder(seen, "ok"))
+    worker.signals.errored.connect(_recorder(seen, "err"))
+    with qtbot.waitSignal(worker.signals.finished, timeout=5000):
+        worker.start(pool)
+    assert [s[:2] for s in seen] == [("ok", 42)]
+    assert pool.waitForDone(1000)
