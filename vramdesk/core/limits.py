@@ -41,11 +41,23 @@ INT_LIMITS: dict[str, tuple[int, int]] = {
     "scale_bits": (0, 64),
     "zero_bits": (0, 64),
     "budget_bytes": (1, 1 << 60),
+    # engine knobs and measured figures (Runtime, vramdesk.core.engines)
+    "max_num_batched_tokens": (1, 1 << 31),
+    "n_ubatch": (1, 1 << 31),
+    "n_parallel": (1, 1 << 24),
+    "n_gpu_layers": (0, 100_000),
+    "non_torch_bytes": (0, 1 << 50),
+    "activation_peak_bytes": (0, 1 << 50),
+    "cuda_graph_bytes": (-(1 << 50), 1 << 50),
+    "profiled_peak_bytes": (0, 1 << 50),
+    "loaded_weights_bytes": (0, 1 << 50),
+    "compute_buffer_bytes": (0, 1 << 50),
 }
 
 #: Real-valued fields: (minimum, maximum), inclusive.
 FLOAT_LIMITS: dict[str, tuple[float, float]] = {
     "gpu_memory_utilization": (0.01, 1.0),
+    "mem_fraction_static": (0.01, 1.0),
     "overhead_factor": (1.0, 10.0),
     "fixed_overhead_gib": (0.0, 1024.0),
     "workspace_fraction": (0.0, 10.0),

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from vramdesk.core.errors import InputError
+from vramdesk.core.formats import KVDtype
 from vramdesk.core.limits import check_int, check_real
 from vramdesk.core.units import GIB
 
@@ -79,6 +80,30 @@ class Runtime:
     sliding_window_exploited : bool
         Sliding-window layers cache at most ``sliding_window`` tokens (vLLM/HF); False
         caches the full context on every layer (engines that ignore the window).
+    max_num_batched_tokens : int or None
+        vLLM/SGLang tokens per scheduler step (the profiled prefill size); ``None``: the
+        engine version's default.
+    n_ubatch, n_parallel : int or None
+        llama.cpp physical batch (default 512) and slots (default: the workload's batch).
+    flash_attn : bool or None
+        llama.cpp flash attention (``None``: off, the conservative default).
+    swa_full, kv_unified : bool
+        llama.cpp full-size sliding-window cache; one unified KV stream for all slots.
+    n_gpu_layers : int or None
+        llama.cpp layers offloaded (``None``: all); the GPU holds the last ones' KV.
+    cache_type_k, cache_type_v : KVDtype or None
+        llama.cpp cache types of K and V (``None``: the workload's ``kv_dtype``).
+    mem_fraction_static : Fraction or None
+        SGLang share of the GPU for weights + KV pool (``None``: 0.88).
+    non_torch_bytes, activation_peak_bytes, cuda_graph_bytes : int or None
+        Measured vLLM profiler terms per GPU (from a start-up log); ``None``: modelled.
+    profiled_peak_bytes : int or None
+        vLLM V0 ``peak_torch_memory`` (weights included), replaces weights + activations
+        in the KV budget.
+    loaded_weights_bytes : int or None
+        Measured resident weights per GPU ("Model loading took", llama.cpp model buffer).
+    compute_buffer_bytes : int or None
+        Measured llama.cpp compute buffer on the GPU.
     """
 
     gpu_memory_utilization: Fraction = Fraction(9, 10)
@@ -94,6 +119,23 @@ class Runtime:
     engine_version: str | None = None
     sliding_window_exploited: bool = True
     mla_cache: MlaCache = MlaCache.LATENT
+    # engine knobs and measured figures (appended; defaults keep the formula profile unchanged)
+    max_num_batched_tokens: int | None = None
+    n_ubatch: int | None = None
+    n_parallel: int | None = None
+    flash_attn: bool | None = None
+    swa_full: bool = False
+    kv_unified: bool = False
+    n_gpu_layers: int | None = None
+    cache_type_k: KVDtype | None = None
+    cache_type_v: KVDtype | None = None
+    mem_fraction_static: Fraction | None = None
+    non_torch_bytes: int | None = None
+    activation_peak_bytes: int | None = None
+    cuda_graph_bytes: int | None = None
+    profiled_peak_bytes: int | None = None
+    loaded_weights_bytes: int | None = None
+    compute_buffer_bytes: int | None = None
 
     def validate(self) -> Runtime:
         """Check every field; return ``self``.
@@ -115,7 +157,19 @@ class Runtime:
             raise InputError("fixed_overhead_gib", "must be zero or more", "too_small")
         if not isinstance(self.overhead, OverheadForm):
             raise InputError("overhead", f"unknown overhead form {self.overhead!r}", "unknown_choice")
+        self._validate_engine_knobs()
         return self
+
+    def _validate_engine_knobs(self) -> None:
+        for name in ("max_num_batched_tokens", "n_ubatch", "n_parallel", "n_gpu_layers",
+                     "non_torch_bytes", "activation_peak_bytes", "cuda_graph_bytes",
+                     "profiled_peak_bytes", "loaded_weights_bytes", "compute_buffer_bytes"):
+            check_int(name, getattr(self, name), optional=True)
+        if self.mem_fraction_static is not None:
+            check_real("mem_fraction_static", self.mem_fraction_static)
+        for name in ("cache_type_k", "cache_type_v"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), KVDtype):
+                raise InputError(name, f"must be a KVDtype, got {getattr(self, name)!r}", "unknown_choice")
 
     def replace(self, **changes: object) -> Runtime:
         """Return a copy with ``changes`` applied (not validated)."""

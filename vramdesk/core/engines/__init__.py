@@ -22,7 +22,22 @@ def register(profile: EngineProfile) -> EngineProfile:
 
 def profile_for(engine: Engine) -> EngineProfile:
     """The profile of ``engine``; the formula profile for engines not yet specialised."""
+    _register_engines()
     return _PROFILES.get(engine, _PROFILES[Engine.FORMULA])
+
+
+def _register_engines() -> None:
+    """Register the engine profiles on first use (they import estimate, which imports us)."""
+    if Engine.VLLM in _PROFILES:
+        return
+    from vramdesk.core.engines.llamacpp import LlamaCppProfile
+    from vramdesk.core.engines.ollama import OllamaProfile
+    from vramdesk.core.engines.sglang import SglangProfile
+    from vramdesk.core.engines.transformers import TransformersProfile
+    from vramdesk.core.engines.vllm import VllmProfile
+
+    for profile in (VllmProfile(), SglangProfile(), LlamaCppProfile(), OllamaProfile(), TransformersProfile()):
+        register(profile)
 
 
 __all__ = ["EngineProfile", "FormulaProfile", "profile_for", "register"]

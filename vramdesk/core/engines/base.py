@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from fractions import Fraction
 
-from vramdesk.core.estimate import Breakdown, formula_estimate
+from vramdesk.core.estimate import Breakdown, Part, formula_estimate
 from vramdesk.core.formats import WeightSpec
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, OverheadForm, Runtime
@@ -38,6 +39,32 @@ class EngineProfile:
         """Overhead the solver sets aside besides weights, KV and activations."""
         raise NotImplementedError
 
+    def figures(self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
+                *, gpu_total_bytes: int | None = None,
+                counts: dict[str, int] | None = None) -> dict[str, int | Fraction]:
+        """The figures the engine prints at start-up, predicted (inputs already validated).
+
+        Parameters
+        ----------
+        gpu_total_bytes : int, optional
+            The total the engine sees on one GPU (bytes); needed for budget-derived figures.
+        counts : dict, optional
+            Measured counts to build on (``kv_cache_tokens``, ``num_gpu_blocks``).
+
+        Returns
+        -------
+        dict
+            Field name (ENGINE-CASES.md names: ``weights_bytes``, ``kv_cache_bytes``, ...) to
+            bytes (int), counts (int) or factors (Fraction). Figures that cannot be predicted
+            from the inputs are absent.
+        """
+        b = self.estimate(model, weights, workload, runtime)
+        out: dict[str, int | Fraction] = {"weights_bytes": b.weights.bytes, "kv_cache_bytes": b.kv_cache.bytes,
+                                          "activation_peak_bytes": b.activations.bytes,
+                                          "peak_bytes": b.total_bytes}
+        out.update(b.extras)
+        return out
+
 
 class FormulaProfile(EngineProfile):
     """The source documents' formulas (SPEC §3), the default profile.
@@ -60,3 +87,19 @@ class FormulaProfile(EngineProfile):
         if runtime.overhead is OverheadForm.WORKSPACE:
             return breakdown.overhead.bytes
         return runtime.fixed_overhead_bytes
+
+
+def with_parts(base: Breakdown, *, weights: Part | None = None, kv_cache: Part | None = None,
+               activations: Part | None = None, overhead: Part | None = None,
+               extras: dict[str, int] | None = None, warnings: tuple[str, ...] = ()) -> Breakdown:
+    """``base`` with some parts replaced, ``extras`` merged and ``warnings`` appended."""
+    return dataclasses.replace(
+        base, weights=weights or base.weights, kv_cache=kv_cache or base.kv_cache,
+        activations=activations or base.activations, overhead=overhead or base.overhead,
+        extras={**base.extras, **(extras or {})}, warnings=base.warnings + tuple(warnings))
+
+
+def measured_part(key: str, label: str, value: int, source: str) -> Part:
+    """A part taken from a measurement (a start-up log) instead of a formula."""
+    return Part(key, label, value, f"measured ({source})", f"{value:,} bytes as printed",
+                ("measured figure: it replaces vramdesk's model of this term",))

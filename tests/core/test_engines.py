@@ -1,0 +1,206 @@
+"""Engine profiles: each engine's accounting, checked against hand derivations.
+
+Model shapes come from the reference configs (tests/data/reference/models); every expected
+value is derived in a comment from the engine rule it checks.
+"""
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from tests.conftest import REFERENCE
+from vramdesk.core import (
+    MIB, Engine, KVDtype, ModelSpec, Runtime, WeightFormat, WeightSpec, Workload, estimate, solve,
+)
+from vramdesk.core.engines import FormulaProfile, profile_for
+from vramdesk.core.engines.llamacpp import cells, compute_buffer_bytes, kv_split
+from vramdesk.core.engines.ollama import MINIMUM_MEMORY_BYTES
+from vramdesk.core.engines.sglang import SglangProfile
+from vramdesk.core.engines.vllm import (
+    VllmProfile, default_gpu_memory_utilization, kv_groups, output_channels, parse_version, rope_cache_bytes,
+    subtracts_cuda_graphs, vocab_padding_params,
+)
+from vramdesk.core.estimate import formula_estimate
+from vramdesk.core.model import FULL, SLIDING
+
+
+def _config(slug):
+    cfg = json.loads((REFERENCE / "models" / slug / "config.json").read_text(encoding="utf-8"))
+    keys = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
+            "intermediate_size", "vocab_size", "tie_word_embeddings", "max_position_embeddings", "sliding_window")
+    return {k: cfg[k] for k in keys if cfg.get(k) is not None}
+
+
+LLAMA8 = ModelSpec(**_config("llama-3.1-8b"))
+MODELS = {m["slug"]: m for m in json.loads((REFERENCE / "models.json").read_text(encoding="utf-8"))}
+
+
+def test_every_engine_has_its_own_profile():
+    for engine in Engine:
+        profile = profile_for(engine)
+        assert profile.engine is engine
+    assert type(profile_for(Engine.FORMULA)) is FormulaProfile
+
+
+def test_formula_profile_unchanged_by_the_new_runtime_fields():
+    # the appended Runtime fields default to "not set": the formula profile ignores them
+    work = Workload(context_tokens=4096, batch=3, prompt_len=512)
+    plain = formula_estimate(LLAMA8, WeightSpec(), work, Runtime())
+    knobs = Runtime(n_ubatch=4096, flash_attn=True, max_num_batched_tokens=99, non_torch_bytes=7)
+    assert estimate(LLAMA8, WeightSpec(), work, knobs).to_dict() == plain.to_dict()
+
+
+# --------------------------------------------------------------------------- vLLM
+def test_vllm_weights_bf16_llama8b():
+    # vocab 128256 = 64 * 2004: no padding; RoPE cache 131072 positions x 128 x 2 B = 32 MiB
+    params = MODELS["llama-3.1-8b"]["true_total_params"]
+    model = LLAMA8.replace(params=params)
+    assert vocab_padding_params(model) == 0
+    assert rope_cache_bytes(model) == 131072 * 128 * 2 == 32 * MIB
+    b = estimate(model, WeightSpec(), Workload(), Runtime(engine=Engine.VLLM))
+    assert b.weights.bytes == params * 2 + 32 * MIB
+    # TP 2: half the (padded) parameters, the RoPE cache on each GPU
+    b2 = estimate(model, WeightSpec(), Workload(), Runtime(engine=Engine.VLLM, tensor_parallel_size=2))
+    assert b2.weights.bytes == params + 32 * MIB
+
+
+def test_vllm_vocab_padding_to_64_rows():
+    # vocab 49155 -> 49216 (769 * 64): 61 extra rows of hidden 1536, once when tied, twice untied
+    model = ModelSpec(num_hidden_layers=2, hidden_size=1536, num_attention_heads=24, num_key_value_heads=8,
+                      intermediate_size=512, vocab_size=49155, tie_word_embeddings=True)
+    assert vocab_padding_params(model) == 61 * 1536
+    assert vocab_padding_params(model.replace(tie_word_embeddings=False)) == 2 * 61 * 1536
+
+
+def test_vllm_int8_per_channel_output_channels():
+    # per layer q 4096 + k 1024 + v 1024 + o 4096 + gate/up 2 * 14336 + down 4096 = 43008 channels
+    assert output_channels(LLAMA8) == 32 * (4096 + 1024 + 1024 + 4096 + 2 * 14336 + 4096)
+    b = estimate(LLAMA8, WeightSpec(WeightFormat.INT8), Workload(), Runtime(engine=Engine.VLLM))
+    bf16 = estimate(LLAMA8, WeightSpec(), Workload(), Runtime(engine=Engine.VLLM))
+    # embeddings (2 x 128256 x 4096) and norms stay 2 bytes; each linear weight drops to 1 byte + scales
+    linear = MODELS["llama-3.1-8b"]["true_total_params"] - 2 * 128256 * 4096 - (65 * 4096)
+    assert bf16.weights.bytes - b.weights.bytes == linear - 4 * output_channels(LLAMA8)
+
+
+def test_vllm_versions():
+    assert parse_version("V0 ~0.6.4") == (True, (0, 6, 4))
+    assert parse_version("0.8.3.dev172+g2b93162f") == (False, (0, 8, 3))
+    assert parse_version("0.7.2 (V1 engine)") == (False, (0, 7, 2))
+    assert parse_version("0.7.3")[0] is True  # V0 was the default before 0.8
+    assert default_gpu_memory_utilization("0.11.0") == Fraction(9, 10)
+    assert not subtracts_cuda_graphs("0.11.0") and not subtracts_cuda_graphs("V0 ~0.6.4")
+
+
+def test_vllm_hybrid_groups():
+    # gpt-oss: 12 sliding + 12 full -> one group of 12 layers per type
+    assert kv_groups([SLIDING, FULL] * 12) == (12, {SLIDING: 1, FULL: 1})
+    # 5:1 local:global over 60 layers: 50 sliding, 10 full -> groups of 10: 5 sliding + 1 full
+    assert kv_groups(([SLIDING] * 5 + [FULL]) * 10) == (10, {SLIDING: 5, FULL: 1})
+    # 9 vs 8 layers: within 1.25x, the group takes the larger count
+    assert kv_groups([SLIDING] * 9 + [FULL] * 8) == (9, {SLIDING: 1, FULL: 1})
+
+
+def test_vllm_budget_blocks_and_concurrency():
+    # 80 GiB GPU at 0.9 = 72 GiB; weights 10 GiB, activation 2 GiB, non-torch 1 GiB -> 59 GiB of KV;
+    # a block of 16 tokens x 128 KiB/token = 2 MiB -> 30208 blocks, 483328 tokens; 16000-token requests
+    # need cdiv(16000, 16) = 1000 blocks -> 30.208x
+    gib = 1 << 30
+    rt = Runtime(engine=Engine.VLLM, loaded_weights_bytes=10 * gib, activation_peak_bytes=2 * gib,
+                 non_torch_bytes=gib)
+    work = Workload(context_tokens=16000, kv_dtype=KVDtype.BF16)
+    fig = VllmProfile().figures(LLAMA8, WeightSpec(), work, rt, gpu_total_bytes=80 * gib)
+    assert fig["kv_cache_bytes"] == 59 * gib
+    assert (fig["num_gpu_blocks"], fig["kv_cache_tokens"]) == (30208, 483328)
+    assert fig["max_concurrency"] == Fraction(30208, 1000)
+    # the solver's budget agrees: usable = 72 - 10 - 1 GiB, KV budget = usable - activations
+    res = solve(LLAMA8, WeightSpec(), work, rt, 80 * gib)
+    assert res.kv_budget_bytes == 59 * gib
+
+
+def test_vllm_v0_profiled_peak_replaces_weights_and_activations():
+    gib = 1 << 30
+    rt = Runtime(engine=Engine.VLLM, engine_version="V0 ~0.6.4", profiled_peak_bytes=17 * gib,
+                 non_torch_bytes=gib)
+    b = estimate(LLAMA8, WeightSpec(), Workload(), rt)
+    assert b.weights.bytes + b.activations.bytes == 17 * gib
+    assert b.overhead.bytes == gib
+
+
+# ----------------------------------------------------------------------- llama.cpp
+def test_llamacpp_cells_padded_and_shared_by_slots():
+    # -c = context x slots = 1000 x 3 = 3000 cells -> padded to 3072 (12 x 256)
+    rt = Runtime(engine=Engine.LLAMA_CPP)
+    assert cells(LLAMA8, Workload(context_tokens=1000, batch=3), rt)[FULL] == 3072
+    split = kv_split(LLAMA8, Workload(context_tokens=1000, batch=3), rt)
+    # f16: 32 layers x 8 heads x 128 x 2 B = 64 KiB per cell for K, the same for V
+    assert split["kv_cache_bytes_k"] == split["kv_cache_bytes_v"] == 3072 * 32 * 1024 * 2
+
+
+def test_llamacpp_mixed_cache_types_and_q4_0():
+    # K q8_0: 1024 values = 32 blocks x 34 B = 1088 B per layer; V q4_0: 32 x 18 = 576 B
+    rt = Runtime(engine=Engine.LLAMA_CPP, cache_type_k=KVDtype.Q8_0, cache_type_v=KVDtype.Q4_0)
+    split = kv_split(LLAMA8, Workload(context_tokens=256), rt)
+    assert split["kv_cache_bytes_k"] == 256 * 32 * 1088
+    assert split["kv_cache_bytes_v"] == 256 * 32 * 576
+
+
+def test_llamacpp_swa_cells_and_swa_full():
+    # 4 slots of 8192, window 4096, n_ubatch 512: unified -> pad256(4096 * 4 + 512) = 16896 cells;
+    # per-stream (not unified) -> pad256(4096 + 512) = 4608; swa_full -> the whole 32768
+    model = ModelSpec(num_hidden_layers=4, num_key_value_heads=2, head_dim=64, sliding_window=4096,
+                      layer_types=(SLIDING, FULL, SLIDING, FULL))
+    work = Workload(context_tokens=8192, batch=4)
+    unified = Runtime(engine=Engine.LLAMA_CPP, kv_unified=True)
+    assert cells(model, work, unified) == {FULL: 32768, SLIDING: 16896}
+    assert cells(model, work, unified.replace(kv_unified=False))[SLIDING] == 4608
+    assert cells(model, work, unified.replace(swa_full=True))[SLIDING] == 32768
+
+
+def test_llamacpp_partial_offload_keeps_last_layers_kv_on_device():
+    # 10 of 32 layers offloaded: 10/32 of the cache on the device, the rest on the host
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_gpu_layers=10)
+    b = estimate(LLAMA8, WeightSpec(WeightFormat.Q8_0), Workload(context_tokens=4096), rt)
+    per_layer = 4096 * 2 * 1024 * 2
+    assert b.kv_cache.bytes == 10 * per_layer
+    assert b.extras["kv_cache_bytes_host"] == 22 * per_layer
+
+
+def test_llamacpp_compute_buffer_model():
+    # no FA: KQ 32 heads x 4096 cells x 512 x 4 B = 256 MiB > logits 512 x 128256 x 4 B (250.5 MiB);
+    # plus 512 x (4096 + 14336) x 4 B = 36 MiB
+    rt = Runtime(engine=Engine.LLAMA_CPP, flash_attn=False)
+    assert compute_buffer_bytes(LLAMA8, Workload(context_tokens=4096), rt) == 256 * MIB + 36 * MIB
+    # flash attention: no KQ scores, the logits dominate
+    fa = rt.replace(flash_attn=True)
+    assert compute_buffer_bytes(LLAMA8, Workload(context_tokens=4096), fa) == 512 * 128256 * 4 + 36 * MIB
+
+
+def test_ollama_reserves_minimum_memory():
+    # discover/gpu.go cudaMinimumMemory = 457 MiB
+    assert MINIMUM_MEMORY_BYTES == 457 * MIB
+    b = estimate(LLAMA8, WeightSpec(WeightFormat.Q4_0), Workload(context_tokens=2048), Runtime(engine=Engine.OLLAMA))
+    assert b.overhead.bytes == 457 * MIB
+    assert profile_for(Engine.OLLAMA).reserved_bytes(b, Runtime()) == 457 * MIB
+
+
+# -------------------------------------------------------------------- SGLang, HF
+def test_sglang_pool_from_static_fraction():
+    # 80 GiB x 0.9 = 72 GiB static; weights given as 16 GiB -> 56 GiB pool at 128 KiB/token = 458752 tokens;
+    # K = V = tokens x 32 layers x 8 heads x 128 x 2 B
+    gib = 1 << 30
+    rt = Runtime(engine=Engine.SGLANG, mem_fraction_static=Fraction(9, 10), loaded_weights_bytes=16 * gib)
+    fig = SglangProfile().figures(LLAMA8, WeightSpec(), Workload(), rt, gpu_total_bytes=80 * gib)
+    assert fig["kv_cache_tokens"] == 458752
+    assert fig["kv_cache_bytes_k"] == fig["kv_cache_bytes_v"] == 458752 * 32 * 8 * 128 * 2
+
+
+def test_transformers_ignores_blocks_and_adds_bnb_buffer():
+    # 1000 tokens unpaged: 1000 x 128 KiB; block_size 16 would round to 1008
+    work = Workload(context_tokens=1000)
+    b = estimate(LLAMA8, WeightSpec(), work, Runtime(engine=Engine.TRANSFORMERS, block_size=16))
+    assert b.kv_cache.bytes == 1000 * 131072
+    assert b.overhead.bytes == 0
+    nf4 = estimate(LLAMA8, WeightSpec(WeightFormat.NF4), work, Runtime(engine=Engine.TRANSFORMERS))
+    # the largest linear, 14336 x 4096, dequantized to 16 bits
+    assert nf4.overhead.bytes == 14336 * 4096 * 2

@@ -1,0 +1,199 @@
+"""llama.cpp's memory accounting: KV cells, cache types, SWA cache, offload, compute buffer.
+
+Sources (read in ggml-org/llama.cpp, not copied):
+
+* ``src/llama-context.cpp``: ``n_ctx`` is the total number of cells shared by the
+  ``n_seq_max`` (``-np``) slots, padded to the cache's padding (256; 32 in builds before
+  the 2025 KV refactor when flash attention is off).
+* ``src/llama-kv-cache.cpp``: per layer one K tensor of ``ggml_row_size(type_k,
+  n_embd_k_gqa) * cells`` bytes and one V tensor likewise; layers offloaded to the GPU
+  (the last ``n_gpu_layers``) keep their cache there, the others in host memory.
+* ``src/llama-kv-cache-iswa.cpp``: sliding-window layers get
+  ``pad256(min(n_ctx, n_swa * (unified ? n_seq : 1) + n_ubatch))`` cells unless ``swa_full``.
+* ``ggml/src/ggml-common.h``: q8_0 34 bytes per 32 values, q4_0 18 per 32, f16 2, f32 4.
+* DeepSeek MLA: builds without the MLA cache store per-head K (nope + rope) and V;
+  later builds store the latent ``kv_lora_rank + qk_rope_head_dim`` as K and no V.
+* ``src/llama-model.cpp``: the input embedding always stays in host memory; a tied
+  output matrix is a second copy on the device.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from vramdesk.core.engines.base import FormulaProfile, measured_part, with_parts
+from vramdesk.core.estimate import Breakdown, Part, kv_row_elements, weights_part
+from vramdesk.core.formats import KVDtype, WeightSpec
+from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params
+from vramdesk.core.runtime import Engine, Runtime
+from vramdesk.core.units import ceil_bytes
+from vramdesk.core.workload import Workload
+
+#: Cell padding of the KV cache (llama-kv-cache.cpp ``get_padding`` / the iSWA cache).
+CELL_PAD = 256
+#: Default physical batch ``n_ubatch`` (common/common.h).
+DEFAULT_UBATCH = 512
+
+
+def pad(value: int, multiple: int = CELL_PAD) -> int:
+    """``value`` rounded up to a multiple of ``multiple`` (``GGML_PAD``)."""
+    return -(-value // multiple) * multiple
+
+
+def n_ctx(workload: Workload, runtime: Runtime) -> int:
+    """Total cells before padding: ``context_tokens * slots`` (``-c`` covers every slot)."""
+    return workload.context_tokens * slots(workload, runtime)
+
+
+def slots(workload: Workload, runtime: Runtime) -> int:
+    """Parallel sequences ``-np``: ``n_parallel`` or the workload's batch."""
+    return runtime.n_parallel or workload.batch
+
+
+def cells(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str, int]:
+    """Cells per layer kind: ``{"full_attention": n, "sliding_attention": m}``.
+
+    Full layers: ``pad256(n_ctx)``; sliding layers: ``pad256(min(n_ctx, n_swa * n_seq +
+    n_ubatch))`` (``n_seq`` = 1 per stream when not unified), or the full size with ``swa_full``.
+    """
+    full = pad(n_ctx(workload, runtime))
+    if not model.sliding_window or runtime.swa_full or not runtime.sliding_window_exploited:
+        return {FULL: full, SLIDING: full}
+    seqs = slots(workload, runtime) if runtime.kv_unified or slots(workload, runtime) == 1 else 1
+    ubatch = runtime.n_ubatch or DEFAULT_UBATCH
+    return {FULL: full, SLIDING: pad(min(full, model.sliding_window * seqs + ubatch))}
+
+
+def cache_types(workload: Workload, runtime: Runtime) -> tuple[KVDtype, KVDtype]:
+    """``(type_k, type_v)``: ``cache_type_k``/``cache_type_v`` or the workload's ``kv_dtype``."""
+    return runtime.cache_type_k or workload.kv_dtype, runtime.cache_type_v or workload.kv_dtype
+
+
+def row_bytes(elements: int, dtype: KVDtype) -> int:
+    """``ggml_row_size``: bytes of ``elements`` values of ``dtype`` (whole blocks)."""
+    return ceil_bytes(elements * dtype.bytes_per_element)
+
+
+def offloaded(model: ModelSpec, runtime: Runtime) -> list[bool]:
+    """Per layer: True when it sits on the device (the last ``n_gpu_layers`` layers)."""
+    layers = model.num_hidden_layers
+    ngl = layers if runtime.n_gpu_layers is None else min(runtime.n_gpu_layers, layers)
+    return [i >= layers - ngl for i in range(layers)]
+
+
+def kv_split(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str, int]:
+    """The cache on the device, by part (bytes), plus the host part and the cells.
+
+    Keys: ``kv_cache_bytes_k``, ``kv_cache_bytes_v``, ``kv_cache_bytes_full_layers``,
+    ``kv_cache_bytes_swa_layers``, ``kv_cache_bytes_host``, ``kv_cache_cells``,
+    ``kv_cache_cells_swa``.
+    """
+    k_el, v_el = kv_row_elements(model, runtime.replace(tensor_parallel_size=1))
+    tk, tv = cache_types(workload, runtime)
+    n = cells(model, workload, runtime)
+    out = dict.fromkeys(("kv_cache_bytes_k", "kv_cache_bytes_v", "kv_cache_bytes_full_layers",
+                         "kv_cache_bytes_swa_layers", "kv_cache_bytes_host"), 0)
+    for kind, on_device in zip(model.resolved_layer_types(), offloaded(model, runtime), strict=True):
+        k, v = row_bytes(k_el, tk) * n[kind], row_bytes(v_el, tv) * n[kind]
+        if not on_device:
+            out["kv_cache_bytes_host"] += k + v
+            continue
+        out["kv_cache_bytes_k"] += k
+        out["kv_cache_bytes_v"] += v
+        out["kv_cache_bytes_full_layers" if kind == FULL else "kv_cache_bytes_swa_layers"] += k + v
+    out["kv_cache_cells"] = n[FULL]
+    out["kv_cache_cells_swa"] = n[SLIDING] if model.sliding_window else 0
+    return out
+
+
+def compute_buffer_bytes(model: ModelSpec, workload: Workload, runtime: Runtime) -> int:
+    """Device compute buffer, modelled: ``max(KQ, logits) + n_ubatch * (hidden + ffn) * 4``.
+
+    Without flash attention the f32 scores ``n_head * cells * n_ubatch * 4``; the f32 logits
+    ``n_ubatch * n_vocab * 4``; plus one f32 hidden + FFN row per ubatch token. Within about
+    15 % of the published buffers (506 MiB Gemma-7B, 254 MiB Llama-3.2-1B, 588 MiB Llama-70B,
+    2.44 GiB Qwen3-235B at n_ubatch 4096); a measured ``compute_buffer_bytes`` wins.
+    """
+    ubatch = runtime.n_ubatch or DEFAULT_UBATCH
+    heads = model.num_attention_heads or model.num_key_value_heads
+    kq = 0 if runtime.flash_attn else heads * cells(model, workload, runtime)[FULL] * ubatch * 4
+    logits = ubatch * (model.vocab_size or 0) * 4
+    ffn = model.intermediate_size or (model.moe_intermediate_size or 0) * max(1, model.num_experts_per_tok)
+    return max(kq, logits) + ubatch * ((model.hidden_size or 0) + ffn) * 4
+
+
+def device_weights_bytes(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> tuple[int, int]:
+    """``(device, host)`` weight bytes: repeating layers by offload, input embedding on the host.
+
+    The output matrix (lm_head, or the tied embedding's second copy) is on the device when
+    ``n_gpu_layers`` exceeds the repeating layers (or is not set).
+    """
+    total = weights_part(model, spec, runtime.replace(tensor_parallel_size=1, pipeline_parallel_size=1)).bytes
+    try:
+        counts = count_params(model)
+    except Exception:  # noqa: BLE001 - shape incomplete: no split
+        return total, 0
+    embed = ceil_bytes(counts.embedding * spec.bits_per_weight / 8)
+    output = embed if model.tie_word_embeddings else ceil_bytes(counts.lm_head * spec.bits_per_weight / 8)
+    layers = total - embed - (0 if model.tie_word_embeddings else output)
+    device = layers * sum(offloaded(model, runtime)) // model.num_hidden_layers
+    output_on = runtime.n_gpu_layers is None or runtime.n_gpu_layers > model.num_hidden_layers
+    host = embed + layers - device + (0 if output_on or model.tie_word_embeddings else output)
+    return device + (output if output_on else 0), host
+
+class LlamaCppProfile(FormulaProfile):
+    """llama.cpp (and forks): see the module docstring for the engine sources followed."""
+
+    engine = Engine.LLAMA_CPP
+
+    def estimate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
+                 runtime: Runtime) -> Breakdown:
+        """Device weights, device KV cache, compute buffer; no fixed overhead is printed."""
+        base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
+        split = kv_split(model, workload, runtime)
+        split["weights_bytes_host"] = device_weights_bytes(model, weights, runtime)[1]
+        return with_parts(base, weights=self._weights(model, weights, runtime),
+                          kv_cache=self._kv(split), activations=self._compute(model, workload, runtime),
+                          overhead=Part("overhead", "Overhead", 0, "0 (not in llama.cpp's buffers)", "0",
+                                        ("the CUDA context (about 0.3-0.5 GiB) is outside llama.cpp's buffers",)),
+                          extras=split)
+
+    def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
+        """The overhead part (0 for llama.cpp; Ollama's minimum memory)."""
+        return breakdown.overhead.bytes
+
+    @staticmethod
+    def _weights(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
+        if runtime.loaded_weights_bytes is not None:
+            return measured_part("weights", "Weights", runtime.loaded_weights_bytes, "model buffer size")
+        device, _host = device_weights_bytes(model, spec, runtime)
+        return Part("weights", "Weights (device)", device,
+                    "repeating layers * n_gpu_layers / layers + output matrix",
+                    f"{device:,}", ("the input embedding stays in host memory",))
+
+    @staticmethod
+    def _kv(split: dict[str, int]) -> Part:
+        k, v = split["kv_cache_bytes_k"], split["kv_cache_bytes_v"]
+        return Part("kv_cache", "KV cache (device)", k + v, "sum over device layers of cells * (row_k + row_v)",
+                    f"{k:,} (K) + {v:,} (V)", (f"{split['kv_cache_cells']:,} cells (padded to {CELL_PAD})",))
+
+    @staticmethod
+    def _compute(model: ModelSpec, workload: Workload, runtime: Runtime) -> Part:
+        if runtime.compute_buffer_bytes is not None:
+            return measured_part("activations", "Compute buffer", runtime.compute_buffer_bytes,
+                                 "compute buffer size")
+        value = compute_buffer_bytes(model, workload, runtime)
+        return Part("activations", "Compute buffer", value,
+                    "max(n_head * cells * n_ubatch * 4 [no FA], n_ubatch * vocab * 4) + n_ubatch * (hidden + ffn) * 4",
+                    f"{value:,}", ("modelled within about 15 %: calibrate from the log's compute buffer line",))
+
+    def figures(self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
+                *, gpu_total_bytes: int | None = None,
+                counts: dict[str, int] | None = None) -> dict[str, int | Fraction]:
+        """Cells, K/V and full/SWA splits, device weights and compute buffer."""
+        b = self.estimate(model, weights, workload, runtime)
+        out: dict[str, int | Fraction] = dict(b.extras)
+        out.update(weights_bytes=b.weights.bytes, kv_cache_bytes=b.kv_cache.bytes,
+                   compute_buffer_bytes=b.activations.bytes,
+                   output_buffer_bytes=slots(workload, runtime) * (model.vocab_size or 0) * 4)
+        return out

@@ -1,0 +1,80 @@
+"""SGLang: a static pool of ``mem_fraction_static`` of the GPU for weights + token KV pool.
+
+Sources (read in sgl-project/sglang, not copied):
+
+* ``python/sglang/srt/model_executor/model_runner.py`` ``profile_max_num_token``: after
+  the weights load, ``rest = free - total * (1 - mem_fraction_static)`` and
+  ``max_total_num_tokens = rest // cell_size`` with ``cell_size = layers * kv_heads_per_gpu
+  * head_dim * 2 (K and V) * dtype bytes`` (MLA: ``(kv_lora_rank + qk_rope_head_dim)``).
+* ``python/sglang/srt/mem_cache/memory_pool.py``: ``MHATokenToKVPool`` holds one K and one
+  V buffer per layer of ``tokens`` rows (page size 1: no block rounding); the log prints
+  "KV Cache is allocated. #tokens: N, K size: X GB, V size: X GB" (GiB).
+* ``server_args.py``: ``mem_fraction_static`` defaults by GPU memory and TP size; 0.88 is
+  used here when it is not given (an approximation of the large-GPU default).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from vramdesk.core.engines.base import FormulaProfile, with_parts
+from vramdesk.core.engines.vllm import vllm_weights_part
+from vramdesk.core.estimate import Breakdown, Part, kv_bytes_per_token, kv_row_elements
+from vramdesk.core.formats import WeightSpec
+from vramdesk.core.model import ModelSpec
+from vramdesk.core.runtime import Engine, Runtime
+from vramdesk.core.units import ceil_bytes
+from vramdesk.core.workload import Workload
+
+#: ``mem_fraction_static`` used when the runtime does not set one.
+DEFAULT_MEM_FRACTION_STATIC = Fraction(88, 100)
+
+
+def mem_fraction(runtime: Runtime) -> Fraction:
+    """``mem_fraction_static`` or :data:`DEFAULT_MEM_FRACTION_STATIC`."""
+    return Fraction(runtime.mem_fraction_static or DEFAULT_MEM_FRACTION_STATIC)
+
+
+class SglangProfile(FormulaProfile):
+    """SGLang: vLLM-style loaded weights, an unpaged token KV pool, a static fraction."""
+
+    engine = Engine.SGLANG
+
+    def estimate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
+                 runtime: Runtime) -> Breakdown:
+        """Weights as loaded, the KV of the workload's tokens (page size 1), no overhead term."""
+        base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
+        return with_parts(base, weights=vllm_weights_part(model, weights, runtime),
+                          overhead=Part("overhead", "Overhead", 0, "outside the static pool", "0",
+                                        ("SGLang leaves total * (1 - mem_fraction_static) for activations "
+                                         "and CUDA graphs",)))
+
+    def usable_bytes(self, breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> int:
+        """``floor(total * mem_fraction_static) - weights`` for the KV pool (plus activations,
+        which the solver subtracts again: they live outside the static pool)."""
+        static = math.floor(capacity_bytes * mem_fraction(runtime))
+        return static - breakdown.weights.bytes + breakdown.activations.bytes
+
+    def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
+        """Nothing besides the static fraction (see :meth:`usable_bytes`)."""
+        return 0
+
+    def figures(self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
+                *, gpu_total_bytes: int | None = None,
+                counts: dict[str, int] | None = None) -> dict[str, int | Fraction]:
+        """Pool tokens (given, or from the static fraction) and the K and V sizes."""
+        b = self.estimate(model, weights, workload, runtime)
+        out: dict[str, int | Fraction] = {"weights_bytes": b.weights.bytes}
+        tokens = (counts or {}).get("kv_cache_tokens")
+        cell = kv_bytes_per_token(model, workload.kv_dtype, runtime)
+        if tokens is None and gpu_total_bytes is not None:
+            tokens = max(0, self.usable_bytes(b, gpu_total_bytes, runtime) - b.activations.bytes) // cell
+        if tokens is None:
+            return out
+        k_el, v_el = kv_row_elements(model, runtime)
+        layers = math.ceil(model.num_hidden_layers / runtime.pipeline_parallel_size)
+        e = workload.kv_dtype.bytes_per_element
+        k, v = tokens * layers * ceil_bytes(k_el * e), tokens * layers * ceil_bytes(v_el * e)
+        out.update(kv_cache_tokens=tokens, kv_cache_bytes_k=k, kv_cache_bytes_v=v, kv_cache_bytes=k + v)
+        return out

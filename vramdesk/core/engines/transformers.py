@@ -1,0 +1,70 @@
+"""Hugging Face transformers: unpaged dynamic cache, weights as loaded, bitsandbytes buffers.
+
+Sources (read in huggingface/transformers and bitsandbytes-foundation/bitsandbytes):
+
+* ``src/transformers/cache_utils.py`` ``DynamicCache``: K and V tensors grow with the
+  tokens actually seen (no blocks: ``block_size`` is ignored); sliding layers keep at most
+  the window (``DynamicSlidingWindowLayer``).
+* ``from_pretrained(torch_dtype=bfloat16)``: ``params * 2`` bytes resident.
+* bitsandbytes ``Linear8bitLt`` (LLM.int8) and ``Linear4bit`` (NF4): int8 / 4-bit linear
+  weights, 16-bit embeddings, lm_head and norms; each matmul dequantizes (or, for int8
+  outliers, materialises) a 16-bit copy of one weight matrix, so the largest linear
+  layer in 16 bits is the extra transient buffer.
+* ``torch.cuda.max_memory_allocated()`` (the usual "peak" figure) excludes the CUDA
+  context and the allocator's cached free blocks.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from vramdesk.core.engines.base import FormulaProfile, with_parts
+from vramdesk.core.estimate import Breakdown, Part
+from vramdesk.core.formats import WeightFormat, WeightSpec
+from vramdesk.core.model import ModelSpec
+from vramdesk.core.runtime import Engine, Runtime
+from vramdesk.core.workload import Workload
+
+#: Formats bitsandbytes quantizes on load.
+BNB_FORMATS = (WeightFormat.INT8, WeightFormat.NF4)
+
+
+def dequant_buffer_bytes(model: ModelSpec, spec: WeightSpec) -> int:
+    """16-bit copy of the largest linear weight: ``max(hidden * ffn, hidden * q_width) * 2``.
+
+    0 unless the format is bitsandbytes int8 or NF4.
+    """
+    if spec.format not in BNB_FORMATS or not model.hidden_size:
+        return 0
+    ffn = model.intermediate_size or model.moe_intermediate_size or 0
+    q = (model.num_attention_heads or 0) * (model.head_dim or model.resolved_head_dim)
+    return max(ffn, q) * model.hidden_size * 2
+
+
+class TransformersProfile(FormulaProfile):
+    """transformers ``generate``: see the module docstring for the sources followed."""
+
+    engine = Engine.TRANSFORMERS
+
+    def estimate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
+                 runtime: Runtime) -> Breakdown:
+        """Formula weights and activations, unpaged KV, the bitsandbytes buffer as overhead."""
+        runtime = runtime.replace(block_size=None, shared_prefix_tokens=0)
+        base = super().estimate(model, weights, workload, runtime)
+        buf = dequant_buffer_bytes(model, weights)
+        over = Part("overhead", "Dequantization buffer", buf,
+                    "max(hidden * intermediate, hidden * heads * head_dim) * 2 (bitsandbytes only)",
+                    f"{buf:,}", ("torch.cuda.max_memory_allocated excludes the CUDA context",))
+        return with_parts(base, overhead=over)
+
+    def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
+        """The dequantization buffer (the overhead part)."""
+        return breakdown.overhead.bytes
+
+    def figures(self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
+                *, gpu_total_bytes: int | None = None,
+                counts: dict[str, int] | None = None) -> dict[str, int | Fraction]:
+        """Resident weights, KV, and ``peak_bytes`` = the breakdown's total."""
+        b = self.estimate(model, weights, workload, runtime)
+        return {"weights_bytes": b.weights.bytes, "kv_cache_bytes": b.kv_cache.bytes,
+                "activation_peak_bytes": b.activations.bytes, "peak_bytes": b.total_bytes}

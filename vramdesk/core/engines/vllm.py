@@ -1,0 +1,323 @@
+"""vLLM's memory accounting: weights as loaded, the profiled KV budget, blocks, concurrency.
+
+Sources (read in vllm-project/vllm, not copied):
+
+* ``vllm/v1/worker/gpu_worker.py`` ``determine_available_memory`` (V1) and
+  ``vllm/worker/worker.py`` ``determine_num_available_blocks`` (V0): the KV budget is
+  ``total * gpu_memory_utilization - (weights + activation peak + non-torch memory)``
+  (V0: the profiled torch peak, weights included, replaces weights + activations).
+  Recent releases can also subtract a CUDA-graph estimate; the 0.6-0.11 logs do not.
+* ``vllm/v1/core/kv_cache_utils.py``: one page = ``block_size * bytes per token per layer``;
+  layers of each attention type form groups of ``group_size`` layers that share
+  ``group_size`` KV tensors; ``num_blocks = budget // (page * group_size)``; the log's
+  "GPU KV cache size: N tokens" is ``num_blocks // len(groups) * block_size`` and
+  "Maximum concurrency for L tokens per request" is ``num_blocks`` over the blocks one
+  request of ``max_model_len`` needs in every group (sliding groups need
+  ``cdiv(min(window - 1 + max_num_batched_tokens, L), block) + 1``).
+* ``vllm/model_executor/layers/vocab_parallel_embedding.py``: vocabulary padded to a
+  multiple of 64 rows (embedding, and lm_head when untied).
+* ``vllm/model_executor/layers/rotary_embedding``: the cos/sin cache,
+  ``max_position_embeddings * rotary_dim`` values in the model dtype, on every GPU.
+* compressed-tensors / fp8 per-channel schemes: int8/fp8 linear weights plus one fp32
+  scale per output channel; embeddings, lm_head, norms and routers stay 16-bit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+from vramdesk.core.engines.base import FormulaProfile, measured_part, with_parts
+from vramdesk.core.estimate import Breakdown, Part, kv_bytes_per_token_per_layer, weights_part
+from vramdesk.core.formats import WeightFormat, WeightSpec
+from vramdesk.core.model import FULL, ModelSpec, count_params, total_params
+from vramdesk.core.runtime import Engine, Runtime
+from vramdesk.core.units import MIB, ceil_bytes
+from vramdesk.core.workload import Workload
+
+#: ``DEFAULT_VOCAB_PADDING_SIZE`` of vocab_parallel_embedding.py.
+VOCAB_PADDING = 64
+#: Bytes of one fp32 per-channel scale.
+SCALE_BYTES = 4
+#: The first release (V1) whose default ``gpu_memory_utilization`` is 0.92 and which subtracts
+#: its CUDA-graph estimate from the budget, as read in ``vllm/config/cache.py`` and
+#: ``gpu_worker.py`` of recent releases; the exact first release is an assumption.
+RECENT_SINCE = (0, 14)
+#: Profile-run defaults: V0 ``max(max_model_len, 2048)`` tokens and 256 sequences; V1 (the
+#: OpenAI server on large GPUs) 8192 tokens and 1024 sequences (``vllm/engine/arg_utils.py``).
+V0_MIN_BATCHED_TOKENS, V0_MAX_NUM_SEQS = 2048, 256
+V1_BATCHED_TOKENS, V1_MAX_NUM_SEQS = 8192, 1024
+#: Live fp32 logit-sized buffers at the V1 profile peak (the dummy sampler run), fitted to
+#: Llama-3.1-8B (8.71) and Qwen3-32B TP2 (8.92) on vLLM 0.11 / H100: 8.8 within 2 %. The
+#: multimodal Mistral-Small-3.2 run peaked at 2.5x less: the activation model is +-60 %.
+V1_LOGIT_BUFFERS = Fraction(88, 10)
+#: V0 prefill-peak multiple of ``T * (hidden + 2 * intermediate) * 2``, fitted to the
+#: Llama-3.1-8B RTX 3090 run (1.6).
+V0_MLP_BUFFERS = Fraction(16, 10)
+#: Non-torch memory (CUDA context outside torch, NCCL buffers), fitted to the logs:
+#: V0 0.35 GiB; V1 0.13-0.14 GiB at TP 1, 0.54 GiB at TP 2 (NCCL).
+V0_NON_TORCH = 360 * MIB
+V1_NON_TORCH = 144 * MIB
+V1_NCCL = 400 * MIB
+
+
+def parse_version(text: str | None) -> tuple[bool, tuple[int, ...]]:
+    """``(is_v0, release)`` from free text: ``"V0 ~0.6.4"``, ``"0.11.0"``, ``"0.7.2 (V1 engine)"``.
+
+    The V1 engine is the default from 0.8.0; unknown versions are read as the newest.
+    """
+    text = (text or "")[:100]
+    found = re.search(r"(\d{1,4})\.(\d{1,4})(?:\.(\d{1,4}))?", text)
+    release = tuple(int(g) for g in found.groups() if g is not None) if found else (99,)
+    if re.search(r"\bV0\b", text, re.IGNORECASE):
+        return True, release
+    if re.search(r"\bV1\b", text, re.IGNORECASE):
+        return False, release
+    return release < (0, 8), release
+
+
+def default_gpu_memory_utilization(version: str | None) -> Fraction:
+    """vLLM's default ``gpu_memory_utilization``: 0.9, 0.92 from :data:`RECENT_SINCE`."""
+    return Fraction(92, 100) if parse_version(version)[1] >= RECENT_SINCE else Fraction(9, 10)
+
+
+def subtracts_cuda_graphs(version: str | None) -> bool:
+    """Whether the release subtracts CUDA-graph memory from the KV budget."""
+    is_v0, release = parse_version(version)
+    return not is_v0 and release >= RECENT_SINCE
+
+
+# ----------------------------------------------------------------------- weights
+def rope_cache_bytes(model: ModelSpec) -> int:
+    """Bytes of the RoPE cos/sin cache: ``max_position_embeddings * rotary_dim * 2``.
+
+    ``rotary_dim`` is ``head_dim`` (``qk_rope_head_dim`` for MLA); 2 bytes per value
+    (16-bit model dtype). Replicated on every GPU. 0 when ``max_position_embeddings`` is unknown.
+    """
+    dim = model.qk_rope_head_dim if model.is_mla else model.resolved_head_dim
+    return (model.max_position_embeddings or 0) * (dim or 0) * 2
+
+
+def vocab_padding_params(model: ModelSpec) -> int:
+    """Extra parameters from padding the vocabulary to :data:`VOCAB_PADDING` rows.
+
+    ``(pad64(vocab) - vocab) * hidden`` for the embedding, twice when lm_head is untied.
+    """
+    if not model.vocab_size or not model.hidden_size:
+        return 0
+    pad = -(-model.vocab_size // VOCAB_PADDING) * VOCAB_PADDING - model.vocab_size
+    return pad * model.hidden_size * (1 if model.tie_word_embeddings else 2)
+
+
+def output_channels(model: ModelSpec) -> int:
+    """Output channels of every quantized linear layer (one fp32 scale each).
+
+    Per layer: q ``heads * head_dim``, k and v ``kv_heads * head_dim``, o ``hidden``;
+    gated MLP ``2 * intermediate + hidden``; every routed and shared expert likewise.
+    """
+    h, d, layers = model.hidden_size, model.resolved_head_dim, model.num_hidden_layers
+    attn = (model.num_attention_heads or 0) * d + 2 * model.num_key_value_heads * d + h
+    dense = model.first_k_dense_replace if model.is_moe else layers
+    total = layers * attn + dense * (2 * (model.intermediate_size or 0) + h)
+    if model.is_moe:
+        width = model.moe_intermediate_size or model.intermediate_size or 0
+        experts = model.num_local_experts + model.n_shared_experts
+        total += (layers - dense) * experts * (2 * width + h)
+    return total
+
+
+def _per_channel(spec: WeightSpec) -> bool:
+    return spec.format in (WeightFormat.INT8, WeightFormat.FP8) and spec.group_size is None
+
+
+def _per_channel_bytes(model: ModelSpec) -> tuple[int, str, str]:
+    counts = count_params(model)
+    kept = counts.embedding + counts.lm_head + counts.norms + counts.router + counts.other
+    kept += vocab_padding_params(model)
+    linear = total_params(model) - counts.total + counts.attention + counts.mlp + counts.routed_experts
+    channels = output_channels(model)
+    total = linear + channels * SCALE_BYTES + kept * 2
+    return (total, "linear * 1 + output_channels * 4 + (embeddings + lm_head + norms + vocab_pad) * 2",
+            f"{linear:,} + {channels:,} * 4 + {kept:,} * 2")
+
+
+def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
+    """Weights per GPU as vLLM loads them ("Model loading took X GiB").
+
+    16-bit: ``(params + vocab_pad) * 2 / (TP * PP) + rope_cache``; int8/fp8 per-channel:
+    :func:`_per_channel_bytes` ``/ (TP * PP) + rope_cache``; other formats: the formula
+    profile's weights plus the RoPE cache. A measured ``loaded_weights_bytes`` wins.
+    """
+    if runtime.loaded_weights_bytes is not None:
+        return measured_part("weights", "Weights", runtime.loaded_weights_bytes, "Model loading took")
+    shards = runtime.tensor_parallel_size * runtime.pipeline_parallel_size
+    rope = rope_cache_bytes(model)
+    if _per_channel(spec):
+        body, formula, subst = _per_channel_bytes(model)
+    elif not spec.format.quantized:
+        pad = vocab_padding_params(model)
+        body = ceil_bytes((total_params(model) + pad) * spec.bits_per_weight / 8)
+        formula = f"(params + vocab_pad) * {spec.bits_per_weight / 8}"
+        subst = f"({total_params(model):,} + {pad:,}) * {spec.bits_per_weight / 8}"
+    else:
+        base = weights_part(model, spec, runtime.replace(tensor_parallel_size=1, pipeline_parallel_size=1))
+        body, formula, subst = base.bytes, base.formula, base.substituted
+    value = ceil_bytes(Fraction(body, shards)) + rope
+    return Part("weights", "Weights", value, f"({formula}) / (TP * PP) + rope_cache",
+                f"({subst}) / {shards} + {rope:,}",
+                ("vLLM pads the vocabulary to 64 rows and keeps a 16-bit RoPE cos/sin cache per GPU",))
+
+
+# ------------------------------------------------------------------ activations
+def batched_tokens(workload: Workload, runtime: Runtime) -> int:
+    """Tokens of the profile run: ``max_num_batched_tokens`` or the version's default."""
+    if runtime.max_num_batched_tokens is not None:
+        return runtime.max_num_batched_tokens
+    if parse_version(runtime.engine_version)[0]:
+        return max(workload.context_tokens, V0_MIN_BATCHED_TOKENS)
+    return V1_BATCHED_TOKENS
+
+
+def activation_peak_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Part:
+    """The profile run's torch peak above the weights, per GPU.
+
+    V1: ``T * (hidden + 2 * intermediate / TP) * 2 + 8.8 * S * vocab * 4`` (the dummy
+    sampler's fp32 logits dominate); V0: ``1.6 * T * (hidden + 2 * intermediate / TP) * 2 +
+    S * vocab * 4``. ``T`` = :func:`batched_tokens`, ``S`` = max_num_seqs default. A measured
+    ``activation_peak_bytes`` (or V0 ``profiled_peak_bytes``) wins.
+
+    Notes
+    -----
+    Fitted constants (:data:`V1_LOGIT_BUFFERS`, :data:`V0_MLP_BUFFERS`); uncertainty about
+    +-60 % across models, so calibrate with ``vramdesk calibrate`` on the engine's log.
+    """
+    if runtime.activation_peak_bytes is not None:
+        return measured_part("activations", "Activation peak", runtime.activation_peak_bytes,
+                             "torch peak memory increase")
+    is_v0 = parse_version(runtime.engine_version)[0]
+    tokens, seqs = batched_tokens(workload, runtime), V0_MAX_NUM_SEQS if is_v0 else V1_MAX_NUM_SEQS
+    inter = model.intermediate_size or (model.moe_intermediate_size or 0) * max(1, model.num_experts_per_tok)
+    width = (model.hidden_size or 0) + 2 * inter // runtime.tensor_parallel_size
+    mlp, logits = tokens * width * 2, min(seqs, tokens) * (model.vocab_size or 0) * 4
+    mlp_k, logit_k = (V0_MLP_BUFFERS, 1) if is_v0 else (1, V1_LOGIT_BUFFERS)
+    value = ceil_bytes(mlp * mlp_k + logits * logit_k)
+    return Part("activations", "Activation peak", value,
+                "k_mlp * T * (hidden + 2 * intermediate / TP) * 2 + k_logits * S * vocab * 4",
+                f"{float(mlp_k):g} * {tokens:,} * {width:,} * 2 + {float(logit_k):g} * "
+                f"{min(seqs, tokens):,} * {model.vocab_size} * 4",
+                ("fitted to published vLLM logs; +-60 % across models: calibrate from a start-up log",))
+
+
+def non_torch_part(runtime: Runtime) -> Part:
+    """Non-torch memory (+ CUDA graphs where the release subtracts them), per GPU."""
+    graphs = runtime.cuda_graph_bytes if subtracts_cuda_graphs(runtime.engine_version) else None
+    if runtime.non_torch_bytes is not None:
+        value, how = runtime.non_torch_bytes, "measured non-torch memory"
+    elif parse_version(runtime.engine_version)[0]:
+        value, how = V0_NON_TORCH, "V0 non-torch memory (fitted)"
+    else:
+        nccl = V1_NCCL if runtime.tensor_parallel_size * runtime.pipeline_parallel_size > 1 else 0
+        value, how = V1_NON_TORCH + nccl, "V1 non-torch memory + NCCL buffers when TP/PP > 1 (fitted)"
+    if graphs:
+        return Part("overhead", "Non-torch + CUDA graphs", value + graphs, "non_torch + cuda_graphs",
+                    f"{value:,} + {graphs:,}", (how,))
+    return Part("overhead", "Non-torch memory", value, "non_torch", f"{value:,}", (how,))
+
+
+# ---------------------------------------------------------------------- KV blocks
+def layer_types_per_gpu(model: ModelSpec, runtime: Runtime) -> list[str]:
+    """Layer types of the first pipeline stage (``ceil(layers / PP)`` layers)."""
+    types = list(model.resolved_layer_types())
+    return types[:math.ceil(len(types) / runtime.pipeline_parallel_size)]
+
+
+def kv_groups(types: list[str]) -> tuple[int, dict[str, int]]:
+    """``(group_size, groups per layer type)`` of vLLM's hybrid allocator.
+
+    One type: one group of every layer. Several: ``group_size`` is the smallest type's
+    layer count (the largest when it is under 1.25x the smallest) and each type is cut
+    into ``ceil(count / group_size)`` groups (``kv_cache_utils.py``).
+    """
+    counts = {t: types.count(t) for t in dict.fromkeys(types)}
+    lo, hi = min(counts.values()), max(counts.values())
+    size = hi if hi < lo * Fraction(5, 4) else lo
+    return size, {t: -(-n // size) for t, n in counts.items()}
+
+
+def kv_budget_bytes(total_bytes: int, b: Breakdown, runtime: Runtime) -> int:
+    """``floor(total * util) - weights - activation - non_torch [- graphs]`` (may be negative)."""
+    requested = math.floor(total_bytes * Fraction(runtime.gpu_memory_utilization))
+    return requested - b.weights.bytes - b.activations.bytes - b.overhead.bytes
+
+
+def blocks_per_request(model: ModelSpec, workload: Workload, runtime: Runtime, groups: dict[str, int]) -> int:
+    """Blocks one request of ``context_tokens`` needs over every group."""
+    block, ctx = runtime.block_size or 16, workload.context_tokens
+    need = 0
+    for kind, n in groups.items():
+        if kind == FULL:
+            need += n * -(-ctx // block)
+        else:
+            span = min((model.sliding_window or ctx) - 1 + batched_tokens(workload, runtime), ctx)
+            need += n * (-(-span // block) + 1)
+    return need
+
+
+class VllmProfile(FormulaProfile):
+    """vLLM (V0 and V1): see the module docstring for the engine sources followed."""
+
+    engine = Engine.VLLM
+
+    def estimate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
+                 runtime: Runtime) -> Breakdown:
+        """Weights as loaded, paged KV cache, profiled activation peak, non-torch memory."""
+        base = super().estimate(model, weights, workload, runtime)
+        w = vllm_weights_part(model, weights, runtime)
+        act = activation_peak_part(model, workload, runtime)
+        if runtime.profiled_peak_bytes is not None and runtime.activation_peak_bytes is None:
+            act = measured_part("activations", "Activation peak", runtime.profiled_peak_bytes - w.bytes,
+                                "V0 peak torch memory - weights")
+        extras = {"rope_cache_bytes": rope_cache_bytes(model), "vocab_padding_params": vocab_padding_params(model),
+                  "kv_block_bytes": self.block_bytes(model, workload, runtime)}
+        return with_parts(base, weights=w, activations=act, overhead=non_torch_part(runtime), extras=extras)
+
+    def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
+        """Non-torch memory (and CUDA graphs where subtracted): the overhead part."""
+        return breakdown.overhead.bytes
+
+    @staticmethod
+    def block_bytes(model: ModelSpec, workload: Workload, runtime: Runtime) -> int:
+        """Bytes of one block over one group: ``block_size * per_token_per_layer * group_size``."""
+        size, _ = kv_groups(layer_types_per_gpu(model, runtime))
+        return (runtime.block_size or 16) * kv_bytes_per_token_per_layer(model, workload.kv_dtype, runtime) * size
+
+    def figures(self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
+                *, gpu_total_bytes: int | None = None,
+                counts: dict[str, int] | None = None) -> dict[str, int | Fraction]:
+        """Start-up figures: weights, profiler terms, KV budget, blocks, tokens, concurrency."""
+        counts = counts or {}
+        b = self.estimate(model, weights, workload, runtime)
+        out: dict[str, int | Fraction] = {
+            "weights_bytes": b.weights.bytes, "activation_peak_bytes": b.activations.bytes,
+            "non_torch_bytes": runtime.non_torch_bytes if runtime.non_torch_bytes is not None else b.overhead.bytes,
+            "peak_bytes": b.weights.bytes + b.activations.bytes, **b.extras}
+        blocks = counts.get("num_gpu_blocks")
+        if gpu_total_bytes is not None:
+            out["kv_cache_bytes"] = kv_budget_bytes(gpu_total_bytes, b, runtime)
+            if blocks is None:
+                blocks = max(0, out["kv_cache_bytes"] // b.extras["kv_block_bytes"])
+        elif counts.get("kv_cache_tokens") is not None and blocks is None:
+            per_token = b.extras["kv_block_bytes"] // (runtime.block_size or 16)
+            out["kv_cache_bytes"] = counts["kv_cache_tokens"] * per_token
+        if blocks is not None:
+            out.update(self.block_figures(model, workload, runtime, blocks))
+        return out
+
+    def block_figures(self, model: ModelSpec, workload: Workload, runtime: Runtime,
+                      blocks: int) -> dict[str, int | Fraction]:
+        """``num_gpu_blocks``, ``kv_cache_tokens`` and ``max_concurrency`` as vLLM logs them."""
+        _, groups = kv_groups(layer_types_per_gpu(model, runtime))
+        tokens = blocks // sum(groups.values()) * (runtime.block_size or 16)
+        need = blocks_per_request(model, workload, runtime, groups)
+        return {"num_gpu_blocks": blocks, "kv_cache_tokens": tokens, "max_concurrency": Fraction(blocks, need)}
