@@ -40,6 +40,11 @@ class ModelSpec:
     kv_lora_rank, qk_rope_head_dim : int or None
         MLA (DeepSeek-V2/V3): the latent KV cache holds ``kv_lora_rank + qk_rope_head_dim``
         values per token per layer.
+    learned_position_embeddings : bool
+        GPT-2/GPTBigCode absolute position table: ``max_position_embeddings * hidden_size``.
+    encoder_params : int
+        Parameters outside the decoder that stay resident (a multimodal model's vision
+        tower and projector); counted in ``ParamCount.other``.
     checkpoint_bytes : int or None
         Exact weight bytes of the checkpoint on disk (``model.safetensors.index.json``
         ``metadata.total_size`` or a GGUF tensor table), used when the estimate keeps the
@@ -87,6 +92,7 @@ class ModelSpec:
     moe_score_bias: bool = False
     shared_expert_gate: bool = False
     learned_position_embeddings: bool = False
+    encoder_params: int = 0
     # checkpoint facts
     checkpoint_bytes: int | None = None
     checkpoint_format: str | None = None
@@ -181,6 +187,9 @@ class ModelSpec:
         if self.first_k_dense_replace > self.num_hidden_layers:
             raise InputError("first_k_dense_replace", "must not exceed num_hidden_layers",
                              "too_large")
+        if isinstance(self.encoder_params, bool) or not isinstance(self.encoder_params, int) \
+                or self.encoder_params < 0:
+            raise InputError("encoder_params", "must be a whole number, zero or more", "too_small")
         self._validate_layer_types()
         return self
 
@@ -369,7 +378,7 @@ def count_params(m: ModelSpec) -> ParamCount:
             mlp += moe_layers * _ffn_params(m.replace(expert_bias=False), shared_width)
         if m.shared_expert_gate:
             router += moe_layers * h
-    other = _position_params(m)
+    other = _position_params(m) + m.encoder_params
     counts = ParamCount(embedding=embedding, lm_head=lm_head, attention=attention, mlp=mlp,
                         routed_experts=routed, router=router, norms=norms, other=other)
     active = counts.total - routed + active_routed

@@ -14,6 +14,7 @@ from typing import Any
 from vramdesk.core.errors import InputError
 from vramdesk.core.formats import WeightSpec
 from vramdesk.core.importers import _families as fam
+from vramdesk.core.importers._encoders import encoder_params
 from vramdesk.core.importers._quant import weights_from_config
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, sliding_layer_pattern
 
@@ -31,6 +32,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "num_experts_per_tok": ("num_experts_per_tok", "experts_per_token", "moe_top_k"),
     "moe_intermediate_size": ("moe_intermediate_size", "expert_intermediate_size"),
     "n_shared_experts": ("n_shared_experts", "num_shared_experts"),
+    "sliding_window_pattern": ("sliding_window_pattern", "_sliding_window_pattern"),
 }
 
 
@@ -92,8 +94,7 @@ def _text_config(config: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     text = config.get("text_config")
     if not isinstance(text, dict):
         return config
-    notes.append("multimodal config: the language model (text_config) is sized; the vision/audio "
-                 "encoders are not counted")
+    notes.append("multimodal config: the decoder's shape is read from text_config")
     merged = {k: v for k, v in config.items() if k not in ("text_config", "vision_config", "audio_config")}
     merged.update(text)
     return merged
@@ -137,6 +138,7 @@ def model_from_config(config: dict[str, Any], name: str = "") -> ImportedModel:
     window, types = _sliding(r, fields["num_hidden_layers"])
     fields.update(sliding_window=window, layer_types=types)
     fields["name"] = name or str(cfg.get("_name_or_path") or "")
+    fields["encoder_params"] = encoder_params(config, fields["hidden_size"], notes)
     model = ModelSpec(**fields).validate()
     weights, wnotes = weights_from_config(cfg, model_type)
     return ImportedModel(model=model, weights=weights.validate(), notes=tuple(notes + wnotes))

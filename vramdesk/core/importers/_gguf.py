@@ -58,6 +58,9 @@ def load_gguf(path: Path) -> ImportedModel:
     meta = {name: field.contents() for name, field in reader.fields.items()
             if not name.startswith("tokenizer.ggml.") or name == "tokenizer.ggml.tokens"}
     tensors = [(t.name, int(t.n_elements), int(t.n_bytes), t.tensor_type.name) for t in reader.tensors]
+    embd = next((t for t in reader.tensors if t.name == "token_embd.weight"), None)
+    if embd is not None and len(embd.shape) == 2:  # ggml order: (n_embd, n_vocab)
+        meta.setdefault("tokenizer.ggml.vocab_rows", int(embd.shape[1]))
     return gguf_from_metadata(meta, tensors, str(path), path.stem)
 
 
@@ -103,7 +106,8 @@ def _gguf_shape(meta: dict[str, Any], arch: str, tensors: list, notes: list[str]
     kv = _key(meta, arch, "attention.head_count_kv") or heads
     names = {t[0] for t in tensors}
     tokens = meta.get("tokenizer.ggml.tokens")
-    vocab = _key(meta, arch, "vocab_size") or (len(tokens) if isinstance(tokens, list) else None)
+    vocab = (_key(meta, arch, "vocab_size") or meta.get("tokenizer.ggml.vocab_rows")
+             or (len(tokens) if isinstance(tokens, list) else None))
     head_dim = _key(meta, arch, "attention.key_length")
     if head_dim is not None and _key(meta, arch, "attention.kv_lora_rank"):
         head_dim = None  # MLA: key_length is the absorbed latent width
