@@ -26,8 +26,11 @@ from vramdesk.core.nvml import (
     NvmlSnapshot,
     cuda_version_text,
     fits_now,
+    gpus_text,
+    local_gpu_budget,
     local_budget_bytes,
     local_per_gpu_bytes,
+    parse_local_gpu,
     query_gpus,
     snapshot_to_dict,
 )
@@ -326,3 +329,59 @@ def test_unexpected_exception_from_the_binding_becomes_unknown(two_gpus, monkeyp
 def test_cuda_version_text():
     # NVML encodes CUDA 12.4 as 12 * 1000 + 4 * 10 = 12040; 11.8 as 11080
     assert [cuda_version_text(v) for v in (12040, 11080, None)] == ["12.4", "11.8", ""]
+
+
+@pytest.mark.parametrize(("text", "tp", "indices"), [
+    ("local", 1, (0,)), ("LOCAL", 2, (0, 1)), ("local:1", 1, (1,)), ("local:1", 4, (1,)),
+    ("local:0,2", 1, (0, 2)), ("H100 SXM", 1, None), ("localhost", 1, None),
+])
+def test_parse_local_gpu(text, tp, indices):
+    assert parse_local_gpu(text, tp) == indices
+
+
+@pytest.mark.parametrize("text", ["local:", "local:x", "local:-1", "local:1,1", "local:1.5"])
+def test_parse_local_gpu_refuses(text):
+    with pytest.raises(InputError) as info:
+        parse_local_gpu(text)
+    assert info.value.field == "gpu"
+
+
+def test_local_gpu_budget(two_gpus):
+    assert local_gpu_budget("H100 SXM") is None
+    assert "nvmlInit" not in two_gpus.calls  # a catalog name never touches NVML
+    # GPU 0 free 24362602439 B = 22.69 GiB = 23233.99 MiB
+    assert local_gpu_budget("local") == (
+        "local GPU 0 NVIDIA GeForce RTX 4090: 22.69 GiB free now (23,234 MiB)", GPU0_FREE)
+    assert local_gpu_budget("local:1") == (
+        "local GPU 1 NVIDIA H100 80GB HBM3: 40.07 GiB free now (41,031 MiB)", GPU1_FREE)
+    # TP 2 on GPUs 0 and 1: each rank gets the smaller free memory, GPU 0's
+    label, capacity = local_gpu_budget("local", tp=2)
+    assert capacity == GPU0_FREE and label.endswith("(23,234 MiB, the least of these GPUs)")
+    with pytest.raises(InputError, match="--tp 4 needs 4 local GPUs; 2 present"):
+        local_gpu_budget("local", tp=4)
+    with pytest.raises(InputError, match=r"no local GPU 3 \(GPUs present: 0, 1\)"):
+        local_gpu_budget("local:3")
+
+
+def test_local_gpu_budget_without_driver_raises_query_error(monkeypatch):
+    monkeypatch.setenv(FAKE_ENV, "error:no_driver")
+    with pytest.raises(GpuQueryError) as info:
+        local_gpu_budget("local")
+    assert info.value.kind == "no_driver"
+
+
+def test_gpus_text(monkeypatch):
+    FakeNvml(monkeypatch, [rtx_4090(), a100_mig()])
+    # 24564 MiB = 23.99 GiB; used 1394618425 B = 1330.01 MiB = 1.30 GiB; free 23233.99 MiB
+    # A100: 81920 MiB = 80.00 GiB, used 2048 MiB, free 79872 MiB = 78.00 GiB;
+    # MIG 40192 MiB = 39.25 GiB, free 39168 MiB = 38.25 GiB
+    assert gpus_text(query_gpus()).splitlines() == [
+        "Driver 550.54.15, CUDA 12.4, NVML 12.550.54.15",
+        "GPU 0: NVIDIA GeForce RTX 4090  total 24,564 MiB (23.99 GiB)  used 1,330 MiB (1.30 GiB)  "
+        "free 23,234 MiB (22.69 GiB)",
+        "GPU 1: NVIDIA A100 80GB PCIe  total 81,920 MiB (80.00 GiB)  used 2,048 MiB (2.00 GiB)  "
+        "free 79,872 MiB (78.00 GiB)",
+        "  MIG 0: total 40,192 MiB (39.25 GiB)  free 39,168 MiB (38.25 GiB)",
+        "  MIG 1: total 40,192 MiB (39.25 GiB)  free 39,168 MiB (38.25 GiB)",
+        "  MIG is enabled: 2 instance(s); an engine sees one instance, not the whole GPU.",
+    ]

@@ -36,12 +36,12 @@ of kind ``"unknown"`` whose message names the variable.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from vramdesk.core.errors import InputError, VramdeskError
-from vramdesk.core.units import format_bytes
+from vramdesk.core.units import Unit, format_bytes
 
 #: The environment variable of the debug hook (see the module docstring).
 FAKE_ENV = "VRAMDESK_FAKE_NVML"
@@ -308,3 +308,81 @@ def fits_now(total_bytes_needed: int, available_bytes: int) -> FitVerdict:
 def snapshot_to_dict(snapshot: NvmlSnapshot) -> dict[str, Any]:
     """The snapshot as plain JSON data, bytes as exact ints (also the debug hook's input format)."""
     return asdict(snapshot)
+
+
+def parse_local_gpu(text: str, tp: int = 1) -> tuple[int, ...] | None:
+    """The GPU indices a ``--gpu local[:I[,J...]]`` budget names; ``None`` if not ``local``.
+
+    ``local`` alone means the first ``tp`` GPUs (0 .. tp-1: GPU 0 without tensor
+    parallelism); ``local:1`` GPU 1; ``local:0,2`` GPUs 0 and 2.
+
+    Raises
+    ------
+    InputError
+        Field ``"gpu"``: indices that are not non-negative integers, or repeated.
+    """
+    head, sep, rest = text.strip().partition(":")
+    if head.lower() != "local":
+        return None
+    if not sep:
+        return tuple(range(max(1, tp)))
+    parts = [p.strip() for p in rest.split(",")]
+    if not all(p.isdigit() for p in parts) or len(set(parts)) != len(parts):
+        raise InputError("gpu", f"expected local, local:INDEX or local:I,J,... (got {text!r})",
+                         "invalid", {"value": text})
+    return tuple(int(p) for p in parts)
+
+
+def local_gpu_budget(text: str, tp: int = 1,
+                     query: Callable[[], NvmlSnapshot] | None = None) -> tuple[str, int] | None:
+    """The solver budget ``(label, capacity_bytes)`` of ``--gpu local[:INDEX]``, or ``None``.
+
+    The capacity is per GPU: the free memory of the tightest chosen GPU right now
+    (:func:`local_per_gpu_bytes`), since the solver sizes one GPU of a TP group. The
+    solver then applies ``gpu_memory_utilization`` to it, as SPEC §4 says.
+
+    Parameters
+    ----------
+    text : str
+        The ``--gpu`` value; anything but ``local...`` returns ``None``.
+    tp : int
+        Tensor-parallel size: ``local`` alone takes GPUs 0 .. tp-1.
+    query : callable, optional
+        Returns the snapshot; default :func:`query_gpus`.
+
+    Raises
+    ------
+    GpuQueryError
+        No GPU can be read (the CLI exits 1).
+    InputError
+        Field ``"gpu"``: a bad or absent index, or fewer local GPUs than ``tp`` (exit 2).
+    """
+    indices = parse_local_gpu(text, tp)
+    if indices is None:
+        return None
+    snapshot = (query or query_gpus)()
+    if len(snapshot.gpus) < len(indices) and ":" not in text:
+        raise InputError("gpu", f"--tp {tp} needs {tp} local GPUs; {len(snapshot.gpus)} present",
+                         "too_large", {"tp": tp, "present": len(snapshot.gpus)})
+    free = local_per_gpu_bytes(snapshot, indices, "free")
+    names = ", ".join(f"GPU {g.index} {g.name}" for g in _chosen(snapshot, indices))
+    least = "" if len(indices) == 1 else ", the least of these GPUs"
+    return f"local {names}: {format_bytes(free)} free now ({format_bytes(free, Unit.MIB, 0)}{least})", free
+
+
+def gpus_text(snapshot: NvmlSnapshot) -> str:
+    """``vramdesk gpus``: a driver line, then one line per GPU (MiB and GiB), then notes."""
+    cuda = cuda_version_text(snapshot.cuda_driver_version)
+    lines = [f"Driver {snapshot.driver_version}" + (f", CUDA {cuda}" if cuda else "")
+             + (f", NVML {snapshot.nvml_version}" if snapshot.nvml_version else "")]
+    for g in snapshot.gpus:
+        lines.append(f"GPU {g.index}: {g.name}  " + _mib_gib("total", g.total_bytes) + "  "
+                     + _mib_gib("used", g.used_bytes) + "  " + _mib_gib("free", g.free_bytes))
+        lines += [f"  MIG {m.index}: " + _mib_gib("total", m.total_bytes) + "  "
+                  + _mib_gib("free", m.free_bytes) for m in g.mig_instances]
+        lines += [f"  {note}" for note in (g.mig_note, g.processes_note) if note]
+    return "\n".join(lines)
+
+
+def _mib_gib(label: str, n_bytes: int) -> str:
+    return f"{label} {format_bytes(n_bytes, Unit.MIB, 0)} ({format_bytes(n_bytes)})"
