@@ -1,0 +1,301 @@
+"""Derived views over the estimate, for the window and for exports (no Qt).
+
+Everything the window shows that is not a field of :class:`Breakdown` or
+:class:`SolveResult` comes from here: derived model values, the stacked-bar
+layout, the fits table, the KV-growth grid, preset comparisons, and the
+CSV / Markdown / JSON renderings of those tables. Each is a thin, pure function
+over :func:`vramdesk.core.estimate.estimate`, so the window and the CLI can
+never disagree.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vramdesk.core.errors import InputError
+from vramdesk.core.estimate import Breakdown, estimate
+from vramdesk.core.formats import WeightSpec
+from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params, sliding_layer_pattern
+from vramdesk.core.runtime import Runtime
+from vramdesk.core.solve import fits_on
+from vramdesk.core.units import Unit, format_bytes, to_unit
+from vramdesk.core.workload import Workload
+
+#: Contexts of the source documents' KV-scaling grid, tokens.
+SOURCE_GRID_CONTEXTS = (2048, 8192, 32768, 131072)
+#: Concurrencies of the source documents' KV-scaling grid, sequences.
+SOURCE_GRID_BATCHES = (1, 8, 32)
+#: Named sliding-window layouts offered by the model form (see :func:`sliding_layer_pattern`).
+LAYER_PATTERNS = ("none", "all", "alternating", "5:1", "3:1")
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """Read-only values derived from the model by core functions.
+
+    Attributes
+    ----------
+    head_dim : int or None
+        :attr:`ModelSpec.resolved_head_dim` (None when underivable).
+    gqa_ratio : float or None
+        :attr:`ModelSpec.gqa_ratio`, query heads per KV head.
+    attention_kind : str
+        ``MHA``, ``GQA``, ``MQA`` or ``MLA``.
+    params : int
+        Total parameters (``Breakdown.params``).
+    params_computed : int or None
+        The count from the architecture (:func:`count_params`), None when the shape is incomplete.
+    active_params : int or None
+        Parameters used per token for MoE models.
+    kv_bytes_per_token : int
+        KV bytes per token on one GPU, all layers, no window cap.
+    live_tokens : int
+        ``context_tokens * batch`` (:attr:`Workload.live_tokens`).
+    """
+
+    head_dim: int | None
+    gqa_ratio: float | None
+    attention_kind: str
+    params: int
+    params_computed: int | None
+    active_params: int | None
+    kv_bytes_per_token: int
+    live_tokens: int
+
+
+def derived_values(model: ModelSpec, breakdown: Breakdown, workload: Workload) -> Derived:
+    """Collect the derived values of ``model`` for display next to the form."""
+    try:
+        head_dim: int | None = model.resolved_head_dim
+    except InputError:
+        head_dim = None
+    try:
+        computed: int | None = count_params(model).total
+    except InputError:
+        computed = None
+    return Derived(head_dim=head_dim, gqa_ratio=model.gqa_ratio, attention_kind=model.attention_kind(),
+                   params=breakdown.params, params_computed=computed,
+                   active_params=breakdown.active_params,
+                   kv_bytes_per_token=breakdown.kv_bytes_per_token, live_tokens=workload.live_tokens)
+
+
+def describe_layer_pattern(model: ModelSpec) -> str:
+    """The named pattern of :data:`LAYER_PATTERNS` that gives ``model``'s layer types.
+
+    Returns ``"none"`` without a sliding window, ``"all"`` when ``layer_types`` is unset
+    with a window, the first named pattern that reproduces ``layer_types`` exactly, else
+    ``"custom"`` (an explicit per-layer list).
+    """
+    if not model.sliding_window:
+        return "none"
+    if model.layer_types is None:
+        return "all"
+    for name in LAYER_PATTERNS:
+        if sliding_layer_pattern(model.num_hidden_layers, name) == model.layer_types:
+            return name
+    return "custom"
+
+
+def layer_counts(model: ModelSpec) -> dict[str, int]:
+    """Number of full-attention and sliding-window layers."""
+    types = model.resolved_layer_types()
+    return {FULL: types.count(FULL), SLIDING: types.count(SLIDING)}
+
+
+# ------------------------------------------------------------------ the chart
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One segment of the stacked bar, in display units."""
+
+    key: str
+    label: str
+    y0: float
+    height: float
+    bytes: int
+
+
+def stacked_segments(breakdown: Breakdown, unit: Unit = Unit.GIB) -> list[Segment]:
+    """The four parts stacked bottom-up: each segment starts where the previous one ends.
+
+    Offsets are summed in exact bytes and converted once per segment, so the top of the
+    stack equals ``to_unit(breakdown.total_bytes, unit)``.
+    """
+    out, below = [], 0
+    for part in breakdown.parts:
+        out.append(Segment(part.key, part.label, to_unit(below, unit), to_unit(part.bytes, unit),
+                           part.bytes))
+        below += part.bytes
+    return out
+
+
+# ------------------------------------------------------------------ fits table
+@dataclass(frozen=True, slots=True)
+class FitRow:
+    """One GPU of the fits table (bytes per GPU, exact)."""
+
+    name: str
+    capacity_bytes: int
+    total_bytes: int
+    headroom_bytes: int
+    fits: bool
+
+
+def fits_table(breakdown: Breakdown, gpus: Iterable[tuple[str, int]]) -> list[FitRow]:
+    """The forward verdict of ``breakdown`` on each ``(name, capacity_bytes)``.
+
+    ``headroom = capacity - total`` (negative when it does not fit); the verdict is
+    :func:`vramdesk.core.solve.fits_on`.
+    """
+    total = breakdown.total_bytes
+    return [FitRow(name, cap, total, cap - total, fits_on(breakdown, cap)) for name, cap in gpus]
+
+
+# -------------------------------------------------------------------- KV growth
+def growth_contexts(max_context: int, start: int = 512) -> list[int]:
+    """Contexts for the KV-growth plot: powers of two from ``start`` up to ``max_context``.
+
+    ``max_context`` itself is appended when it is not a power of two.
+    """
+    out, ctx = [], start
+    while ctx < max_context:
+        out.append(ctx)
+        ctx *= 2
+    out.append(max(max_context, 1))
+    return out
+
+
+def kv_growth(model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
+              contexts: Sequence[int], batches: Sequence[int]) -> dict[int, list[int]]:
+    """KV-cache bytes per GPU for each concurrency over ``contexts``.
+
+    Returns
+    -------
+    dict
+        ``{batch: [kv_bytes at contexts[0], ...]}``, each value the ``kv_cache`` part of
+        :func:`estimate` with the workload's ``context_tokens`` and ``batch`` replaced
+        (prompt length capped at the context).
+
+    Raises
+    ------
+    InputError
+        Invalid inputs, named.
+    """
+    out: dict[int, list[int]] = {}
+    for batch in batches:
+        row = []
+        for ctx in contexts:
+            prompt = None if workload.prompt_len is None else min(workload.prompt_len, ctx)
+            wl = workload.replace(context_tokens=ctx, batch=batch, prompt_len=prompt)
+            row.append(estimate(model, weights, wl, runtime).kv_cache.bytes)
+        out[batch] = row
+    return out
+
+
+# -------------------------------------------------------------------- compare
+@dataclass(frozen=True, slots=True)
+class CompareRow:
+    """One preset under the shared workload: its breakdown, or why it has none."""
+
+    name: str
+    breakdown: Breakdown | None
+    error: str = ""
+
+
+def compare(presets: Iterable[tuple[str, ModelSpec, WeightSpec]], workload: Workload,
+            runtime: Runtime) -> list[CompareRow]:
+    """Estimate each ``(name, model, weights)`` under one workload and runtime.
+
+    A preset the workload is invalid for (for example a TP size that does not divide its
+    KV heads) gets ``error`` = the one-line :class:`InputError` instead of a breakdown.
+    """
+    out = []
+    for name, model, weights in presets:
+        try:
+            out.append(CompareRow(name, estimate(model, weights, workload, runtime)))
+        except InputError as exc:
+            out.append(CompareRow(name, None, str(exc)))
+    return out
+
+
+# -------------------------------------------------------------------- exports
+PART_COLUMNS = ("weights", "kv_cache", "activations", "overhead", "total")
+
+
+def breakdown_table(breakdown: Breakdown, unit: Unit = Unit.GIB) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the figures table: part, bytes, display value, formula, substituted."""
+    header = ["part", "bytes", unit.label, "formula", "substituted"]
+    rows = [[p.label, str(p.bytes), format_bytes(p.bytes, unit, 4), p.formula, p.substituted]
+            for p in breakdown.parts]
+    total = breakdown.total_bytes
+    rows.append(["Total", str(total), format_bytes(total, unit, 4), "sum of the parts", ""])
+    return header, rows
+
+
+def comparison_table(rows: Sequence[CompareRow], unit: Unit = Unit.GIB,
+                     exact: bool = True) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the comparison, one row per preset.
+
+    ``exact``: each part in bytes plus the total in ``unit`` (for CSV/JSON-minded
+    exports); otherwise every part formatted in ``unit`` (for display).
+    """
+    if exact:
+        header = ["preset"] + [f"{k}_bytes" for k in PART_COLUMNS] + [f"total_{unit.label}", "error"]
+    else:
+        header = ["preset"] + [f"{k} ({unit.label})" for k in PART_COLUMNS] + ["error"]
+    out = []
+    for row in rows:
+        b = row.breakdown
+        if b is None:
+            out.append([row.name] + [""] * (len(header) - 2) + [row.error])
+            continue
+        values = [p.bytes for p in b.parts] + [b.total_bytes]
+        if exact:
+            cells = [str(v) for v in values] + [format_bytes(b.total_bytes, unit, 4)]
+        else:
+            cells = [format_bytes(v, unit) for v in values]
+        out.append([row.name] + cells + [""])
+    return header, out
+
+
+def to_csv(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """RFC 4180 CSV text (``\\r\\n`` line ends, quoted where needed)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def _md_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A GitHub-flavoured Markdown table (pipes in cells escaped)."""
+    lines = ["| " + " | ".join(_md_cell(h) for h in header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def breakdown_json(breakdown: Breakdown) -> str:
+    """The breakdown as the CLI's ``--json`` object (exact integer bytes), indented."""
+    return json.dumps(breakdown.to_dict(), indent=2)
+
+
+def comparison_json(rows: Sequence[CompareRow]) -> str:
+    """The comparison as a JSON list of ``{"name", "breakdown" | "error"}`` objects."""
+    data: list[dict[str, Any]] = []
+    for row in rows:
+        item: dict[str, Any] = {"name": row.name}
+        if row.breakdown is None:
+            item["error"] = row.error
+        else:
+            item["breakdown"] = row.breakdown.to_dict()
+        data.append(item)
+    return json.dumps(data, indent=2)

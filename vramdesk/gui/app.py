@@ -1,0 +1,76 @@
+"""The application entry: QApplication, translator, settings, the window, the event loop.
+
+``vramdesk`` with no arguments calls :func:`main`. The environment variable
+``VRAMDESK_QUIT_AFTER_MS`` closes the window after that many milliseconds (smoke
+tests, screenshots).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from PySide6.QtCore import QCoreApplication, QTimer, QTranslator
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+
+from vramdesk.core.bundled import resources_dir
+from vramdesk.gui.settings import load_translator, open_settings, resolve_language
+
+QUIT_ENV = "VRAMDESK_QUIT_AFTER_MS"
+
+
+class WindowHost:
+    """Owns the translator and the window; switching language rebuilds the window in place."""
+
+    def __init__(self, app: QApplication) -> None:
+        self.app = app
+        self.settings = open_settings()
+        self.translator: QTranslator | None = None
+        self.window = None
+        self.install_language(str(self.settings.value("language", "system")))
+
+    def install_language(self, choice: str) -> None:
+        """Install the translator for ``choice`` (``system``, ``en`` or ``ja``)."""
+        if self.translator is not None:
+            self.app.removeTranslator(self.translator)
+        self.translator = load_translator(resolve_language(choice))
+        if self.translator is not None:
+            self.app.installTranslator(self.translator)
+
+    def open_window(self) -> None:
+        """Build and show the window (restoring the last session from the settings)."""
+        from vramdesk.gui.main_window import MainWindow
+
+        self.window = MainWindow(self.settings)
+        self.window.languageRequested.connect(self.switch_language)
+        self.window.show()
+
+    def switch_language(self, choice: str) -> None:
+        """Remember ``choice``, then rebuild the window with the new translation."""
+        from vramdesk.gui.session import save_session
+
+        self.settings.setValue("language", choice)
+        old = self.window
+        save_session(old, self.settings)
+        self.install_language(choice)
+        self.open_window()
+        old.close()
+        old.deleteLater()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Open the window and run the event loop; return the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    app = QApplication.instance() or QApplication(["vramdesk", *argv])
+    QCoreApplication.setApplicationName("vramdesk")
+    QCoreApplication.setOrganizationName("vramdesk")
+    icon = resources_dir() / "icons" / "vramdesk.svg"
+    if icon.is_file():
+        app.setWindowIcon(QIcon(str(icon)))
+    host = WindowHost(app)
+    host.open_window()
+    quit_ms = os.environ.get(QUIT_ENV, "").strip()
+    if quit_ms.isdigit():
+        QTimer.singleShot(int(quit_ms), app.closeAllWindows)
+    return app.exec()

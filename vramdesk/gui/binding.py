@@ -1,0 +1,187 @@
+"""The binder base class: a table from field name to widget (STYLE, napari ``QtWidgetControlsBase``).
+
+A :class:`BoundForm` creates one widget per input field with its range from
+:mod:`vramdesk.core.limits`, forwards every edit to
+:meth:`ScenarioController.set_field`, sets widgets from the controller's draft inside
+``signals_blocked`` (nothing echoes back) and marks the field the core names in an
+:class:`InputError` with its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QSpinBox, QWidget,
+)
+from superqt.utils import signals_blocked
+
+from vramdesk.core.limits import FLOAT_LIMITS, INT_LIMITS
+from vramdesk.gui.controller import ScenarioController
+
+#: Largest value a QSpinBox holds (a C int).
+QT_INT_MAX = 2**31 - 1
+
+#: InputError field names that are shown by a widget of another name.
+FIELD_ALIASES = {"layer_types": "sliding_pattern", "fixed_overhead_bytes": "fixed_overhead_gib",
+                 "budget_bytes": "custom_capacity", "vram_gib": "custom_capacity", "gpu": "target"}
+
+
+def int_range(name: str, optional: bool) -> tuple[int, int]:
+    """Spin-box range of integer field ``name``; one below the minimum means "not set"."""
+    lo, hi = INT_LIMITS[name]
+    return (lo - 1 if optional else lo), min(hi, QT_INT_MAX)
+
+
+class BoundForm(QGroupBox):
+    """A group of widgets bound to controller fields by name."""
+
+    def __init__(self, title: str, controller: ScenarioController, parent: QWidget | None = None) -> None:
+        super().__init__(title, parent)
+        self.controller = controller
+        self.fields: dict[str, QWidget] = {}
+        self._getters: dict[str, Callable[[], Any]] = {}
+        self._setters: dict[str, Callable[[Any], None]] = {}
+        self.layout_ = QFormLayout(self)
+        self.layout_.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.error_label = QLabel()
+        self.error_label.setObjectName("error_label")
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #c0392b;")
+        self.error_label.hide()
+        self.layout_.addRow(self.error_label)
+        controller.inputsChanged.connect(self.sync)
+        controller.fieldInvalid.connect(self._on_controller_invalid)
+        controller.fieldsValid.connect(self.clear_marks)
+
+    # ------------------------------------------------------------ builders
+    def _register(self, name: str, label: str, widget: QWidget, getter: Callable[[], Any],
+                  setter: Callable[[Any], None]) -> QWidget:
+        widget.setObjectName(name)
+        self.fields[name] = widget
+        self._getters[name] = getter
+        self._setters[name] = setter
+        self.layout_.addRow(label, widget)
+        return widget
+
+    def _edited(self, name: str) -> None:
+        self.controller.set_field(name, self._getters[name]())
+
+    def add_int(self, name: str, label: str, special: str | None = None) -> QSpinBox:
+        """A spin box for integer field ``name``; ``special`` names the "not set" value (None)."""
+        box = QSpinBox()
+        box.setRange(*int_range(name, special is not None))
+        box.setGroupSeparatorShown(True)
+        box.setAccelerated(True)
+        if special is not None:
+            box.setSpecialValueText(special)
+        none_at = box.minimum() if special is not None else None
+
+        def get() -> int | None:
+            return None if box.value() == none_at else box.value()
+
+        def put(value: int | None) -> None:
+            box.setValue(box.minimum() if value is None else min(int(value), box.maximum()))
+
+        box.valueChanged.connect(lambda _v: self._edited(name))
+        return self._register(name, label, box, get, put)  # type: ignore[return-value]
+
+    def add_real(self, name: str, label: str, decimals: int = 2, step: float = 0.01,
+                 limits: str | None = None) -> QDoubleSpinBox:
+        """A spin box for real field ``name`` (range from ``FLOAT_LIMITS[limits or name]``)."""
+        box = QDoubleSpinBox()
+        box.setDecimals(decimals)
+        box.setSingleStep(step)
+        box.setRange(*FLOAT_LIMITS[limits or name])
+        box.valueChanged.connect(lambda _v: self._edited(name))
+        return self._register(name, label, box, box.value,
+                              lambda v: box.setValue(float(Fraction(v))))  # type: ignore[return-value]
+
+    def add_choice(self, name: str, label: str, items: list[tuple[str, Any]]) -> QComboBox:
+        """A combo box whose items carry the field's values as data."""
+        box = QComboBox()
+        for text, data in items:
+            box.addItem(text, data)
+
+        def put(value: Any) -> None:
+            index = box.findData(value)
+            if index >= 0:
+                box.setCurrentIndex(index)
+
+        box.currentIndexChanged.connect(lambda _i: self._edited(name))
+        return self._register(name, label, box, box.currentData, put)  # type: ignore[return-value]
+
+    def add_check(self, name: str, label: str) -> QCheckBox:
+        """A check box for a boolean field."""
+        box = QCheckBox()
+        box.toggled.connect(lambda _b: self._edited(name))
+        return self._register(name, label, box, box.isChecked,
+                              lambda v: box.setChecked(bool(v)))  # type: ignore[return-value]
+
+    def add_text(self, name: str, label: str, placeholder: str = "",
+                 show: Callable[[Any], str] = lambda v: "" if v is None else str(v)) -> QLineEdit:
+        """A line edit whose raw text the controller parses (every keystroke is an edit)."""
+        edit = QLineEdit()
+        edit.setPlaceholderText(placeholder)
+        edit.setClearButtonEnabled(True)
+        edit.textEdited.connect(lambda _t: self._edited(name))
+        return self._register(name, label, edit, edit.text,
+                              lambda v: edit.setText(show(v)))  # type: ignore[return-value]
+
+    def add_readonly(self, key: str, label: str) -> QLabel:
+        """A read-only value computed by the core (styled as derived)."""
+        value = QLabel("—")
+        value.setObjectName(key)
+        value.setProperty("derived", True)
+        value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.fields[key] = value
+        self.layout_.addRow(label, value)
+        return value
+
+    # ------------------------------------------------------------- syncing
+    def current(self, name: str) -> Any:
+        """The draft value the widget of ``name`` should show (override for pseudo fields)."""
+        return self.controller.value(name)
+
+    def sync(self) -> None:
+        """Set every bound widget from the controller's draft, signals blocked."""
+        for name, setter in self._setters.items():
+            widget = self.fields[name]
+            if widget.hasFocus() and isinstance(widget, QLineEdit):
+                continue
+            with signals_blocked(widget):
+                setter(self.current(name))
+        self.sync_derived()
+
+    def sync_derived(self) -> None:
+        """Refresh read-only derived values (override)."""
+
+    # ------------------------------------------------------------- marking
+    def widget_for(self, field: str) -> QWidget | None:
+        """The widget bound to core field ``field`` (aliases resolved), or None."""
+        return self.fields.get(FIELD_ALIASES.get(field, field)) or self.fields.get(field)
+
+    def _on_controller_invalid(self, field: str, reason: str) -> None:
+        self.clear_marks()
+        widget = self.widget_for(field)
+        if widget is not None:
+            mark_widget(widget, f"{field}: {reason}")
+            self.error_label.setText(f"{field}: {reason}")
+            self.error_label.show()
+
+    def clear_marks(self) -> None:
+        """Remove every invalid mark of this form."""
+        for widget in self.fields.values():
+            if widget.property("invalid"):
+                mark_widget(widget, None)
+        self.error_label.hide()
+
+
+def mark_widget(widget: QWidget, reason: str | None) -> None:
+    """Mark ``widget`` invalid with ``reason`` as its tooltip, or clear the mark (None)."""
+    widget.setProperty("invalid", reason is not None)
+    widget.setToolTip(reason or "")
+    widget.setStyleSheet("border: 2px solid #c0392b; background: #fdecea;" if reason else "")

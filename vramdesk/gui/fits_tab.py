@@ -1,0 +1,52 @@
+"""The fits tab: the current estimate on every catalog GPU (SPEC §4, ``fits_on``)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+
+from vramdesk.core.units import format_bytes
+from vramdesk.gui.controller import ScenarioController
+
+FITS_COLOUR, NO_FIT_COLOUR = QColor("#e3f4e1"), QColor("#fbe3e1")
+
+
+class FitsTab(QWidget):
+    """GPU, capacity, total, headroom and a fits / does-not-fit mark per catalog GPU."""
+
+    def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.table = QTableWidget(0, 5)
+        self.table.setObjectName("fits_table")
+        self.table.setHorizontalHeaderLabels([self.tr("GPU"), self.tr("Capacity"), self.tr("Needs"),
+                                              self.tr("Headroom"), self.tr("Verdict")])
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table)
+        controller.breakdownChanged.connect(self.refresh)
+        controller.unitChanged.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self, *_args: object) -> None:
+        """One row per catalog GPU from :func:`views.fits_table` (through the controller)."""
+        unit = self.controller.unit
+        rows = self.controller.fits_rows()
+        self.table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            mark = self.tr("✔ fits") if row.fits else self.tr("✘ does not fit")
+            cells = [row.name, format_bytes(row.capacity_bytes, unit), format_bytes(row.total_bytes, unit),
+                     format_bytes(row.headroom_bytes, unit), mark]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setBackground(QBrush(FITS_COLOUR if row.fits else NO_FIT_COLOUR))
+                item.setData(Qt.ItemDataRole.UserRole, row.fits if c == 4 else None)
+                self.table.setItem(r, c, item)
+
+    def verdicts(self) -> dict[str, bool]:
+        """GPU name -> fits, as the table shows it (for tests and exports)."""
+        return {self.table.item(r, 0).text(): self.table.item(r, 4).data(Qt.ItemDataRole.UserRole)
+                for r in range(self.table.rowCount())}

@@ -1,0 +1,96 @@
+"""The KV-growth tab: KV cache over context for several concurrencies (SPEC §7).
+
+A log-log plot (one curve per concurrency, the target's capacity drawn as a line)
+and the source documents' grid: contexts 2048 / 8192 / 32768 / 131072 x
+concurrency 1 / 8 / 32, each cell the core's KV bytes for that workload.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+
+import pyqtgraph as pg  # noqa: I001 - after PySide6
+
+from vramdesk.core import views
+from vramdesk.core.units import format_bytes, to_unit
+from vramdesk.gui.controller import ScenarioController
+
+CURVE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00")
+
+
+class KvGrowthTab(QWidget):
+    """KV GiB over context (log axes) and the source grid as a table."""
+
+    def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setLogMode(x=True, y=True)
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.plot.setLabel("bottom", self.tr("context (tokens per sequence)"))
+        self.plot.addLegend(labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220))
+        self.curves: dict[int, pg.PlotDataItem] = {}
+        self.capacity = self.plot.plot([], [], pen=pg.mkPen("#c0392b", width=2), name=self.tr("capacity"))
+        self.table = QTableWidget(0, len(views.SOURCE_GRID_BATCHES))
+        self.table.setObjectName("kv_grid")
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.plot, 2)
+        layout.addWidget(self.table, 1)
+        self._timer = QTimer(self, singleShot=True, interval=20)
+        self._timer.timeout.connect(self.refresh)
+        controller.breakdownChanged.connect(self._timer.start)
+        controller.unitChanged.connect(self._timer.start)
+        self.refresh()
+
+    def batches(self) -> list[int]:
+        """The source grid's concurrencies, plus the current one."""
+        return sorted({*views.SOURCE_GRID_BATCHES, self.controller.workload.batch})
+
+    def refresh(self) -> None:
+        """Recompute the curves and the grid from the core (through the controller)."""
+        if self.controller.breakdown is None:
+            return
+        limit = max(self.controller.model.max_position_embeddings or 0, views.SOURCE_GRID_CONTEXTS[-1])
+        contexts = views.growth_contexts(limit)
+        unit = self.controller.unit
+        series = self.controller.kv_growth(contexts, self.batches())
+        for curve in self.curves.values():
+            curve.hide()
+        for i, (batch, values) in enumerate(series.items()):
+            curve = self._curve(batch, i)
+            curve.setData(contexts, [to_unit(v, unit) for v in values])
+            curve.show()
+        self.plot.setLabel("left", self.tr("KV cache ({0})").format(unit.label))
+        cap = self.controller.capacity_bytes()
+        ys = [] if cap is None else [to_unit(cap, unit)] * 2
+        self.capacity.setData([contexts[0], contexts[-1]] if ys else [], ys)
+        self._fill_grid()
+
+    def _curve(self, batch: int, index: int) -> pg.PlotDataItem:
+        if batch not in self.curves:
+            pen = pg.mkPen(CURVE_COLOURS[index % len(CURVE_COLOURS)], width=2)
+            self.curves[batch] = self.plot.plot([], [], pen=pen, name=self.tr("{0} concurrent").format(batch))
+        return self.curves[batch]
+
+    def _fill_grid(self) -> None:
+        contexts, batches = views.SOURCE_GRID_CONTEXTS, views.SOURCE_GRID_BATCHES
+        grid = self.controller.kv_growth(list(contexts), list(batches))
+        unit = self.controller.unit
+        self.table.setRowCount(len(contexts))
+        self.table.setHorizontalHeaderLabels([self.tr("{0} concurrent").format(b) for b in batches])
+        self.table.setVerticalHeaderLabels([f"{c:,}" for c in contexts])
+        for col, batch in enumerate(batches):
+            for row, n_bytes in enumerate(grid[batch]):
+                item = QTableWidgetItem(format_bytes(n_bytes, unit, 3))
+                item.setData(Qt.ItemDataRole.UserRole, n_bytes)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(row, col, item)
+
+    def grid_bytes(self) -> dict[int, list[int]]:
+        """Batch -> KV bytes per context, as the table holds them."""
+        return {b: [self.table.item(r, c).data(Qt.ItemDataRole.UserRole)
+                    for r in range(self.table.rowCount())]
+                for c, b in enumerate(views.SOURCE_GRID_BATCHES)}

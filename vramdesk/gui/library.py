@@ -1,0 +1,114 @@
+"""The user's preset library as the window sees it: the core store plus change signals.
+
+:class:`PresetLibrary` wraps :class:`vramdesk.core.presets.PresetStore` (the files,
+locking and corrupt-file handling live there) and loads presets into the
+:class:`ScenarioController`. It is a non-widget QObject like the controller, so
+widgets still never call the core themselves.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from vramdesk.core import presets
+from vramdesk.core.bundled import ModelPreset
+from vramdesk.core.serialize import to_dict
+from vramdesk.gui.controller import ScenarioController
+
+#: What each kind of preset stores from the current inputs.
+KIND_PARTS = {"model": ("model", "weights"), "workload": ("workload",),
+              "runtime": ("runtime",), "scenario": ("model", "weights", "workload", "runtime")}
+
+
+class PresetLibrary(QObject):
+    """User presets (saved, renamed, deleted, imported, exported) and the bundled models."""
+
+    presetsChanged = Signal()
+    problemsFound = Signal(list)
+
+    def __init__(self, controller: ScenarioController, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.store = presets.PresetStore()
+        #: Every problem sentence seen since start (files moved aside), for the window to report.
+        self.all_problems: list[str] = []
+
+    def take_problems(self) -> list[str]:
+        """Sentences about files moved aside since the last call (and clear them)."""
+        found, self.store.problems[:] = list(self.store.problems), []
+        self.all_problems.extend(found)
+        return found
+
+    def _changed(self) -> None:
+        problems = self.take_problems()
+        if problems:
+            self.problemsFound.emit(problems)
+        self.presetsChanged.emit()
+
+    # ------------------------------------------------------------- reading
+    def user_presets(self, kind: str | None = None) -> list[presets.UserPreset]:
+        """Loadable user presets (of ``kind``), sorted by name."""
+        found = self.store.list(kind)
+        problems = self.take_problems()
+        if problems:
+            self.problemsFound.emit(problems)
+        return found
+
+    def model_choices(self) -> list[tuple[str, ModelPreset]]:
+        """Every model the picker offers: ``("bundled:slug" | "user:slug", preset)``."""
+        out = [(f"bundled:{p.slug}", p) for p in self.controller.model_presets()]
+        for user in self.user_presets():
+            if "model" in user.data:
+                out.append((f"user:{user.slug}", presets.model_preset(user)))
+        return out
+
+    def model_by_key(self, key: str) -> ModelPreset:
+        """The model preset of a picker key."""
+        return dict(self.model_choices())[key]
+
+    # ------------------------------------------------------------- loading
+    def load(self, slug: str) -> bool:
+        """Load every part a user preset holds into the controller (computes once)."""
+        user = self.store.get(slug)
+        return self.controller.load_scenario(presets.scenario_parts(user), name=user.name)
+
+    def load_model_key(self, key: str) -> bool:
+        """Load the model (and its weight format) of a picker key; computes once."""
+        return self.controller.load_model_preset(self.model_by_key(key))
+
+    # ------------------------------------------------------------- writing
+    def current_data(self, kind: str) -> dict[str, Any]:
+        """The current (last valid) inputs that a preset of ``kind`` stores."""
+        c = self.controller
+        values = {"model": c.model, "weights": c.weights, "workload": c.workload, "runtime": c.runtime}
+        return {part: to_dict(values[part]) for part in KIND_PARTS[kind]}
+
+    def save(self, name: str, kind: str) -> presets.UserPreset:
+        """Save the current inputs as a ``kind`` preset named ``name`` (replacing one of that name)."""
+        user = self.store.save(name, kind, self.current_data(kind))
+        self._changed()
+        return user
+
+    def rename(self, slug: str, new_name: str) -> presets.UserPreset:
+        """Rename a user preset."""
+        user = self.store.rename(slug, new_name)
+        self._changed()
+        return user
+
+    def delete(self, slug: str) -> None:
+        """Delete a user preset."""
+        self.store.delete(slug)
+        self._changed()
+
+    def import_file(self, path: Path) -> presets.UserPreset:
+        """Copy a preset file into the library."""
+        user = self.store.import_file(Path(path))
+        self._changed()
+        return user
+
+    def export(self, slug: str, path: Path) -> Path:
+        """Write a user preset to ``path``."""
+        return self.store.export(slug, Path(path))

@@ -1,0 +1,142 @@
+"""The model form: preset picker, import, architecture fields and derived values (SPEC §7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QPushButton, QWidget
+from superqt.utils import signals_blocked
+
+from vramdesk.core.errors import VramdeskError
+from vramdesk.core.units import Unit, format_bytes
+from vramdesk.gui.binding import BoundForm
+from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.library import PresetLibrary
+
+
+class ModelForm(BoundForm):
+    """Model architecture fields (config.json names), the preset picker and derived values."""
+
+    importFailed = Signal(str)
+    importNotes = Signal(list)
+
+    def __init__(self, controller: ScenarioController, library: PresetLibrary,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(self.tr("Model"), controller, parent)
+        self.library = library
+        self._build_picker()
+        self._build_fields()
+        library.presetsChanged.connect(self.refresh_presets)
+        self.refresh_presets()
+        self.sync()
+
+    def _build_picker(self) -> None:
+        row = QWidget()
+        box = QHBoxLayout(row)
+        box.setContentsMargins(0, 0, 0, 0)
+        self.preset_box = QComboBox()
+        self.preset_box.setObjectName("preset_box")
+        self.preset_box.setMinimumContentsLength(18)
+        self.preset_box.activated.connect(self._on_preset_activated)
+        self.import_button = QPushButton(self.tr("Import config.json / model folder…"))
+        self.import_button.setObjectName("import_button")
+        self.import_button.clicked.connect(self._on_import_clicked)
+        box.addWidget(self.preset_box, 1)
+        self.layout_.addRow(self.tr("Preset"), row)
+        self.layout_.addRow(self.import_button)
+
+    def _build_fields(self) -> None:
+        auto = self.tr("auto")
+        unset = self.tr("not set")
+        self.add_int("num_hidden_layers", self.tr("Layers (num_hidden_layers)"))
+        self.add_int("hidden_size", self.tr("hidden_size"), unset)
+        self.add_int("num_attention_heads", self.tr("Attention heads"), unset)
+        self.add_int("num_key_value_heads", self.tr("KV heads (num_key_value_heads)"))
+        self.add_int("head_dim", self.tr("head_dim"), auto)
+        self.add_int("intermediate_size", self.tr("intermediate_size"), unset)
+        self.add_int("vocab_size", self.tr("vocab_size"), unset)
+        self.add_check("tie_word_embeddings", self.tr("Tied embeddings"))
+        self.add_int("max_position_embeddings", self.tr("max_position_embeddings"), unset)
+        self.add_text("params", self.tr("Parameters"), self.tr("computed from the shape"),
+                      show=lambda v: "" if v is None else f"{v:,}")
+        self.add_int("num_local_experts", self.tr("MoE experts (0 = dense)"))
+        self.add_int("num_experts_per_tok", self.tr("Experts per token"))
+        self.add_int("moe_intermediate_size", self.tr("Expert intermediate size"), unset)
+        self.add_int("n_shared_experts", self.tr("Shared experts"))
+        self.add_int("first_k_dense_replace", self.tr("Dense leading layers"))
+        self.add_int("sliding_window", self.tr("Sliding window (tokens)"), self.tr("off"))
+        patterns = [(self.tr("every layer slides"), "all"), (self.tr("no sliding layers"), "none"),
+                    (self.tr("alternating"), "alternating"), ("5 local : 1 global", "5:1"),
+                    ("3 local : 1 global", "3:1"), (self.tr("per-layer list (from preset)"), "custom")]
+        self.add_choice("sliding_pattern", self.tr("Sliding layers"), patterns)
+        self.add_readonly("derived_head_dim", self.tr("head_dim (derived)"))
+        self.add_readonly("derived_gqa", self.tr("GQA ratio"))
+        self.add_readonly("derived_params", self.tr("Parameter count"))
+        self.add_readonly("derived_kv_token", self.tr("KV bytes per token"))
+
+    def current(self, name: str) -> object:
+        """Draft value for ``name``; the layer pattern is the controller's, not a model field."""
+        if name == "sliding_pattern":
+            return self.controller.layer_pattern
+        return super().current(name)
+
+    def sync_derived(self) -> None:
+        """Show head_dim, GQA ratio, parameter count and KV bytes/token from the core."""
+        d = self.controller.derived()
+        if d is None:
+            return
+        kind = d.attention_kind
+        self.fields["derived_head_dim"].setText("—" if d.head_dim is None else str(d.head_dim))
+        ratio = "—" if d.gqa_ratio is None else f"{d.gqa_ratio:g}"
+        self.fields["derived_gqa"].setText(f"{ratio} ({kind})")
+        text = f"{d.params:,}"
+        if d.params_computed is not None and d.params_computed != d.params:
+            text += self.tr(" (shape gives {0:,})").format(d.params_computed)
+        if d.active_params:
+            text += self.tr(", active {0:,}").format(d.active_params)
+        self.fields["derived_params"].setText(text)
+        per_token = format_bytes(d.kv_bytes_per_token, Unit.MIB, 3)
+        self.fields["derived_kv_token"].setText(f"{d.kv_bytes_per_token:,} B ({per_token})")
+
+    # ------------------------------------------------------------- presets
+    def refresh_presets(self) -> None:
+        """Fill the picker: bundled presets (read-only, marked) then the user's."""
+        with signals_blocked(self.preset_box):
+            current = self.preset_box.currentData()
+            self.preset_box.clear()
+            for key, preset in self.library.model_choices():
+                mark = self.tr(" (bundled, read-only)") if preset.read_only else self.tr(" (mine)")
+                self.preset_box.addItem(preset.name + mark, key)
+                self.preset_box.setItemData(self.preset_box.count() - 1, preset.source,
+                                          Qt.ItemDataRole.ToolTipRole)
+            self._select(current)
+
+    def _select(self, key: object) -> None:
+        index = self.preset_box.findData(key) if key else -1
+        if index < 0:
+            index = self.preset_box.findText(self.controller.preset_name, flags=Qt.MatchFlag.MatchStartsWith)
+        self.preset_box.setCurrentIndex(max(index, 0))
+
+    def _on_preset_activated(self, index: int) -> None:
+        self.library.load_model_key(self.preset_box.itemData(index))
+
+    def _on_import_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Import a model config"), "",
+                                              self.tr("config.json (*.json);;All files (*)"))
+        if path:
+            self.import_path(Path(path))
+
+    def import_path(self, path: Path) -> bool:
+        """Import a config.json or model folder through the core importer and load it."""
+        from vramdesk.core.importers import load_model
+
+        try:
+            imported = load_model(path)
+        except (VramdeskError, OSError) as exc:
+            self.importFailed.emit(str(exc))
+            return False
+        ok = self.controller.load(model=imported.model, weights=imported.weights,
+                                  name=imported.model.name or path.name)
+        self.importNotes.emit(list(imported.notes))
+        return ok

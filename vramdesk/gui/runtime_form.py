@@ -1,0 +1,113 @@
+"""The runtime form (engine knobs) and the target-GPU form (SPEC §7, left column)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QWidget
+from superqt.utils import signals_blocked
+
+from vramdesk.core.limits import FLOAT_LIMITS
+from vramdesk.core.runtime import Engine, OverheadForm
+from vramdesk.core.units import Unit, format_bytes, to_unit
+from vramdesk.gui.binding import BoundForm
+from vramdesk.gui.controller import ScenarioController
+
+
+class RuntimeForm(BoundForm):
+    """Utilization, paging, prefix sharing, parallelism, overhead form and engine."""
+
+    def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
+        super().__init__(self.tr("Runtime"), controller, parent)
+        self.add_choice("engine", self.tr("Engine"), [(e.value, e) for e in Engine])
+        self.add_real("gpu_memory_utilization", self.tr("gpu_memory_utilization"))
+        self.add_int("block_size", self.tr("KV block size (tokens)"), self.tr("unpaged"))
+        self.add_int("shared_prefix_tokens", self.tr("Shared prefix (tokens)"))
+        self.add_int("tensor_parallel_size", self.tr("Tensor parallel (TP)"))
+        self.add_int("pipeline_parallel_size", self.tr("Pipeline parallel (PP)"))
+        forms = [(self.tr("multiplier: (w + kv + act) x factor + fixed"), OverheadForm.MULTIPLIER),
+                 (self.tr("workspace: weights x fraction"), OverheadForm.WORKSPACE)]
+        self.add_choice("overhead", self.tr("Overhead form"), forms)
+        self.add_real("overhead_factor", self.tr("Overhead factor"))
+        self.add_real("fixed_overhead_gib", self.tr("Fixed overhead (GiB)"), 3, 0.125)
+        self.add_real("workspace_fraction", self.tr("Workspace fraction"))
+        self.add_check("sliding_window_exploited", self.tr("Engine caps sliding layers at the window"))
+        controller.inputsChanged.connect(self._enable_overhead_fields)
+        self.sync()
+        self._enable_overhead_fields()
+
+    def current(self, name: str) -> Any:
+        """Draft value; the fixed overhead is shown in GiB (display conversion only)."""
+        if name == "fixed_overhead_gib":
+            return to_unit(self.controller.draft("runtime").fixed_overhead_bytes, Unit.GIB)
+        return super().current(name)
+
+    def _enable_overhead_fields(self) -> None:
+        workspace = self.controller.draft("runtime").overhead is OverheadForm.WORKSPACE
+        self.fields["overhead_factor"].setEnabled(not workspace)
+        self.fields["fixed_overhead_gib"].setEnabled(not workspace)
+        self.fields["workspace_fraction"].setEnabled(workspace)
+
+
+class TargetForm(BoundForm):
+    """The GPU to check against: a catalog GPU, a custom capacity, or a local GPU (NVML)."""
+
+    def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
+        super().__init__(self.tr("Target GPU"), controller, parent)
+        self.target_box = self.add_choice("target", self.tr("GPU"), [])
+        self._build_custom()
+        controller.localChanged.connect(self.refresh_targets)
+        self.refresh_targets()
+        self.sync()
+
+    def _build_custom(self) -> None:
+        row = QWidget()
+        box = QHBoxLayout(row)
+        box.setContentsMargins(0, 0, 0, 0)
+        self.custom_value = QDoubleSpinBox()
+        self.custom_value.setObjectName("custom_value")
+        self.custom_value.setDecimals(3)
+        self.custom_value.setRange(FLOAT_LIMITS["vram_gib"][0], 2**31 - 1)
+        self.custom_unit = QComboBox()
+        self.custom_unit.addItems(["GiB", "MiB"])
+        self.custom_value.valueChanged.connect(self._on_custom_edited)
+        self.custom_unit.currentIndexChanged.connect(lambda _i: self.sync())
+        box.addWidget(self.custom_value, 1)
+        box.addWidget(self.custom_unit)
+        row.setObjectName("custom_capacity")
+        self.fields["custom_capacity"] = row
+        self.layout_.addRow(self.tr("Custom capacity"), row)
+
+    def _on_custom_edited(self) -> None:
+        self.controller.set_field("custom_capacity", (self.custom_value.value(), self.custom_unit.currentText()))
+        if self.controller.target.kind != "custom":
+            self.controller.set_field("target", "custom")
+
+    def refresh_targets(self) -> None:
+        """Catalog GPUs (MiB as nvidia-smi reports), custom, and each local GPU's total and free."""
+        with signals_blocked(self.target_box):
+            self.target_box.clear()
+            for gpu in self.controller.gpu_catalog():
+                self.target_box.addItem(f"{gpu.name} ({gpu.memory_mib:,} MiB)", f"gpu:{gpu.name}")
+            self.target_box.addItem(self.tr("Custom capacity"), "custom")
+            snapshot = self.controller.local_snapshot
+            for gpu in getattr(snapshot, "gpus", ()) or ():
+                total = format_bytes(gpu.total_bytes, Unit.GIB)
+                self.target_box.addItem(self.tr("local GPU {0} (total, {1})").format(gpu.index, total),
+                                        f"local:{gpu.index}:total")
+                self.target_box.addItem(self.tr("local GPU {0} (free now)").format(gpu.index),
+                                        f"local:{gpu.index}:free")
+        self.sync()
+
+    def current(self, name: str) -> Any:
+        """The target's picker key."""
+        if name == "target":
+            return self.controller.target.key()
+        return super().current(name)
+
+    def sync(self) -> None:
+        """Also show the custom capacity in the chosen unit (display conversion only)."""
+        super().sync()
+        unit = Unit.GIB if self.custom_unit.currentText() == "GiB" else Unit.MIB
+        with signals_blocked(self.custom_value):
+            self.custom_value.setValue(to_unit(self.controller.target.custom_bytes, unit))

@@ -1,0 +1,67 @@
+"""Remembering the window between runs: geometry, unit, the last scenario and target (QSettings)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QByteArray, QSettings
+
+from vramdesk.core.errors import InputError
+from vramdesk.core.serialize import TYPES, from_dict
+from vramdesk.core.units import Unit
+from vramdesk.gui.settings import read_json, write_json
+
+if TYPE_CHECKING:
+    from vramdesk.gui.main_window import MainWindow
+
+
+def save_session(window: MainWindow, settings: QSettings) -> None:
+    """Store geometry, dock layout, unit, last valid scenario, layer pattern and target."""
+    c = window.controller
+    settings.setValue("window/geometry", window.saveGeometry())
+    settings.setValue("window/state", window.saveState())
+    settings.setValue("unit", c.unit.label)
+    write_json(settings, "scenario", {"parts": c.scenario_dict(), "name": c.preset_name})
+    t = c.target
+    write_json(settings, "target", {"key": t.key(), "custom_bytes": t.custom_bytes})
+    settings.sync()
+
+
+def restore_session(window: MainWindow, settings: QSettings) -> None:
+    """Restore what :func:`save_session` stored; anything unreadable is skipped and reported."""
+    geometry = settings.value("window/geometry")
+    if isinstance(geometry, QByteArray):
+        window.restoreGeometry(geometry)
+        window.restoreState(settings.value("window/state", QByteArray()))
+    else:
+        window.resize(1600, 980)
+    c = window.controller
+    try:
+        c.set_unit(Unit.parse(str(settings.value("unit", "GiB"))))
+    except ValueError:
+        pass
+    _restore_target(window, read_json(settings, "target"))
+    _restore_scenario(window, read_json(settings, "scenario"))
+
+
+def _restore_scenario(window: MainWindow, data: object) -> None:
+    if not isinstance(data, dict) or not isinstance(data.get("parts"), dict):
+        return
+    try:
+        parts = {k: from_dict(TYPES[k], v, what=k) for k, v in data["parts"].items() if k in TYPES}
+    except InputError as exc:
+        window.show_message(window.tr("Last session not restored: {0}").format(exc))
+        return
+    window.controller.load_scenario(parts, name=str(data.get("name") or ""))
+
+
+def _restore_target(window: MainWindow, data: object) -> None:
+    if not isinstance(data, dict):
+        return
+    c = window.controller
+    custom = data.get("custom_bytes")
+    if isinstance(custom, int) and custom > 0:
+        c.set_field("custom_capacity", (custom, "B"))
+    key = data.get("key")
+    if isinstance(key, str) and not key.startswith("local:"):
+        c.set_field("target", key)

@@ -1,0 +1,52 @@
+"""Window settings (QSettings in an INI file under the config directory) and the UI language."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import QLocale, QSettings, QTranslator
+
+from vramdesk.core.bundled import resources_dir
+from vramdesk.core.presets import config_dir
+
+LANGUAGES = ("system", "en", "ja")
+
+
+def open_settings() -> QSettings:
+    """``<config dir>/settings.ini`` (``VRAMDESK_CONFIG_DIR`` in tests and scripts)."""
+    return QSettings(str(config_dir() / "settings.ini"), QSettings.Format.IniFormat)
+
+
+def read_json(settings: QSettings, key: str) -> Any:
+    """A JSON value stored under ``key``; None when absent or unreadable."""
+    raw = settings.value(key)
+    if not isinstance(raw, str):
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def write_json(settings: QSettings, key: str, value: Any) -> None:
+    """Store ``value`` as JSON text under ``key``."""
+    settings.setValue(key, json.dumps(value))
+
+
+def resolve_language(choice: str, locale: QLocale | None = None) -> str:
+    """``"en"`` or ``"ja"``: the choice, or for ``"system"`` the system locale's language."""
+    if choice in ("en", "ja"):
+        return choice
+    name = (locale or QLocale.system()).name()
+    return "ja" if name.startswith("ja") else "en"
+
+
+def load_translator(language: str) -> QTranslator | None:
+    """The translator of ``language`` from ``resources/i18n`` (None for English or a missing file)."""
+    if language == "en":
+        return None
+    translator = QTranslator()
+    if translator.load(str(resources_dir() / "i18n" / f"vramdesk_{language}.qm")):
+        return translator
+    return None

@@ -1,0 +1,85 @@
+"""The reverse-solver tab: KV budget, max concurrency, max context, GPU count, fit advisor (SPEC §4)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QAbstractItemView, QFormLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+)
+
+from vramdesk.core.solve import SolveResult
+from vramdesk.core.units import format_bytes
+from vramdesk.gui.controller import ScenarioController
+
+SOLVED_STYLE = "QLabel { color: #0b5394; font-weight: 600; }"
+
+
+class SolverTab(QWidget):
+    """Read-only solved values (styled as solved) and the advisor's levers."""
+
+    def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.values: dict[str, QLabel] = {}
+        form = QFormLayout()
+        rows = [("capacity", self.tr("GPU capacity")), ("usable", self.tr("Usable (x utilization, less overhead and weights)")),
+                ("kv_budget", self.tr("KV cache budget")), ("kv_tokens", self.tr("vLLM would print")),
+                ("max_concurrency", self.tr("Max concurrency at the context")),
+                ("max_context", self.tr("Max context at the concurrency")),
+                ("min_gpus", self.tr("Smallest GPU count (TP)")), ("fits", self.tr("Verdict"))]
+        for key, label in rows:
+            value = QLabel("—")
+            value.setObjectName(f"solve_{key}")
+            value.setStyleSheet(SOLVED_STYLE)
+            value.setWordWrap(True)
+            self.values[key] = value
+            form.addRow(label, value)
+        self.advice = QTableWidget(0, 4)
+        self.advice.setObjectName("advice_table")
+        self.advice.setHorizontalHeaderLabels([self.tr("Lever"), self.tr("Value"), self.tr("Saves"),
+                                               self.tr("Advice")])
+        self.advice.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.advice.verticalHeader().hide()
+        self.advice.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.advice.setWordWrap(True)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(QLabel(self.tr("Fit advisor (when it does not fit): levers, most effective first")))
+        layout.addWidget(self.advice, 1)
+        layout.addWidget(self.notes)
+        controller.solveChanged.connect(self.refresh)
+        controller.unitChanged.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self, *_args: object) -> None:
+        """Show the controller's last solve (or say why there is none)."""
+        r = self.controller.solve_result
+        if r is None:
+            for label in self.values.values():
+                label.setText("—")
+            self.notes.setText(self.tr("No capacity: pick a GPU or a custom size."))
+            return
+        self._show(r)
+
+    def _show(self, r: SolveResult) -> None:
+        unit = self.controller.unit
+        v = self.values
+        v["capacity"].setText(f"{format_bytes(r.capacity_bytes, unit)} ({r.capacity_bytes:,} B)")
+        v["usable"].setText(f"{format_bytes(r.usable_bytes, unit)} ({r.usable_bytes:,} B)")
+        v["kv_budget"].setText(f"{format_bytes(r.kv_budget_bytes, unit)} ({r.kv_budget_bytes:,} B)")
+        v["kv_tokens"].setText("\n".join(r.vllm_lines()))
+        v["max_concurrency"].setText(self.tr("{0} sequences of {1:,} tokens (exact {2:.4f})").format(
+            r.max_concurrency, r.context_tokens, float(r.max_concurrency_exact)))
+        v["max_context"].setText(self.tr("{0:,} tokens (limited by {1})").format(
+            r.max_context, r.max_context_limited_by))
+        v["min_gpus"].setText(self.tr("none up to 64") if r.min_gpus is None else str(r.min_gpus))
+        v["fits"].setText(self.tr("fits") if r.fits else self.tr("does not fit"))
+        self.advice.setRowCount(len(r.advice))
+        for row, a in enumerate(r.advice):
+            cells = [a.lever, str(a.value), format_bytes(a.saves_bytes, unit), a.text]
+            for col, text in enumerate(cells):
+                self.advice.setItem(row, col, QTableWidgetItem(text))
+        self.advice.resizeColumnsToContents()
+        self.advice.resizeRowsToContents()
+        self.notes.setText("\n".join(r.notes))

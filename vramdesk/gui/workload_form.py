@@ -1,0 +1,48 @@
+"""The weight-format and workload forms (SPEC §7, left column)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QWidget
+
+from vramdesk.core.formats import KVDtype, WeightFormat
+from vramdesk.gui.binding import BoundForm
+from vramdesk.gui.controller import ScenarioController
+
+
+class WeightsForm(BoundForm):
+    """Weight storage format: format, group size, embeddings kept in 16 bits."""
+
+    def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
+        super().__init__(self.tr("Weight format"), controller, parent)
+        formats = [(f.label + ("" if f.exact else self.tr(" (approx.)")), f) for f in WeightFormat]
+        self.add_choice("format", self.tr("Format"), formats)
+        self.add_int("group_size", self.tr("Group size"), self.tr("none"))
+        self.add_int("scale_bits", self.tr("Scale bits per group"))
+        self.add_int("zero_bits", self.tr("Zero-point bits per group"))
+        embed = [(self.tr("auto (16-bit when group-quantized)"), None), (self.tr("yes"), True),
+                 (self.tr("no"), False)]
+        self.add_choice("embeddings_unquantized", self.tr("Embeddings unquantized"), embed)
+        self.add_check("experts_only", self.tr("Only experts quantized"))
+        self.sync()
+
+
+class WorkloadForm(BoundForm):
+    """Context, concurrency, prompt, chunk and KV dtype; live tokens shown derived."""
+
+    def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
+        super().__init__(self.tr("Workload"), controller, parent)
+        self.add_int("context_tokens", self.tr("Context (tokens per sequence)"))
+        self.add_int("batch", self.tr("Concurrent sequences"))
+        self.add_readonly("derived_live_tokens", self.tr("Live tokens (context x concurrency)"))
+        self.add_int("prompt_len", self.tr("Prompt length (prefill)"), self.tr("no prefill"))
+        self.add_int("chunk_tokens", self.tr("Prefill chunk (tokens)"), self.tr("off"))
+        self.add_int("live_buffers", self.tr("Live activation buffers"))
+        self.add_check("all_logits", self.tr("Logits for every position"))
+        self.add_choice("kv_dtype", self.tr("KV cache dtype"), [(d.label, d) for d in KVDtype])
+        self.sync()
+
+    def sync_derived(self) -> None:
+        """Show the live tokens the core derives (``Workload.live_tokens``)."""
+        d = self.controller.derived()
+        if d is not None:
+            self.fields["derived_live_tokens"].setText(f"{d.live_tokens:,}")
