@@ -91,3 +91,50 @@ def test_learned_position_embeddings_counted():
     with pytest.raises(InputError) as err:
         count_params(with_wpe.replace(max_position_embeddings=None))
     assert err.value.field == "max_position_embeddings"
+
+
+# ----------------------------------------------------------------- bundled presets
+def _bundled():
+    from vramdesk.core.bundled import bundled_models
+
+    return bundled_models()
+
+
+def test_at_least_25_real_model_presets():
+    real = [p for p in _bundled() if p.hf_repo]
+    assert len(real) >= 25
+    # every reference model has a preset under its reference slug
+    assert set(SLUGS) <= {p.slug for p in real}
+
+
+@pytest.mark.parametrize("preset", _bundled(), ids=lambda p: p.slug)
+def test_bundled_preset_validates_and_counts(preset):
+    preset.model.validate()
+    preset.weights.validate()
+    assert preset.source.strip() and preset.published_params
+    try:
+        counted = count_params(preset.model.replace(params=None)).total
+    except InputError:
+        return  # a class shape (7B/13B/70B-class) without the full architecture
+    assert abs(counted - preset.published_params) <= preset.published_params // 100
+
+
+def test_reference_presets_match_reference_counts():
+    by_slug = {p.slug: p for p in _bundled()}
+    for slug in SLUGS:
+        assert by_slug[slug].published_params == MODELS[slug]["true_total_params"]
+        assert by_slug[slug].model.params == MODELS[slug]["true_total_params"]
+
+
+def test_find_model_by_slug_and_name():
+    from vramdesk.core.bundled import find_model
+
+    assert find_model("llama-3.1-70b").model.num_hidden_layers == 80
+    assert find_model("Qwen3-30B-A3B").slug == "qwen3-30b-a3b"
+
+
+def test_presets_are_what_the_generator_builds():
+    from tests.data import make_presets
+
+    for name, text in make_presets.all_presets().items():
+        assert (make_presets.OUT / name).read_text(encoding="utf-8") == text, name
