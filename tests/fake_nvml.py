@@ -62,7 +62,7 @@ def a100_mig() -> FakeGpu:
     """An A100 80GB in MIG mode: two 3g.40gb instances in 7 slots (5 empty)."""
     inst = [FakeGpu("MIG 3g.40gb", 40192 * MIB, 0, 1024 * MIB, uuid=f"MIG-{k}") for k in range(2)]
     return FakeGpu("NVIDIA A100 80GB PCIe", 81920 * MIB, 0, 2048 * MIB, uuid="GPU-a100",
-                   mig_mode=pynvml.NVML_DEVICE_MIG_ENABLE, mig_slots=[*inst, None, None, None, None, None])
+                   mig_mode=pynvml.NVML_DEVICE_MIG_ENABLE, mig_slots=[*inst, *[None] * 5])
 
 
 class FakeNvml:
@@ -83,7 +83,7 @@ class FakeNvml:
             monkeypatch.setattr(pynvml, name, getattr(self, name))
 
     def fail(self, function: str, code: int, gpu: int | None = None) -> None:
-        """Make ``function`` raise ``pynvml.NVMLError(code)`` (for device ``gpu`` only, if given)."""
+        """Make ``function`` raise ``pynvml.NVMLError(code)``; only for device ``gpu`` if given."""
         self.errors[(function, gpu)] = code
 
     def _enter(self, function: str, gpu: int | None = None) -> None:
@@ -138,8 +138,9 @@ class FakeNvml:
         if version:
             if not self.memory_v2:
                 raise pynvml.NVMLError(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND)
-            return SimpleNamespace(version=version, total=gpu.total_bytes, reserved=gpu.reserved_bytes,
-                                   free=gpu.free_bytes, used=gpu.allocated_bytes)
+            return SimpleNamespace(version=version, total=gpu.total_bytes,
+                                   reserved=gpu.reserved_bytes, free=gpu.free_bytes,
+                                   used=gpu.allocated_bytes)
         # v1: used = reserved + allocated (NVML API reference, nvmlMemory_t)
         return SimpleNamespace(total=gpu.total_bytes, free=gpu.free_bytes,
                                used=gpu.reserved_bytes + gpu.allocated_bytes)
@@ -174,4 +175,5 @@ class FakeNvml:
         return (slot, handle[1])
 
 
-_PATCHED = [name for name, value in vars(FakeNvml).items() if name.startswith("nvml") and callable(value)]
+_PATCHED = [name for name, value in vars(FakeNvml).items()
+            if name.startswith("nvml") and callable(value)]

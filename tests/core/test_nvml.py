@@ -27,8 +27,8 @@ from vramdesk.core.nvml import (
     cuda_version_text,
     fits_now,
     gpus_text,
-    local_gpu_budget,
     local_budget_bytes,
+    local_gpu_budget,
     local_per_gpu_bytes,
     parse_local_gpu,
     query_gpus,
@@ -48,7 +48,8 @@ def _nvml_library_loadable() -> bool:
     return True
 
 
-no_driver_here = pytest.mark.skipif(_nvml_library_loadable(), reason="this machine has an NVIDIA driver")
+no_driver_here = pytest.mark.skipif(_nvml_library_loadable(),
+                                    reason="this machine has an NVIDIA driver")
 
 
 @pytest.fixture
@@ -61,8 +62,9 @@ def test_real_binding_without_driver_says_no_driver():
     with pytest.raises(GpuQueryError) as info:
         query_gpus()
     assert info.value.kind == "no_driver"
-    assert str(info.value) == ("No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not "
-                               "installed. vramdesk works without a GPU; estimates are unaffected.")
+    assert str(info.value) == (
+        "No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not "
+        "installed. vramdesk works without a GPU; estimates are unaffected.")
 
 
 def test_two_gpus_exact_bytes(two_gpus):
@@ -93,7 +95,8 @@ def test_memory_v1_fallback_gives_same_used_free_and_no_reserved(monkeypatch):
 
 def test_processes_with_unknown_memory_and_hidden_name(two_gpus):
     g0, g1 = query_gpus().gpus
-    assert [(p.pid, p.used_bytes, p.name) for p in g0.processes] == [(4242, 1000 * MIB + 12345, "python4242")]
+    assert [(p.pid, p.used_bytes, p.name) for p in g0.processes] == [
+        (4242, 1000 * MIB + 12345, "python4242")]
     # pid 5001: NVML gives no per-process memory (None) and refuses its name (NoPermission)
     assert [(p.pid, p.used_bytes, p.name) for p in g1.processes] == [
         (5000, 30000 * MIB, "python5000"), (5001, None, None)]
@@ -107,7 +110,8 @@ def test_processes_refused_is_a_note_not_an_error(monkeypatch, code):
     FakeNvml(monkeypatch, [rtx_4090(), gpu])
     g1 = query_gpus().gpus[1]
     assert g1.processes == ()
-    assert g1.processes_note == f"The driver would not list the processes ({pynvml.NVMLError(gpu.processes_error)})."
+    nvml_text = pynvml.NVMLError(gpu.processes_error)
+    assert g1.processes_note == f"The driver would not list the processes ({nvml_text})."
     assert g1.free_bytes == GPU1_FREE
 
 
@@ -118,7 +122,8 @@ def test_gpu_lost_while_listing_processes_is_an_error(monkeypatch):
     with pytest.raises(GpuQueryError) as info:
         query_gpus()
     assert (info.value.kind, info.value.gpu_index) == ("gpu_lost", 1)
-    assert str(info.value) == "GPU 1 stopped answering while reading its processes (NVML: GPU is lost)."
+    assert str(info.value) == (
+        "GPU 1 stopped answering while reading its processes (NVML: GPU is lost).")
     assert fake.initialized == 0
 
 
@@ -189,8 +194,9 @@ def test_mig_enabled_gpu_lists_its_instances(monkeypatch):
     (gpu,) = query_gpus().gpus
     assert gpu.mig_mode is True
     # 7 slots, 2 instances of 40192 MiB with 1024 MiB allocated: free 39168 MiB
-    assert [(m.index, m.uuid, m.total_bytes, m.used_bytes, m.free_bytes) for m in gpu.mig_instances] == [
-        (0, "MIG-0", 40192 * MIB, 1024 * MIB, 39168 * MIB), (1, "MIG-1", 40192 * MIB, 1024 * MIB, 39168 * MIB)]
+    rows = [(m.index, m.uuid, m.total_bytes, m.used_bytes, m.free_bytes) for m in gpu.mig_instances]
+    assert rows == [(0, "MIG-0", 40192 * MIB, 1024 * MIB, 39168 * MIB),
+                    (1, "MIG-1", 40192 * MIB, 1024 * MIB, 39168 * MIB)]
     assert gpu.mig_note == ("MIG is enabled: 2 instance(s); an engine sees one instance, "
                             "not the whole GPU.")
     assert (gpu.total_bytes, gpu.free_bytes) == (81920 * MIB, (81920 - 2048) * MIB)
@@ -201,7 +207,8 @@ def test_mig_instances_unlisted_shows_the_parent_only(monkeypatch):
     fake.fail("nvmlDeviceGetMaxMigDeviceCount", pynvml.NVML_ERROR_NO_PERMISSION)
     (gpu,) = query_gpus().gpus
     assert (gpu.mig_mode, gpu.mig_instances) == (True, ())
-    assert gpu.mig_note == "MIG is enabled; its instances could not be listed, only the parent is shown."
+    assert gpu.mig_note == (
+        "MIG is enabled; its instances could not be listed, only the parent is shown.")
 
 
 def test_mig_disabled(monkeypatch):
@@ -282,15 +289,18 @@ def test_fake_hook_error_kinds(monkeypatch, kind):
     assert (info.value.kind, str(info.value)) == (kind, ERROR_MESSAGES[kind])
 
 
+GPU_X = '{"driver_version": "1", "nvml_version": "2", "gpus": [{"index": 0, "name": "x", '
+
+
 @pytest.mark.parametrize(("content", "reason"), [
     ("{", "is not JSON"),
     ('{"driver_version": "1", "nvml_version": "2"}', "snapshot: missing field 'gpus'"),
-    ('{"driver_version": "1", "nvml_version": "2", "gpus": [{"index": 0, "name": "x", "total_bytes": -1,'
-     ' "used_bytes": 0, "free_bytes": 0}]}', "gpus[0].total_bytes: -1 is not a valid value"),
-    ('{"driver_version": "1", "nvml_version": "2", "gpus": [{"index": 0, "name": "x", "total_bytes": 1,'
-     ' "used_bytes": 1.5, "free_bytes": 0}]}', "gpus[0].used_bytes: 1.5 is not a valid value"),
-    ('{"driver_version": "1", "nvml_version": "2", "gpus": [{"index": 0, "name": "x", "total_bytes": 1,'
-     ' "used_bytes": 1, "free_bytes": 1}]}', "used_bytes + free_bytes exceeds total_bytes"),
+    (GPU_X + '"total_bytes": -1, "used_bytes": 0, "free_bytes": 0}]}',
+     "gpus[0].total_bytes: -1 is not a valid value"),
+    (GPU_X + '"total_bytes": 1, "used_bytes": 1.5, "free_bytes": 0}]}',
+     "gpus[0].used_bytes: 1.5 is not a valid value"),
+    (GPU_X + '"total_bytes": 1, "used_bytes": 1, "free_bytes": 1}]}',
+     "used_bytes + free_bytes exceeds total_bytes"),
     ('{"driver_version": "1", "nvml_version": "2", "gpus": [], "evil": 1}', "unknown field 'evil'"),
 ])
 def test_fake_hook_bad_file(tmp_path, monkeypatch, content, reason):

@@ -21,7 +21,8 @@ def test_result_arrives_on_the_calling_thread(qtbot):
     assert worker in workers._RUNNING
     qtbot.waitUntil(lambda: bool(seen), timeout=5000)  # delivered through the event loop
     ((tag, pool_thread, delivered_on),) = seen
-    assert tag == "ok" and pool_thread != threading.get_ident() and delivered_on == threading.get_ident()
+    here = threading.get_ident()
+    assert tag == "ok" and pool_thread != here and delivered_on == here
     qtbot.waitUntil(lambda: worker not in workers._RUNNING, timeout=1000)
 
 
@@ -34,7 +35,8 @@ def test_exception_is_delivered_as_a_value(qtbot):
     worker = run_in_thread(fail, _recorder(seen, "ok"), _recorder(seen, "err"))
     qtbot.waitUntil(lambda: bool(seen), timeout=5000)
     ((tag, err, delivered_on),) = seen
-    assert (tag, type(err), str(err), delivered_on) == ("err", ValueError, "bad input", threading.get_ident())
+    here = threading.get_ident()
+    assert (tag, type(err), str(err), delivered_on) == ("err", ValueError, "bad input", here)
     assert worker not in workers._RUNNING
 
 
@@ -46,7 +48,8 @@ def test_on_error_is_required():
 def test_abandoned_worker_delivers_nothing_and_is_released(qtbot):
     gate = threading.Event()
     seen = []
-    worker = run_in_thread(lambda: gate.wait(5) and 42, _recorder(seen, "ok"), _recorder(seen, "err"))
+    worker = run_in_thread(lambda: gate.wait(5) and 42,
+                           _recorder(seen, "ok"), _recorder(seen, "err"))
     worker.abandon()
     assert worker.is_abandoned() and worker.wait(20) is False
     with qtbot.waitSignal(worker.signals.delivered, timeout=5000):

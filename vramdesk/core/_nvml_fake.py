@@ -41,7 +41,7 @@ _PROCESS = {"pid": (_INT, True), "used_bytes": ((int, _OPT), False), "name": ((s
 
 
 def fake_snapshot(value: str) -> NvmlSnapshot:
-    """The snapshot (or error) that ``VRAMDESK_FAKE_NVML=value`` asks for.
+    """Return the snapshot (or raise the error) that ``VRAMDESK_FAKE_NVML=value`` asks for.
 
     Raises
     ------
@@ -74,7 +74,8 @@ def _load(path: Path) -> dict[str, Any]:
         raise _bad(f"{path} is not JSON: {err}") from None
 
 
-def _checked(data: Any, spec: dict[str, tuple[tuple[type, ...], bool]], where: str) -> dict[str, Any]:
+def _checked(data: Any, spec: dict[str, tuple[tuple[type, ...], bool]],
+             where: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise _bad(f"{where} must be an object")
     unknown = sorted(set(data) - set(spec))
@@ -100,8 +101,9 @@ def _snapshot(data: Any) -> NvmlSnapshot:
 
 def _gpu(data: Any, where: str) -> GpuInfo:
     d = dict(_checked(data, _GPU, where))
-    d["mig_instances"] = tuple(MigInstance(**{"uuid": "", **_checked(m, _MIG, f"{where}.mig_instances")})
-                               for m in d.get("mig_instances", ()))
+    d["mig_instances"] = tuple(
+        MigInstance(**{"uuid": "", **_checked(m, _MIG, f"{where}.mig_instances")})
+        for m in d.get("mig_instances", ()))
     d["processes"] = tuple(GpuProcess(**_checked(p, _PROCESS, f"{where}.processes"))
                            for p in d.get("processes", ()))
     d.setdefault("uuid", "")

@@ -22,6 +22,11 @@ from vramdesk.core.nvml import (
     NvmlSnapshot,
 )
 
+# Refusals an optional call may meet without failing the query.
+_TOLERATED = ("NVML_ERROR_NOT_SUPPORTED", "NVML_ERROR_NO_PERMISSION", "NVML_ERROR_NOT_FOUND",
+              "NVML_ERROR_FUNCTION_NOT_FOUND")
+MIG_UNLISTED = "MIG is enabled; its instances could not be listed, only the parent is shown."
+
 
 def _text(value: str | bytes) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
@@ -32,8 +37,7 @@ class NvmlQuery:
 
     def __init__(self, nv: Any) -> None:
         self.nv = nv
-        self.tolerated = {getattr(nv, n) for n in ("NVML_ERROR_NOT_SUPPORTED", "NVML_ERROR_NO_PERMISSION",
-                                                   "NVML_ERROR_NOT_FOUND", "NVML_ERROR_FUNCTION_NOT_FOUND")}
+        self.tolerated = {getattr(nv, n) for n in _TOLERATED}
 
     def run(self) -> NvmlSnapshot:
         nv = self.nv
@@ -46,7 +50,8 @@ class NvmlQuery:
         except (GpuQueryError, MemoryError):
             raise
         except Exception as err:  # a binding or driver oddity: still one plain message
-            raise GpuQueryError("unknown", f"{ERROR_MESSAGES['unknown']} ({type(err).__name__}: {err})") from err
+            message = f"{ERROR_MESSAGES['unknown']} ({type(err).__name__}: {err})"
+            raise GpuQueryError("unknown", message) from err
         finally:
             try:
                 nv.nvmlShutdown()
@@ -60,7 +65,8 @@ class NvmlQuery:
         base = ERROR_MESSAGES[kind]
         if gpu is not None:
             base = (f"GPU {gpu} stopped answering while reading its {what} (NVML: {err})."
-                    if kind == "gpu_lost" else f"GPU {gpu}, reading its {what}: {base} (NVML: {err})")
+                    if kind == "gpu_lost"
+                    else f"GPU {gpu}, reading its {what}: {base} (NVML: {err})")
         elif kind == "unknown":
             base = f"{base} (NVML: {err})"
         return GpuQueryError(kind, base, gpu)
@@ -109,7 +115,7 @@ class NvmlQuery:
             processes=processes, processes_note=note)
 
     def memory(self, i: int | None, handle: Any) -> tuple[int, int, int | None]:
-        """``(total, free, reserved)`` bytes: v2 where the driver has it, else v1 (reserved None)."""
+        """Return ``(total, free, reserved)`` bytes: v2 where it exists, else v1 (reserved None)."""
         nv = self.nv
         version = getattr(nv, "nvmlMemory_v2", None)
         if version is not None:
@@ -128,7 +134,7 @@ class NvmlQuery:
             return False, None, ()
         count = self.optional(i, "MIG devices", nv.nvmlDeviceGetMaxMigDeviceCount, handle)
         if isinstance(count, Exception):
-            return True, "MIG is enabled; its instances could not be listed, only the parent is shown.", ()
+            return True, MIG_UNLISTED, ()
         instances = tuple(m for m in (self.mig_instance(i, handle, k) for k in range(count)) if m)
         note = (f"MIG is enabled: {len(instances)} instance(s); an engine sees one instance, "
                 "not the whole GPU.") if instances else "MIG is enabled with no instance created."

@@ -239,7 +239,7 @@ def _memory_of(gpu: GpuInfo, which: Literal["free", "total"]) -> int:
 
 def local_budget_bytes(snapshot: NvmlSnapshot, indices: Sequence[int],
                        which: Literal["free", "total"] = "free") -> int:
-    """The free (or total) memory summed over the chosen local GPUs.
+    """Return the free (or total) memory summed over the chosen local GPUs.
 
     Parameters
     ----------
@@ -271,7 +271,7 @@ def local_budget_bytes(snapshot: NvmlSnapshot, indices: Sequence[int],
 
 def local_per_gpu_bytes(snapshot: NvmlSnapshot, indices: Sequence[int],
                         which: Literal["free", "total"] = "free") -> int:
-    """The free (or total) memory of the tightest chosen GPU: a per-GPU solver budget.
+    """Return the free (or total) memory of the tightest chosen GPU: a per-GPU budget.
 
     A TP group is limited by its fullest member, since every rank holds an equal shard.
     Parameters, units and errors as :func:`local_budget_bytes`.
@@ -306,12 +306,12 @@ def fits_now(total_bytes_needed: int, available_bytes: int) -> FitVerdict:
 
 
 def snapshot_to_dict(snapshot: NvmlSnapshot) -> dict[str, Any]:
-    """The snapshot as plain JSON data, bytes as exact ints (also the debug hook's input format)."""
+    """Return the snapshot as JSON data, exact integer bytes (also the debug hook's format)."""
     return asdict(snapshot)
 
 
 def parse_local_gpu(text: str, tp: int = 1) -> tuple[int, ...] | None:
-    """The GPU indices a ``--gpu local[:I[,J...]]`` budget names; ``None`` if not ``local``.
+    """Return the GPU indices ``--gpu local[:I[,J...]]`` names; ``None`` if not ``local``.
 
     ``local`` alone means the first ``tp`` GPUs (0 .. tp-1: GPU 0 without tensor
     parallelism); ``local:1`` GPU 1; ``local:0,2`` GPUs 0 and 2.
@@ -335,7 +335,7 @@ def parse_local_gpu(text: str, tp: int = 1) -> tuple[int, ...] | None:
 
 def local_gpu_budget(text: str, tp: int = 1,
                      query: Callable[[], NvmlSnapshot] | None = None) -> tuple[str, int] | None:
-    """The solver budget ``(label, capacity_bytes)`` of ``--gpu local[:INDEX]``, or ``None``.
+    """Return the budget ``(label, capacity_bytes)`` of ``--gpu local[:INDEX]``, or ``None``.
 
     The capacity is per GPU: the free memory of the tightest chosen GPU right now
     (:func:`local_per_gpu_bytes`), since the solver sizes one GPU of a TP group. The
@@ -367,7 +367,8 @@ def local_gpu_budget(text: str, tp: int = 1,
     free = local_per_gpu_bytes(snapshot, indices, "free")
     names = ", ".join(f"GPU {g.index} {g.name}" for g in _chosen(snapshot, indices))
     least = "" if len(indices) == 1 else ", the least of these GPUs"
-    return f"local {names}: {format_bytes(free)} free now ({format_bytes(free, Unit.MIB, 0)}{least})", free
+    mib = format_bytes(free, Unit.MIB, 0)
+    return f"local {names}: {format_bytes(free)} free now ({mib}{least})", free
 
 
 def gpus_text(snapshot: NvmlSnapshot) -> str:

@@ -143,7 +143,7 @@ class GpuPanel(QWidget):
         return self._worker is not None
 
     def snapshot(self) -> NvmlSnapshot | None:
-        """The last successful snapshot, or ``None`` (none yet, or the last query failed)."""
+        """Return the last successful snapshot, or ``None`` (none yet, or the last query failed)."""
         return self._snapshot
 
     def set_auto_refresh(self, enabled: bool, interval_ms: int = 2000) -> None:
@@ -229,7 +229,7 @@ class GpuPanel(QWidget):
         self.driver_label.setVisible(snapshot is not None)
 
     def figures_text(self, gpu: GpuInfo) -> str:
-        """The row's text, e.g. ``"1.30 GiB used of 23.99 GiB · 22.69 GiB free"``."""
+        """Return a row's text, e.g. ``"1.30 GiB used of 23.99 GiB · 22.69 GiB free"``."""
         used, total, free = (format_bytes(b, self._unit)
                              for b in (gpu.used_bytes, gpu.total_bytes, gpu.free_bytes))
         return self.tr("{0} used of {1} · {2} free").format(used, total, free)
