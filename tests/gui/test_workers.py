@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 
 import pytest
@@ -37,7 +38,7 @@ def test_exception_is_delivered_as_a_value(qtbot):
     ((tag, err, delivered_on),) = seen
     here = threading.get_ident()
     assert (tag, type(err), str(err), delivered_on) == ("err", ValueError, "bad input", here)
-    assert worker not in workers._RUNNING
+    qtbot.waitUntil(lambda: worker not in workers._RUNNING, timeout=1000)
 
 
 def test_on_error_is_required():
@@ -55,7 +56,8 @@ def test_abandoned_worker_delivers_nothing_and_is_released(qtbot):
     with qtbot.waitSignal(worker.signals.delivered, timeout=5000):
         gate.set()
     assert worker.wait(1000) is True
-    assert seen == [] and worker not in workers._RUNNING
+    qtbot.waitUntil(lambda: worker not in workers._RUNNING, timeout=1000)
+    assert seen == []
 
 
 def test_worker_on_a_private_pool(qtbot):
@@ -68,3 +70,12 @@ def test_worker_on_a_private_pool(qtbot):
         worker.start(pool)
     assert [s[:2] for s in seen] == [("ok", 42)]
     assert pool.waitForDone(1000)
+
+
+def test_result_arrives_when_the_caller_keeps_no_reference(qtbot):
+    seen = []
+    run_in_thread(lambda: 7, _recorder(seen, "ok"), _recorder(seen, "err"))
+    gc.collect()
+    qtbot.waitUntil(lambda: bool(seen), timeout=5000)
+    assert [s[:2] for s in seen] == [("ok", 7)]
+    qtbot.waitUntil(lambda: not workers._RUNNING, timeout=1000)

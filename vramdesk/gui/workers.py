@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 #: Workers started and not yet delivered (strong references).
 _RUNNING: set[Worker] = set()
@@ -56,8 +57,6 @@ class Worker(QRunnable):
         self._call = (fn, args, kwargs)
         self._abandoned = threading.Event()
         self._returned = threading.Event()
-        self.signals.finished.connect(self._on_self_delivered)
-        self.signals.errored.connect(self._on_self_delivered)
 
     def run(self) -> None:
         """Run the function (on the pool thread) and emit the outcome."""
@@ -75,9 +74,14 @@ class Worker(QRunnable):
             self.signals.delivered.emit()
 
     def start(self, pool: QThreadPool | None = None) -> Worker:
-        """Queue the worker on ``pool`` (default: the global pool); returns ``self``."""
+        """Queue the worker on ``pool`` (default: the global pool); returns ``self``.
+
+        Connect ``finished`` and ``errored`` before calling this: the strong reference is
+        released by a slot connected here, after theirs.
+        """
         _RUNNING.add(self)
-        self.signals.delivered.connect(self._on_self_delivered)
+        for signal in (self.signals.finished, self.signals.errored, self.signals.delivered):
+            signal.connect(self._on_self_delivered)
         (pool or QThreadPool.globalInstance()).start(self)
         return self
 
@@ -93,9 +97,9 @@ class Worker(QRunnable):
         """Block up to ``timeout_ms`` for the function to return; ``True`` if it did."""
         return self._returned.wait(timeout_ms / 1000)
 
-    @Slot()
     def _on_self_delivered(self, *_: object) -> None:
-        _RUNNING.discard(self)
+        # Release on the next turn of the event loop, not inside the signal's own delivery.
+        QTimer.singleShot(0, partial(_RUNNING.discard, self))
 
 
 def run_in_thread(fn: Callable[[], Any], on_result: Callable[[Any], None],
