@@ -377,6 +377,11 @@ def test_two_stores_see_each_others_saves(config_dir):
     a.save("From A", "workload", {"workload": {}})
     b.save("from a", "workload", {"workload": {"batch": 2}})  # same slug, other name
     assert {p.slug for p in a.list()} == {p.slug for p in b.list()} == {"from-a", "from-a-2"}
+    a.save("From A", "workload", {"workload": {"batch": 7}})  # b has read the old content
+    assert scenario_parts(b.get("from-a"))["workload"].batch == 7
+    b.get("from-a").path.write_text(json.dumps({**json.loads(b.get("from-a").path.read_text()),
+                                                "workload": {"batch": 8}}))  # edited by hand
+    assert scenario_parts(a.get("from-a"))["workload"].batch == 8
     b.delete("from-a")
     assert [p.name for p in a.list()] == ["from a"]
 

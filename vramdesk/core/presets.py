@@ -18,6 +18,7 @@ reported in :attr:`PresetStore.problems`; the other presets still load.
 from __future__ import annotations
 
 import contextlib
+import copy
 import datetime
 import os
 from collections.abc import Iterator
@@ -125,6 +126,7 @@ class PresetStore:
         self.problems: list[str] = []
         self.lock_timeout_s = lock_timeout_s
         self._lock = filelock.FileLock(self.directory / ".lock", timeout=lock_timeout_s)
+        self._parsed: dict[str, tuple[bytes, tuple[str, str, dict[str, Any]]]] = {}
         self._scan()
 
     # ------------------------------------------------------------------ reading
@@ -306,6 +308,8 @@ class PresetStore:
         except OSError as exc:
             self._report(f"{self.directory} could not be read ({error_reason(exc)})")
             return []
+        names = {p.name for p in paths}
+        self._parsed = {k: v for k, v in self._parsed.items() if k in names}
         presets = [p for p in map(self._load, paths) if p is not None]
         return sorted(presets, key=lambda p: (p.name.casefold(), p.slug))
 
@@ -313,7 +317,7 @@ class PresetStore:
         shown, raw = f"{self.directory.name}/{path.name}", b""
         try:
             raw = read_limited(path)
-            name, kind, data = parse_document(raw, path.stem)
+            name, kind, data = self._parse(path, raw)
         except (NewerSchemaError, MigrationError) as exc:
             self._report(f"{shown} was left as it is: {exc.reason}")
         except (ValueError, RecursionError) as exc:
@@ -321,8 +325,15 @@ class PresetStore:
         except OSError as exc:
             self._report(f"{shown} could not be opened ({error_reason(exc)}) and was left as it is")
         else:
-            return UserPreset(path.stem, name, kind, data, path)
+            return UserPreset(path.stem, name, kind, copy.deepcopy(data), path)
         return None
+
+    def _parse(self, path: Path, raw: bytes) -> tuple[str, str, dict[str, Any]]:
+        # the bytes are always re-read; only parsing is skipped when they have not changed
+        cached = self._parsed.get(path.name)
+        if cached is None or cached[0] != raw:
+            cached = self._parsed[path.name] = (raw, parse_document(raw, path.stem))
+        return cached[1]
 
     def _move_aside(self, path: Path, raw: bytes, shown: str, reason: str) -> None:
         stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
