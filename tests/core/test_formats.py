@@ -30,8 +30,11 @@ def test_mxfp4_agrees_with_gguf():
     assert WeightFormat.MXFP4.bits == Fraction(type_size * 8, block)
 
 
-@pytest.mark.parametrize("kv", [KVDtype.Q8_0, KVDtype.Q4_0, KVDtype.Q4_1, KVDtype.Q5_0, KVDtype.Q5_1,
-                                KVDtype.IQ4_NL], ids=lambda k: k.label)
+@pytest.mark.parametrize(
+    "kv",
+    [KVDtype.Q8_0, KVDtype.Q4_0, KVDtype.Q4_1, KVDtype.Q5_0, KVDtype.Q5_1, KVDtype.IQ4_NL],
+    ids=lambda k: k.label,
+)
 def test_kv_block_types_agree_with_gguf(kv):
     block, type_size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType[kv.label.upper()]]
     assert kv.bytes_per_element == Fraction(type_size, block)

@@ -56,7 +56,11 @@ def test_qwen25_use_sliding_window_false_switches_window_off():
 
 
 def test_qwen2_use_sliding_window_true_slides_from_max_window_layers():
-    cfg = _config("qwen2.5-7b") | {"use_sliding_window": True, "sliding_window": 4096, "max_window_layers": 20}
+    cfg = _config("qwen2.5-7b") | {
+        "use_sliding_window": True,
+        "sliding_window": 4096,
+        "max_window_layers": 20,
+    }
     types = model_from_config(cfg).model.resolved_layer_types()
     # transformers Qwen2: layers with index >= max_window_layers use the window: 28 - 20 = 8
     assert types.count(SLIDING) == 8 and types[19] == FULL and types[20] == SLIDING
@@ -71,8 +75,13 @@ def test_falcon_defaults_and_mqa():
 
 
 def test_falcon_new_decoder_architecture_reads_num_kv_heads():
-    cfg = _config("falcon-7b") | {"new_decoder_architecture": True, "num_kv_heads": 8,
-                                  "num_attention_heads": 128, "hidden_size": 8192, "multi_query": False}
+    cfg = _config("falcon-7b") | {
+        "new_decoder_architecture": True,
+        "num_kv_heads": 8,
+        "num_attention_heads": 128,
+        "hidden_size": 8192,
+        "multi_query": False,
+    }
     m = model_from_config(cfg).model
     assert m.num_key_value_heads == 8 and m.norms_per_layer == 2
 
@@ -91,8 +100,9 @@ def test_mla_and_fp8_blocks_of_deepseek_v3():
     assert imported.model.is_mla and imported.model.kv_lora_rank == 512
     assert imported.model.first_k_dense_replace == 3 and imported.model.moe_score_bias
     # 128 x 128 blocks, one float32 scale each, no zero point
-    assert imported.weights == WeightSpec(WeightFormat.FP8, group_size=16384, scale_bits=32, zero_bits=0,
-                                          embeddings_unquantized=True)
+    assert imported.weights == WeightSpec(
+        WeightFormat.FP8, group_size=16384, scale_bits=32, zero_bits=0, embeddings_unquantized=True
+    )
 
 
 def test_gpt_oss_mxfp4_experts_only_and_explicit_layer_types():
@@ -123,16 +133,42 @@ def test_gptq_config():
     assert w.bits_per_weight == Fraction(33, 8)
 
 
-@pytest.mark.parametrize(("quant", "expected"), [
-    ({"quant_method": "awq", "zero_point": True, "group_size": 128, "bits": 4, "version": "gemm"},
-     (WeightFormat.INT4, 128, 16, 16)),
-    ({"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"},
-     (WeightFormat.NF4, None, 16, 16)),
-    ({"quant_method": "bitsandbytes", "load_in_8bit": True}, (WeightFormat.INT8, None, 16, 16)),
-    ({"quant_method": "compressed-tensors", "config_groups": {"group_0": {
-        "weights": {"num_bits": 8, "type": "int", "strategy": "channel", "symmetric": True}}}},
-     (WeightFormat.INT8, None, 16, 16)),
-])
+@pytest.mark.parametrize(
+    ("quant", "expected"),
+    [
+        (
+            {
+                "quant_method": "awq",
+                "zero_point": True,
+                "group_size": 128,
+                "bits": 4,
+                "version": "gemm",
+            },
+            (WeightFormat.INT4, 128, 16, 16),
+        ),
+        (
+            {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"},
+            (WeightFormat.NF4, None, 16, 16),
+        ),
+        ({"quant_method": "bitsandbytes", "load_in_8bit": True}, (WeightFormat.INT8, None, 16, 16)),
+        (
+            {
+                "quant_method": "compressed-tensors",
+                "config_groups": {
+                    "group_0": {
+                        "weights": {
+                            "num_bits": 8,
+                            "type": "int",
+                            "strategy": "channel",
+                            "symmetric": True,
+                        }
+                    }
+                },
+            },
+            (WeightFormat.INT8, None, 16, 16),
+        ),
+    ],
+)
 def test_quantization_configs(quant, expected):
     w = model_from_config(_config("llama-2-7b-hf") | {"quantization_config": quant}).weights
     assert (w.format, w.group_size, w.scale_bits, w.zero_bits) == expected
@@ -140,7 +176,9 @@ def test_quantization_configs(quant, expected):
 
 def test_unknown_quant_method_is_named():
     with pytest.raises(InputError) as err:
-        model_from_config(_config("llama-2-7b-hf") | {"quantization_config": {"quant_method": "exl9"}})
+        model_from_config(
+            _config("llama-2-7b-hf") | {"quantization_config": {"quant_method": "exl9"}}
+        )
     assert err.value.field == "quantization_config"
 
 
@@ -181,11 +219,22 @@ def test_hybrid_ssm_configs_are_refused(name):
     assert "not supported" in str(err.value) and "KV cache" in str(err.value)
 
 
-@pytest.mark.parametrize("extra", [
-    {"layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention"] * 8},
-    {"layers_block_type": ["mamba", "attention"] * 16},
-    {"mamba_d_state": 16},
-])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {
+            "layer_types": [
+                "linear_attention",
+                "linear_attention",
+                "linear_attention",
+                "full_attention",
+            ]
+            * 8
+        },
+        {"layers_block_type": ["mamba", "attention"] * 16},
+        {"mamba_d_state": 16},
+    ],
+)
 def test_hybrid_keys_are_refused_whatever_the_model_type(extra):
     with pytest.raises(UnsupportedModelError):
         model_from_config(_config("llama-3.1-8b") | extra)
@@ -202,7 +251,10 @@ def _llama_folder(tmp_path, slug="llama-3.2-1b"):
 def test_folder_with_index_gives_exact_bytes(tmp_path):
     folder = _llama_folder(tmp_path)
     total = 2_471_645_608
-    index = {"metadata": {"total_size": total}, "weight_map": {"lm_head.weight": "model.safetensors"}}
+    index = {
+        "metadata": {"total_size": total},
+        "weight_map": {"lm_head.weight": "model.safetensors"},
+    }
     (folder / "model.safetensors.index.json").write_text(json.dumps(index))
     imported = load_model(folder)
     assert imported.model.checkpoint_bytes == total and imported.model.checkpoint_format == "bf16"
@@ -222,14 +274,24 @@ def test_config_json_path(tmp_path):
 def _tiny_llama_tensors():
     # Llama-style names: vocab 16, hidden 8, 2 layers, q 8 rows, k/v 4 rows, MLP 12
     rng = np.random.default_rng(0)
-    shapes = {"model.embed_tokens.weight": (16, 8), "lm_head.weight": (16, 8), "model.norm.weight": (8,)}
+    shapes = {
+        "model.embed_tokens.weight": (16, 8),
+        "lm_head.weight": (16, 8),
+        "model.norm.weight": (8,),
+    }
     for i in range(2):
         p = f"model.layers.{i}."
-        shapes |= {p + "self_attn.q_proj.weight": (8, 8), p + "self_attn.k_proj.weight": (4, 8),
-                   p + "self_attn.v_proj.weight": (4, 8), p + "self_attn.o_proj.weight": (8, 8),
-                   p + "mlp.gate_proj.weight": (12, 8), p + "mlp.up_proj.weight": (12, 8),
-                   p + "mlp.down_proj.weight": (8, 12), p + "input_layernorm.weight": (8,),
-                   p + "post_attention_layernorm.weight": (8,)}
+        shapes |= {
+            p + "self_attn.q_proj.weight": (8, 8),
+            p + "self_attn.k_proj.weight": (4, 8),
+            p + "self_attn.v_proj.weight": (4, 8),
+            p + "self_attn.o_proj.weight": (8, 8),
+            p + "mlp.gate_proj.weight": (12, 8),
+            p + "mlp.up_proj.weight": (12, 8),
+            p + "mlp.down_proj.weight": (8, 12),
+            p + "input_layernorm.weight": (8,),
+            p + "post_attention_layernorm.weight": (8,),
+        }
     return {k: rng.standard_normal(s).astype(np.float16) for k, s in shapes.items()}
 
 
@@ -285,7 +347,12 @@ def test_gguf_header(tmp_path):
     # f16 32 x 64 = 4096 bytes; Q8_0 64 x 64 = 128 blocks of 34 bytes = 4352 bytes
     assert m.checkpoint_bytes == 4096 + 4352 and m.params == 32 * 64 + 64 * 64
     assert m.checkpoint_format == "Q8_0" and m.vocab_size == 32 and m.tie_word_embeddings
-    assert (m.num_hidden_layers, m.num_attention_heads, m.num_key_value_heads, m.head_dim) == (2, 4, 2, None)
+    assert (m.num_hidden_layers, m.num_attention_heads, m.num_key_value_heads, m.head_dim) == (
+        2,
+        4,
+        2,
+        None,
+    )
 
 
 def test_gguf_ssm_architecture_is_refused(tmp_path):

@@ -62,7 +62,10 @@ def test_kv_cache_at_32k_window_capped(slug):
     model = _imported(slug).model
     workload = Workload(context_tokens=32768, batch=1, kv_dtype=KVDtype.FP16)
     breakdown = estimate(model, WeightSpec(), workload, UNPAGED)
-    assert breakdown.kv_cache.bytes == MODELS[slug]["kv_bytes_fp16_context_32768_batch_1_window_capped"]
+    assert (
+        breakdown.kv_cache.bytes
+        == MODELS[slug]["kv_bytes_fp16_context_32768_batch_1_window_capped"]
+    )
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -83,9 +86,17 @@ def test_moe_active_params_are_fewer_than_total():
 
 def test_learned_position_embeddings_counted():
     # GPT-2 small shape: wpe = 1024 positions x 768 = 786,432 extra parameters
-    base = ModelSpec(num_hidden_layers=12, num_key_value_heads=12, hidden_size=768, num_attention_heads=12,
-                     intermediate_size=3072, vocab_size=50257, max_position_embeddings=1024,
-                     tie_word_embeddings=True, mlp_gated=False)
+    base = ModelSpec(
+        num_hidden_layers=12,
+        num_key_value_heads=12,
+        hidden_size=768,
+        num_attention_heads=12,
+        intermediate_size=3072,
+        vocab_size=50257,
+        max_position_embeddings=1024,
+        tie_word_embeddings=True,
+        mlp_gated=False,
+    )
     with_wpe = base.replace(learned_position_embeddings=True)
     assert count_params(with_wpe).total - count_params(base).total == 1024 * 768
     with pytest.raises(InputError) as err:

@@ -30,53 +30,97 @@ SHARED = HERE.parents[2] / "shared" / "reference" / "models.json"
 OUT = ROOT / "presets" / "models"
 
 #: Display names where the repository name is not the model's usual name.
-NAMES = {"llama-2-7b-hf": "Llama-2-7B", "llama-2-13b-hf": "Llama-2-13B", "llama-2-70b-hf": "Llama-2-70B",
-         "phi-4": "Phi-4", "deepseek-v3": "DeepSeek-V3", "yi-34b": "Yi-34B", "falcon-7b": "Falcon-7B"}
+NAMES = {
+    "llama-2-7b-hf": "Llama-2-7B",
+    "llama-2-13b-hf": "Llama-2-13B",
+    "llama-2-70b-hf": "Llama-2-70B",
+    "phi-4": "Phi-4",
+    "deepseek-v3": "DeepSeek-V3",
+    "yi-34b": "Yi-34B",
+    "falcon-7b": "Falcon-7B",
+}
 
 #: Presets beyond the reference set: config file (or a reference config with overrides),
 #: the published count and its source.
 EXTRA: list[dict[str, Any]] = [
-    {"slug": "gemma-3-27b-it", "name": "Gemma-3-27B-IT", "hf_repo": "google/gemma-3-27b-it",
-     "config": "configs/gemma-3-27b-it.json", "published_params": 27_432_406_640,
-     "source": "config: google/gemma-3-27b-it config.json as quoted in TensorRT-LLM's Gemma 3 KV-cache "
-               "test (GEMMA3_27B_MINI_CONFIG, with its two 'modified for testing' values restored: 62 "
-               "layers, sliding_window 1024, as in the verbatim GEMMA3_27B_TEXT copy in public code); "
-               "count: keras-hub gemma3 presets, medgemma_instruct_27b 27,432,406,640 (same architecture "
-               "and 262,208-row embedding; gemma3_instruct_27b lists 27,432,062,576 with 262,144 rows); "
-               "vision tower (SigLIP, 27 layers) + projector included: 423,060,336"},
-    {"slug": "gemma-3-1b", "name": "Gemma-3-1B", "hf_repo": "google/gemma-3-1b-pt",
-     "config": "configs/gemma-3-1b-pt.json", "published_params": 999_885_952,
-     "source": "config: google/gemma-3-1b-pt config.json (public copies; 26 layers, sliding_window 512, "
-               "sliding_window_pattern 6); count: keras-hub gemma3 presets gemma3_1b 999,885,952 "
-               "(checked there against transformers num_parameters)"},
-    {"slug": "qwen3-235b-a22b", "name": "Qwen3-235B-A22B", "hf_repo": "Qwen/Qwen3-235B-A22B",
-     "config": "configs/qwen3-235b-a22b.json", "published_params": 235_093_634_560,
-     "source": "config: Qwen/Qwen3-235B-A22B config.json (dims as in THUDM/slime "
-               "scripts/models/qwen3-235B-A22B.sh: 94 layers, hidden 4096, 64 q / 4 kv heads, head_dim "
-               "128, 128 experts x 1536, top-8, vocab 151936, untied); count: keras-hub qwen3_moe presets "
-               "qwen3_moe_235b_a22b_en 235,093,634,560"},
-    {"slug": "gpt-oss-20b", "name": "gpt-oss-20b", "hf_repo": "openai/gpt-oss-20b",
-     "base": "gpt-oss-120b", "overrides": {"num_hidden_layers": 24, "num_local_experts": 32},
-     "published_params": 20_914_757_184,
-     "source": "config: openai/gpt-oss-20b = the gpt-oss-120b config with 24 layers and 32 experts "
-               "(gpt-oss model card); count: Hugging Face safetensors.total 20,914,757,184 (reference "
-               "models.json note on gpt-oss)"},
-    {"slug": "llama-3.3-70b-instruct", "name": "Llama-3.3-70B-Instruct",
-     "hf_repo": "meta-llama/Llama-3.3-70B-Instruct", "base": "llama-3.1-70b", "overrides": {},
-     "published_params": 70_553_706_496,
-     "source": "config: identical architecture to Llama-3.1-70B (aiconfigurator model_configs/"
-               "meta-llama--Llama-3.3-70B-Instruct_config.json); count: as Llama-3.1-70B"},
-    {"slug": "deepseek-r1", "name": "DeepSeek-R1", "hf_repo": "deepseek-ai/DeepSeek-R1",
-     "base": "deepseek-v3", "overrides": {}, "published_params": 671_026_419_200,
-     "source": "config: DeepSeek-R1 shares the DeepSeek-V3 architecture (reference models.json note); "
-               "count: the V3 main model 671,026,419,200 (the MTP layer is not counted)"},
+    {
+        "slug": "gemma-3-27b-it",
+        "name": "Gemma-3-27B-IT",
+        "hf_repo": "google/gemma-3-27b-it",
+        "config": "configs/gemma-3-27b-it.json",
+        "published_params": 27_432_406_640,
+        "source": "config: google/gemma-3-27b-it config.json as quoted in TensorRT-LLM's Gemma "
+        "3 KV-cache test (GEMMA3_27B_MINI_CONFIG, with its two 'modified for testing'"
+        " values restored: 62 layers, sliding_window 1024, as in the verbatim "
+        "GEMMA3_27B_TEXT copy in public code); count: keras-hub gemma3 presets, "
+        "medgemma_instruct_27b 27,432,406,640 (same architecture and 262,208-row "
+        "embedding; gemma3_instruct_27b lists 27,432,062,576 with 262,144 rows); "
+        "vision tower (SigLIP, 27 layers) + projector included: 423,060,336",
+    },
+    {
+        "slug": "gemma-3-1b",
+        "name": "Gemma-3-1B",
+        "hf_repo": "google/gemma-3-1b-pt",
+        "config": "configs/gemma-3-1b-pt.json",
+        "published_params": 999_885_952,
+        "source": "config: google/gemma-3-1b-pt config.json (public copies; 26 layers, "
+        "sliding_window 512, sliding_window_pattern 6); count: keras-hub gemma3 "
+        "presets gemma3_1b 999,885,952 (checked there against transformers "
+        "num_parameters)",
+    },
+    {
+        "slug": "qwen3-235b-a22b",
+        "name": "Qwen3-235B-A22B",
+        "hf_repo": "Qwen/Qwen3-235B-A22B",
+        "config": "configs/qwen3-235b-a22b.json",
+        "published_params": 235_093_634_560,
+        "source": "config: Qwen/Qwen3-235B-A22B config.json (dims as in zyzshishui/slime "
+        "scripts/models/qwen3-235B-A22B.sh: 94 layers, hidden 4096, 64 q / 4 kv "
+        "heads, head_dim 128, 128 experts x 1536, top-8, vocab 151936, untied); "
+        "count: keras-hub qwen3_moe presets qwen3_moe_235b_a22b_en 235,093,634,560",
+    },
+    {
+        "slug": "gpt-oss-20b",
+        "name": "gpt-oss-20b",
+        "hf_repo": "openai/gpt-oss-20b",
+        "base": "gpt-oss-120b",
+        "overrides": {"num_hidden_layers": 24, "num_local_experts": 32},
+        "published_params": 20_914_757_184,
+        "source": "config: openai/gpt-oss-20b = the gpt-oss-120b config with 24 layers and 32 "
+        "experts (gpt-oss model card); count: Hugging Face safetensors.total "
+        "20,914,757,184 (reference models.json note on gpt-oss)",
+    },
+    {
+        "slug": "llama-3.3-70b-instruct",
+        "name": "Llama-3.3-70B-Instruct",
+        "hf_repo": "meta-llama/Llama-3.3-70B-Instruct",
+        "base": "llama-3.1-70b",
+        "overrides": {},
+        "published_params": 70_553_706_496,
+        "source": "config: identical architecture to Llama-3.1-70B (aiconfigurator "
+        "model_configs/meta-llama--Llama-3.3-70B-Instruct_config.json); count: as "
+        "Llama-3.1-70B",
+    },
+    {
+        "slug": "deepseek-r1",
+        "name": "DeepSeek-R1",
+        "hf_repo": "deepseek-ai/DeepSeek-R1",
+        "base": "deepseek-v3",
+        "overrides": {},
+        "published_params": 671_026_419_200,
+        "source": "config: DeepSeek-R1 shares the DeepSeek-V3 architecture (reference "
+        "models.json note); count: the V3 main model 671,026,419,200 (the MTP layer "
+        "is not counted)",
+    },
 ]
 
 
 def _config(entry: dict[str, Any]) -> dict[str, Any]:
     if "config" in entry:
         return json.loads((HERE / entry["config"]).read_text(encoding="utf-8"))
-    cfg = json.loads((REFERENCE / "models" / entry["base"] / "config.json").read_text(encoding="utf-8"))
+    cfg = json.loads(
+        (REFERENCE / "models" / entry["base"] / "config.json").read_text(encoding="utf-8")
+    )
     cfg |= entry["overrides"]
     if isinstance(cfg.get("layer_types"), list):
         cfg["layer_types"] = cfg["layer_types"][: cfg["num_hidden_layers"]]
@@ -85,14 +129,26 @@ def _config(entry: dict[str, Any]) -> dict[str, Any]:
 
 def _reference_entries() -> list[dict[str, Any]]:
     facts = json.loads((REFERENCE / "models.json").read_text(encoding="utf-8"))
-    prose = {m["slug"]: m for m in json.loads(SHARED.read_text(encoding="utf-8"))} if SHARED.is_file() else {}
+    prose = (
+        {m["slug"]: m for m in json.loads(SHARED.read_text(encoding="utf-8"))}
+        if SHARED.is_file()
+        else {}
+    )
     out = []
     for m in facts:
         slug = m["slug"]
         source = _reference_source(prose.get(slug)) or _existing_source(slug)
-        out.append({"slug": slug, "name": NAMES.get(slug, m["hf_repo"].split("/")[-1]),
-                    "hf_repo": m["hf_repo"], "base": slug, "overrides": {},
-                    "published_params": m["true_total_params"], "source": source})
+        out.append(
+            {
+                "slug": slug,
+                "name": NAMES.get(slug, m["hf_repo"].split("/")[-1]),
+                "hf_repo": m["hf_repo"],
+                "base": slug,
+                "overrides": {},
+                "published_params": m["true_total_params"],
+                "source": source,
+            }
+        )
     return out
 
 
@@ -117,10 +173,19 @@ def build(entry: dict[str, Any]) -> dict[str, Any]:
     source = entry["source"]
     if weights.format is WeightFormat.FP32:
         weights = weights.replace(format=WeightFormat.BF16)
-        source += "; the checkpoint is stored in float32, engines load it as bf16 (the default here)"
-    return {"schema_version": 1, "kind": "model", "name": entry["name"], "hf_repo": entry["hf_repo"],
-            "model": to_dict(model), "weights": {"format": weights.format.label} | to_dict(weights),
-            "published_params": entry["published_params"], "source": source}
+        source += (
+            "; the checkpoint is stored in float32, engines load it as bf16 (the default here)"
+        )
+    return {
+        "schema_version": 1,
+        "kind": "model",
+        "name": entry["name"],
+        "hf_repo": entry["hf_repo"],
+        "model": to_dict(model),
+        "weights": {"format": weights.format.label} | to_dict(weights),
+        "published_params": entry["published_params"],
+        "source": source,
+    }
 
 
 def all_presets() -> dict[str, str]:
@@ -134,8 +199,11 @@ def all_presets() -> dict[str, str]:
 def main(argv: list[str]) -> int:
     """Write the presets, or with ``--check`` list the ones that differ (exit 1)."""
     presets = all_presets()
-    stale = [n for n, text in presets.items()
-             if not (OUT / n).is_file() or (OUT / n).read_text(encoding="utf-8") != text]
+    stale = [
+        n
+        for n, text in presets.items()
+        if not (OUT / n).is_file() or (OUT / n).read_text(encoding="utf-8") != text
+    ]
     if "--check" in argv:
         print("\n".join(stale) or "presets are up to date")
         return 1 if stale else 0

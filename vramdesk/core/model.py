@@ -324,8 +324,8 @@ def _position_params(m: ModelSpec) -> int:
     if not m.learned_position_embeddings:
         return 0
     if not m.max_position_embeddings:
-        raise InputError("max_position_embeddings", "is required to count learned position embeddings",
-                         "required")
+        raise InputError("max_position_embeddings",
+                         "is required to count learned position embeddings", "required")
     return m.max_position_embeddings * m.hidden_size
 
 

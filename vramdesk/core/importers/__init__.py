@@ -9,4 +9,10 @@ from vramdesk.core.errors import FileReadError, UnsupportedModelError
 from vramdesk.core.importers._config import ImportedModel, model_from_config
 from vramdesk.core.importers._load import load_model
 
-__all__ = ["FileReadError", "ImportedModel", "UnsupportedModelError", "load_model", "model_from_config"]
+__all__ = [
+    "FileReadError",
+    "ImportedModel",
+    "UnsupportedModelError",
+    "load_model",
+    "model_from_config",
+]

@@ -22,13 +22,28 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "num_hidden_layers": ("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
     "hidden_size": ("hidden_size", "n_embd", "d_model"),
     "num_attention_heads": ("num_attention_heads", "n_head", "num_heads", "n_heads"),
-    "num_key_value_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv", "n_kv_heads",
-                            "multi_query_group_num"),
+    "num_key_value_heads": (
+        "num_key_value_heads",
+        "num_kv_heads",
+        "n_head_kv",
+        "n_kv_heads",
+        "multi_query_group_num",
+    ),
     "intermediate_size": ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"),
     "vocab_size": ("vocab_size", "padded_vocab_size", "n_vocab"),
-    "max_position_embeddings": ("max_position_embeddings", "n_positions", "max_sequence_length",
-                                "seq_length", "n_ctx"),
-    "num_local_experts": ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"),
+    "max_position_embeddings": (
+        "max_position_embeddings",
+        "n_positions",
+        "max_sequence_length",
+        "seq_length",
+        "n_ctx",
+    ),
+    "num_local_experts": (
+        "num_local_experts",
+        "num_experts",
+        "n_routed_experts",
+        "moe_num_experts",
+    ),
     "num_experts_per_tok": ("num_experts_per_tok", "experts_per_token", "moe_top_k"),
     "moe_intermediate_size": ("moe_intermediate_size", "expert_intermediate_size"),
     "n_shared_experts": ("n_shared_experts", "num_shared_experts"),
@@ -85,17 +100,21 @@ class _Reader:
             hint = f" (also looked for {also})" if also else ""
             raise InputError(name, f"is missing from config.json{hint}", "required")
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise InputError(name, f"must be a whole number in config.json, got {value!r}", "not_int")
+            raise InputError(
+                name, f"must be a whole number in config.json, got {value!r}", "not_int"
+            )
         return value
 
 
 def _text_config(config: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-    """The language model's keys: ``text_config`` over the top level (multimodal configs)."""
+    """Merge ``text_config`` over the top level (multimodal configs): the decoder's keys."""
     text = config.get("text_config")
     if not isinstance(text, dict):
         return config
     notes.append("multimodal config: the decoder's shape is read from text_config")
-    merged = {k: v for k, v in config.items() if k not in ("text_config", "vision_config", "audio_config")}
+    merged = {
+        k: v for k, v in config.items() if k not in ("text_config", "vision_config", "audio_config")
+    }
     merged.update(text)
     return merged
 
@@ -152,11 +171,17 @@ def _shape(r: _Reader) -> dict[str, Any]:
     if inter is None and r.family in ("falcon", "gpt_bigcode", "gpt2"):
         inter = 4 * hidden
         r.notes.append(f"intermediate_size absent: {r.family} uses 4 * hidden_size = {inter}")
-    return {"num_hidden_layers": layers, "hidden_size": hidden, "num_attention_heads": heads,
-            "num_key_value_heads": _kv_heads(r, heads), "head_dim": _head_dim(r, hidden, heads),
-            "intermediate_size": inter, "vocab_size": r.int("vocab_size"),
-            "max_position_embeddings": r.int("max_position_embeddings"),
-            "tie_word_embeddings": _tied(r)}
+    return {
+        "num_hidden_layers": layers,
+        "hidden_size": hidden,
+        "num_attention_heads": heads,
+        "num_key_value_heads": _kv_heads(r, heads),
+        "head_dim": _head_dim(r, hidden, heads),
+        "intermediate_size": inter,
+        "vocab_size": r.int("vocab_size"),
+        "max_position_embeddings": r.int("max_position_embeddings"),
+        "tie_word_embeddings": _tied(r),
+    }
 
 
 def _kv_heads(r: _Reader, heads: int) -> int:
@@ -184,8 +209,10 @@ def _head_dim(r: _Reader, hidden: int, heads: int) -> int | None:
         r.notes.append(f"head_dim derived = hidden_size / num_attention_heads = {derived}")
         return None
     if explicit != derived:
-        r.notes.append(f"head_dim explicit = {explicit} (hidden_size / num_attention_heads would "
-                       f"give {derived})")
+        r.notes.append(
+            f"head_dim explicit = {explicit} (hidden_size / num_attention_heads would "
+            f"give {derived})"
+        )
     return explicit
 
 
@@ -194,8 +221,10 @@ def _tied(r: _Reader) -> bool:
     if isinstance(value, bool):
         return value
     default = r.family in fam.TIED_BY_DEFAULT
-    r.notes.append(f"tie_word_embeddings absent: default {str(default).lower()} for "
-                   f"{r.family or 'this model_type'}")
+    r.notes.append(
+        f"tie_word_embeddings absent: default {str(default).lower()} for "
+        f"{r.family or 'this model_type'}"
+    )
     return default
 
 
@@ -204,14 +233,19 @@ def _moe(r: _Reader, layers: int) -> dict[str, Any]:
     if not experts:
         return {}
     dense = _dense_layer_count(r.cfg, layers)
-    out = {"num_local_experts": experts, "num_experts_per_tok": r.int("num_experts_per_tok") or 0,
-           "moe_intermediate_size": r.int("moe_intermediate_size"),
-           "n_shared_experts": r.int("n_shared_experts") or 0,
-           "shared_expert_intermediate_size": r.int("shared_expert_intermediate_size"),
-           "first_k_dense_replace": dense}
+    out = {
+        "num_local_experts": experts,
+        "num_experts_per_tok": r.int("num_experts_per_tok") or 0,
+        "moe_intermediate_size": r.int("moe_intermediate_size"),
+        "n_shared_experts": r.int("n_shared_experts") or 0,
+        "shared_expert_intermediate_size": r.int("shared_expert_intermediate_size"),
+        "first_k_dense_replace": dense,
+    }
     if dense and "first_k_dense_replace" not in r.cfg:
-        r.notes.append(f"{dense} dense (non-MoE) layers from mlp_only_layers/decoder_sparse_step, "
-                       "counted as first_k_dense_replace")
+        r.notes.append(
+            f"{dense} dense (non-MoE) layers from mlp_only_layers/decoder_sparse_step, "
+            "counted as first_k_dense_replace"
+        )
     return out
 
 
@@ -225,8 +259,10 @@ def _dense_layer_count(cfg: dict[str, Any], layers: int) -> int:
     freq = cfg.get("moe_layer_freq") if isinstance(cfg.get("moe_layer_freq"), int) else 1
     step = cfg.get("decoder_sparse_step") or 1
     only = set(cfg.get("mlp_only_layers") or [])
-    moe = [i >= first and (i - first) % max(freq, 1) == 0 and i not in only and (i + 1) % step == 0
-           for i in range(layers)]
+    moe = [
+        i >= first and (i - first) % max(freq, 1) == 0 and i not in only and (i + 1) % step == 0
+        for i in range(layers)
+    ]
     return layers - sum(moe)
 
 
@@ -234,13 +270,15 @@ def _mla(r: _Reader) -> dict[str, Any]:
     if r.cfg.get("kv_lora_rank") is None:
         return {}
     keys = ("kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "q_lora_rank")
-    r.notes.append("multi-head latent attention: the KV cache holds kv_lora_rank + qk_rope_head_dim "
-                   "values per token per layer")
+    r.notes.append(
+        "multi-head latent attention: the KV cache holds kv_lora_rank + qk_rope_head_dim "
+        "values per token per layer"
+    )
     return {k: r.int(k) for k in keys}
 
 
 def _sliding(r: _Reader, layers: int) -> tuple[int | None, tuple[str, ...] | None]:
-    """The sliding window and which layers use it."""
+    """Return the sliding window and which layers use it."""
     cfg = r.cfg
     window = r.int("sliding_window")
     if cfg.get("use_sliding_window") is False and window is not None:
@@ -262,8 +300,10 @@ def _implied_layout(r: _Reader, layers: int, window: int) -> tuple[str, ...] | N
         return sliding_layer_pattern(layers, "alternating")
     if r.family in ("gemma3", "gemma3_text", "cohere2"):
         period = r.int("sliding_window_pattern") or 4
-        r.notes.append(f"{r.family}: {period - 1} sliding layers then 1 global (sliding_window_pattern "
-                       f"{period})")
+        r.notes.append(
+            f"{r.family}: {period - 1} sliding layers then 1 global (sliding_window_pattern "
+            f"{period})"
+        )
         return sliding_layer_pattern(layers, f"{period - 1}:1")
     if cfg.get("use_sliding_window") and cfg.get("max_window_layers") is not None:
         first = cfg["max_window_layers"]

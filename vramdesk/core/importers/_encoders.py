@@ -16,8 +16,15 @@ from __future__ import annotations
 from typing import Any
 
 #: SiglipVisionConfig defaults (configuration_siglip.py).
-_SIGLIP_DEFAULTS = {"hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12,
-                    "num_channels": 3, "image_size": 224, "patch_size": 16, "vision_use_head": True}
+_SIGLIP_DEFAULTS = {
+    "hidden_size": 768,
+    "intermediate_size": 3072,
+    "num_hidden_layers": 12,
+    "num_channels": 3,
+    "image_size": 224,
+    "patch_size": 16,
+    "vision_use_head": True,
+}
 
 
 def encoder_params(config: dict[str, Any], text_hidden: int, notes: list[str]) -> int:
@@ -29,11 +36,15 @@ def encoder_params(config: dict[str, Any], text_hidden: int, notes: list[str]) -
         notes.append("vision_config present: the vision encoder is not counted")
         return 0
     v = {k: vision.get(k, d) for k, d in _SIGLIP_DEFAULTS.items()}
-    if v["vision_use_head"] or not all(isinstance(v[k], int) for k in _SIGLIP_DEFAULTS if k != "vision_use_head"):
+    if v["vision_use_head"] or not all(
+        isinstance(v[k], int) for k in _SIGLIP_DEFAULTS if k != "vision_use_head"
+    ):
         notes.append("SigLIP vision encoder with an unusual layout: not counted")
         return 0
     n = _siglip(v) + v["hidden_size"] * text_hidden + v["hidden_size"]
-    notes.append(f"SigLIP vision encoder + projector: {n:,} parameters (counted, they stay resident)")
+    notes.append(
+        f"SigLIP vision encoder + projector: {n:,} parameters (counted, they stay resident)"
+    )
     return n
 
 

@@ -13,24 +13,63 @@ from typing import Any
 from vramdesk.core.model import refuse_unsupported
 
 #: model_type values of state-space, recurrent or linear-attention models (or hybrids).
-SSM_MODEL_TYPES = frozenset({
-    "mamba", "mamba2", "falcon_mamba", "jamba", "falcon_h1", "zamba", "zamba2", "bamba",
-    "nemotron_h", "granitemoehybrid", "qwen3_next", "rwkv", "rwkv5", "rwkv6", "rwkv7",
-    "recurrent_gemma", "lfm2", "plamo2", "minimax", "minimax_m1", "xlstm", "hymba", "kimi_linear",
-})
+SSM_MODEL_TYPES = frozenset(
+    {
+        "mamba",
+        "mamba2",
+        "falcon_mamba",
+        "jamba",
+        "falcon_h1",
+        "zamba",
+        "zamba2",
+        "bamba",
+        "nemotron_h",
+        "granitemoehybrid",
+        "qwen3_next",
+        "rwkv",
+        "rwkv5",
+        "rwkv6",
+        "rwkv7",
+        "recurrent_gemma",
+        "lfm2",
+        "plamo2",
+        "minimax",
+        "minimax_m1",
+        "xlstm",
+        "hymba",
+        "kimi_linear",
+    }
+)
 _SSM_WORDS = ("mamba", "ssm", "linear_attention", "linear", "recurrent", "rwkv", "conv")
 
 #: Families whose configuration class defaults ``tie_word_embeddings`` to True
 #: (GemmaConfig, Gemma2Config, Gemma3TextConfig, FalconConfig, GPTBigCodeConfig,
 #: GPT2Config, Starcoder2Config). Llama, Mistral, Qwen2/3, Phi3, DeepSeek, gpt-oss: False.
-TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "falcon", "RefinedWeb",
-                             "RefinedWebModel", "gpt_bigcode", "gpt2", "starcoder2"})
+TIED_BY_DEFAULT = frozenset(
+    {
+        "gemma",
+        "gemma2",
+        "gemma3",
+        "gemma3_text",
+        "falcon",
+        "RefinedWeb",
+        "RefinedWebModel",
+        "gpt_bigcode",
+        "gpt2",
+        "starcoder2",
+    }
+)
 
 #: Class defaults of keys that published configs omit (configuration_<family>.py).
 CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "falcon": {"max_position_embeddings": 2048, "vocab_size": 65024},
-    "gemma3_text": {"vocab_size": 262208, "max_position_embeddings": 131072, "head_dim": 256,
-                    "sliding_window": 4096, "sliding_window_pattern": 6},
+    "gemma3_text": {
+        "vocab_size": 262208,
+        "max_position_embeddings": 131072,
+        "head_dim": 256,
+        "sliding_window": 4096,
+        "sliding_window_pattern": 6,
+    },
     "gpt_bigcode": {"multi_query": True, "max_position_embeddings": 1024, "vocab_size": 50257},
     "gpt2": {"max_position_embeddings": 1024, "vocab_size": 50257},
 }
@@ -38,7 +77,7 @@ CLASS_DEFAULTS["RefinedWeb"] = CLASS_DEFAULTS["RefinedWebModel"] = CLASS_DEFAULT
 
 
 def family(model_type: str) -> str:
-    """The family key of ``model_type`` (old Falcon names map to ``falcon``)."""
+    """Return the family key of ``model_type`` (old Falcon names map to ``falcon``)."""
     return "falcon" if model_type in ("RefinedWeb", "RefinedWebModel") else model_type
 
 
@@ -56,16 +95,31 @@ def refuse_hybrids(cfg: dict[str, Any]) -> None:
     model_type = str(cfg.get("model_type", ""))
     archs = [str(a) for a in cfg.get("architectures") or [] if isinstance(a, str)]
     name = archs[0] if archs else model_type or "this model"
-    if model_type in SSM_MODEL_TYPES or any(w in a.lower() for a in archs
-                                           for w in ("mamba", "rwkv", "jamba", "falconh1", "qwen3next", "zamba")):
-        raise refuse_unsupported(name, f"model_type {model_type!r} has state-space/recurrent or "
-                                 "linear-attention layers, whose per-sequence state is not a KV cache")
+    if model_type in SSM_MODEL_TYPES or any(
+        w in a.lower()
+        for a in archs
+        for w in ("mamba", "rwkv", "jamba", "falconh1", "qwen3next", "zamba")
+    ):
+        raise refuse_unsupported(
+            name,
+            f"model_type {model_type!r} has state-space/recurrent or "
+            "linear-attention layers, whose per-sequence state is not a KV cache",
+        )
     for key in ("layers_block_type", "layer_types", "hybrid_override_pattern"):
         _refuse_layer_list(name, key, cfg.get(key))
-    for key in ("mamba_d_state", "ssm_cfg", "mamba_expand", "attn_layer_period", "linear_num_value_heads"):
+    for key in (
+        "mamba_d_state",
+        "ssm_cfg",
+        "mamba_expand",
+        "attn_layer_period",
+        "linear_num_value_heads",
+    ):
         if key in cfg:
-            raise refuse_unsupported(name, f"config key {key!r} marks Mamba/SSM or linear-attention "
-                                     "layers, which vramdesk cannot size")
+            raise refuse_unsupported(
+                name,
+                f"config key {key!r} marks Mamba/SSM or linear-attention "
+                "layers, which vramdesk cannot size",
+            )
 
 
 def _refuse_layer_list(name: str, key: str, value: Any) -> None:
@@ -75,8 +129,11 @@ def _refuse_layer_list(name: str, key: str, value: Any) -> None:
         return
     odd = sorted({str(v) for v in value if any(w in str(v).lower() for w in _SSM_WORDS)})
     if odd:
-        raise refuse_unsupported(name, f"{key} lists {', '.join(odd)} layers (state-space or linear "
-                                 "attention), whose state is not a per-token KV cache")
+        raise refuse_unsupported(
+            name,
+            f"{key} lists {', '.join(odd)} layers (state-space or linear "
+            "attention), whose state is not a per-token KV cache",
+        )
 
 
 def flags(cfg: dict[str, Any], model_type: str) -> dict[str, Any]:
@@ -89,8 +146,10 @@ def flags(cfg: dict[str, Any], model_type: str) -> dict[str, Any]:
     (``shared_expert_gate``), ``modeling_falcon.py`` and ``modeling_gpt_bigcode.py``
     (LayerNorm with bias, 2-matrix GELU MLP).
     """
-    out: dict[str, Any] = {"attention_bias": bool(cfg.get("attention_bias", False)),
-                           "mlp_bias": bool(cfg.get("mlp_bias", False))}
+    out: dict[str, Any] = {
+        "attention_bias": bool(cfg.get("attention_bias", False)),
+        "mlp_bias": bool(cfg.get("mlp_bias", False)),
+    }
     fam = family(model_type)
     if fam in ("qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"):
         out["qkv_bias"] = True
@@ -115,13 +174,21 @@ def flags(cfg: dict[str, Any], model_type: str) -> dict[str, Any]:
 
 
 def _falcon(cfg: dict[str, Any]) -> dict[str, Any]:
-    """Falcon: one LayerNorm per layer when attention and MLP run in parallel (7B),
-    ``num_ln_in_parallel_attn`` (default 2) with the new decoder architecture (40B/180B),
-    two otherwise; ``bias`` covers every linear layer."""
+    """Falcon's norms and biases.
+
+    One LayerNorm per layer when attention and MLP run in parallel (7B);
+    ``num_ln_in_parallel_attn`` (default 2) with the new decoder architecture (40B/180B);
+    two otherwise. ``bias`` covers every linear layer.
+    """
     if cfg.get("new_decoder_architecture"):
         norms = cfg.get("num_ln_in_parallel_attn") or 2
     else:
         norms = 1 if cfg.get("parallel_attn", True) else 2
     bias = bool(cfg.get("bias", False))
-    return {"mlp_gated": False, "norm_bias": True, "norms_per_layer": norms,
-            "attention_bias": bias, "mlp_bias": bias}
+    return {
+        "mlp_gated": False,
+        "norm_bias": True,
+        "norms_per_layer": norms,
+        "attention_bias": bias,
+        "mlp_bias": bias,
+    }

@@ -27,7 +27,7 @@ def _describe(size: int) -> str:
 
 
 def read_limited(path: Path, limit_bytes: int, field: str = "path") -> bytes:
-    """The bytes of ``path``, refusing anything larger than ``limit_bytes``.
+    """Read the bytes of ``path``, refusing anything larger than ``limit_bytes``.
 
     Raises
     ------
@@ -40,14 +40,22 @@ def read_limited(path: Path, limit_bytes: int, field: str = "path") -> bytes:
         raise FileReadError(field, f"{path} is not a regular file", "not_file", {"path": str(path)})
     size = path.stat().st_size
     if size > limit_bytes:
-        raise FileReadError(field, f"{path.name} is too large ({_describe(size)}; the limit is "
-                            f"{_describe(limit_bytes)})", "too_large", {"path": str(path)})
+        raise FileReadError(
+            field,
+            f"{path.name} is too large ({_describe(size)}; the limit is {_describe(limit_bytes)})",
+            "too_large",
+            {"path": str(path)},
+        )
     try:
         with path.open("rb") as fh:
             data = fh.read(limit_bytes + 1)
     except OSError as exc:
-        raise FileReadError(field, f"cannot read {path.name}: {exc.strerror or exc}", "unreadable",
-                            {"path": str(path)}) from None
+        raise FileReadError(
+            field,
+            f"cannot read {path.name}: {exc.strerror or exc}",
+            "unreadable",
+            {"path": str(path)},
+        ) from None
     if len(data) > limit_bytes:
         raise FileReadError(field, f"{path.name} grew past the limit while being read", "too_large")
     return data
@@ -64,19 +72,23 @@ def parse_json(data: bytes, what: str, field: str) -> Any:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise FileReadError(field, f"{what} is not UTF-8 text (is it a binary file?)",
-                            "not_text") from None
+        raise FileReadError(
+            field, f"{what} is not UTF-8 text (is it a binary file?)", "not_text"
+        ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise FileReadError(field, f"{what} is not valid JSON (line {exc.lineno}, column "
-                            f"{exc.colno}: {exc.msg})", "not_json") from None
+        raise FileReadError(
+            field,
+            f"{what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+            "not_json",
+        ) from None
     except RecursionError:
         raise FileReadError(field, f"{what} is nested too deeply", "not_json") from None
 
 
 def read_json_object(path: Path, limit_bytes: int, field: str) -> dict[str, Any]:
-    """A JSON object read from ``path`` within ``limit_bytes``.
+    """Read a JSON object from ``path`` within ``limit_bytes``.
 
     Raises
     ------
@@ -85,6 +97,7 @@ def read_json_object(path: Path, limit_bytes: int, field: str) -> dict[str, Any]
     """
     value = parse_json(read_limited(path, limit_bytes, field), path.name, field)
     if not isinstance(value, dict):
-        raise FileReadError(field, f"{path.name} holds a JSON {type(value).__name__}, not an object",
-                            "not_object")
+        raise FileReadError(
+            field, f"{path.name} holds a JSON {type(value).__name__}, not an object", "not_object"
+        )
     return value

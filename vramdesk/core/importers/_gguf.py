@@ -21,13 +21,40 @@ from vramdesk.core.importers._families import SSM_MODEL_TYPES
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, refuse_unsupported, sliding_layer_pattern
 
 #: llama.cpp architectures with SSM/recurrent/linear-attention layers.
-SSM_ARCHS = frozenset({"mamba", "mamba2", "jamba", "falcon-h1", "rwkv6", "rwkv6qwen2", "rwkv7",
-                       "arwkv7", "granitehybrid", "nemotron_h", "nemotron_h_moe", "plamo2", "lfm2",
-                       "lfm2moe", "qwen3next", "qwen35", "qwen35moe", "kimi-linear"}) | SSM_MODEL_TYPES
+SSM_ARCHS = (
+    frozenset(
+        {
+            "mamba",
+            "mamba2",
+            "jamba",
+            "falcon-h1",
+            "rwkv6",
+            "rwkv6qwen2",
+            "rwkv7",
+            "arwkv7",
+            "granitehybrid",
+            "nemotron_h",
+            "nemotron_h_moe",
+            "plamo2",
+            "lfm2",
+            "lfm2moe",
+            "qwen3next",
+            "qwen35",
+            "qwen35moe",
+            "kimi-linear",
+        }
+    )
+    | SSM_MODEL_TYPES
+)
 _SWA_PATTERN = {"gemma2": 2, "gpt-oss": 2, "gemma3": 6, "gemma3n": 5, "cohere2": 4}
 #: File types whose label is not the WeightFormat label.
-_FILE_TYPE_ALIASES = {"ALL_F32": "fp32", "MOSTLY_F16": "fp16", "MOSTLY_BF16": "bf16",
-                      "MOSTLY_Q2_K": "Q2_K (mix)", "MOSTLY_MXFP4_MOE": "mxfp4"}
+_FILE_TYPE_ALIASES = {
+    "ALL_F32": "fp32",
+    "MOSTLY_F16": "fp16",
+    "MOSTLY_BF16": "bf16",
+    "MOSTLY_Q2_K": "Q2_K (mix)",
+    "MOSTLY_MXFP4_MOE": "mxfp4",
+}
 
 
 def load_gguf(path: Path) -> ImportedModel:
@@ -54,25 +81,36 @@ def load_gguf(path: Path) -> ImportedModel:
     try:
         reader = gguf.GGUFReader(path, "r")
     except (ValueError, KeyError, IndexError, TypeError, OSError, UnicodeDecodeError) as exc:
-        raise FileReadError("path", f"{path.name} is not a readable GGUF file ({exc})", "not_gguf") from None
-    meta = {name: field.contents() for name, field in reader.fields.items()
-            if not name.startswith("tokenizer.ggml.") or name == "tokenizer.ggml.tokens"}
-    tensors = [(t.name, int(t.n_elements), int(t.n_bytes), t.tensor_type.name) for t in reader.tensors]
+        raise FileReadError(
+            "path", f"{path.name} is not a readable GGUF file ({exc})", "not_gguf"
+        ) from None
+    meta = {
+        name: field.contents()
+        for name, field in reader.fields.items()
+        if not name.startswith("tokenizer.ggml.") or name == "tokenizer.ggml.tokens"
+    }
+    tensors = [
+        (t.name, int(t.n_elements), int(t.n_bytes), t.tensor_type.name) for t in reader.tensors
+    ]
     embd = next((t for t in reader.tensors if t.name == "token_embd.weight"), None)
     if embd is not None and len(embd.shape) == 2:  # ggml order: (n_embd, n_vocab)
         meta.setdefault("tokenizer.ggml.vocab_rows", int(embd.shape[1]))
     return gguf_from_metadata(meta, tensors, str(path), path.stem)
 
 
-def gguf_from_metadata(meta: dict[str, Any], tensors: list[tuple[str, int, int, str]], source: str,
-                       name: str) -> ImportedModel:
+def gguf_from_metadata(
+    meta: dict[str, Any], tensors: list[tuple[str, int, int, str]], source: str, name: str
+) -> ImportedModel:
     """Build the import from GGUF metadata and ``(name, elements, bytes, ggml type)`` tensors."""
     arch = str(meta.get("general.architecture") or "")
     if not arch:
         raise InputError("general.architecture", "is missing from the GGUF header", "required")
     if arch in SSM_ARCHS or any(k.startswith(f"{arch}.ssm.") for k in meta):
-        raise refuse_unsupported(arch, "GGUF architecture with state-space/recurrent layers, whose "
-                                 "per-sequence state is not a KV cache")
+        raise refuse_unsupported(
+            arch,
+            "GGUF architecture with state-space/recurrent layers, whose "
+            "per-sequence state is not a KV cache",
+        )
     notes: list[str] = []
     fields = _gguf_shape(meta, arch, tensors, notes)
     fields.update(_gguf_moe_mla(meta, arch))
@@ -80,11 +118,18 @@ def gguf_from_metadata(meta: dict[str, Any], tensors: list[tuple[str, int, int, 
     params = sum(n for _, n, _, _ in tensors)
     nbytes = sum(b for _, _, b, _ in tensors)
     weights = _gguf_format(meta, tensors, notes)
-    model = ModelSpec(name=str(meta.get("general.name") or name), params=params or None,
-                      checkpoint_bytes=nbytes, checkpoint_format=weights.format.label, source=source,
-                      **fields).validate()
-    notes.append(f"{len(tensors)} tensors: {params:,} parameters, {nbytes:,} bytes (exact, from the "
-                 "tensor table)")
+    model = ModelSpec(
+        name=str(meta.get("general.name") or name),
+        params=params or None,
+        checkpoint_bytes=nbytes,
+        checkpoint_format=weights.format.label,
+        source=source,
+        **fields,
+    ).validate()
+    notes.append(
+        f"{len(tensors)} tensors: {params:,} parameters, {nbytes:,} bytes (exact, from the "
+        "tensor table)"
+    )
     return ImportedModel(model=model, weights=weights, notes=tuple(notes), source=source)
 
 
@@ -106,35 +151,55 @@ def _gguf_shape(meta: dict[str, Any], arch: str, tensors: list, notes: list[str]
     kv = _key(meta, arch, "attention.head_count_kv") or heads
     names = {t[0] for t in tensors}
     tokens = meta.get("tokenizer.ggml.tokens")
-    vocab = (_key(meta, arch, "vocab_size") or meta.get("tokenizer.ggml.vocab_rows")
-             or (len(tokens) if isinstance(tokens, list) else None))
+    vocab = (
+        _key(meta, arch, "vocab_size")
+        or meta.get("tokenizer.ggml.vocab_rows")
+        or (len(tokens) if isinstance(tokens, list) else None)
+    )
     head_dim = _key(meta, arch, "attention.key_length")
     if head_dim is not None and _key(meta, arch, "attention.kv_lora_rank"):
         head_dim = None  # MLA: key_length is the absorbed latent width
     notes.append(f"GGUF architecture {arch!r}")
-    return {"num_hidden_layers": _key(meta, arch, "block_count", required=True),
-            "hidden_size": _key(meta, arch, "embedding_length", required=True),
-            "num_attention_heads": heads, "num_key_value_heads": kv, "head_dim": head_dim,
-            "intermediate_size": _key(meta, arch, "feed_forward_length"), "vocab_size": vocab,
-            "max_position_embeddings": _key(meta, arch, "context_length"),
-            "tie_word_embeddings": "output.weight" not in names}
+    return {
+        "num_hidden_layers": _key(meta, arch, "block_count", required=True),
+        "hidden_size": _key(meta, arch, "embedding_length", required=True),
+        "num_attention_heads": heads,
+        "num_key_value_heads": kv,
+        "head_dim": head_dim,
+        "intermediate_size": _key(meta, arch, "feed_forward_length"),
+        "vocab_size": vocab,
+        "max_position_embeddings": _key(meta, arch, "context_length"),
+        "tie_word_embeddings": "output.weight" not in names,
+    }
 
 
 def _gguf_moe_mla(meta: dict[str, Any], arch: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     experts = _key(meta, arch, "expert_count") or 0
     if experts:
-        out.update(num_local_experts=experts, num_experts_per_tok=_key(meta, arch, "expert_used_count") or 0,
-                   moe_intermediate_size=_key(meta, arch, "expert_feed_forward_length"),
-                   n_shared_experts=_key(meta, arch, "expert_shared_count") or 0,
-                   first_k_dense_replace=_key(meta, arch, "leading_dense_block_count") or 0)
+        out.update(
+            num_local_experts=experts,
+            num_experts_per_tok=_key(meta, arch, "expert_used_count") or 0,
+            moe_intermediate_size=_key(meta, arch, "expert_feed_forward_length"),
+            n_shared_experts=_key(meta, arch, "expert_shared_count") or 0,
+            first_k_dense_replace=_key(meta, arch, "leading_dense_block_count") or 0,
+        )
     rank = _key(meta, arch, "attention.kv_lora_rank")
     if rank:
         rope = _key(meta, arch, "rope.dimension_count") or 0
-        key_len = _key(meta, arch, "attention.key_length_mla") or _key(meta, arch, "attention.key_length")
-        value_len = _key(meta, arch, "attention.value_length_mla") or _key(meta, arch, "attention.value_length")
-        out.update(kv_lora_rank=rank, qk_rope_head_dim=rope, q_lora_rank=_key(meta, arch, "attention.q_lora_rank"),
-                   qk_nope_head_dim=(key_len - rope) if key_len else None, v_head_dim=value_len)
+        key_len = _key(meta, arch, "attention.key_length_mla") or _key(
+            meta, arch, "attention.key_length"
+        )
+        value_len = _key(meta, arch, "attention.value_length_mla") or _key(
+            meta, arch, "attention.value_length"
+        )
+        out.update(
+            kv_lora_rank=rank,
+            qk_rope_head_dim=rope,
+            q_lora_rank=_key(meta, arch, "attention.q_lora_rank"),
+            qk_nope_head_dim=(key_len - rope) if key_len else None,
+            v_head_dim=value_len,
+        )
     return out
 
 

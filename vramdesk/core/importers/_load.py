@@ -58,21 +58,29 @@ def load_model(path: str | Path) -> ImportedModel:
         return _safetensors_file(p)
     if suffix == ".json":
         return _config_file(p, p.parent.name)
-    raise FileReadError("path", f"{p.name}: unknown file type; give a config.json, a model folder, "
-                        "a .safetensors or a .gguf file", "unknown_type")
+    raise FileReadError(
+        "path",
+        f"{p.name}: unknown file type; give a config.json, a model folder, "
+        "a .safetensors or a .gguf file",
+        "unknown_type",
+    )
 
 
 def _config_file(path: Path, name: str) -> ImportedModel:
     if path.name == INDEX_NAME:
-        raise FileReadError("config", f"{path.name} is a weight index; give config.json or the model "
-                            "folder", "not_config")
+        raise FileReadError(
+            "config",
+            f"{path.name} is a weight index; give config.json or the model folder",
+            "not_config",
+        )
     cfg = read_json_object(path, CONFIG_LIMIT_BYTES, "config")
     imported = model_from_config(cfg, name=str(cfg.get("_name_or_path") or name))
     return _with(imported, source=str(path))
 
 
-def _with(imported: ImportedModel, *, source: str, nbytes: int | None = None,
-          notes: tuple[str, ...] = ()) -> ImportedModel:
+def _with(
+    imported: ImportedModel, *, source: str, nbytes: int | None = None, notes: tuple[str, ...] = ()
+) -> ImportedModel:
     changes: dict[str, object] = {"source": source}
     if nbytes is not None:
         changes.update(checkpoint_bytes=nbytes, checkpoint_format=imported.weights.format.label)
@@ -83,8 +91,9 @@ def _with(imported: ImportedModel, *, source: str, nbytes: int | None = None,
 def _folder(folder: Path) -> ImportedModel:
     config = folder / "config.json"
     if not config.is_file():
-        raise FileReadError("path", f"folder {folder.name} has no config.json", "no_config",
-                            {"path": str(folder)})
+        raise FileReadError(
+            "path", f"folder {folder.name} has no config.json", "no_config", {"path": str(folder)}
+        )
     imported = _config_file(config, folder.name)
     nbytes, note = _folder_bytes(folder)
     return _with(imported, source=str(folder), nbytes=nbytes, notes=(note,))
@@ -101,12 +110,15 @@ def _folder_bytes(folder: Path, chosen: Path | None = None) -> tuple[int | None,
     elif (folder / "model.safetensors").is_file():
         shards = [folder / "model.safetensors"]
     else:
-        shards = sorted(folder.glob("*.safetensors"))[:MAX_SHARDS + 1]
+        shards = sorted(folder.glob("*.safetensors"))[: MAX_SHARDS + 1]
     if not shards:
         return None, "no safetensors files: weight bytes are computed from the architecture"
     if len(shards) > MAX_SHARDS:
-        raise FileReadError("path", f"{folder.name} has more than {MAX_SHARDS} safetensors files and "
-                            "no index", "too_many")
+        raise FileReadError(
+            "path",
+            f"{folder.name} has more than {MAX_SHARDS} safetensors files and no index",
+            "too_many",
+        )
     total = sum(read_header(s).data_bytes for s in shards)
     return total, f"safetensors headers of {len(shards)} file(s): {total:,} bytes of tensors"
 
@@ -119,11 +131,22 @@ def _safetensors_file(path: Path) -> ImportedModel:
     header = read_header(path)
     fields, notes = infer_shape(header, path.name)
     if header.dominant is None:
-        raise FileReadError("path", f"{path.name} holds no floating-point or int8 tensors", "not_model")
+        raise FileReadError(
+            "path", f"{path.name} holds no floating-point or int8 tensors", "not_model"
+        )
     params = header.elements if header.all_float else None
-    model = ModelSpec(name=path.stem, params=params, checkpoint_bytes=header.data_bytes,
-                      checkpoint_format=header.dominant.label, source=str(path), **fields).validate()
-    notes.append(f"{len(header.tensors)} tensors: {header.data_bytes:,} bytes"
-                 + (f", {params:,} parameters (exact)" if params else ""))
-    return ImportedModel(model=model, weights=WeightSpec(header.dominant), notes=tuple(notes),
-                         source=str(path))
+    model = ModelSpec(
+        name=path.stem,
+        params=params,
+        checkpoint_bytes=header.data_bytes,
+        checkpoint_format=header.dominant.label,
+        source=str(path),
+        **fields,
+    ).validate()
+    notes.append(
+        f"{len(header.tensors)} tensors: {header.data_bytes:,} bytes"
+        + (f", {params:,} parameters (exact)" if params else "")
+    )
+    return ImportedModel(
+        model=model, weights=WeightSpec(header.dominant), notes=tuple(notes), source=str(path)
+    )

@@ -24,8 +24,14 @@ from vramdesk.core.importers._files import (
 )
 
 #: safetensors dtype -> weight format (packed integer dtypes have no single format).
-DTYPE_FORMATS = {"F32": WeightFormat.FP32, "F16": WeightFormat.FP16, "BF16": WeightFormat.BF16,
-                 "F8_E4M3": WeightFormat.FP8, "F8_E5M2": WeightFormat.FP8, "I8": WeightFormat.INT8}
+DTYPE_FORMATS = {
+    "F32": WeightFormat.FP32,
+    "F16": WeightFormat.FP16,
+    "BF16": WeightFormat.BF16,
+    "F8_E4M3": WeightFormat.FP8,
+    "F8_E5M2": WeightFormat.FP8,
+    "I8": WeightFormat.INT8,
+}
 _FLOAT_DTYPES = {"F64", "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2"}
 
 
@@ -53,14 +59,24 @@ def read_header(path: Path) -> SafetensorsHeader:
     with path.open("rb") as fh:
         prefix = fh.read(8)
         if len(prefix) < 8:
-            raise FileReadError("path", f"{path.name} is too short to be a safetensors file", "not_safetensors")
+            raise FileReadError(
+                "path", f"{path.name} is too short to be a safetensors file", "not_safetensors"
+            )
         n = int.from_bytes(prefix, "little")
         if n > SAFETENSORS_HEADER_LIMIT_BYTES:
-            raise FileReadError("path", f"{path.name}: header of {n:,} bytes exceeds the safetensors "
-                                f"limit ({SAFETENSORS_HEADER_LIMIT_BYTES:,})", "too_large")
+            raise FileReadError(
+                "path",
+                f"{path.name}: header of {n:,} bytes exceeds the safetensors "
+                f"limit ({SAFETENSORS_HEADER_LIMIT_BYTES:,})",
+                "too_large",
+            )
         if n + 8 > size:
-            raise FileReadError("path", f"{path.name} is not a safetensors file (header length {n:,} "
-                                f"past the end of the file)", "not_safetensors")
+            raise FileReadError(
+                "path",
+                f"{path.name} is not a safetensors file (header length {n:,} "
+                f"past the end of the file)",
+                "not_safetensors",
+            )
         raw = fh.read(n)
     header = parse_json(raw, f"{path.name} header", "path")
     if not isinstance(header, dict):
@@ -101,11 +117,19 @@ def _entry(name: str, entry: Any, what: str) -> tuple[str, list[int], tuple[int,
     ok = isinstance(entry, dict) and isinstance(entry.get("dtype"), str)
     shape, offsets = (entry.get("shape"), entry.get("data_offsets")) if ok else (None, None)
     ok = ok and isinstance(shape, list) and all(isinstance(d, int) and d >= 0 for d in shape)
-    ok = ok and isinstance(offsets, list) and len(offsets) == 2 and all(
-        isinstance(o, int) and o >= 0 for o in offsets) and offsets[0] <= offsets[1]
+    ok = (
+        ok
+        and isinstance(offsets, list)
+        and len(offsets) == 2
+        and all(isinstance(o, int) and o >= 0 for o in offsets)
+        and offsets[0] <= offsets[1]
+    )
     if not ok:
-        raise FileReadError("path", f"{what}: tensor {name!r} has no valid dtype, shape and "
-                            "data_offsets", "not_safetensors")
+        raise FileReadError(
+            "path",
+            f"{what}: tensor {name!r} has no valid dtype, shape and data_offsets",
+            "not_safetensors",
+        )
     return entry["dtype"], shape, (offsets[0], offsets[1])
 
 
@@ -121,7 +145,9 @@ def index_total_bytes(path: Path) -> int:
     meta = index.get("metadata")
     total = meta.get("total_size") if isinstance(meta, dict) else None
     if isinstance(total, bool) or not isinstance(total, int) or total < 0:
-        raise FileReadError("path", f"{path.name} has no whole-number metadata.total_size", "no_total")
+        raise FileReadError(
+            "path", f"{path.name} has no whole-number metadata.total_size", "no_total"
+        )
     return total
 
 
@@ -142,22 +168,43 @@ def infer_shape(h: SafetensorsHeader, what: str) -> tuple[dict[str, Any], list[s
         ``config``: the names are not Llama-style; put the model's config.json beside it.
     """
     t = h.tensors
-    need = ("model.embed_tokens.weight", "model.layers.0.self_attn.q_proj.weight",
-            "model.layers.0.self_attn.k_proj.weight", "model.layers.0.mlp.up_proj.weight")
+    need = (
+        "model.embed_tokens.weight",
+        "model.layers.0.self_attn.q_proj.weight",
+        "model.layers.0.self_attn.k_proj.weight",
+        "model.layers.0.mlp.up_proj.weight",
+    )
     if not all(k in t for k in need):
-        raise FileReadError("config", f"{what} has no config.json beside it and its tensor names are "
-                            "not Llama-style; put the model's config.json next to it", "no_config")
+        raise FileReadError(
+            "config",
+            f"{what} has no config.json beside it and its tensor names are "
+            "not Llama-style; put the model's config.json next to it",
+            "no_config",
+        )
     vocab, hidden = t[need[0]]["shape"]
     q_rows, k_rows, inter = t[need[1]]["shape"][0], t[need[2]]["shape"][0], t[need[3]]["shape"][0]
     norm = t.get("model.layers.0.self_attn.q_norm.weight")
-    head_dim = norm["shape"][0] if norm else next(
-        d for d in _HEAD_DIMS if k_rows % d == 0 and q_rows % d == 0)
+    head_dim = (
+        norm["shape"][0]
+        if norm
+        else next(d for d in _HEAD_DIMS if k_rows % d == 0 and q_rows % d == 0)
+    )
     layers = len({int(m.group(1)) for k in t if (m := _LAYER.match(k))})
-    fields = {"num_hidden_layers": layers, "hidden_size": hidden, "vocab_size": vocab,
-              "intermediate_size": inter, "head_dim": head_dim, "num_attention_heads": q_rows // head_dim,
-              "num_key_value_heads": k_rows // head_dim, "qk_norm": norm is not None,
-              "qkv_bias": "model.layers.0.self_attn.q_proj.bias" in t,
-              "tie_word_embeddings": "lm_head.weight" not in t}
-    notes = [f"no config.json: shape read from tensor names ({layers} layers); head_dim "
-             f"{'from q_norm' if norm else 'assumed'} = {head_dim}; KV heads x head_dim = {k_rows} is exact"]
+    fields = {
+        "num_hidden_layers": layers,
+        "hidden_size": hidden,
+        "vocab_size": vocab,
+        "intermediate_size": inter,
+        "head_dim": head_dim,
+        "num_attention_heads": q_rows // head_dim,
+        "num_key_value_heads": k_rows // head_dim,
+        "qk_norm": norm is not None,
+        "qkv_bias": "model.layers.0.self_attn.q_proj.bias" in t,
+        "tie_word_embeddings": "lm_head.weight" not in t,
+    }
+    notes = [
+        f"no config.json: shape read from tensor names ({layers} layers); head_dim "
+        f"{'from q_norm' if norm else 'assumed'} = {head_dim}; "
+        f"KV heads x head_dim = {k_rows} is exact"
+    ]
     return fields, notes
