@@ -1,0 +1,173 @@
+"""Calibration: compare an engine's start-up log with vramdesk's prediction, keep its overheads.
+
+``vramdesk calibrate LOGFILE`` parses the log (:mod:`vramdesk.core.logparse`), predicts the
+same figures for a scenario with the engine's profile (:mod:`vramdesk.core.engines`), and can
+save the measured overheads (activation peak, non-torch memory, CUDA graphs, compute buffer)
+as a runtime preset: the terms no formula predicts well become inputs, as the engine-case
+format's ``given`` figures are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from vramdesk.core.engines import profile_for
+from vramdesk.core.formats import WeightSpec
+from vramdesk.core.logparse import ParsedLog
+from vramdesk.core.model import ModelSpec
+from vramdesk.core.runtime import Engine, Runtime
+from vramdesk.core.serialize import to_dict
+from vramdesk.core.workload import Workload
+
+#: Measured figures a calibrated runtime keeps (log figure name -> Runtime field).
+OVERHEADS = {"activation_peak_bytes": "activation_peak_bytes", "non_torch_bytes": "non_torch_bytes",
+             "cuda_graph_bytes": "cuda_graph_bytes", "compute_buffer_bytes": "compute_buffer_bytes"}
+#: Figures that describe the run rather than measure memory (shown, never compared).
+CONTEXT_FIGURES = ("gpu_total_bytes", "gpu_memory_utilization", "max_model_len", "n_ctx")
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One line of the comparison: a measured figure, the prediction, their difference.
+
+    ``rel_diff`` is ``(predicted - measured) / |measured|`` (None when either is missing or
+    the measured value is 0).
+    """
+
+    name: str
+    measured: int | Fraction
+    predicted: int | Fraction | None
+    rel_diff: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ints stay exact, fractions become floats."""
+        def num(v: int | Fraction | None) -> int | float | None:
+            return v if v is None or isinstance(v, int) else float(v)
+        return {"name": self.name, "measured": num(self.measured), "predicted": num(self.predicted),
+                "rel_diff": self.rel_diff}
+
+
+def scenario_for_log(parsed: ParsedLog, workload: Workload, runtime: Runtime) -> tuple[Workload, Runtime]:
+    """The workload and runtime adjusted to what the log states.
+
+    The engine becomes the detected one when the runtime's is the formula; vLLM's
+    ``gpu_memory_utilization`` and ``max_model_len`` (the context) come from the log when it
+    prints them; llama.cpp's ``n_ctx`` sets the context of one slot.
+    """
+    if runtime.engine is Engine.FORMULA and parsed.engine is not None:
+        runtime = runtime.replace(engine=parsed.engine)
+    util = parsed.value("gpu_memory_utilization")
+    if util is not None:
+        runtime = runtime.replace(gpu_memory_utilization=Fraction(util))
+    context = parsed.value("max_model_len")
+    if context is None and parsed.value("n_ctx") is not None:
+        context = -(-int(parsed.value("n_ctx")) // (runtime.n_parallel or workload.batch))
+    if context is not None:
+        workload = workload.replace(context_tokens=int(context))
+    return workload, runtime
+
+
+def compare(parsed: ParsedLog, model: ModelSpec | None = None, weights: WeightSpec | None = None,
+            workload: Workload | None = None, runtime: Runtime | None = None) -> list[Row]:
+    """Every parsed figure beside vramdesk's prediction for the scenario (if one is given).
+
+    Parameters
+    ----------
+    parsed : ParsedLog
+        Figures read from the log.
+    model, weights, workload, runtime : optional
+        The scenario; without a model, the rows carry no prediction.
+
+    Returns
+    -------
+    list of Row
+        In the log's order of figures; predictions from ``profile_for(engine).figures`` with
+        the log's GPU total when it printed one.
+
+    Raises
+    ------
+    InputError
+        An invalid scenario field.
+    """
+    predicted: dict[str, int | Fraction] = {}
+    if model is not None:
+        workload, runtime = scenario_for_log(parsed, workload or Workload(), runtime or Runtime())
+        from vramdesk.core.estimate import validate_inputs
+
+        weights = weights or WeightSpec()
+        validate_inputs(model, weights, workload, runtime)
+        total = parsed.value("gpu_total_bytes")
+        predicted = profile_for(runtime.engine).figures(model, weights, workload, runtime,
+                                                        gpu_total_bytes=None if total is None else int(total))
+    rows = []
+    for name, fig in parsed.figures.items():
+        guess = None if name in CONTEXT_FIGURES else predicted.get(name)
+        diff = None if guess is None or fig.value == 0 else float((Fraction(guess) - fig.value) / abs(fig.value))
+        rows.append(Row(name, fig.value, guess, diff))
+    return rows
+
+
+def calibrated_runtime(parsed: ParsedLog, runtime: Runtime | None = None) -> Runtime:
+    """``runtime`` with the log's engine and measured overheads as inputs.
+
+    vLLM V0 logs print the torch peak with the weights included: the activation peak kept is
+    ``peak - weights`` when both are printed and no activation line is.
+
+    Raises
+    ------
+    InputError
+        ``log``: the log holds none of the overheads a runtime can keep.
+    """
+    from vramdesk.core.errors import InputError
+
+    runtime = runtime or Runtime()
+    changes: dict[str, Any] = {field: int(parsed.value(name)) for name, field in OVERHEADS.items()
+                               if parsed.value(name) is not None}
+    peak, weights = parsed.value("peak_bytes"), parsed.value("weights_bytes")
+    if "activation_peak_bytes" not in changes and peak is not None and weights is not None and peak >= weights:
+        changes["activation_peak_bytes"] = int(peak - weights)
+    if not changes:
+        raise InputError("log", "holds no overhead figure to keep (activation peak, non-torch memory, "
+                                "CUDA graphs or compute buffer)", "no_figures")
+    if parsed.engine is not None:
+        changes["engine"] = parsed.engine
+    return runtime.replace(**changes).validate()
+
+
+def save_calibration(name: str, runtime: Runtime) -> Path:
+    """Save ``runtime`` as a user runtime preset named ``name``; return its file.
+
+    Uses the preset store (:class:`vramdesk.core.presets.PresetStore`, kind ``"runtime"``):
+    written atomically under its lock in the config directory (``VRAMDESK_CONFIG_DIR`` or the
+    platform's), the name slugged so it cannot leave that directory.
+
+    Raises
+    ------
+    InputError
+        ``name`` invalid.
+    """
+    from vramdesk.core.presets import PresetStore
+
+    return PresetStore().save(name, "runtime", {"runtime": to_dict(runtime)}).path
+
+
+def format_rows(rows: list[Row], parsed: ParsedLog) -> str:
+    """The comparison as text: figure, measured, predicted, difference."""
+    if not rows:
+        return parsed.describe()
+    lines = [parsed.describe(), f"  {'figure':28} {'measured':>18} {'vramdesk':>18} {'diff':>9}"]
+    for row in rows:
+        diff = "-" if row.rel_diff is None else f"{row.rel_diff * 100:+.2f}%"
+        lines.append(f"  {row.name:28} {_num(row.measured):>18} {_num(row.predicted):>18} {diff:>9}")
+    return "\n".join(lines)
+
+
+def _num(value: int | Fraction | None) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, Fraction) and value.denominator != 1:
+        return f"{float(value):,.4f}"
+    return f"{int(value):,}"
