@@ -6,9 +6,9 @@ itself (locking, directory scans) is in :mod:`vramdesk.core.presets`.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
-import contextlib
 import json
 import os
 import re

@@ -340,9 +340,13 @@ class PresetStore:
         target = path.with_name(f"{path.name}.corrupt-{stamp}")
         try:
             with self._locked():
-                with contextlib.suppress(ValueError):
+                try:
                     if read_limited(path) != raw:
                         return  # rewritten meanwhile: the next read judges the new content
+                except FileNotFoundError:
+                    return  # deleted meanwhile
+                except ValueError:
+                    pass  # still too large
                 for n in range(2, 1000):
                     if not target.exists():
                         break
