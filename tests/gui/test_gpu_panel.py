@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtCore import QTimer
 
 from tests.core.test_nvml import no_driver_here
-from tests.fake_nvml import FakeNvml, h100, rtx_4090
+from tests.fake_nvml import FakeNvml, a100_mig, h100, rtx_4090
 from vramdesk.core.nvml import query_gpus
 from vramdesk.core.units import Unit
 from vramdesk.gui.gpu_panel import GpuPanel
@@ -176,3 +176,18 @@ def test_shutdown_drops_a_late_result(qtbot, make_panel, fake):
     with qtbot.assertNotEmitted(panel.gpusChanged, wait=300):
         fake.gate.set()
     assert panel.snapshot() is None
+
+
+def test_row_tooltip_lists_mig_instances_and_processes(qtbot, make_panel, monkeypatch):
+    FakeNvml(monkeypatch, [a100_mig(), h100()])
+    panel = make_panel(refresh_on_start=False)
+    with qtbot.waitSignal(panel.gpusChanged, timeout=5000):
+        panel.refresh()
+    # MIG 3g.40gb: 40192 MiB = 39.25 GiB, free 39168 MiB = 38.25 GiB
+    assert panel._rows[0].bar.toolTip().splitlines() == [
+        "GPU-a100", "MIG 0: 38.25 GiB free of 39.25 GiB", "MIG 1: 38.25 GiB free of 39.25 GiB",
+        "MIG is enabled: 2 instance(s); an engine sees one instance, not the whole GPU."]
+    # pid 5000: 30000 MiB = 29.30 GiB; pid 5001: no memory figure and no name
+    assert panel._rows[1].name.toolTip().splitlines() == [
+        "GPU-h100bbbb-0000-0000-0000-000000000000", "PID 5000 (python5000): 29.30 GiB",
+        "PID 5001: memory not reported"]

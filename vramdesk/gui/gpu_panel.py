@@ -28,7 +28,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vramdesk.core.nvml import GpuInfo, GpuQueryError, NvmlSnapshot, cuda_version_text, query_gpus
+from vramdesk.core.nvml import (
+    GpuInfo,
+    GpuProcess,
+    GpuQueryError,
+    NvmlSnapshot,
+    cuda_version_text,
+    query_gpus,
+)
 from vramdesk.core.units import Unit, format_bytes, to_unit
 from vramdesk.gui.workers import Worker, run_in_thread
 
@@ -47,14 +54,13 @@ class _GpuRow:
         for col, widget in enumerate((self.name, self.bar, self.figures)):
             grid.addWidget(widget, row, col)
 
-    def show(self, gpu: GpuInfo, unit: Unit, text: str) -> None:
+    def show(self, gpu: GpuInfo, text: str, details: str) -> None:
         self.name.setText(f"{gpu.index}: {gpu.name}")
         self.bar.setRange(0, max(1, round(to_unit(gpu.total_bytes, Unit.MIB))))
         self.bar.setValue(round(to_unit(gpu.used_bytes, Unit.MIB)))
         self.figures.setText(text)
-        notes = [n for n in (gpu.mig_note, gpu.processes_note) if n]
         for widget in (self.name, self.bar, self.figures):
-            widget.setToolTip("\n".join([gpu.uuid, *notes]).strip())
+            widget.setToolTip(details)
 
     def delete(self) -> None:
         for widget in (self.name, self.bar, self.figures):
@@ -224,7 +230,7 @@ class GpuPanel(QWidget):
         while len(self._rows) < len(gpus):
             self._rows.append(_GpuRow(self._grid, len(self._rows)))
         for row, gpu in zip(self._rows, gpus, strict=True):
-            row.show(gpu, self._unit, self.figures_text(gpu))
+            row.show(gpu, self.figures_text(gpu), self.details_text(gpu))
         self.driver_label.setText(self.driver_text(snapshot) if snapshot else "")
         self.driver_label.setVisible(snapshot is not None)
 
@@ -233,6 +239,23 @@ class GpuPanel(QWidget):
         used, total, free = (format_bytes(b, self._unit)
                              for b in (gpu.used_bytes, gpu.total_bytes, gpu.free_bytes))
         return self.tr("{0} used of {1} · {2} free").format(used, total, free)
+
+    def details_text(self, gpu: GpuInfo) -> str:
+        """Return the row's tooltip: UUID, MIG instances, compute processes and notes."""
+        fmt = self._unit
+        lines = [gpu.uuid] if gpu.uuid else []
+        lines += [self.tr("MIG {0}: {1} free of {2}").format(
+            m.index, format_bytes(m.free_bytes, fmt), format_bytes(m.total_bytes, fmt))
+            for m in gpu.mig_instances]
+        lines += [self.process_text(p) for p in gpu.processes]
+        return "\n".join(lines + [n for n in (gpu.mig_note, gpu.processes_note) if n])
+
+    def process_text(self, process: GpuProcess) -> str:
+        """Return ``"PID 5000 (python): 29.30 GiB"``, or "memory not reported" without a figure."""
+        pid = f"PID {process.pid}" + (f" ({process.name})" if process.name else "")
+        used = process.used_bytes
+        return f"{pid}: " + (format_bytes(used, self._unit) if used is not None
+                             else self.tr("memory not reported"))
 
     def driver_text(self, snapshot: NvmlSnapshot) -> str:
         """``"Driver 550.54.15 · CUDA 12.4"`` (CUDA shown only when NVML reports it)."""
