@@ -1,0 +1,181 @@
+"""The calibration dialog: paste or open an engine's start-up log, compare, save overheads.
+
+The dialog does no arithmetic: parsing is :func:`vramdesk.core.logparse.parse_log`, the
+comparison :func:`vramdesk.core.calibration.compare` on the scenario the window currently
+holds (``scenario_provider()``), and saving :func:`vramdesk.core.calibration.save_calibration`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from vramdesk.core.calibration import Row, calibrated_runtime, compare, save_calibration
+from vramdesk.core.errors import InputError, VramdeskError
+from vramdesk.core.formats import WeightSpec
+from vramdesk.core.logparse import ParsedLog, parse_log, read_log
+from vramdesk.core.model import ModelSpec
+from vramdesk.core.runtime import Runtime
+from vramdesk.core.units import Unit, format_bytes
+from vramdesk.core.workload import Workload
+
+Scenario = tuple[ModelSpec, WeightSpec, Workload, Runtime]
+#: At most this many characters of pasted text are parsed (the core caps files the same way).
+MAX_PASTE_CHARS = 16 * 1024 * 1024
+
+
+def _cell(name: str, value: int | Fraction | None) -> str:
+    if value is None:
+        return "-"
+    if name.endswith("_bytes"):
+        return format_bytes(value, Unit.GIB, 3)
+    if isinstance(value, Fraction) and value.denominator != 1:
+        return f"{float(value):,.4f}"
+    return f"{int(value):,}"
+
+
+class CalibrateDialog(QDialog):
+    """Paste or open a log; a table of figure / measured / vramdesk / difference; save.
+
+    Parameters
+    ----------
+    parent : QWidget or None
+        Owner window.
+    scenario_provider : callable
+        Returns the window's current ``(ModelSpec, WeightSpec, Workload, Runtime)``; the
+        prediction column stays empty when it raises :class:`InputError` or returns None.
+
+    Signals
+    -------
+    calibrationSaved(str)
+        The name of the runtime preset just saved.
+    """
+
+    calibrationSaved = Signal(str)
+
+    def __init__(self, parent: QWidget | None, scenario_provider: Callable[[], Scenario | None]) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Calibrate from an engine log"))
+        self._provider = scenario_provider
+        self._parsed: ParsedLog | None = None
+        self.log_edit = QPlainTextEdit()
+        self.log_edit.setPlaceholderText(self.tr("Paste a vLLM, SGLang, llama.cpp or Ollama start-up log here"))
+        self.open_button = QPushButton(self.tr("Open log…"))
+        self.status = QLabel()
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels([self.tr("Figure"), self.tr("Measured"), self.tr("vramdesk"),
+                                              self.tr("Difference")])
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.name_edit = QLineEdit()
+        self.name_edit.setPlaceholderText(self.tr("Preset name"))
+        self.save_button = QPushButton(self.tr("Save as calibrated runtime"))
+        self._layout()
+        self.open_button.clicked.connect(self._on_open_clicked)
+        self.log_edit.textChanged.connect(self._on_log_changed)
+        self.save_button.clicked.connect(self._on_save_clicked)
+        self.name_edit.textChanged.connect(self._update_save_enabled)
+        self._show(None)
+
+    def _layout(self) -> None:
+        top = QHBoxLayout()
+        top.addWidget(self.open_button)
+        top.addWidget(self.status, 1)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.name_edit, 1)
+        bottom.addWidget(self.save_button)
+        box = QVBoxLayout(self)
+        box.addLayout(top)
+        box.addWidget(self.log_edit, 1)
+        box.addWidget(self.table, 1)
+        box.addLayout(bottom)
+
+    # ----------------------------------------------------------------- actions
+    def set_log_text(self, text: str) -> None:
+        """Replace the log text (parses it and refreshes the table)."""
+        self.log_edit.setPlainText(text[:MAX_PASTE_CHARS])
+
+    def load_file(self, path: str) -> None:
+        """Read a log file (size-capped by the core) into the dialog."""
+        try:
+            parsed = read_log(path)
+        except VramdeskError as exc:
+            self.status.setText(str(exc))
+            return
+        self.log_edit.blockSignals(True)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                self.log_edit.setPlainText(fh.read(MAX_PASTE_CHARS))
+        finally:
+            self.log_edit.blockSignals(False)
+        self._show(parsed)
+
+    def rows(self) -> list[Row]:
+        """The comparison rows of the parsed log and the current scenario."""
+        if self._parsed is None:
+            return []
+        scenario = self._scenario()
+        try:
+            return compare(self._parsed, *scenario) if scenario else compare(self._parsed)
+        except InputError:
+            return compare(self._parsed)
+
+    def _scenario(self) -> Scenario | None:
+        try:
+            return self._provider()
+        except InputError:
+            return None
+
+    # ------------------------------------------------------------------- slots
+    def _on_open_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open engine log"), "",
+                                              self.tr("Logs (*.log *.txt);;All files (*)"))
+        if path:
+            self.load_file(path)
+
+    def _on_log_changed(self) -> None:
+        text = self.log_edit.toPlainText()
+        self._show(parse_log(text[:MAX_PASTE_CHARS]) if text.strip() else None)
+
+    def _on_save_clicked(self) -> None:
+        name = self.name_edit.text().strip()
+        base = self._scenario()
+        try:
+            runtime = calibrated_runtime(self._parsed, base[3] if base else None)
+            save_calibration(name, runtime)
+        except VramdeskError as exc:
+            self.status.setText(str(exc))
+            return
+        self.status.setText(self.tr("Saved runtime preset “{0}”").format(name))
+        self.calibrationSaved.emit(name)
+
+    # ----------------------------------------------------------------- display
+    def _show(self, parsed: ParsedLog | None) -> None:
+        self._parsed = parsed
+        rows = self.rows()
+        self.table.setRowCount(len(rows))
+        for i, row in enumerate(rows):
+            diff = "-" if row.rel_diff is None else f"{row.rel_diff * 100:+.2f} %"
+            for col, text in enumerate((row.name, _cell(row.name, row.measured), _cell(row.name, row.predicted),
+                                        diff)):
+                self.table.setItem(i, col, QTableWidgetItem(text))
+        self.status.setText(parsed.describe() if parsed else self.tr("No log yet"))
+        self._update_save_enabled()
+
+    def _update_save_enabled(self) -> None:
+        self.save_button.setEnabled(bool(self._parsed and self._parsed.figures and self.name_edit.text().strip()))
