@@ -45,6 +45,7 @@ class BoundForm(QGroupBox):
         self.fields: dict[str, QWidget] = {}
         self._getters: dict[str, Callable[[], Any]] = {}
         self._setters: dict[str, Callable[[Any], None]] = {}
+        self._choices: dict[str, list[Any]] = {}
         self.layout_ = QFormLayout(self)
         self.layout_.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.error_label = QLabel()
@@ -101,18 +102,38 @@ class BoundForm(QGroupBox):
                               lambda v: box.setValue(float(Fraction(v))))  # type: ignore[return-value]
 
     def add_choice(self, name: str, label: str, items: list[tuple[str, Any]]) -> QComboBox:
-        """A combo box whose items carry the field's values as data."""
+        """A combo box offering ``items`` (text, value); values stay on the Python side.
+
+        (PySide6 6.12 drops a reference to ``None``/``True``/``False`` when they round-trip
+        through a QVariant, so values are never stored as item data.)
+        """
         box = QComboBox()
-        for text, data in items:
-            box.addItem(text, data)
-
-        def put(value: Any) -> None:
-            index = box.findData(value)
-            if index >= 0:
-                box.setCurrentIndex(index)
-
+        self._choices[name] = []
         box.currentIndexChanged.connect(lambda _i: self._edited(name))
-        return self._register(name, label, box, box.currentData, put)  # type: ignore[return-value]
+        self._register(name, label, box, lambda: self._choice_value(name), lambda v: self._choose(name, v))
+        self.set_choices(name, items)
+        return box
+
+    def set_choices(self, name: str, items: list[tuple[str, Any]]) -> None:
+        """Replace the items of choice field ``name`` (signals blocked)."""
+        box = self.fields[name]
+        with signals_blocked(box):
+            box.clear()
+            self._choices[name] = [value for _text, value in items]
+            box.addItems([text for text, _value in items])
+
+    def choices(self, name: str) -> list[Any]:
+        """The values of choice field ``name``, in item order."""
+        return list(self._choices[name])
+
+    def _choice_value(self, name: str) -> Any:
+        index = self.fields[name].currentIndex()
+        return self._choices[name][index] if index >= 0 else None
+
+    def _choose(self, name: str, value: Any) -> None:
+        values = self._choices[name]
+        if value in values:
+            self.fields[name].setCurrentIndex(values.index(value))
 
     def add_check(self, name: str, label: str) -> QCheckBox:
         """A check box for a boolean field."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
@@ -35,6 +34,7 @@ class FitsTab(QWidget):
         """One row per catalog GPU from :func:`views.fits_table` (through the controller)."""
         unit = self.controller.unit
         rows = self.controller.fits_rows()
+        self._verdicts = {row.name: row.fits for row in rows}
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             mark = self.tr("✔ fits") if row.fits else self.tr("✘ does not fit")
@@ -43,10 +43,8 @@ class FitsTab(QWidget):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setBackground(QBrush(FITS_COLOUR if row.fits else NO_FIT_COLOUR))
-                item.setData(Qt.ItemDataRole.UserRole, row.fits if c == 4 else None)
                 self.table.setItem(r, c, item)
 
     def verdicts(self) -> dict[str, bool]:
         """GPU name -> fits, as the table shows it (for tests and exports)."""
-        return {self.table.item(r, 0).text(): self.table.item(r, 4).data(Qt.ItemDataRole.UserRole)
-                for r in range(self.table.rowCount())}
+        return dict(self._verdicts)

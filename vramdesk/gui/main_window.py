@@ -154,8 +154,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.tr("&Quit"), self.close)
         view = bar.addMenu(self.tr("&View"))
-        self.unit_actions = self._radio_menu(view, [(u.label, u) for u in (Unit.GIB, Unit.GB)],
-                                             self.controller.set_unit)
+        self.unit_actions = self._radio_menu(view, [(u.label, u.label) for u in (Unit.GIB, Unit.GB)],
+                                             lambda label: self.controller.set_unit(Unit.parse(label)))
         self.controller.unitChanged.connect(self._sync_unit_actions)
         view.addSeparator()
         view.addAction(self.presets_dock.toggleViewAction())
@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------- slots
     def _sync_unit_actions(self, unit: Unit) -> None:
         for action in self.unit_actions:
-            action.setChecked(action.data() is unit)
+            action.setChecked(action.data() == unit.label)
 
     def _show_local_verdict(self, *_args: object) -> None:
         verdict = self.controller.local_verdict()

@@ -103,7 +103,7 @@ class ModelForm(BoundForm):
     def refresh_presets(self) -> None:
         """Fill the picker: bundled presets (read-only, marked) then the user's."""
         with signals_blocked(self.preset_box):
-            current = self.preset_box.currentData()
+            current = self.preset_box.currentData() if self.preset_box.currentIndex() >= 0 else ""
             self.preset_box.clear()
             for key, preset in self.library.model_choices():
                 mark = self.tr(" (bundled, read-only)") if preset.read_only else self.tr(" (mine)")

@@ -85,18 +85,14 @@ class TargetForm(BoundForm):
 
     def refresh_targets(self) -> None:
         """Catalog GPUs (MiB as nvidia-smi reports), custom, and each local GPU's total and free."""
-        with signals_blocked(self.target_box):
-            self.target_box.clear()
-            for gpu in self.controller.gpu_catalog():
-                self.target_box.addItem(f"{gpu.name} ({gpu.memory_mib:,} MiB)", f"gpu:{gpu.name}")
-            self.target_box.addItem(self.tr("Custom capacity"), "custom")
-            snapshot = self.controller.local_snapshot
-            for gpu in getattr(snapshot, "gpus", ()) or ():
-                total = format_bytes(gpu.total_bytes, Unit.GIB)
-                self.target_box.addItem(self.tr("local GPU {0} (total, {1})").format(gpu.index, total),
-                                        f"local:{gpu.index}:total")
-                self.target_box.addItem(self.tr("local GPU {0} (free now)").format(gpu.index),
-                                        f"local:{gpu.index}:free")
+        items = [(f"{gpu.name} ({gpu.memory_mib:,} MiB)", f"gpu:{gpu.name}") for gpu in self.controller.gpu_catalog()]
+        items.append((self.tr("Custom capacity"), "custom"))
+        snapshot = self.controller.local_snapshot
+        for gpu in getattr(snapshot, "gpus", ()) or ():
+            total = format_bytes(gpu.total_bytes, Unit.GIB)
+            items.append((self.tr("local GPU {0} (total, {1})").format(gpu.index, total), f"local:{gpu.index}:total"))
+            items.append((self.tr("local GPU {0} (free now)").format(gpu.index), f"local:{gpu.index}:free"))
+        self.set_choices("target", items)
         self.sync()
 
     def current(self, name: str) -> Any:

@@ -1,0 +1,61 @@
+"""GUI test fixtures: a main-window factory that fails on leaked top-level widgets (napari's
+``make_napari_viewer`` / ``strict_qt``), and NVML answers that never touch a real driver."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from vramdesk.core.nvml import GpuInfo, GpuQueryError, NvmlSnapshot
+from vramdesk.core.units import MIB
+
+
+def no_driver():
+    """An NVML query as on a machine without an NVIDIA driver."""
+    raise GpuQueryError("no_driver")
+
+
+def one_gpu_snapshot(total_mib: int = 24564, used_mib: int = 1330) -> NvmlSnapshot:
+    """A snapshot of one GPU: nvidia-smi style MiB figures, used + free = total."""
+    total, used = total_mib * MIB, used_mib * MIB
+    gpu = GpuInfo(index=0, name="NVIDIA GeForce RTX 4090", uuid="GPU-fake-0", total_bytes=total,
+                  used_bytes=used, free_bytes=total - used)
+    return NvmlSnapshot(driver_version="550.54", nvml_version="12.550", cuda_driver_version=12040,
+                        gpus=(gpu,))
+
+
+def _top_level() -> set[int]:
+    return {id(w) for w in QApplication.topLevelWidgets()}
+
+
+@pytest.fixture
+def make_main_window(qtbot, request):
+    """Factory: ``make_main_window(gpu_query=...) -> MainWindow`` with its own settings file.
+
+    Windows are registered with qtbot (closed and deleted after the test), their GPU
+    workers shut down, and any top-level widget left behind fails the test.
+    """
+    from vramdesk.gui.main_window import MainWindow
+    from vramdesk.gui.settings import open_settings
+
+    before = _top_level()
+    windows = []
+
+    def make(gpu_query=no_driver, show=False):
+        window = MainWindow(open_settings(), gpu_query=gpu_query)
+        qtbot.addWidget(window)
+        windows.append(window)
+        if show:
+            window.show()
+        return window
+
+    yield make
+    for window in windows:
+        window.close()
+        if window.gpu_panel is not None:
+            assert window.gpu_panel.shutdown(5000)
+        window.deleteLater()
+    QApplication.sendPostedEvents(None, 0)
+    QApplication.processEvents()
+    leaked = [w for w in QApplication.topLevelWidgets() if id(w) not in before and w.isVisible()]
+    assert not leaked, f"leaked top-level widgets: {leaked}"

@@ -1,0 +1,159 @@
+"""Every form field drives the breakdown to exactly what the core computes for the same inputs."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
+
+from vramdesk.core import views
+from vramdesk.core.estimate import estimate
+from vramdesk.core.formats import KVDtype, WeightFormat
+from vramdesk.core.runtime import Engine, OverheadForm
+from vramdesk.core.units import GIB, to_unit
+
+
+def form_of(widget):
+    parent = widget.parentWidget()
+    while not hasattr(parent, "choices"):
+        parent = parent.parentWidget()
+    return parent
+
+
+def set_widget(qtbot, widget, value):
+    """Edit a widget the way a user would end up: the widget emits its own change signal."""
+    if isinstance(widget, QComboBox):
+        widget.setCurrentIndex(form_of(widget).choices(widget.objectName()).index(value))
+    elif isinstance(widget, QCheckBox):
+        widget.setChecked(value)
+    elif isinstance(widget, QLineEdit):
+        widget.clear()
+        qtbot.keyClicks(widget, value)
+    elif isinstance(widget, (QSpinBox, QDoubleSpinBox)):
+        widget.setValue(value)
+    else:
+        raise TypeError(widget)
+
+
+def all_fields(window):
+    out = {}
+    for form in window.forms:
+        out.update(form._setters and {k: form.fields[k] for k in form._setters})
+    return out
+
+
+# (field, widget value, part, typed value): typed value is what the core input receives
+EDITS = [
+    ("num_hidden_layers", 40, "model", 40),
+    ("hidden_size", 5120, "model", 5120),
+    ("num_key_value_heads", 8, "model", 8),
+    ("head_dim", 96, "model", 96),
+    ("intermediate_size", 13824, "model", 13824),
+    ("vocab_size", 32000, "model", 32000),
+    ("params", "13e9", "model", 13 * 10**9),
+    ("max_position_embeddings", 4096, "model", 4096),
+    ("format", WeightFormat.INT4, "weights", WeightFormat.INT4),
+    ("context_tokens", 4096, "workload", 4096),
+    ("batch", 32, "workload", 32),
+    ("prompt_len", 2048, "workload", 2048),
+    ("kv_dtype", KVDtype.FP8, "workload", KVDtype.FP8),
+    ("gpu_memory_utilization", 0.95, "runtime", Fraction(95, 100)),
+    ("block_size", 32, "runtime", 32),
+    ("shared_prefix_tokens", 1000, "runtime", 1000),
+    ("overhead", OverheadForm.WORKSPACE, "runtime", OverheadForm.WORKSPACE),
+    ("overhead_factor", 1.3, "runtime", Fraction(13, 10)),
+    ("engine", Engine.VLLM, "runtime", Engine.VLLM),
+]
+
+
+def current_inputs(c):
+    return {"model": c.model, "weights": c.weights, "workload": c.workload, "runtime": c.runtime}
+
+
+@pytest.mark.parametrize(("field", "value", "part", "typed"), EDITS, ids=[e[0] for e in EDITS])
+def test_each_field_gives_the_core_breakdown(make_main_window, qtbot, field, value, part, typed):
+    window = make_main_window()
+    c = window.controller
+    expected_inputs = current_inputs(c)
+    expected_inputs[part] = expected_inputs[part].replace(**{field: typed})
+    expected = estimate(**expected_inputs)
+    set_widget(qtbot, all_fields(window)[field], value)
+    assert c.problem is None
+    assert current_inputs(c)[part] == expected_inputs[part]
+    assert c.breakdown == expected
+    window.chart.redraw()
+    for seg in views.stacked_segments(expected):
+        assert window.chart.bars[seg.key].opts["height"] == [seg.height]
+    total_row = window.figures.table.rowCount() - 1
+    assert window.figures.table.item(total_row, 1).text() == f"{expected.total_bytes:,}"
+
+
+def test_fixed_overhead_and_custom_target(make_main_window, qtbot):
+    window = make_main_window()
+    c = window.controller
+    runtime_form, target_form = window.forms[3], window.forms[4]
+    set_widget(qtbot, runtime_form.fields["fixed_overhead_gib"], 2.5)
+    assert c.runtime.fixed_overhead_bytes == 5 * GIB // 2  # 2.5 GiB = 2,684,354,560 bytes
+    set_widget(qtbot, target_form.custom_value, 48.0)  # switches the target to "custom"
+    assert c.target.kind == "custom" and c.capacity_bytes() == 48 * GIB
+    assert c.solve_result.capacity_bytes == 48 * GIB
+    window.chart.redraw()
+    assert window.chart.capacity_line.value() == to_unit(48 * GIB)
+
+
+def test_sliding_window_pattern_goes_through_core(make_main_window, qtbot):
+    window = make_main_window()
+    c = window.controller
+    form = window.model_form
+    set_widget(qtbot, form.fields["sliding_window"], 4096)
+    set_widget(qtbot, form.fields["sliding_pattern"], "alternating")
+    assert c.problem is None
+    from vramdesk.core.model import sliding_layer_pattern
+
+    layers = c.model.num_hidden_layers
+    assert c.model.layer_types == sliding_layer_pattern(layers, "alternating")
+    assert c.breakdown == estimate(c.model, c.weights, c.workload, c.runtime)
+
+
+def test_derived_values_come_from_the_core(make_main_window, qtbot):
+    window = make_main_window()
+    form = window.model_form
+    set_widget(qtbot, form.fields["num_attention_heads"], 32)
+    set_widget(qtbot, form.fields["num_key_value_heads"], 8)
+    c = window.controller
+    assert form.fields["derived_gqa"].text() == f"{c.model.gqa_ratio:g} (GQA)"
+    assert form.fields["derived_head_dim"].text() == str(c.model.resolved_head_dim)
+    assert form.fields["derived_kv_token"].text().startswith(f"{c.breakdown.kv_bytes_per_token:,} B")
+
+
+def test_invalid_value_is_marked_and_chart_keeps_last_valid(make_main_window, qtbot):
+    window = make_main_window()
+    c = window.controller
+    form = window.model_form
+    set_widget(qtbot, form.fields["num_attention_heads"], 32)
+    before = c.breakdown
+    window.chart.redraw()
+    heights = {k: bar.opts["height"] for k, bar in window.chart.bars.items()}
+    redraws = window.chart.redraw_count
+    set_widget(qtbot, form.fields["num_key_value_heads"], 5)
+    kv = form.fields["num_key_value_heads"]
+    assert kv.property("invalid") is True
+    assert "must be a divisor of num_attention_heads (32)" in kv.toolTip()
+    assert form.error_label.isVisibleTo(form) and "num_key_value_heads" in form.error_label.text()
+    assert c.breakdown is before
+    qtbot.wait(40)  # past the chart's coalescing delay: no redraw was scheduled
+    assert window.chart.redraw_count == redraws
+    assert {k: bar.opts["height"] for k, bar in window.chart.bars.items()} == heights
+    set_widget(qtbot, form.fields["num_key_value_heads"], 8)  # valid again: mark cleared
+    assert not kv.property("invalid") and not form.error_label.isVisibleTo(form)
+    assert c.breakdown == estimate(c.model, c.weights, c.workload, c.runtime)
+
+
+def test_unparsable_text_is_marked(make_main_window, qtbot):
+    window = make_main_window()
+    before = window.controller.breakdown
+    edit = window.model_form.fields["params"]
+    set_widget(qtbot, edit, "seven")
+    assert edit.property("invalid") is True and "whole number" in edit.toolTip()
+    assert window.controller.breakdown is before

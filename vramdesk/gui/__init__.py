@@ -1,0 +1,5 @@
+"""The Qt window over :mod:`vramdesk.core` (PySide6 + pyqtgraph); entry point :func:`vramdesk.gui.app.main`."""
+
+from vramdesk.gui._singletons import immortalize_singletons
+
+immortalize_singletons()
