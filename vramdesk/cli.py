@@ -179,7 +179,10 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 def _cmd_presets_list(args: argparse.Namespace) -> int:
     from vramdesk.core.report import gpu_rows, preset_rows
 
-    rows = gpu_rows() if args.gpus else preset_rows()
+    problems: list[str] = []
+    rows = gpu_rows() if args.gpus else preset_rows(problems)
+    for problem in problems:
+        print(f"vramdesk: warning: {problem}", file=sys.stderr)
     if args.json:
         _print_json(rows)
         return EXIT_OK
@@ -206,21 +209,17 @@ def _cmd_presets_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_presets_import(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from vramdesk.core.presets import import_preset
 
-    from vramdesk.core.presets import PresetStore
-
-    user = PresetStore().import_file(Path(args.path))
+    user = import_preset(args.path)
     print(f"imported {user.kind} preset {user.name!r} as {user.slug} ({user.path})")
     return EXIT_OK
 
 
 def _cmd_presets_export(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from vramdesk.core.presets import export_preset
 
-    from vramdesk.core.presets import PresetStore
-
-    path = PresetStore().export(args.name, Path(args.path))
+    path = export_preset(args.name, args.path)
     print(f"exported {args.name} to {path}")
     return EXIT_OK
 

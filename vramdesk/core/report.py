@@ -68,18 +68,20 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
     return "\n".join(lines)
 
 
-def preset_rows() -> list[dict[str, Any]]:
-    """Bundled and saved model presets as rows (slug, name, params, weights, read_only, source)."""
+def preset_rows(problems: list[str] | None = None) -> list[dict[str, Any]]:
+    """Bundled and saved model presets as rows (slug, name, params, weights, read_only, source).
+
+    Saved files that could not be read were moved aside by the store; their sentences are
+    appended to ``problems`` when given.
+    """
     from vramdesk.core.bundled import bundled_models
     from vramdesk.core.model import total_params
+    from vramdesk.core.presets import PresetStore, model_preset
 
-    presets = list(bundled_models())
-    try:
-        from vramdesk.core.presets import PresetStore, model_preset
-
-        presets += [model_preset(u) for u in PresetStore().list("model")]
-    except ImportError:  # pragma: no cover - store not installed
-        pass
+    store = PresetStore()
+    presets = list(bundled_models()) + [model_preset(u) for u in store.list("model")]
+    if problems is not None:
+        problems.extend(store.problems)
     return [{"slug": p.slug, "name": p.name, "params": total_params(p.model), "weights": p.weights.label(),
              "read_only": p.read_only, "source": p.source} for p in presets]
 

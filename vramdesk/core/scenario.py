@@ -47,11 +47,13 @@ def resolve_model_preset(name: str):
     except InputError as bundled_error:
         from vramdesk.core.presets import PresetStore, model_preset
 
-        store = PresetStore()
-        for user in store.list():
-            if user.kind in ("model", "scenario") and name.lower() in (user.slug, user.name.lower()):
-                return model_preset(user)
-        raise bundled_error from None
+        try:
+            user = PresetStore().find(name)
+        except InputError:
+            raise bundled_error from None
+        if user.kind not in ("model", "scenario"):
+            raise InputError("preset", f"{name!r} is a saved {user.kind} preset, not a model", "wrong_kind")
+        return model_preset(user)
 
 
 def _number(field: str, value: Any) -> Fraction:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import types
 import typing
 from fractions import Fraction
@@ -101,6 +102,12 @@ def _decode(name: str, tp: Any, value: Any) -> Any:
     raise InputError(name, f"unsupported field type {tp!r}")
 
 
+@functools.cache
+def _type_hints(cls: type) -> dict[str, Any]:
+    """``typing.get_type_hints`` of a dataclass, cached (it dominates loading many presets)."""
+    return typing.get_type_hints(cls)
+
+
 def from_dict(cls: type[T], data: dict[str, Any], *, what: str = "") -> T:
     """Build ``cls`` from a dict written by :func:`to_dict` (missing keys take defaults).
 
@@ -111,7 +118,7 @@ def from_dict(cls: type[T], data: dict[str, Any], *, what: str = "") -> T:
     """
     if not isinstance(data, dict):
         raise InputError(what or cls.__name__, "must be a JSON object", "not_object")
-    hints = typing.get_type_hints(cls)
+    hints = _type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - names)
     if unknown:
