@@ -395,3 +395,18 @@ def test_gpus_text(monkeypatch):
         "  MIG 1: total 40,192 MiB (39.25 GiB)  free 39,168 MiB (38.25 GiB)",
         "  MIG is enabled: 2 instance(s); an engine sees one instance, not the whole GPU.",
     ]
+
+
+@pytest.mark.parametrize("code", ["NVML_ERROR_ARGUMENT_VERSION_MISMATCH", "NVML_ERROR_NOT_SUPPORTED"])
+def test_memory_v2_refused_falls_back_to_v1(monkeypatch, code):
+    fake = FakeNvml(monkeypatch, [rtx_4090()])
+    v1 = fake.nvmlDeviceGetMemoryInfo
+
+    def memory(handle, version=None):
+        if version:
+            raise pynvml.NVMLError(getattr(pynvml, code))
+        return v1(handle)
+
+    monkeypatch.setattr(pynvml, "nvmlDeviceGetMemoryInfo", memory)
+    (gpu,) = query_gpus().gpus
+    assert (gpu.used_bytes, gpu.free_bytes, gpu.reserved_bytes) == (1394618425, GPU0_FREE, None)

@@ -23,8 +23,9 @@ from vramdesk.core.nvml import (
 )
 
 # Refusals an optional call may meet without failing the query.
+# (ARGUMENT_VERSION_MISMATCH: a driver without the v2 memory struct; the v1 call follows.)
 _TOLERATED = ("NVML_ERROR_NOT_SUPPORTED", "NVML_ERROR_NO_PERMISSION", "NVML_ERROR_NOT_FOUND",
-              "NVML_ERROR_FUNCTION_NOT_FOUND")
+              "NVML_ERROR_FUNCTION_NOT_FOUND", "NVML_ERROR_ARGUMENT_VERSION_MISMATCH")
 MIG_UNLISTED = "MIG is enabled; its instances could not be listed, only the parent is shown."
 
 
@@ -37,7 +38,7 @@ class NvmlQuery:
 
     def __init__(self, nv: Any) -> None:
         self.nv = nv
-        self.tolerated = {getattr(nv, n) for n in _TOLERATED}
+        self.tolerated = {getattr(nv, n) for n in _TOLERATED if hasattr(nv, n)}
 
     def run(self) -> NvmlSnapshot:
         nv = self.nv
