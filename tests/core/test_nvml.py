@@ -397,7 +397,8 @@ def test_gpus_text(monkeypatch):
     ]
 
 
-@pytest.mark.parametrize("code", ["NVML_ERROR_ARGUMENT_VERSION_MISMATCH", "NVML_ERROR_NOT_SUPPORTED"])
+@pytest.mark.parametrize("code", ["NVML_ERROR_ARGUMENT_VERSION_MISMATCH",
+                                  "NVML_ERROR_NOT_SUPPORTED"])
 def test_memory_v2_refused_falls_back_to_v1(monkeypatch, code):
     fake = FakeNvml(monkeypatch, [rtx_4090()])
     v1 = fake.nvmlDeviceGetMemoryInfo
