@@ -148,7 +148,21 @@ def weight_groups(model: ModelSpec, spec: WeightSpec) -> list[tuple[str, int, Fr
     if model.params is not None and model.params != counts.total:
         name, n, b = groups[0]
         groups[0] = (name, n + model.params - counts.total, b)
-    return groups
+    return _merge_equal_bits(groups)
+
+
+def _merge_equal_bits(groups: list[tuple[str, int, Fraction]]) -> list[tuple[str, int, Fraction]]:
+    """Join groups that share a bit width (``linear`` and quantized ``embeddings``, say)."""
+    merged: dict[Fraction, tuple[str, int, Fraction]] = {}
+    for name, n, bits in groups:
+        if n == 0:
+            continue
+        if bits in merged:
+            old_name, old_n, _ = merged[bits]
+            merged[bits] = (f"{old_name}+{name}", old_n + n, bits)
+        else:
+            merged[bits] = (name, n, bits)
+    return list(merged.values())
 
 
 def weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
