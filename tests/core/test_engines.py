@@ -7,19 +7,32 @@ value is derived in a comment from the engine rule it checks.
 import json
 from fractions import Fraction
 
-import pytest
-
 from tests.conftest import REFERENCE
 from vramdesk.core import (
-    MIB, Engine, KVDtype, ModelSpec, Runtime, WeightFormat, WeightSpec, Workload, estimate, solve,
+    MIB,
+    Engine,
+    KVDtype,
+    ModelSpec,
+    Runtime,
+    WeightFormat,
+    WeightSpec,
+    Workload,
+    estimate,
+    solve,
 )
 from vramdesk.core.engines import FormulaProfile, profile_for
 from vramdesk.core.engines.llamacpp import cells, compute_buffer_bytes, kv_split
 from vramdesk.core.engines.ollama import MINIMUM_MEMORY_BYTES
 from vramdesk.core.engines.sglang import SglangProfile
 from vramdesk.core.engines.vllm import (
-    VllmProfile, default_gpu_memory_utilization, kv_groups, output_channels, parse_version, rope_cache_bytes,
-    subtracts_cuda_graphs, vocab_padding_params,
+    VllmProfile,
+    default_gpu_memory_utilization,
+    kv_groups,
+    output_channels,
+    parse_version,
+    rope_cache_bytes,
+    subtracts_cuda_graphs,
+    vocab_padding_params,
 )
 from vramdesk.core.estimate import formula_estimate
 from vramdesk.core.model import FULL, SLIDING
@@ -27,8 +40,18 @@ from vramdesk.core.model import FULL, SLIDING
 
 def _config(slug):
     cfg = json.loads((REFERENCE / "models" / slug / "config.json").read_text(encoding="utf-8"))
-    keys = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
-            "intermediate_size", "vocab_size", "tie_word_embeddings", "max_position_embeddings", "sliding_window")
+    keys = (
+        "num_hidden_layers",
+        "hidden_size",
+        "num_attention_heads",
+        "num_key_value_heads",
+        "head_dim",
+        "intermediate_size",
+        "vocab_size",
+        "tie_word_embeddings",
+        "max_position_embeddings",
+        "sliding_window",
+    )
     return {k: cfg[k] for k in keys if cfg.get(k) is not None}
 
 
@@ -61,14 +84,23 @@ def test_vllm_weights_bf16_llama8b():
     b = estimate(model, WeightSpec(), Workload(), Runtime(engine=Engine.VLLM))
     assert b.weights.bytes == params * 2 + 32 * MIB
     # TP 2: half the (padded) parameters, the RoPE cache on each GPU
-    b2 = estimate(model, WeightSpec(), Workload(), Runtime(engine=Engine.VLLM, tensor_parallel_size=2))
+    b2 = estimate(
+        model, WeightSpec(), Workload(), Runtime(engine=Engine.VLLM, tensor_parallel_size=2)
+    )
     assert b2.weights.bytes == params + 32 * MIB
 
 
 def test_vllm_vocab_padding_to_64_rows():
     # vocab 49155 -> 49216 (769 * 64): 61 extra rows of hidden 1536, once when tied, twice untied
-    model = ModelSpec(num_hidden_layers=2, hidden_size=1536, num_attention_heads=24, num_key_value_heads=8,
-                      intermediate_size=512, vocab_size=49155, tie_word_embeddings=True)
+    model = ModelSpec(
+        num_hidden_layers=2,
+        hidden_size=1536,
+        num_attention_heads=24,
+        num_key_value_heads=8,
+        intermediate_size=512,
+        vocab_size=49155,
+        tie_word_embeddings=True,
+    )
     assert vocab_padding_params(model) == 61 * 1536
     assert vocab_padding_params(model.replace(tie_word_embeddings=False)) == 2 * 61 * 1536
 
@@ -78,7 +110,8 @@ def test_vllm_int8_per_channel_output_channels():
     assert output_channels(LLAMA8) == 32 * (4096 + 1024 + 1024 + 4096 + 2 * 14336 + 4096)
     b = estimate(LLAMA8, WeightSpec(WeightFormat.INT8), Workload(), Runtime(engine=Engine.VLLM))
     bf16 = estimate(LLAMA8, WeightSpec(), Workload(), Runtime(engine=Engine.VLLM))
-    # embeddings (2 x 128256 x 4096) and norms stay 2 bytes; each linear weight drops to 1 byte + scales
+    # embeddings (2 x 128256 x 4096) and norms stay 2 bytes; each linear weight drops to
+    # 1 byte + scales
     linear = MODELS["llama-3.1-8b"]["true_total_params"] - 2 * 128256 * 4096 - (65 * 4096)
     assert bf16.weights.bytes - b.weights.bytes == linear - 4 * output_channels(LLAMA8)
 
@@ -103,11 +136,16 @@ def test_vllm_hybrid_groups():
 
 def test_vllm_budget_blocks_and_concurrency():
     # 80 GiB GPU at 0.9 = 72 GiB; weights 10 GiB, activation 2 GiB, non-torch 1 GiB -> 59 GiB of KV;
-    # a block of 16 tokens x 128 KiB/token = 2 MiB -> 30208 blocks, 483328 tokens; 16000-token requests
+    # a block of 16 tokens x 128 KiB/token = 2 MiB -> 30208 blocks, 483328 tokens;
+    # 16000-token requests
     # need cdiv(16000, 16) = 1000 blocks -> 30.208x
     gib = 1 << 30
-    rt = Runtime(engine=Engine.VLLM, loaded_weights_bytes=10 * gib, activation_peak_bytes=2 * gib,
-                 non_torch_bytes=gib)
+    rt = Runtime(
+        engine=Engine.VLLM,
+        loaded_weights_bytes=10 * gib,
+        activation_peak_bytes=2 * gib,
+        non_torch_bytes=gib,
+    )
     work = Workload(context_tokens=16000, kv_dtype=KVDtype.BF16)
     fig = VllmProfile().figures(LLAMA8, WeightSpec(), work, rt, gpu_total_bytes=80 * gib)
     assert fig["kv_cache_bytes"] == 59 * gib
@@ -120,8 +158,12 @@ def test_vllm_budget_blocks_and_concurrency():
 
 def test_vllm_v0_profiled_peak_replaces_weights_and_activations():
     gib = 1 << 30
-    rt = Runtime(engine=Engine.VLLM, engine_version="V0 ~0.6.4", profiled_peak_bytes=17 * gib,
-                 non_torch_bytes=gib)
+    rt = Runtime(
+        engine=Engine.VLLM,
+        engine_version="V0 ~0.6.4",
+        profiled_peak_bytes=17 * gib,
+        non_torch_bytes=gib,
+    )
     b = estimate(LLAMA8, WeightSpec(), Workload(), rt)
     assert b.weights.bytes + b.activations.bytes == 17 * gib
     assert b.overhead.bytes == gib
@@ -148,8 +190,13 @@ def test_llamacpp_mixed_cache_types_and_q4_0():
 def test_llamacpp_swa_cells_and_swa_full():
     # 4 slots of 8192, window 4096, n_ubatch 512: unified -> pad256(4096 * 4 + 512) = 16896 cells;
     # per-stream (not unified) -> pad256(4096 + 512) = 4608; swa_full -> the whole 32768
-    model = ModelSpec(num_hidden_layers=4, num_key_value_heads=2, head_dim=64, sliding_window=4096,
-                      layer_types=(SLIDING, FULL, SLIDING, FULL))
+    model = ModelSpec(
+        num_hidden_layers=4,
+        num_key_value_heads=2,
+        head_dim=64,
+        sliding_window=4096,
+        layer_types=(SLIDING, FULL, SLIDING, FULL),
+    )
     work = Workload(context_tokens=8192, batch=4)
     unified = Runtime(engine=Engine.LLAMA_CPP, kv_unified=True)
     assert cells(model, work, unified) == {FULL: 32768, SLIDING: 16896}
@@ -173,23 +220,34 @@ def test_llamacpp_compute_buffer_model():
     assert compute_buffer_bytes(LLAMA8, Workload(context_tokens=4096), rt) == 256 * MIB + 36 * MIB
     # flash attention: no KQ scores, the logits dominate
     fa = rt.replace(flash_attn=True)
-    assert compute_buffer_bytes(LLAMA8, Workload(context_tokens=4096), fa) == 512 * 128256 * 4 + 36 * MIB
+    assert (
+        compute_buffer_bytes(LLAMA8, Workload(context_tokens=4096), fa)
+        == 512 * 128256 * 4 + 36 * MIB
+    )
 
 
 def test_ollama_reserves_minimum_memory():
     # discover/gpu.go cudaMinimumMemory = 457 MiB
     assert MINIMUM_MEMORY_BYTES == 457 * MIB
-    b = estimate(LLAMA8, WeightSpec(WeightFormat.Q4_0), Workload(context_tokens=2048), Runtime(engine=Engine.OLLAMA))
+    b = estimate(
+        LLAMA8,
+        WeightSpec(WeightFormat.Q4_0),
+        Workload(context_tokens=2048),
+        Runtime(engine=Engine.OLLAMA),
+    )
     assert b.overhead.bytes == 457 * MIB
     assert profile_for(Engine.OLLAMA).reserved_bytes(b, Runtime()) == 457 * MIB
 
 
 # -------------------------------------------------------------------- SGLang, HF
 def test_sglang_pool_from_static_fraction():
-    # 80 GiB x 0.9 = 72 GiB static; weights given as 16 GiB -> 56 GiB pool at 128 KiB/token = 458752 tokens;
+    # 80 GiB x 0.9 = 72 GiB static; weights given as 16 GiB -> 56 GiB pool
+    # at 128 KiB/token = 458752 tokens;
     # K = V = tokens x 32 layers x 8 heads x 128 x 2 B
     gib = 1 << 30
-    rt = Runtime(engine=Engine.SGLANG, mem_fraction_static=Fraction(9, 10), loaded_weights_bytes=16 * gib)
+    rt = Runtime(
+        engine=Engine.SGLANG, mem_fraction_static=Fraction(9, 10), loaded_weights_bytes=16 * gib
+    )
     fig = SglangProfile().figures(LLAMA8, WeightSpec(), Workload(), rt, gpu_total_bytes=80 * gib)
     assert fig["kv_cache_tokens"] == 458752
     assert fig["kv_cache_bytes_k"] == fig["kv_cache_bytes_v"] == 458752 * 32 * 8 * 128 * 2

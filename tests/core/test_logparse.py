@@ -1,4 +1,6 @@
-"""Start-up log parsing and calibration, on excerpts in the engines' formats (tests/data/engine-logs).
+"""Start-up log parsing and calibration, on excerpts in the engines' formats.
+
+The excerpts are in tests/data/engine-logs.
 
 The excerpts carry paraphrased numbers; each expected value below is the printed number
 converted by hand (GiB = 2**30 bytes, MiB = 2**20, "GB"/"MB" read as GiB/MiB).
@@ -30,12 +32,12 @@ def mib(text):
 def test_vllm_v1_log():
     p = read_log(LOGS / "vllm-v1-0.11-llama8b.log")
     assert p.engine is Engine.VLLM
-    assert p.value("weights_bytes") == gib("14.9905")          # "Model loading took 14.9905 GiB"
-    assert p.value("kv_cache_bytes") == gib("51.36")           # "Available KV cache memory: 51.36 GiB"
-    assert p.value("kv_cache_tokens") == 420736                # "GPU KV cache size: 420,736 tokens"
+    assert p.value("weights_bytes") == gib("14.9905")  # "Model loading took 14.9905 GiB"
+    assert p.value("kv_cache_bytes") == gib("51.36")  # "Available KV cache memory: 51.36 GiB"
+    assert p.value("kv_cache_tokens") == 420736  # "GPU KV cache size: 420,736 tokens"
     assert p.value("max_model_len") == 16000
     assert p.value("max_concurrency") == Fraction("26.30")
-    assert p.value("cuda_graph_bytes") == -gib("0.46")         # "took -0.46 GiB"
+    assert p.value("cuda_graph_bytes") == -gib("0.46")  # "took -0.46 GiB"
 
 
 def test_vllm_memory_profile_lines():
@@ -50,7 +52,7 @@ def test_vllm_memory_profile_lines():
 
 def test_vllm_v0_log_reads_gb_as_gib():
     p = read_log(LOGS / "vllm-v0-0.6-llama8b.log")
-    assert p.value("weights_bytes") == gib("14.9888")          # "took 14.9888 GB" is GiB
+    assert p.value("weights_bytes") == gib("14.9888")  # "took 14.9888 GB" is GiB
     assert p.value("peak_bytes") == gib("17.07")
     assert p.value("kv_cache_bytes") == gib("3.80")
     assert p.value("num_gpu_blocks") == 1945
@@ -62,7 +64,7 @@ def test_sglang_log():
     assert p.engine is Engine.SGLANG
     assert p.value("kv_cache_tokens") == 367400
     assert p.value("kv_cache_bytes_k") == p.value("kv_cache_bytes_v") == gib("8.21")
-    assert p.value("weights_bytes") == gib("57.63")            # "Load weight end ... mem usage=57.63 GB"
+    assert p.value("weights_bytes") == gib("57.63")  # "Load weight end ... mem usage=57.63 GB"
 
 
 def test_llamacpp_iswa_log():
@@ -71,17 +73,17 @@ def test_llamacpp_iswa_log():
     assert (p.value("kv_cache_cells"), p.value("kv_cache_cells_swa")) == (131072, 768)
     assert p.value("kv_cache_bytes_full_layers") == mib("3072")
     assert p.value("kv_cache_bytes_swa_layers") == mib("18")
-    assert p.value("kv_cache_bytes") == mib("3090")            # both caches
+    assert p.value("kv_cache_bytes") == mib("3090")  # both caches
     assert p.value("kv_cache_bytes_k") == mib("1536") + mib("9")
-    assert p.value("weights_bytes") == mib("1240.10")          # the CUDA0 model buffer
+    assert p.value("weights_bytes") == mib("1240.10")  # the CUDA0 model buffer
     assert p.value("weights_bytes_host") == mib("10950.00")
-    assert p.value("compute_buffer_bytes") == mib("455.97")    # CUDA0, not the host buffer
+    assert p.value("compute_buffer_bytes") == mib("455.97")  # CUDA0, not the host buffer
 
 
 def test_llamacpp_2023_log_and_ollama():
     old = read_log(LOGS / "llamacpp-2023-gemma.log")
     assert old.engine is Engine.LLAMA_CPP
-    assert old.value("kv_cache_bytes") == mib("896")           # "KV self size = 896.00 MiB"
+    assert old.value("kv_cache_bytes") == mib("896")  # "KV self size = 896.00 MiB"
     assert old.value("kv_cache_bytes_k") == mib("448")
     assert old.value("weights_bytes") == mib("4955.54")
     ollama = read_log(LOGS / "ollama-gemma.log")
@@ -89,7 +91,7 @@ def test_llamacpp_2023_log_and_ollama():
     assert ollama.value("kv_cache_bytes") == mib("896")
     new = read_log(LOGS / "ollama-new-engine.log")
     assert new.engine is Engine.OLLAMA
-    assert new.value("weights_bytes") == gib("4.6")            # device=CUDA0, not the CPU line
+    assert new.value("weights_bytes") == gib("4.6")  # device=CUDA0, not the CPU line
     assert new.value("compute_buffer_bytes") == mib("506.0")
 
 
@@ -99,13 +101,18 @@ def test_garbage_and_truncated_logs_do_not_raise(name):
     if name == "garbage.log":
         assert p.figures == {} and p.engine is None
         assert p.describe().startswith("no figures found")
-    else:  # the cut-off "Available KV cache mem..." line gives nothing, the earlier lines still count
+    else:  # the cut-off "Available KV cache mem..." line gives nothing; earlier lines count
         assert set(p.figures) == {"weights_bytes"}
 
 
 def test_pathological_input_is_bounded():
     # a long line of digits and a long unterminated pattern: each line is cut, no exception
-    text = "Model loading took " + "9" * (MAX_LINE_CHARS * 3) + "\n" + "KV Cache is allocated. #tokens: " * 5000
+    text = (
+        "Model loading took "
+        + "9" * (MAX_LINE_CHARS * 3)
+        + "\n"
+        + "KV Cache is allocated. #tokens: " * 5000
+    )
     p = parse_log(text)
     assert "kv_cache_tokens" not in p.figures
     assert parse_log("").figures == {}
@@ -119,26 +126,41 @@ def test_read_log_caps_size_and_reports_missing(tmp_path):
         read_log(tmp_path / "missing.log")
 
 
-LLAMA8 = ModelSpec(num_hidden_layers=32, hidden_size=4096, num_attention_heads=32, num_key_value_heads=8,
-                   head_dim=128, intermediate_size=14336, vocab_size=128256, max_position_embeddings=131072)
+LLAMA8 = ModelSpec(
+    num_hidden_layers=32,
+    hidden_size=4096,
+    num_attention_heads=32,
+    num_key_value_heads=8,
+    head_dim=128,
+    intermediate_size=14336,
+    vocab_size=128256,
+    max_position_embeddings=131072,
+)
 
 
 def test_compare_with_a_scenario():
     p = read_log(LOGS / "vllm-v1-0.11-memory-profile-debug.log")
-    rows = {r.name: r for r in compare(p, LLAMA8, WeightSpec(), Workload(kv_dtype=KVDtype.BF16), Runtime())}
+    rows = {
+        r.name: r
+        for r in compare(p, LLAMA8, WeightSpec(), Workload(kv_dtype=KVDtype.BF16), Runtime())
+    }
     # vLLM weights: params x 2 + 32 MiB RoPE cache, printed 14.99 GiB: within the 0.005 GiB rounding
     assert abs(rows["weights_bytes"].predicted - rows["weights_bytes"].measured) <= gib("0.005")
-    assert rows["gpu_total_bytes"].predicted is None           # context, not compared
+    assert rows["gpu_total_bytes"].predicted is None  # context, not compared
     assert abs(rows["kv_cache_bytes"].rel_diff) < 0.01
     text = format_rows(list(rows.values()), p)
     assert "weights_bytes" in text and "%" in text
-    assert all(r.predicted is None for r in compare(p))        # no scenario: figures only
+    assert all(r.predicted is None for r in compare(p))  # no scenario: figures only
 
 
 def test_calibrated_runtime_saved_as_preset(config_dir):
     p = read_log(LOGS / "vllm-v1-0.11-memory-profile-debug.log")
     rt = calibrated_runtime(p)
-    assert (rt.engine, rt.non_torch_bytes, rt.activation_peak_bytes) == (Engine.VLLM, gib("0.14"), gib("4.78"))
+    assert (rt.engine, rt.non_torch_bytes, rt.activation_peak_bytes) == (
+        Engine.VLLM,
+        gib("0.14"),
+        gib("4.78"),
+    )
     path = save_calibration("H100 / vLLM 0.11", rt)
     assert path.parent.parent == config_dir and path.suffix == ".json"
     doc = json.loads(path.read_text(encoding="utf-8"))

@@ -11,7 +11,14 @@ import pytest
 from tests.conftest import REFERENCE
 from vramdesk.core.errors import InputError
 from vramdesk.core.validate import (
-    MAX_FILE_BYTES, MAX_LINE_CHARS, SCHEMA, case_report, format_report, parse_cases, read_cases, rel_error,
+    MAX_FILE_BYTES,
+    MAX_LINE_CHARS,
+    SCHEMA,
+    case_report,
+    format_report,
+    parse_cases,
+    read_cases,
+    rel_error,
     validate_cases,
 )
 
@@ -38,7 +45,11 @@ def test_exact_engine_rules_reproduce_expected(case_id):
     record = RECORDS[case_id]
     report = case_report(record)
     for name, check in record["check"].items():
-        if name.startswith("kv_cache_bytes") and record["engine"] != "vllm" or name == "kv_cache_cells":
+        if (
+            name.startswith("kv_cache_bytes")
+            and record["engine"] != "vllm"
+            or name == "kv_cache_cells"
+        ):
             assert report["figures"][name]["predicted_with_given"] == check["expected"], name
 
 
@@ -74,12 +85,15 @@ def test_other_schema_rejected_naming_the_line():
     assert "vramdesk-engine-case/1" in err.value.reason
 
 
-@pytest.mark.parametrize("text, code", [
-    ("{not json", "not_json"),
-    ("[1, 2]", "not_object"),
-    ("x" * (MAX_LINE_CHARS + 1), "too_long"),
-    ("[" * 50000 + "]" * 50000, "not_json"),  # nesting deeper than the parser allows
-])
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        ("{not json", "not_json"),
+        ("[1, 2]", "not_object"),
+        ("x" * (MAX_LINE_CHARS + 1), "too_long"),
+        ("[" * 50000 + "]" * 50000, "not_json"),  # nesting deeper than the parser allows
+    ],
+)
 def test_bad_lines_rejected(text, code):
     with pytest.raises(InputError) as err:
         parse_cases(text, "c.jsonl")

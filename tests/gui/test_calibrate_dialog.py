@@ -8,8 +8,16 @@ from vramdesk.core.errors import InputError
 from vramdesk.gui.calibrate_dialog import CalibrateDialog
 
 LOGS = DATA / "engine-logs"
-LLAMA8 = ModelSpec(num_hidden_layers=32, hidden_size=4096, num_attention_heads=32, num_key_value_heads=8,
-                   head_dim=128, intermediate_size=14336, vocab_size=128256, max_position_embeddings=131072)
+LLAMA8 = ModelSpec(
+    num_hidden_layers=32,
+    hidden_size=4096,
+    num_attention_heads=32,
+    num_key_value_heads=8,
+    head_dim=128,
+    intermediate_size=14336,
+    vocab_size=128256,
+    max_position_embeddings=131072,
+)
 
 
 def _scenario():
@@ -17,17 +25,22 @@ def _scenario():
 
 
 def _column(dialog, col):
-    return {dialog.table.item(r, 0).text(): dialog.table.item(r, col).text() for r in range(dialog.table.rowCount())}
+    return {
+        dialog.table.item(r, 0).text(): dialog.table.item(r, col).text()
+        for r in range(dialog.table.rowCount())
+    }
 
 
 def test_paste_compare_and_save(qtbot, config_dir):
     dialog = CalibrateDialog(None, _scenario)
     qtbot.addWidget(dialog)
     assert not dialog.save_button.isEnabled()
-    dialog.set_log_text((LOGS / "vllm-v1-0.11-memory-profile-debug.log").read_text(encoding="utf-8"))
+    dialog.set_log_text(
+        (LOGS / "vllm-v1-0.11-memory-profile-debug.log").read_text(encoding="utf-8")
+    )
     measured, predicted = _column(dialog, 1), _column(dialog, 2)
     assert dialog.table.rowCount() == 9
-    assert measured["weights_bytes"] == "14.990 GiB"          # "model weights take 14.99GiB"
+    assert measured["weights_bytes"] == "14.990 GiB"  # "model weights take 14.99GiB"
     # the prediction comes from the vLLM profile: params x 2 + the 32 MiB RoPE cache = 14.989 GiB
     assert predicted["weights_bytes"] == "14.989 GiB"
     assert predicted["gpu_total_bytes"] == "-"
@@ -53,7 +66,7 @@ def test_garbage_log_and_failing_scenario(qtbot):
     assert dialog.table.rowCount() == 0
     dialog.name_edit.setText("x")
     assert not dialog.save_button.isEnabled()
-    dialog.load_file(str(LOGS / "llamacpp-2023-gemma.log"))   # figures, no prediction column
+    dialog.load_file(str(LOGS / "llamacpp-2023-gemma.log"))  # figures, no prediction column
     assert _column(dialog, 1)["kv_cache_bytes"] == "0.875 GiB"  # 896 MiB
     assert set(_column(dialog, 2).values()) == {"-"}
     dialog.load_file(str(LOGS / "missing.log"))

@@ -23,8 +23,12 @@ from vramdesk.core.serialize import to_dict
 from vramdesk.core.workload import Workload
 
 #: Measured figures a calibrated runtime keeps (log figure name -> Runtime field).
-OVERHEADS = {"activation_peak_bytes": "activation_peak_bytes", "non_torch_bytes": "non_torch_bytes",
-             "cuda_graph_bytes": "cuda_graph_bytes", "compute_buffer_bytes": "compute_buffer_bytes"}
+OVERHEADS = {
+    "activation_peak_bytes": "activation_peak_bytes",
+    "non_torch_bytes": "non_torch_bytes",
+    "cuda_graph_bytes": "cuda_graph_bytes",
+    "compute_buffer_bytes": "compute_buffer_bytes",
+}
 #: Figures that describe the run rather than measure memory (shown, never compared).
 CONTEXT_FIGURES = ("gpu_total_bytes", "gpu_memory_utilization", "max_model_len", "n_ctx")
 
@@ -44,14 +48,22 @@ class Row:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ints stay exact, fractions become floats."""
+
         def num(v: int | Fraction | None) -> int | float | None:
             return v if v is None or isinstance(v, int) else float(v)
-        return {"name": self.name, "measured": num(self.measured), "predicted": num(self.predicted),
-                "rel_diff": self.rel_diff}
+
+        return {
+            "name": self.name,
+            "measured": num(self.measured),
+            "predicted": num(self.predicted),
+            "rel_diff": self.rel_diff,
+        }
 
 
-def scenario_for_log(parsed: ParsedLog, workload: Workload, runtime: Runtime) -> tuple[Workload, Runtime]:
-    """The workload and runtime adjusted to what the log states.
+def scenario_for_log(
+    parsed: ParsedLog, workload: Workload, runtime: Runtime
+) -> tuple[Workload, Runtime]:
+    """Adjust the workload and runtime to what the log states.
 
     The engine becomes the detected one when the runtime's is the formula; vLLM's
     ``gpu_memory_utilization`` and ``max_model_len`` (the context) come from the log when it
@@ -70,8 +82,13 @@ def scenario_for_log(parsed: ParsedLog, workload: Workload, runtime: Runtime) ->
     return workload, runtime
 
 
-def compare(parsed: ParsedLog, model: ModelSpec | None = None, weights: WeightSpec | None = None,
-            workload: Workload | None = None, runtime: Runtime | None = None) -> list[Row]:
+def compare(
+    parsed: ParsedLog,
+    model: ModelSpec | None = None,
+    weights: WeightSpec | None = None,
+    workload: Workload | None = None,
+    runtime: Runtime | None = None,
+) -> list[Row]:
     """Every parsed figure beside vramdesk's prediction for the scenario (if one is given).
 
     Parameters
@@ -100,12 +117,17 @@ def compare(parsed: ParsedLog, model: ModelSpec | None = None, weights: WeightSp
         weights = weights or WeightSpec()
         validate_inputs(model, weights, workload, runtime)
         total = parsed.value("gpu_total_bytes")
-        predicted = profile_for(runtime.engine).figures(model, weights, workload, runtime,
-                                                        gpu_total_bytes=None if total is None else int(total))
+        predicted = profile_for(runtime.engine).figures(
+            model, weights, workload, runtime, gpu_total_bytes=None if total is None else int(total)
+        )
     rows = []
     for name, fig in parsed.figures.items():
         guess = None if name in CONTEXT_FIGURES else predicted.get(name)
-        diff = None if guess is None or fig.value == 0 else float((Fraction(guess) - fig.value) / abs(fig.value))
+        diff = (
+            None
+            if guess is None or fig.value == 0
+            else float((Fraction(guess) - fig.value) / abs(fig.value))
+        )
         rows.append(Row(name, fig.value, guess, diff))
     return rows
 
@@ -124,14 +146,26 @@ def calibrated_runtime(parsed: ParsedLog, runtime: Runtime | None = None) -> Run
     from vramdesk.core.errors import InputError
 
     runtime = runtime or Runtime()
-    changes: dict[str, Any] = {field: int(parsed.value(name)) for name, field in OVERHEADS.items()
-                               if parsed.value(name) is not None}
+    changes: dict[str, Any] = {
+        field: int(parsed.value(name))
+        for name, field in OVERHEADS.items()
+        if parsed.value(name) is not None
+    }
     peak, weights = parsed.value("peak_bytes"), parsed.value("weights_bytes")
-    if "activation_peak_bytes" not in changes and peak is not None and weights is not None and peak >= weights:
+    if (
+        "activation_peak_bytes" not in changes
+        and peak is not None
+        and weights is not None
+        and peak >= weights
+    ):
         changes["activation_peak_bytes"] = int(peak - weights)
     if not changes:
-        raise InputError("log", "holds no overhead figure to keep (activation peak, non-torch memory, "
-                                "CUDA graphs or compute buffer)", "no_figures")
+        raise InputError(
+            "log",
+            "holds no overhead figure to keep (activation peak, non-torch memory, "
+            "CUDA graphs or compute buffer)",
+            "no_figures",
+        )
     if parsed.engine is not None:
         changes["engine"] = parsed.engine
     return runtime.replace(**changes).validate()
@@ -155,13 +189,15 @@ def save_calibration(name: str, runtime: Runtime) -> Path:
 
 
 def format_rows(rows: list[Row], parsed: ParsedLog) -> str:
-    """The comparison as text: figure, measured, predicted, difference."""
+    """Format the comparison as text: figure, measured, predicted, difference."""
     if not rows:
         return parsed.describe()
     lines = [parsed.describe(), f"  {'figure':28} {'measured':>18} {'vramdesk':>18} {'diff':>9}"]
     for row in rows:
         diff = "-" if row.rel_diff is None else f"{row.rel_diff * 100:+.2f}%"
-        lines.append(f"  {row.name:28} {_num(row.measured):>18} {_num(row.predicted):>18} {diff:>9}")
+        lines.append(
+            f"  {row.name:28} {_num(row.measured):>18} {_num(row.predicted):>18} {diff:>9}"
+        )
     return "\n".join(lines)
 
 

@@ -66,12 +66,12 @@ class ParsedLog:
     truncated: bool = False
 
     def value(self, name: str) -> int | Fraction | None:
-        """The figure ``name``'s value, or ``None``."""
+        """Return the value of figure ``name``, or ``None``."""
         fig = self.figures.get(name)
         return None if fig is None else fig.value
 
     def describe(self) -> str:
-        """A one-line summary (``"no figures found"`` when nothing matched)."""
+        """Summarize in one line (``"no figures found"`` when nothing matched)."""
         if not self.figures:
             return "no figures found: not a vLLM, SGLang, llama.cpp or Ollama start-up log"
         engine = self.engine.value if self.engine else "unknown engine"
@@ -95,62 +95,185 @@ def _rules() -> list[tuple[Engine, re.Pattern[str], _Handler]]:
     v, s, g = Engine.VLLM, Engine.SGLANG, Engine.LLAMA_CPP
     B = _bytes
     return [
-        # vLLM: "Model loading took 14.9889 GiB and 5.1 seconds"; V0 "Loading model weights took 14.9888 GB"
-        (v, re.compile(r"(?:Model loading|Loading model weights) took " + _NUM + _UNIT),
-         lambda m: {"weights_bytes": B(m[1], m[2])}),
-        (v, re.compile(r"total_gpu_memory \(" + _NUM + _UNIT + r"\) x gpu_memory_utilization \(" + _NUM),
-         lambda m: {"gpu_total_bytes": B(m[1], m[2]), "gpu_memory_utilization": Fraction(m[3])}),
-        (v, re.compile(r"total_gpu_memory=" + _NUM + _UNIT), lambda m: {"gpu_total_bytes": B(m[1], m[2])}),
-        (v, re.compile(r"model weights take " + _NUM + _UNIT), lambda m: {"weights_bytes": B(m[1], m[2])}),
-        (v, re.compile(r"non_torch_memory(?: takes |=)" + _NUM + _UNIT), lambda m: {"non_torch_bytes": B(m[1], m[2])}),
-        (v, re.compile(r"activation peak memory takes " + _NUM + _UNIT),
-         lambda m: {"activation_peak_bytes": B(m[1], m[2])}),
-        (v, re.compile(r"peak_torch_memory=" + _NUM + _UNIT), lambda m: {"peak_bytes": B(m[1], m[2])}),
-        (v, re.compile(r"(?:reserved for KV Cache is |kv_cache_size=|Available KV cache memory: )" + _NUM + _UNIT),
-         lambda m: {"kv_cache_bytes": B(m[1], m[2])}),
-        (v, re.compile(r"GPU KV cache size: " + _NUM + r" tokens"), lambda m: {"kv_cache_tokens": _count(m[1])}),
+        # vLLM: "Model loading took 14.9889 GiB and 5.1 seconds";
+        # V0: "Loading model weights took 14.9888 GB"
+        (
+            v,
+            re.compile(r"(?:Model loading|Loading model weights) took " + _NUM + _UNIT),
+            lambda m: {"weights_bytes": B(m[1], m[2])},
+        ),
+        (
+            v,
+            re.compile(
+                r"total_gpu_memory \(" + _NUM + _UNIT + r"\) x gpu_memory_utilization \(" + _NUM
+            ),
+            lambda m: {"gpu_total_bytes": B(m[1], m[2]), "gpu_memory_utilization": Fraction(m[3])},
+        ),
+        (
+            v,
+            re.compile(r"total_gpu_memory=" + _NUM + _UNIT),
+            lambda m: {"gpu_total_bytes": B(m[1], m[2])},
+        ),
+        (
+            v,
+            re.compile(r"model weights take " + _NUM + _UNIT),
+            lambda m: {"weights_bytes": B(m[1], m[2])},
+        ),
+        (
+            v,
+            re.compile(r"non_torch_memory(?: takes |=)" + _NUM + _UNIT),
+            lambda m: {"non_torch_bytes": B(m[1], m[2])},
+        ),
+        (
+            v,
+            re.compile(r"activation peak memory takes " + _NUM + _UNIT),
+            lambda m: {"activation_peak_bytes": B(m[1], m[2])},
+        ),
+        (
+            v,
+            re.compile(r"peak_torch_memory=" + _NUM + _UNIT),
+            lambda m: {"peak_bytes": B(m[1], m[2])},
+        ),
+        (
+            v,
+            re.compile(
+                r"(?:reserved for KV Cache is |kv_cache_size=|Available KV cache memory: )"
+                + _NUM
+                + _UNIT
+            ),
+            lambda m: {"kv_cache_bytes": B(m[1], m[2])},
+        ),
+        (
+            v,
+            re.compile(r"GPU KV cache size: " + _NUM + r" tokens"),
+            lambda m: {"kv_cache_tokens": _count(m[1])},
+        ),
         (v, re.compile(r"# GPU blocks: " + _NUM), lambda m: {"num_gpu_blocks": _count(m[1])}),
-        (v, re.compile(r"Maximum concurrency for " + _NUM + r" tokens per request: " + _NUM + r"x"),
-         lambda m: {"max_model_len": _count(m[1]), "max_concurrency": Fraction(m[2].replace(",", ""))}),
-        (v, re.compile(r"Graph capturing finished in " + _NUM + r" secs?, took " + _NUM + _UNIT),
-         lambda m: {"cuda_graph_bytes": B(m[2], m[3])}),
+        (
+            v,
+            re.compile(r"Maximum concurrency for " + _NUM + r" tokens per request: " + _NUM + r"x"),
+            lambda m: {
+                "max_model_len": _count(m[1]),
+                "max_concurrency": Fraction(m[2].replace(",", "")),
+            },
+        ),
+        (
+            v,
+            re.compile(r"Graph capturing finished in " + _NUM + r" secs?, took " + _NUM + _UNIT),
+            lambda m: {"cuda_graph_bytes": B(m[2], m[3])},
+        ),
         # SGLang
-        (s, re.compile(r"KV Cache is allocated\. #tokens: " + _NUM + r", K size: " + _NUM + _UNIT
-                       + r", V size: " + _NUM + _UNIT),
-         lambda m: {"kv_cache_tokens": _count(m[1]), "kv_cache_bytes_k": B(m[2], m[3]),
-                    "kv_cache_bytes_v": B(m[4], m[5])}),
-        (s, re.compile(r"Load weight end\..{0,300}?mem usage=" + _NUM + _UNIT),
-         lambda m: {"weights_bytes": B(m[1], m[2])}),
-        (s, re.compile(r"Capture cuda graph end\..{0,200}?mem usage=" + _NUM + _UNIT),
-         lambda m: {"cuda_graph_bytes": B(m[1], m[2])}),
+        (
+            s,
+            re.compile(
+                r"KV Cache is allocated\. #tokens: "
+                + _NUM
+                + r", K size: "
+                + _NUM
+                + _UNIT
+                + r", V size: "
+                + _NUM
+                + _UNIT
+            ),
+            lambda m: {
+                "kv_cache_tokens": _count(m[1]),
+                "kv_cache_bytes_k": B(m[2], m[3]),
+                "kv_cache_bytes_v": B(m[4], m[5]),
+            },
+        ),
+        (
+            s,
+            re.compile(r"Load weight end\..{0,300}?mem usage=" + _NUM + _UNIT),
+            lambda m: {"weights_bytes": B(m[1], m[2])},
+        ),
+        (
+            s,
+            re.compile(r"Capture cuda graph end\..{0,200}?mem usage=" + _NUM + _UNIT),
+            lambda m: {"cuda_graph_bytes": B(m[1], m[2])},
+        ),
         # llama.cpp
-        (g, re.compile(_DEVICE + r"(?: model)? buffer size =\s{0,20}" + _NUM + _UNIT),
-         lambda m: {"weights_bytes": B(m[2], m[3])}),
-        (g, re.compile(r"(?:CPU|CPU_Mapped|CUDA_Host|Metal_Mapped)(?: model)? buffer size =\s{0,20}" + _NUM + _UNIT),
-         lambda m: {"weights_bytes_host": B(m[1], m[2])}),
-        (g, re.compile(r"(?:KV self size|kv_cache\w{0,20}: size) =\s{0,20}" + _NUM + _UNIT
-                       + r"(?: \(" + _NUM + r" cells)?"),
-         lambda m: {"kv_size": B(m[1], m[2]), **({"kv_cells_line": _count(m[3])} if m[3] else {})}),
-        (g, re.compile(r"K \(\w{1,10}\):\s{0,20}" + _NUM + _UNIT + r",\s{0,5}V \(\w{1,10}\):\s{0,20}" + _NUM + _UNIT),
-         lambda m: {"kv_cache_bytes_k": B(m[1], m[2]), "kv_cache_bytes_v": B(m[3], m[4])}),
-        (g, re.compile(_DEVICE + r" KV buffer size =\s{0,20}" + _NUM + _UNIT),
-         lambda m: {"kv_buffer": B(m[2], m[3])}),
-        (g, re.compile(r"creating non-SWA KV cache, size = " + _NUM + r" cells"),
-         lambda m: {"kv_cache_cells": _count(m[1]), "iswa": 1}),
-        (g, re.compile(r"creating\s{1,10}SWA KV cache, size = " + _NUM + r" cells"),
-         lambda m: {"kv_cache_cells_swa": _count(m[1])}),
+        (
+            g,
+            re.compile(_DEVICE + r"(?: model)? buffer size =\s{0,20}" + _NUM + _UNIT),
+            lambda m: {"weights_bytes": B(m[2], m[3])},
+        ),
+        (
+            g,
+            re.compile(
+                r"(?:CPU|CPU_Mapped|CUDA_Host|Metal_Mapped)(?: model)? buffer size =\s{0,20}"
+                + _NUM
+                + _UNIT
+            ),
+            lambda m: {"weights_bytes_host": B(m[1], m[2])},
+        ),
+        (
+            g,
+            re.compile(
+                r"(?:KV self size|kv_cache\w{0,20}: size) =\s{0,20}"
+                + _NUM
+                + _UNIT
+                + r"(?: \("
+                + _NUM
+                + r" cells)?"
+            ),
+            lambda m: {
+                "kv_size": B(m[1], m[2]),
+                **({"kv_cells_line": _count(m[3])} if m[3] else {}),
+            },
+        ),
+        (
+            g,
+            re.compile(
+                r"K \(\w{1,10}\):\s{0,20}"
+                + _NUM
+                + _UNIT
+                + r",\s{0,5}V \(\w{1,10}\):\s{0,20}"
+                + _NUM
+                + _UNIT
+            ),
+            lambda m: {"kv_cache_bytes_k": B(m[1], m[2]), "kv_cache_bytes_v": B(m[3], m[4])},
+        ),
+        (
+            g,
+            re.compile(_DEVICE + r" KV buffer size =\s{0,20}" + _NUM + _UNIT),
+            lambda m: {"kv_buffer": B(m[2], m[3])},
+        ),
+        (
+            g,
+            re.compile(r"creating non-SWA KV cache, size = " + _NUM + r" cells"),
+            lambda m: {"kv_cache_cells": _count(m[1]), "iswa": 1},
+        ),
+        (
+            g,
+            re.compile(r"creating\s{1,10}SWA KV cache, size = " + _NUM + r" cells"),
+            lambda m: {"kv_cache_cells_swa": _count(m[1])},
+        ),
         (g, re.compile(r"\bn_ctx\s{0,10}=\s{0,10}" + _NUM), lambda m: {"n_ctx": _count(m[1])}),
-        (g, re.compile(_DEVICE + r" compute buffer size =\s{0,20}" + _NUM + _UNIT),
-         lambda m: {"compute_buffer_bytes": B(m[2], m[3])}),
-        (g, re.compile(r"output buffer size =\s{0,20}" + _NUM + _UNIT), lambda m: {"output_buffer_bytes": B(m[1], m[2])}),
+        (
+            g,
+            re.compile(_DEVICE + r" compute buffer size =\s{0,20}" + _NUM + _UNIT),
+            lambda m: {"compute_buffer_bytes": B(m[2], m[3])},
+        ),
+        (
+            g,
+            re.compile(r"output buffer size =\s{0,20}" + _NUM + _UNIT),
+            lambda m: {"output_buffer_bytes": B(m[1], m[2])},
+        ),
     ]
 
 
 _RULES = _rules()
 _OLLAMA = re.compile(r"source=\S{1,80}\.go:\d{1,6}|ollama", re.IGNORECASE)
-# Ollama's own figures: msg="model weights" device=CUDA0 size="4.4 GiB" (and "kv cache", "compute graph")
-_OLLAMA_FIG = re.compile(r'msg="(model weights|kv cache|compute graph)" device=(\w{1,20}) size="' + _NUM + _UNIT)
-_OLLAMA_NAMES = {"model weights": "weights_bytes", "kv cache": "kv_cache_bytes", "compute graph": "compute_buffer_bytes"}
+# Ollama's own figures: msg="model weights" device=CUDA0 size="4.4 GiB"
+# (and "kv cache", "compute graph")
+_OLLAMA_FIG = re.compile(
+    r'msg="(model weights|kv cache|compute graph)" device=(\w{1,20}) size="' + _NUM + _UNIT
+)
+_OLLAMA_NAMES = {
+    "model weights": "weights_bytes",
+    "kv cache": "kv_cache_bytes",
+    "compute graph": "compute_buffer_bytes",
+}
 
 
 def read_log(path: str | Path) -> ParsedLog:
@@ -166,7 +289,9 @@ def read_log(path: str | Path) -> ParsedLog:
         with p.open("rb") as fh:
             raw = fh.read(MAX_LOG_BYTES + 1)
     except OSError as exc:
-        raise FileReadError("log", f"cannot read {p}: {exc.strerror or exc}", "unreadable") from None
+        raise FileReadError(
+            "log", f"cannot read {p}: {exc.strerror or exc}", "unreadable"
+        ) from None
     parsed = parse_log(raw[:MAX_LOG_BYTES].decode("utf-8", errors="replace"))
     parsed.truncated = len(raw) > MAX_LOG_BYTES
     return parsed
@@ -208,8 +333,14 @@ def parse_log(text: str) -> ParsedLog:
     engine = max(hints, key=hints.get) if hints else None
     if ollama and (engine in (Engine.LLAMA_CPP, None)) and (hints or found):
         engine = Engine.OLLAMA
-    return ParsedLog(engine, {k: v for k, v in found.items() if not k.startswith(("kv_size", "kv_buffer",
-                                                                                   "iswa", "kv_cells_line"))})
+    return ParsedLog(
+        engine,
+        {
+            k: v
+            for k, v in found.items()
+            if not k.startswith(("kv_size", "kv_buffer", "iswa", "kv_cells_line"))
+        },
+    )
 
 
 def _add(found: dict[str, Figure], kv_sizes: list[Figure], fig: Figure) -> None:
@@ -233,13 +364,17 @@ def _finish_llamacpp(found: dict[str, Figure], kv_sizes: list[Figure]) -> None:
     """Total KV from the "size =" lines (or device KV buffers); the iSWA halves."""
     if kv_sizes:
         first = kv_sizes[0]
-        found.setdefault("kv_cache_bytes", Figure("kv_cache_bytes", sum(f.value for f in kv_sizes),
-                                                  first.line, first.text))
+        found.setdefault(
+            "kv_cache_bytes",
+            Figure("kv_cache_bytes", sum(f.value for f in kv_sizes), first.line, first.text),
+        )
         if "iswa" in found and len(kv_sizes) >= 2:
-            found["kv_cache_bytes_full_layers"] = Figure("kv_cache_bytes_full_layers", first.value,
-                                                         first.line, first.text)
-            found["kv_cache_bytes_swa_layers"] = Figure("kv_cache_bytes_swa_layers", kv_sizes[1].value,
-                                                        kv_sizes[1].line, kv_sizes[1].text)
+            found["kv_cache_bytes_full_layers"] = Figure(
+                "kv_cache_bytes_full_layers", first.value, first.line, first.text
+            )
+            found["kv_cache_bytes_swa_layers"] = Figure(
+                "kv_cache_bytes_swa_layers", kv_sizes[1].value, kv_sizes[1].line, kv_sizes[1].text
+            )
     elif "kv_buffer" in found:
         buf = found["kv_buffer"]
         found.setdefault("kv_cache_bytes", Figure("kv_cache_bytes", buf.value, buf.line, buf.text))

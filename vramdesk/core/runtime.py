@@ -169,7 +169,8 @@ class Runtime:
             check_real("mem_fraction_static", self.mem_fraction_static)
         for name in ("cache_type_k", "cache_type_v"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), KVDtype):
-                raise InputError(name, f"must be a KVDtype, got {getattr(self, name)!r}", "unknown_choice")
+                raise InputError(name, f"must be a KVDtype, got {getattr(self, name)!r}",
+                                 "unknown_choice")
 
     def replace(self, **changes: object) -> Runtime:
         """Return a copy with ``changes`` applied (not validated)."""

@@ -3,225 +3,61 @@
 Reads the case format "vramdesk-engine-case/1" (reference/ENGINE-CASES.md): one JSON
 record per line with a model, weights, runtime, GPU, the figures an engine printed, the
 figures a predictor may take as inputs (``given``) and the checks. Each case is predicted
-twice: with the ``given`` figures as inputs, and from the inputs alone.
-
-The file is untrusted: its size, line length and number of cases are capped, and each
-error names the file and line.
+twice: with the ``given`` figures as inputs, and from the inputs alone. Reading and input
+building live in :mod:`vramdesk.core._cases` (re-exported here).
 """
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
+from vramdesk.core._cases import (
+    GIVEN_COUNTS,
+    GIVEN_RUNTIME,
+    MAX_CASES,
+    MAX_FILE_BYTES,
+    MAX_LINE_CHARS,
+    SCHEMA,
+    CaseInputs,
+    case_inputs,
+    model_from_case,
+    parse_cases,
+    read_cases,
+    runtime_from_case,
+    weights_from_case,
+    workload_from_case,
+)
 from vramdesk.core.engines import profile_for
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import validate_inputs
-from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
-from vramdesk.core.model import ModelSpec, sliding_layer_pattern, total_params
-from vramdesk.core.runtime import Engine, MlaCache, Runtime
-from vramdesk.core.units import MIB, to_fraction
-from vramdesk.core.workload import Workload
+from vramdesk.core.formats import WeightSpec
+from vramdesk.core.model import ModelSpec, total_params
+from vramdesk.core.units import to_fraction
 
-SCHEMA = "vramdesk-engine-case/1"
-MAX_FILE_BYTES = 16 * MIB
-MAX_LINE_CHARS = 256 * 1024
-MAX_CASES = 10_000
-#: Reported fields a predictor may take as runtime inputs, and the Runtime field each fills.
-GIVEN_RUNTIME = {"activation_peak_bytes": "activation_peak_bytes", "non_torch_bytes": "non_torch_bytes",
-                 "cuda_graph_bytes": "cuda_graph_bytes", "peak_bytes": "profiled_peak_bytes",
-                 "weights_bytes": "loaded_weights_bytes", "compute_buffer_bytes": "compute_buffer_bytes"}
-#: Reported counts a predictor may build on.
-GIVEN_COUNTS = ("kv_cache_tokens", "num_gpu_blocks")
 _CAPACITY = ("kv_cache_tokens", "num_gpu_blocks", "kv_cache_bytes")
-_MODEL_ALIASES = {"n_routed_experts": "num_local_experts", "num_experts": "num_local_experts"}
-_MODEL_IGNORED = {"rope_dim", "partial_rotary_factor", "sliding_window_pattern"}
-
-
-@dataclass(frozen=True)
-class CaseInputs:
-    """One case turned into prediction inputs."""
-
-    model: ModelSpec
-    weights: WeightSpec | None
-    workload: Workload
-    runtime: Runtime
-    gpu_total_bytes: int | None
-    counts: dict[str, int] = field(default_factory=dict)
-
-
-# ------------------------------------------------------------------------ reading
-def read_cases(path: str | Path) -> list[dict[str, Any]]:
-    """Read a cases file: one JSON object per non-blank line, schema checked.
-
-    Raises
-    ------
-    InputError
-        Field ``cases``: missing, too large or not UTF-8; field ``<file>:<line>``: a line that
-        is too long, not JSON, not an object, of another schema, or a duplicate ``id``.
-    """
-    p = Path(path)
-    try:
-        with p.open("rb") as fh:
-            raw = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise InputError("cases", f"cannot read {p}: {exc.strerror or exc}", "unreadable") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise InputError("cases", f"{p} is larger than {MAX_FILE_BYTES // MIB} MiB", "too_large")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError("cases", f"{p} is not UTF-8 text", "not_text") from None
-    return parse_cases(text, p.name)
-
-
-def parse_cases(text: str, name: str = "cases") -> list[dict[str, Any]]:
-    """Parse the text of a cases file (see :func:`read_cases`)."""
-    records, ids = [], set()
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{name}:{number}"
-        record = _parse_line(line, where)
-        if record["id"] in ids:
-            raise InputError(where, f"duplicate id {record['id']!r}", "duplicate")
-        ids.add(record["id"])
-        records.append(record)
-        if len(records) > MAX_CASES:
-            raise InputError(where, f"more than {MAX_CASES} cases", "too_large")
-    if not records:
-        raise InputError("cases", f"{name} holds no cases", "empty")
-    return records
-
-
-def _parse_line(line: str, where: str) -> dict[str, Any]:
-    if len(line) > MAX_LINE_CHARS:
-        raise InputError(where, f"line longer than {MAX_LINE_CHARS} characters", "too_long")
-    try:
-        record = json.loads(line)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise InputError(where, f"not valid JSON ({getattr(exc, 'msg', 'too deeply nested')})", "not_json") from None
-    if not isinstance(record, dict):
-        raise InputError(where, "must be a JSON object", "not_object")
-    if record.get("schema") != SCHEMA:
-        raise InputError(where, f"schema must be {SCHEMA!r}, got {record.get('schema')!r}", "schema")
-    for key, kind in (("id", str), ("engine", str), ("model", dict), ("weights", dict), ("runtime", dict),
-                      ("gpu", dict), ("reported", dict), ("given", list), ("check", dict)):
-        if not isinstance(record.get(key), kind):
-            raise InputError(where, f"{key} must be a {kind.__name__}", "invalid")
-    return record
-
-
-# ------------------------------------------------------------------------ inputs
-def model_from_case(model: dict[str, Any], params: int | None) -> ModelSpec:
-    """A :class:`ModelSpec` from a case's ``model`` object (config.json names).
-
-    Raises
-    ------
-    InputError
-        An unknown key, or a value of the wrong type (via :meth:`ModelSpec.validate`).
-    """
-    fields = set(ModelSpec.__dataclass_fields__)
-    kwargs: dict[str, Any] = {"params": params}
-    for key, value in model.items():
-        key = _MODEL_ALIASES.get(key, key)
-        if key in _MODEL_IGNORED:
-            continue
-        if key not in fields:
-            raise InputError(key, "is not a model field vramdesk knows", "unknown_key")
-        kwargs[key] = tuple(value) if key == "layer_types" and isinstance(value, list) else value
-    if "num_key_value_heads" not in kwargs and model.get("kv_lora_rank"):
-        kwargs["num_key_value_heads"] = model.get("num_attention_heads") or 1
-    pattern = model.get("sliding_window_pattern")
-    if isinstance(pattern, int) and pattern > 1 and "layer_types" not in kwargs:
-        kwargs["layer_types"] = sliding_layer_pattern(model["num_hidden_layers"], f"{pattern - 1}:1")
-    return ModelSpec(**kwargs)
-
-
-def weights_from_case(fmt: str) -> WeightSpec | None:
-    """The :class:`WeightSpec` of a case's ``weights.format``; ``None`` when it has no exact size.
-
-    ``w8a8-int8`` / ``int8`` / ``fp8``: per-channel 8-bit (vLLM's accounting); ``bnb-int8`` and
-    ``bnb-nf4`` keep 16-bit embeddings; ``mxfp4`` and ``gguf:MXFP4_MOE`` quantize the experts only.
-    """
-    key = str(fmt).strip().lower()
-    if key in ("bnb-int8", "bnb-nf4"):
-        return WeightSpec(WeightFormat.parse(key), embeddings_unquantized=True)
-    if key in ("mxfp4", "gguf:mxfp4_moe"):
-        return WeightSpec(WeightFormat.MXFP4, experts_only=True)
-    try:
-        return WeightSpec(WeightFormat.parse(key))
-    except InputError:
-        return None
-
-
-def _kv_dtype(runtime: dict[str, Any]) -> KVDtype:
-    text = runtime.get("kv_cache_dtype") or runtime.get("cache_type_k") or "fp16"
-    return KVDtype.parse(text, "kv_cache_dtype")
-
-
-def workload_from_case(runtime: dict[str, Any]) -> Workload:
-    """Context per sequence (``max_model_len`` or ``n_ctx / n_parallel``) and slots."""
-    slots = int(runtime.get("n_parallel") or 1)
-    if runtime.get("max_model_len"):
-        context = int(runtime["max_model_len"])
-    elif runtime.get("n_ctx"):
-        context = -(-int(runtime["n_ctx"]) // slots)
-    else:
-        context = Workload().context_tokens
-    return Workload(context_tokens=context, batch=slots, kv_dtype=_kv_dtype(runtime))
-
-
-def runtime_from_case(record: dict[str, Any], given: dict[str, int]) -> Runtime:
-    """A :class:`Runtime` from a case's engine, runtime keys and given measured figures."""
-    from vramdesk.core.engines.vllm import default_gpu_memory_utilization
-
-    rt, engine = record["runtime"], Engine.parse(record["engine"])
-    util = rt.get("gpu_memory_utilization")
-    kwargs: dict[str, Any] = {
-        "engine": engine, "engine_version": record.get("engine_version"),
-        "gpu_memory_utilization": to_fraction(util) if util is not None
-        else default_gpu_memory_utilization(record.get("engine_version")),
-        "tensor_parallel_size": int(rt.get("tensor_parallel_size") or 1),
-        "pipeline_parallel_size": int(rt.get("pipeline_parallel_size") or 1),
-        "block_size": int(rt.get("block_size") or 16),
-        "mla_cache": MlaCache(rt.get("mla_cache", "latent")),
-    }
-    for key in ("max_num_batched_tokens", "n_ubatch", "n_parallel", "n_gpu_layers"):
-        if rt.get(key) is not None:
-            kwargs[key] = int(rt[key])
-    for key in ("flash_attn", "swa_full", "kv_unified"):
-        if rt.get(key) is not None:
-            kwargs[key] = bool(rt[key])
-    for key in ("cache_type_k", "cache_type_v"):
-        if rt.get(key):
-            kwargs[key] = KVDtype.parse(rt[key], key)
-    if rt.get("mem_fraction_static") is not None:
-        kwargs["mem_fraction_static"] = to_fraction(rt["mem_fraction_static"])
-    kwargs.update({GIVEN_RUNTIME[k]: v for k, v in given.items() if k in GIVEN_RUNTIME})
-    return Runtime(**kwargs)
-
-
-def case_inputs(record: dict[str, Any], *, with_given: bool) -> CaseInputs:
-    """The prediction inputs of one case, with or without its ``given`` figures.
-
-    Raises
-    ------
-    InputError
-        A field of the case that vramdesk cannot use, named by its key.
-    """
-    given = {k: record["reported"][k] for k in record["given"] if with_given and k in record["reported"]}
-    model = model_from_case(record["model"], record.get("params"))
-    runtime = runtime_from_case(record, given)
-    weights = weights_from_case(record["weights"].get("format", ""))
-    inputs = CaseInputs(model, weights, workload_from_case(record["runtime"]), runtime,
-                        record["gpu"].get("total_bytes_per_gpu"), {k: given[k] for k in GIVEN_COUNTS if k in given})
-    validate_inputs(model, weights or WeightSpec(), inputs.workload, runtime)
-    return inputs
+__all__ = [
+    "GIVEN_COUNTS",
+    "GIVEN_RUNTIME",
+    "MAX_CASES",
+    "MAX_FILE_BYTES",
+    "MAX_LINE_CHARS",
+    "SCHEMA",
+    "CaseInputs",
+    "case_inputs",
+    "case_report",
+    "format_report",
+    "model_from_case",
+    "parse_cases",
+    "predict",
+    "read_cases",
+    "rel_error",
+    "runtime_from_case",
+    "summarize",
+    "validate_cases",
+    "weights_from_case",
+    "workload_from_case",
+]
 
 
 # ---------------------------------------------------------------------- predicting
@@ -234,7 +70,7 @@ def _countable(model: ModelSpec) -> bool:
 
 
 def predict(inputs: CaseInputs) -> dict[str, int | Fraction]:
-    """The engine's start-up figures predicted from ``inputs`` (see ``EngineProfile.figures``).
+    """Predict the engine's start-up figures from ``inputs`` (``EngineProfile.figures``).
 
     Without a weight size (no measured weights, or no known format or parameter count),
     figures that depend on the weights (weights, peaks, vLLM/SGLang budgets) are left out.
@@ -246,9 +82,14 @@ def predict(inputs: CaseInputs) -> dict[str, int | Fraction]:
         model = model.replace(params=1)  # placeholder: no figure below depends on it
     if not known:
         rt = rt.replace(loaded_weights_bytes=0)
-    out = profile_for(rt.engine).figures(model, inputs.weights or WeightSpec(), inputs.workload, rt,
-                                         gpu_total_bytes=inputs.gpu_total_bytes if known else None,
-                                         counts=inputs.counts)
+    out = profile_for(rt.engine).figures(
+        model,
+        inputs.weights or WeightSpec(),
+        inputs.workload,
+        rt,
+        gpu_total_bytes=inputs.gpu_total_bytes if known else None,
+        counts=inputs.counts,
+    )
     if not known:
         for key in ("weights_bytes", "peak_bytes", "weights_bytes_host"):
             out.pop(key, None)
@@ -280,15 +121,21 @@ def case_report(record: dict[str, Any]) -> dict[str, Any]:
         "rel_error_with_given", "rel_error", "given", "tolerance_rel", "within_tolerance"}}}``;
         ``tolerance_rel`` / ``within_tolerance`` only for the case's ``check`` figures.
     """
-    with_given, alone = predict(case_inputs(record, with_given=True)), predict(case_inputs(record, with_given=False))
+    with_given, alone = (
+        predict(case_inputs(record, with_given=True)),
+        predict(case_inputs(record, with_given=False)),
+    )
     figures = {}
     for name, reported in record["reported"].items():
         if isinstance(reported, bool) or not isinstance(reported, int | float):
             continue
         is_given = name in record["given"]
-        fig = {"reported": reported, "given": is_given,
-               "predicted_with_given": None if is_given else _number(with_given.get(name)),
-               "predicted": _number(alone.get(name))}
+        fig = {
+            "reported": reported,
+            "given": is_given,
+            "predicted_with_given": None if is_given else _number(with_given.get(name)),
+            "predicted": _number(alone.get(name)),
+        }
         fig["rel_error_with_given"] = rel_error(fig["predicted_with_given"], reported)
         fig["rel_error"] = rel_error(fig["predicted"], reported)
         check = record["check"].get(name)
@@ -302,18 +149,31 @@ def case_report(record: dict[str, Any]) -> dict[str, Any]:
 
 def _stats(errors: list[float]) -> dict[str, Any]:
     finite = [e for e in errors if math.isfinite(e)]
-    return {"n": len(errors), "mean_abs_rel_error": sum(finite) / len(finite) if finite else None,
-            "max_abs_rel_error": max(errors) if errors else None}
+    return {
+        "n": len(errors),
+        "mean_abs_rel_error": sum(finite) / len(finite) if finite else None,
+        "max_abs_rel_error": max(errors) if errors else None,
+    }
 
 
-def _within(cases: list[dict[str, Any]], engine: str, names: tuple[str, ...], limit: float) -> dict[str, int]:
-    """Cases of ``engine`` whose first reported, non-given figure of ``names`` is within ``limit``."""
+def _within(
+    cases: list[dict[str, Any]], engine: str, names: tuple[str, ...], limit: float
+) -> dict[str, int]:
+    """Count cases of ``engine`` whose first non-given figure of ``names`` is within ``limit``."""
     hits = []
     for case in (c for c in cases if c["engine"] == engine):
-        figs = [case["figures"][n] for n in names if n in case["figures"] and not case["figures"][n]["given"]]
+        figs = [
+            case["figures"][n]
+            for n in names
+            if n in case["figures"] and not case["figures"][n]["given"]
+        ]
         hits += figs[:1]
     ok = sum(1 for f in hits if f["rel_error"] is not None and f["rel_error"] <= limit)
-    return {"within": ok, "of_reported": len(hits), "predicted": sum(f["predicted"] is not None for f in hits)}
+    return {
+        "within": ok,
+        "of_reported": len(hits),
+        "predicted": sum(f["predicted"] is not None for f in hits),
+    }
 
 
 def summarize(cases: list[dict[str, Any]]) -> dict[str, Any]:
@@ -334,11 +194,15 @@ def summarize(cases: list[dict[str, Any]]) -> dict[str, Any]:
             if "within_tolerance" in fig:
                 total += 1
                 passed += fig["within_tolerance"]
-    return {"with_given": {k: _stats(v) for k, v in sorted(modes["with_given"].items())},
-            "predicted": {k: _stats(v) for k, v in sorted(modes["predicted"].items())},
-            "checks": {"passed": passed, "total": total},
-            "targets": {"vllm_weights_within_2pct": _within(cases, "vllm", ("weights_bytes",), 0.02),
-                        "vllm_kv_capacity_within_10pct": _within(cases, "vllm", _CAPACITY, 0.10)}}
+    return {
+        "with_given": {k: _stats(v) for k, v in sorted(modes["with_given"].items())},
+        "predicted": {k: _stats(v) for k, v in sorted(modes["predicted"].items())},
+        "checks": {"passed": passed, "total": total},
+        "targets": {
+            "vllm_weights_within_2pct": _within(cases, "vllm", ("weights_bytes",), 0.02),
+            "vllm_kv_capacity_within_10pct": _within(cases, "vllm", _CAPACITY, 0.10),
+        },
+    }
 
 
 def validate_cases(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -354,7 +218,9 @@ def validate_cases(records: list[dict[str, Any]]) -> dict[str, Any]:
         try:
             cases.append(case_report(record))
         except InputError as exc:
-            raise InputError(f"{record['id']}: {exc.field}", exc.reason, exc.code, exc.params) from None
+            raise InputError(
+                f"{record['id']}: {exc.field}", exc.reason, exc.code, exc.params
+            ) from None
         except (TypeError, ValueError) as exc:
             raise InputError(record["id"], f"unusable value ({exc})", "invalid") from None
     return {"cases": cases, "summary": summarize(cases)}
@@ -373,24 +239,44 @@ def _pct(value: float | None) -> str:
 
 
 def format_report(report: dict[str, Any]) -> str:
-    """The report as text: one block per case, then the summary."""
+    """Format the report as text: one block per case, then the summary."""
     lines = []
     for case in report["cases"]:
         lines.append(f"{case['id']} ({case['engine']})")
-        lines.append(f"  {'figure':28} {'reported':>18} {'with given':>18} {'err':>9} {'predicted':>18} {'err':>9}")
+        lines.append(
+            f"  {'figure':28} {'reported':>18} {'with given':>18} {'err':>9} "
+            f"{'predicted':>18} {'err':>9}"
+        )
         for name, f in case["figures"].items():
-            mark = " given" if f["given"] else ("" if "within_tolerance" not in f else
-                                               (" ok" if f["within_tolerance"] else " FAIL"))
-            lines.append(f"  {name:28} {_fmt(f['reported']):>18} {_fmt(f['predicted_with_given']):>18} "
-                         f"{_pct(f['rel_error_with_given']):>9} {_fmt(f['predicted']):>18} "
-                         f"{_pct(f['rel_error']):>9}{mark}")
+            mark = (
+                " given"
+                if f["given"]
+                else (
+                    ""
+                    if "within_tolerance" not in f
+                    else (" ok" if f["within_tolerance"] else " FAIL")
+                )
+            )
+            lines.append(
+                f"  {name:28} {_fmt(f['reported']):>18} {_fmt(f['predicted_with_given']):>18} "
+                f"{_pct(f['rel_error_with_given']):>9} {_fmt(f['predicted']):>18} "
+                f"{_pct(f['rel_error']):>9}{mark}"
+            )
     s = report["summary"]
-    lines.append(f"checks within tolerance (with given): {s['checks']['passed']}/{s['checks']['total']}")
+    lines.append(
+        f"checks within tolerance (with given): {s['checks']['passed']}/{s['checks']['total']}"
+    )
     for mode in ("with_given", "predicted"):
-        lines.append(f"summary ({mode.replace('_', ' ')}): figure  n  mean |rel err|  max |rel err|")
+        lines.append(
+            f"summary ({mode.replace('_', ' ')}): figure  n  mean |rel err|  max |rel err|"
+        )
         for name, st in s[mode].items():
-            lines.append(f"  {name:28} {st['n']:3} {_pct(st['mean_abs_rel_error']):>10} "
-                         f"{_pct(st['max_abs_rel_error']):>10}")
+            lines.append(
+                f"  {name:28} {st['n']:3} {_pct(st['mean_abs_rel_error']):>10} "
+                f"{_pct(st['max_abs_rel_error']):>10}"
+            )
     for name, t in s["targets"].items():
-        lines.append(f"{name}: {t['within']}/{t['of_reported']} reported ({t['predicted']} predictable)")
+        lines.append(
+            f"{name}: {t['within']}/{t['of_reported']} reported ({t['predicted']} predictable)"
+        )
     return "\n".join(lines)

@@ -69,18 +69,23 @@ class CalibrateDialog(QDialog):
 
     calibrationSaved = Signal(str)
 
-    def __init__(self, parent: QWidget | None, scenario_provider: Callable[[], Scenario | None]) -> None:
+    def __init__(
+        self, parent: QWidget | None, scenario_provider: Callable[[], Scenario | None]
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Calibrate from an engine log"))
         self._provider = scenario_provider
         self._parsed: ParsedLog | None = None
         self.log_edit = QPlainTextEdit()
-        self.log_edit.setPlaceholderText(self.tr("Paste a vLLM, SGLang, llama.cpp or Ollama start-up log here"))
+        self.log_edit.setPlaceholderText(
+            self.tr("Paste a vLLM, SGLang, llama.cpp or Ollama start-up log here")
+        )
         self.open_button = QPushButton(self.tr("Open log…"))
         self.status = QLabel()
         self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels([self.tr("Figure"), self.tr("Measured"), self.tr("vramdesk"),
-                                              self.tr("Difference")])
+        self.table.setHorizontalHeaderLabels(
+            [self.tr("Figure"), self.tr("Measured"), self.tr("vramdesk"), self.tr("Difference")]
+        )
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.name_edit = QLineEdit()
         self.name_edit.setPlaceholderText(self.tr("Preset name"))
@@ -126,7 +131,7 @@ class CalibrateDialog(QDialog):
         self._show(parsed)
 
     def rows(self) -> list[Row]:
-        """The comparison rows of the parsed log and the current scenario."""
+        """Compare the parsed log with the current scenario."""
         if self._parsed is None:
             return []
         scenario = self._scenario()
@@ -143,8 +148,9 @@ class CalibrateDialog(QDialog):
 
     # ------------------------------------------------------------------- slots
     def _on_open_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open engine log"), "",
-                                              self.tr("Logs (*.log *.txt);;All files (*)"))
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Open engine log"), "", self.tr("Logs (*.log *.txt);;All files (*)")
+        )
         if path:
             self.load_file(path)
 
@@ -171,11 +177,14 @@ class CalibrateDialog(QDialog):
         self.table.setRowCount(len(rows))
         for i, row in enumerate(rows):
             diff = "-" if row.rel_diff is None else f"{row.rel_diff * 100:+.2f} %"
-            for col, text in enumerate((row.name, _cell(row.name, row.measured), _cell(row.name, row.predicted),
-                                        diff)):
+            for col, text in enumerate(
+                (row.name, _cell(row.name, row.measured), _cell(row.name, row.predicted), diff)
+            ):
                 self.table.setItem(i, col, QTableWidgetItem(text))
         self.status.setText(parsed.describe() if parsed else self.tr("No log yet"))
         self._update_save_enabled()
 
     def _update_save_enabled(self) -> None:
-        self.save_button.setEnabled(bool(self._parsed and self._parsed.figures and self.name_edit.text().strip()))
+        self.save_button.setEnabled(
+            bool(self._parsed and self._parsed.figures and self.name_edit.text().strip())
+        )

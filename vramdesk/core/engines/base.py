@@ -42,7 +42,7 @@ class EngineProfile:
     def figures(self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
                 *, gpu_total_bytes: int | None = None,
                 counts: dict[str, int] | None = None) -> dict[str, int | Fraction]:
-        """The figures the engine prints at start-up, predicted (inputs already validated).
+        """Predict the figures the engine prints at start-up (inputs already validated).
 
         Parameters
         ----------
@@ -59,9 +59,9 @@ class EngineProfile:
             from the inputs are absent.
         """
         b = self.estimate(model, weights, workload, runtime)
-        out: dict[str, int | Fraction] = {"weights_bytes": b.weights.bytes, "kv_cache_bytes": b.kv_cache.bytes,
-                                          "activation_peak_bytes": b.activations.bytes,
-                                          "peak_bytes": b.total_bytes}
+        out: dict[str, int | Fraction] = {
+            "weights_bytes": b.weights.bytes, "kv_cache_bytes": b.kv_cache.bytes,
+            "activation_peak_bytes": b.activations.bytes, "peak_bytes": b.total_bytes}
         out.update(b.extras)
         return out
 
@@ -92,7 +92,7 @@ class FormulaProfile(EngineProfile):
 def with_parts(base: Breakdown, *, weights: Part | None = None, kv_cache: Part | None = None,
                activations: Part | None = None, overhead: Part | None = None,
                extras: dict[str, int] | None = None, warnings: tuple[str, ...] = ()) -> Breakdown:
-    """``base`` with some parts replaced, ``extras`` merged and ``warnings`` appended."""
+    """Return ``base`` with some parts replaced, ``extras`` merged, ``warnings`` appended."""
     return dataclasses.replace(
         base, weights=weights or base.weights, kv_cache=kv_cache or base.kv_cache,
         activations=activations or base.activations, overhead=overhead or base.overhead,
@@ -100,6 +100,6 @@ def with_parts(base: Breakdown, *, weights: Part | None = None, kv_cache: Part |
 
 
 def measured_part(key: str, label: str, value: int, source: str) -> Part:
-    """A part taken from a measurement (a start-up log) instead of a formula."""
+    """Build a part from a measurement (a start-up log) instead of a formula."""
     return Part(key, label, value, f"measured ({source})", f"{value:,} bytes as printed",
                 ("measured figure: it replaces vramdesk's model of this term",))

@@ -82,7 +82,7 @@ def offloaded(model: ModelSpec, runtime: Runtime) -> list[bool]:
 
 
 def kv_split(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str, int]:
-    """The cache on the device, by part (bytes), plus the host part and the cells.
+    """Split the cache: device parts (bytes), the host part and the cells.
 
     Keys: ``kv_cache_bytes_k``, ``kv_cache_bytes_v``, ``kv_cache_bytes_full_layers``,
     ``kv_cache_bytes_swa_layers``, ``kv_cache_bytes_host``, ``kv_cache_cells``,
@@ -91,9 +91,19 @@ def kv_split(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str
     k_el, v_el = kv_row_elements(model, runtime.replace(tensor_parallel_size=1))
     tk, tv = cache_types(workload, runtime)
     n = cells(model, workload, runtime)
-    out = dict.fromkeys(("kv_cache_bytes_k", "kv_cache_bytes_v", "kv_cache_bytes_full_layers",
-                         "kv_cache_bytes_swa_layers", "kv_cache_bytes_host"), 0)
-    for kind, on_device in zip(model.resolved_layer_types(), offloaded(model, runtime), strict=True):
+    out = dict.fromkeys(
+        (
+            "kv_cache_bytes_k",
+            "kv_cache_bytes_v",
+            "kv_cache_bytes_full_layers",
+            "kv_cache_bytes_swa_layers",
+            "kv_cache_bytes_host",
+        ),
+        0,
+    )
+    for kind, on_device in zip(
+        model.resolved_layer_types(), offloaded(model, runtime), strict=True
+    ):
         k, v = row_bytes(k_el, tk) * n[kind], row_bytes(v_el, tv) * n[kind]
         if not on_device:
             out["kv_cache_bytes_host"] += k + v
@@ -118,7 +128,9 @@ def compute_buffer_bytes(model: ModelSpec, workload: Workload, runtime: Runtime)
     heads = model.num_attention_heads or model.num_key_value_heads
     kq = 0 if runtime.flash_attn else heads * cells(model, workload, runtime)[FULL] * ubatch * 4
     logits = ubatch * (model.vocab_size or 0) * 4
-    ffn = model.intermediate_size or (model.moe_intermediate_size or 0) * max(1, model.num_experts_per_tok)
+    ffn = model.intermediate_size or (model.moe_intermediate_size or 0) * max(
+        1, model.num_experts_per_tok
+    )
     return max(kq, logits) + ubatch * ((model.hidden_size or 0) + ffn) * 4
 
 
@@ -128,72 +140,120 @@ def device_weights_bytes(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -
     The output matrix (lm_head, or the tied embedding's second copy) is on the device when
     ``n_gpu_layers`` exceeds the repeating layers (or is not set).
     """
-    total = weights_part(model, spec, runtime.replace(tensor_parallel_size=1, pipeline_parallel_size=1)).bytes
+    total = weights_part(
+        model, spec, runtime.replace(tensor_parallel_size=1, pipeline_parallel_size=1)
+    ).bytes
     try:
         counts = count_params(model)
     except Exception:  # noqa: BLE001 - shape incomplete: no split
         return total, 0
     embed = ceil_bytes(counts.embedding * spec.bits_per_weight / 8)
-    output = embed if model.tie_word_embeddings else ceil_bytes(counts.lm_head * spec.bits_per_weight / 8)
+    output = (
+        embed
+        if model.tie_word_embeddings
+        else ceil_bytes(counts.lm_head * spec.bits_per_weight / 8)
+    )
     layers = total - embed - (0 if model.tie_word_embeddings else output)
     device = layers * sum(offloaded(model, runtime)) // model.num_hidden_layers
     output_on = runtime.n_gpu_layers is None or runtime.n_gpu_layers > model.num_hidden_layers
     host = embed + layers - device + (0 if output_on or model.tie_word_embeddings else output)
     return device + (output if output_on else 0), host
 
+
 class LlamaCppProfile(FormulaProfile):
     """llama.cpp (and forks): see the module docstring for the engine sources followed."""
 
     engine = Engine.LLAMA_CPP
 
-    def estimate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
-                 runtime: Runtime) -> Breakdown:
+    def estimate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> Breakdown:
         """Device weights, device KV cache, compute buffer; no fixed overhead is printed."""
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
         split = kv_split(model, workload, runtime)
         split["weights_bytes_host"] = device_weights_bytes(model, weights, runtime)[1]
-        return with_parts(base, weights=self._weights(model, weights, runtime),
-                          kv_cache=self._kv(split), activations=self._compute(model, workload, runtime),
-                          overhead=Part("overhead", "Overhead", 0, "0 (not in llama.cpp's buffers)", "0",
-                                        ("the CUDA context (about 0.3-0.5 GiB) is outside llama.cpp's buffers",)),
-                          extras=split)
+        return with_parts(
+            base,
+            weights=self._weights(model, weights, runtime),
+            kv_cache=self._kv(split),
+            activations=self._compute(model, workload, runtime),
+            overhead=Part(
+                "overhead",
+                "Overhead",
+                0,
+                "0 (not in llama.cpp's buffers)",
+                "0",
+                ("the CUDA context (about 0.3-0.5 GiB) is outside llama.cpp's buffers",),
+            ),
+            extras=split,
+        )
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
-        """The overhead part (0 for llama.cpp; Ollama's minimum memory)."""
+        """Return the overhead part (0 for llama.cpp; Ollama's minimum memory)."""
         return breakdown.overhead.bytes
 
     @staticmethod
     def _weights(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
         if runtime.loaded_weights_bytes is not None:
-            return measured_part("weights", "Weights", runtime.loaded_weights_bytes, "model buffer size")
+            return measured_part(
+                "weights", "Weights", runtime.loaded_weights_bytes, "model buffer size"
+            )
         device, _host = device_weights_bytes(model, spec, runtime)
-        return Part("weights", "Weights (device)", device,
-                    "repeating layers * n_gpu_layers / layers + output matrix",
-                    f"{device:,}", ("the input embedding stays in host memory",))
+        return Part(
+            "weights",
+            "Weights (device)",
+            device,
+            "repeating layers * n_gpu_layers / layers + output matrix",
+            f"{device:,}",
+            ("the input embedding stays in host memory",),
+        )
 
     @staticmethod
     def _kv(split: dict[str, int]) -> Part:
         k, v = split["kv_cache_bytes_k"], split["kv_cache_bytes_v"]
-        return Part("kv_cache", "KV cache (device)", k + v, "sum over device layers of cells * (row_k + row_v)",
-                    f"{k:,} (K) + {v:,} (V)", (f"{split['kv_cache_cells']:,} cells (padded to {CELL_PAD})",))
+        return Part(
+            "kv_cache",
+            "KV cache (device)",
+            k + v,
+            "sum over device layers of cells * (row_k + row_v)",
+            f"{k:,} (K) + {v:,} (V)",
+            (f"{split['kv_cache_cells']:,} cells (padded to {CELL_PAD})",),
+        )
 
     @staticmethod
     def _compute(model: ModelSpec, workload: Workload, runtime: Runtime) -> Part:
         if runtime.compute_buffer_bytes is not None:
-            return measured_part("activations", "Compute buffer", runtime.compute_buffer_bytes,
-                                 "compute buffer size")
+            return measured_part(
+                "activations", "Compute buffer", runtime.compute_buffer_bytes, "compute buffer size"
+            )
         value = compute_buffer_bytes(model, workload, runtime)
-        return Part("activations", "Compute buffer", value,
-                    "max(n_head * cells * n_ubatch * 4 [no FA], n_ubatch * vocab * 4) + n_ubatch * (hidden + ffn) * 4",
-                    f"{value:,}", ("modelled within about 15 %: calibrate from the log's compute buffer line",))
+        return Part(
+            "activations",
+            "Compute buffer",
+            value,
+            "max(n_head * cells * n_ubatch * 4 [no FA], n_ubatch * vocab * 4)"
+            " + n_ubatch * (hidden + ffn) * 4",
+            f"{value:,}",
+            ("modelled within about 15 %: calibrate from the log's compute buffer line",),
+        )
 
-    def figures(self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
-                *, gpu_total_bytes: int | None = None,
-                counts: dict[str, int] | None = None) -> dict[str, int | Fraction]:
+    def figures(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        *,
+        gpu_total_bytes: int | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> dict[str, int | Fraction]:
         """Cells, K/V and full/SWA splits, device weights and compute buffer."""
         b = self.estimate(model, weights, workload, runtime)
         out: dict[str, int | Fraction] = dict(b.extras)
-        out.update(weights_bytes=b.weights.bytes, kv_cache_bytes=b.kv_cache.bytes,
-                   compute_buffer_bytes=b.activations.bytes,
-                   output_buffer_bytes=slots(workload, runtime) * (model.vocab_size or 0) * 4)
+        out.update(
+            weights_bytes=b.weights.bytes,
+            kv_cache_bytes=b.kv_cache.bytes,
+            compute_buffer_bytes=b.activations.bytes,
+            output_buffer_bytes=slots(workload, runtime) * (model.vocab_size or 0) * 4,
+        )
         return out

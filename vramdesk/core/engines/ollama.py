@@ -25,15 +25,21 @@ MINIMUM_MEMORY_BYTES = 457 * MIB
 
 
 class OllamaProfile(LlamaCppProfile):
-    """Ollama: :class:`LlamaCppProfile` with ``n_ctx = num_ctx * num_parallel`` and 457 MiB reserved."""
+    """Ollama: :class:`LlamaCppProfile`, ``n_ctx = num_ctx * num_parallel``, 457 MiB reserved."""
 
     engine = Engine.OLLAMA
 
-    def estimate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
-                 runtime: Runtime) -> Breakdown:
+    def estimate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> Breakdown:
         """llama.cpp's breakdown with Ollama's per-GPU minimum memory as the overhead."""
         base = super().estimate(model, weights, workload, runtime)
-        over = Part("overhead", "Ollama reserve", MINIMUM_MEMORY_BYTES,
-                    "cudaMinimumMemory + OLLAMA_GPU_OVERHEAD", f"{MINIMUM_MEMORY_BYTES:,} + 0",
-                    ("457 MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to 0",))
+        over = Part(
+            "overhead",
+            "Ollama reserve",
+            MINIMUM_MEMORY_BYTES,
+            "cudaMinimumMemory + OLLAMA_GPU_OVERHEAD",
+            f"{MINIMUM_MEMORY_BYTES:,} + 0",
+            ("457 MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to 0",),
+        )
         return with_parts(base, overhead=over)

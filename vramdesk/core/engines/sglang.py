@@ -41,18 +41,33 @@ class SglangProfile(FormulaProfile):
 
     engine = Engine.SGLANG
 
-    def estimate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
-                 runtime: Runtime) -> Breakdown:
+    def estimate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> Breakdown:
         """Weights as loaded, the KV of the workload's tokens (page size 1), no overhead term."""
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
-        return with_parts(base, weights=vllm_weights_part(model, weights, runtime),
-                          overhead=Part("overhead", "Overhead", 0, "outside the static pool", "0",
-                                        ("SGLang leaves total * (1 - mem_fraction_static) for activations "
-                                         "and CUDA graphs",)))
+        return with_parts(
+            base,
+            weights=vllm_weights_part(model, weights, runtime),
+            overhead=Part(
+                "overhead",
+                "Overhead",
+                0,
+                "outside the static pool",
+                "0",
+                (
+                    "SGLang leaves total * (1 - mem_fraction_static) for activations "
+                    "and CUDA graphs",
+                ),
+            ),
+        )
 
     def usable_bytes(self, breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> int:
-        """``floor(total * mem_fraction_static) - weights`` for the KV pool (plus activations,
-        which the solver subtracts again: they live outside the static pool)."""
+        """Return ``floor(total * mem_fraction_static) - weights + activations``.
+
+        The KV pool is the static fraction less the weights; activations are added back
+        because the solver subtracts them again, and they live outside the static pool.
+        """
         static = math.floor(capacity_bytes * mem_fraction(runtime))
         return static - breakdown.weights.bytes + breakdown.activations.bytes
 
@@ -60,21 +75,32 @@ class SglangProfile(FormulaProfile):
         """Nothing besides the static fraction (see :meth:`usable_bytes`)."""
         return 0
 
-    def figures(self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
-                *, gpu_total_bytes: int | None = None,
-                counts: dict[str, int] | None = None) -> dict[str, int | Fraction]:
+    def figures(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        *,
+        gpu_total_bytes: int | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> dict[str, int | Fraction]:
         """Pool tokens (given, or from the static fraction) and the K and V sizes."""
         b = self.estimate(model, weights, workload, runtime)
         out: dict[str, int | Fraction] = {"weights_bytes": b.weights.bytes}
         tokens = (counts or {}).get("kv_cache_tokens")
         cell = kv_bytes_per_token(model, workload.kv_dtype, runtime)
         if tokens is None and gpu_total_bytes is not None:
-            tokens = max(0, self.usable_bytes(b, gpu_total_bytes, runtime) - b.activations.bytes) // cell
+            tokens = (
+                max(0, self.usable_bytes(b, gpu_total_bytes, runtime) - b.activations.bytes) // cell
+            )
         if tokens is None:
             return out
         k_el, v_el = kv_row_elements(model, runtime)
         layers = math.ceil(model.num_hidden_layers / runtime.pipeline_parallel_size)
         e = workload.kv_dtype.bytes_per_element
         k, v = tokens * layers * ceil_bytes(k_el * e), tokens * layers * ceil_bytes(v_el * e)
-        out.update(kv_cache_tokens=tokens, kv_cache_bytes_k=k, kv_cache_bytes_v=v, kv_cache_bytes=k + v)
+        out.update(
+            kv_cache_tokens=tokens, kv_cache_bytes_k=k, kv_cache_bytes_v=v, kv_cache_bytes=k + v
+        )
         return out

@@ -46,25 +46,42 @@ class TransformersProfile(FormulaProfile):
 
     engine = Engine.TRANSFORMERS
 
-    def estimate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
-                 runtime: Runtime) -> Breakdown:
-        """Formula weights and activations, unpaged KV, the bitsandbytes buffer as overhead."""
+    def estimate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> Breakdown:
+        """Estimate: formula weights and activations, unpaged KV, bitsandbytes buffer."""
         runtime = runtime.replace(block_size=None, shared_prefix_tokens=0)
         base = super().estimate(model, weights, workload, runtime)
         buf = dequant_buffer_bytes(model, weights)
-        over = Part("overhead", "Dequantization buffer", buf,
-                    "max(hidden * intermediate, hidden * heads * head_dim) * 2 (bitsandbytes only)",
-                    f"{buf:,}", ("torch.cuda.max_memory_allocated excludes the CUDA context",))
+        over = Part(
+            "overhead",
+            "Dequantization buffer",
+            buf,
+            "max(hidden * intermediate, hidden * heads * head_dim) * 2 (bitsandbytes only)",
+            f"{buf:,}",
+            ("torch.cuda.max_memory_allocated excludes the CUDA context",),
+        )
         return with_parts(base, overhead=over)
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
-        """The dequantization buffer (the overhead part)."""
+        """Return the dequantization buffer (the overhead part)."""
         return breakdown.overhead.bytes
 
-    def figures(self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
-                *, gpu_total_bytes: int | None = None,
-                counts: dict[str, int] | None = None) -> dict[str, int | Fraction]:
+    def figures(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        *,
+        gpu_total_bytes: int | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> dict[str, int | Fraction]:
         """Resident weights, KV, and ``peak_bytes`` = the breakdown's total."""
         b = self.estimate(model, weights, workload, runtime)
-        return {"weights_bytes": b.weights.bytes, "kv_cache_bytes": b.kv_cache.bytes,
-                "activation_peak_bytes": b.activations.bytes, "peak_bytes": b.total_bytes}
+        return {
+            "weights_bytes": b.weights.bytes,
+            "kv_cache_bytes": b.kv_cache.bytes,
+            "activation_peak_bytes": b.activations.bytes,
+            "peak_bytes": b.total_bytes,
+        }

@@ -78,7 +78,7 @@ def parse_version(text: str | None) -> tuple[bool, tuple[int, ...]]:
 
 
 def default_gpu_memory_utilization(version: str | None) -> Fraction:
-    """vLLM's default ``gpu_memory_utilization``: 0.9, 0.92 from :data:`RECENT_SINCE`."""
+    """VLLM's default ``gpu_memory_utilization``: 0.9, 0.92 from :data:`RECENT_SINCE`."""
     return Fraction(92, 100) if parse_version(version)[1] >= RECENT_SINCE else Fraction(9, 10)
 
 
@@ -135,11 +135,16 @@ def _per_channel_bytes(model: ModelSpec) -> tuple[int, str, str]:
     counts = count_params(model)
     kept = counts.embedding + counts.lm_head + counts.norms + counts.router + counts.other
     kept += vocab_padding_params(model)
-    linear = total_params(model) - counts.total + counts.attention + counts.mlp + counts.routed_experts
+    linear = (
+        total_params(model) - counts.total + counts.attention + counts.mlp + counts.routed_experts
+    )
     channels = output_channels(model)
     total = linear + channels * SCALE_BYTES + kept * 2
-    return (total, "linear * 1 + output_channels * 4 + (embeddings + lm_head + norms + vocab_pad) * 2",
-            f"{linear:,} + {channels:,} * 4 + {kept:,} * 2")
+    return (
+        total,
+        "linear * 1 + output_channels * 4 + (embeddings + lm_head + norms + vocab_pad) * 2",
+        f"{linear:,} + {channels:,} * 4 + {kept:,} * 2",
+    )
 
 
 def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
@@ -150,7 +155,9 @@ def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> P
     profile's weights plus the RoPE cache. A measured ``loaded_weights_bytes`` wins.
     """
     if runtime.loaded_weights_bytes is not None:
-        return measured_part("weights", "Weights", runtime.loaded_weights_bytes, "Model loading took")
+        return measured_part(
+            "weights", "Weights", runtime.loaded_weights_bytes, "Model loading took"
+        )
     shards = runtime.tensor_parallel_size * runtime.pipeline_parallel_size
     rope = rope_cache_bytes(model)
     if _per_channel(spec):
@@ -161,12 +168,19 @@ def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> P
         formula = f"(params + vocab_pad) * {spec.bits_per_weight / 8}"
         subst = f"({total_params(model):,} + {pad:,}) * {spec.bits_per_weight / 8}"
     else:
-        base = weights_part(model, spec, runtime.replace(tensor_parallel_size=1, pipeline_parallel_size=1))
+        base = weights_part(
+            model, spec, runtime.replace(tensor_parallel_size=1, pipeline_parallel_size=1)
+        )
         body, formula, subst = base.bytes, base.formula, base.substituted
     value = ceil_bytes(Fraction(body, shards)) + rope
-    return Part("weights", "Weights", value, f"({formula}) / (TP * PP) + rope_cache",
-                f"({subst}) / {shards} + {rope:,}",
-                ("vLLM pads the vocabulary to 64 rows and keeps a 16-bit RoPE cos/sin cache per GPU",))
+    return Part(
+        "weights",
+        "Weights",
+        value,
+        f"({formula}) / (TP * PP) + rope_cache",
+        f"({subst}) / {shards} + {rope:,}",
+        ("vLLM pads the vocabulary to 64 rows and keeps a 16-bit RoPE cos/sin cache per GPU",),
+    )
 
 
 # ------------------------------------------------------------------ activations
@@ -180,7 +194,7 @@ def batched_tokens(workload: Workload, runtime: Runtime) -> int:
 
 
 def activation_peak_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Part:
-    """The profile run's torch peak above the weights, per GPU.
+    """Model the profile run's torch peak above the weights, per GPU.
 
     V1: ``T * (hidden + 2 * intermediate / TP) * 2 + 8.8 * S * vocab * 4`` (the dummy
     sampler's fp32 logits dominate); V0: ``1.6 * T * (hidden + 2 * intermediate / TP) * 2 +
@@ -193,20 +207,30 @@ def activation_peak_part(model: ModelSpec, workload: Workload, runtime: Runtime)
     +-60 % across models, so calibrate with ``vramdesk calibrate`` on the engine's log.
     """
     if runtime.activation_peak_bytes is not None:
-        return measured_part("activations", "Activation peak", runtime.activation_peak_bytes,
-                             "torch peak memory increase")
+        return measured_part(
+            "activations",
+            "Activation peak",
+            runtime.activation_peak_bytes,
+            "torch peak memory increase",
+        )
     is_v0 = parse_version(runtime.engine_version)[0]
     tokens, seqs = batched_tokens(workload, runtime), V0_MAX_NUM_SEQS if is_v0 else V1_MAX_NUM_SEQS
-    inter = model.intermediate_size or (model.moe_intermediate_size or 0) * max(1, model.num_experts_per_tok)
+    inter = model.intermediate_size or (model.moe_intermediate_size or 0) * max(
+        1, model.num_experts_per_tok
+    )
     width = (model.hidden_size or 0) + 2 * inter // runtime.tensor_parallel_size
     mlp, logits = tokens * width * 2, min(seqs, tokens) * (model.vocab_size or 0) * 4
     mlp_k, logit_k = (V0_MLP_BUFFERS, 1) if is_v0 else (1, V1_LOGIT_BUFFERS)
     value = ceil_bytes(mlp * mlp_k + logits * logit_k)
-    return Part("activations", "Activation peak", value,
-                "k_mlp * T * (hidden + 2 * intermediate / TP) * 2 + k_logits * S * vocab * 4",
-                f"{float(mlp_k):g} * {tokens:,} * {width:,} * 2 + {float(logit_k):g} * "
-                f"{min(seqs, tokens):,} * {model.vocab_size} * 4",
-                ("fitted to published vLLM logs; +-60 % across models: calibrate from a start-up log",))
+    return Part(
+        "activations",
+        "Activation peak",
+        value,
+        "k_mlp * T * (hidden + 2 * intermediate / TP) * 2 + k_logits * S * vocab * 4",
+        f"{float(mlp_k):g} * {tokens:,} * {width:,} * 2 + {float(logit_k):g} * "
+        f"{min(seqs, tokens):,} * {model.vocab_size} * 4",
+        ("fitted to published vLLM logs; +-60 % across models: calibrate from a start-up log",),
+    )
 
 
 def non_torch_part(runtime: Runtime) -> Part:
@@ -218,10 +242,19 @@ def non_torch_part(runtime: Runtime) -> Part:
         value, how = V0_NON_TORCH, "V0 non-torch memory (fitted)"
     else:
         nccl = V1_NCCL if runtime.tensor_parallel_size * runtime.pipeline_parallel_size > 1 else 0
-        value, how = V1_NON_TORCH + nccl, "V1 non-torch memory + NCCL buffers when TP/PP > 1 (fitted)"
+        value, how = (
+            V1_NON_TORCH + nccl,
+            "V1 non-torch memory + NCCL buffers when TP/PP > 1 (fitted)",
+        )
     if graphs:
-        return Part("overhead", "Non-torch + CUDA graphs", value + graphs, "non_torch + cuda_graphs",
-                    f"{value:,} + {graphs:,}", (how,))
+        return Part(
+            "overhead",
+            "Non-torch + CUDA graphs",
+            value + graphs,
+            "non_torch + cuda_graphs",
+            f"{value:,} + {graphs:,}",
+            (how,),
+        )
     return Part("overhead", "Non-torch memory", value, "non_torch", f"{value:,}", (how,))
 
 
@@ -229,7 +262,7 @@ def non_torch_part(runtime: Runtime) -> Part:
 def layer_types_per_gpu(model: ModelSpec, runtime: Runtime) -> list[str]:
     """Layer types of the first pipeline stage (``ceil(layers / PP)`` layers)."""
     types = list(model.resolved_layer_types())
-    return types[:math.ceil(len(types) / runtime.pipeline_parallel_size)]
+    return types[: math.ceil(len(types) / runtime.pipeline_parallel_size)]
 
 
 def kv_groups(types: list[str]) -> tuple[int, dict[str, int]]:
@@ -251,7 +284,9 @@ def kv_budget_bytes(total_bytes: int, b: Breakdown, runtime: Runtime) -> int:
     return requested - b.weights.bytes - b.activations.bytes - b.overhead.bytes
 
 
-def blocks_per_request(model: ModelSpec, workload: Workload, runtime: Runtime, groups: dict[str, int]) -> int:
+def blocks_per_request(
+    model: ModelSpec, workload: Workload, runtime: Runtime, groups: dict[str, int]
+) -> int:
     """Blocks one request of ``context_tokens`` needs over every group."""
     block, ctx = runtime.block_size or 16, workload.context_tokens
     need = 0
@@ -269,18 +304,28 @@ class VllmProfile(FormulaProfile):
 
     engine = Engine.VLLM
 
-    def estimate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
-                 runtime: Runtime) -> Breakdown:
+    def estimate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> Breakdown:
         """Weights as loaded, paged KV cache, profiled activation peak, non-torch memory."""
         base = super().estimate(model, weights, workload, runtime)
         w = vllm_weights_part(model, weights, runtime)
         act = activation_peak_part(model, workload, runtime)
         if runtime.profiled_peak_bytes is not None and runtime.activation_peak_bytes is None:
-            act = measured_part("activations", "Activation peak", runtime.profiled_peak_bytes - w.bytes,
-                                "V0 peak torch memory - weights")
-        extras = {"rope_cache_bytes": rope_cache_bytes(model), "vocab_padding_params": vocab_padding_params(model),
-                  "kv_block_bytes": self.block_bytes(model, workload, runtime)}
-        return with_parts(base, weights=w, activations=act, overhead=non_torch_part(runtime), extras=extras)
+            act = measured_part(
+                "activations",
+                "Activation peak",
+                runtime.profiled_peak_bytes - w.bytes,
+                "V0 peak torch memory - weights",
+            )
+        extras = {
+            "rope_cache_bytes": rope_cache_bytes(model),
+            "vocab_padding_params": vocab_padding_params(model),
+            "kv_block_bytes": self.block_bytes(model, workload, runtime),
+        }
+        return with_parts(
+            base, weights=w, activations=act, overhead=non_torch_part(runtime), extras=extras
+        )
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Non-torch memory (and CUDA graphs where subtracted): the overhead part."""
@@ -290,18 +335,34 @@ class VllmProfile(FormulaProfile):
     def block_bytes(model: ModelSpec, workload: Workload, runtime: Runtime) -> int:
         """Bytes of one block over one group: ``block_size * per_token_per_layer * group_size``."""
         size, _ = kv_groups(layer_types_per_gpu(model, runtime))
-        return (runtime.block_size or 16) * kv_bytes_per_token_per_layer(model, workload.kv_dtype, runtime) * size
+        return (
+            (runtime.block_size or 16)
+            * kv_bytes_per_token_per_layer(model, workload.kv_dtype, runtime)
+            * size
+        )
 
-    def figures(self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
-                *, gpu_total_bytes: int | None = None,
-                counts: dict[str, int] | None = None) -> dict[str, int | Fraction]:
+    def figures(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        *,
+        gpu_total_bytes: int | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> dict[str, int | Fraction]:
         """Start-up figures: weights, profiler terms, KV budget, blocks, tokens, concurrency."""
         counts = counts or {}
         b = self.estimate(model, weights, workload, runtime)
         out: dict[str, int | Fraction] = {
-            "weights_bytes": b.weights.bytes, "activation_peak_bytes": b.activations.bytes,
-            "non_torch_bytes": runtime.non_torch_bytes if runtime.non_torch_bytes is not None else b.overhead.bytes,
-            "peak_bytes": b.weights.bytes + b.activations.bytes, **b.extras}
+            "weights_bytes": b.weights.bytes,
+            "activation_peak_bytes": b.activations.bytes,
+            "non_torch_bytes": runtime.non_torch_bytes
+            if runtime.non_torch_bytes is not None
+            else b.overhead.bytes,
+            "peak_bytes": b.weights.bytes + b.activations.bytes,
+            **b.extras,
+        }
         blocks = counts.get("num_gpu_blocks")
         if gpu_total_bytes is not None:
             out["kv_cache_bytes"] = kv_budget_bytes(gpu_total_bytes, b, runtime)
@@ -314,10 +375,15 @@ class VllmProfile(FormulaProfile):
             out.update(self.block_figures(model, workload, runtime, blocks))
         return out
 
-    def block_figures(self, model: ModelSpec, workload: Workload, runtime: Runtime,
-                      blocks: int) -> dict[str, int | Fraction]:
+    def block_figures(
+        self, model: ModelSpec, workload: Workload, runtime: Runtime, blocks: int
+    ) -> dict[str, int | Fraction]:
         """``num_gpu_blocks``, ``kv_cache_tokens`` and ``max_concurrency`` as vLLM logs them."""
         _, groups = kv_groups(layer_types_per_gpu(model, runtime))
         tokens = blocks // sum(groups.values()) * (runtime.block_size or 16)
         need = blocks_per_request(model, workload, runtime, groups)
-        return {"num_gpu_blocks": blocks, "kv_cache_tokens": tokens, "max_concurrency": Fraction(blocks, need)}
+        return {
+            "num_gpu_blocks": blocks,
+            "kv_cache_tokens": tokens,
+            "max_concurrency": Fraction(blocks, need),
+        }
