@@ -262,3 +262,13 @@ def test_transformers_ignores_blocks_and_adds_bnb_buffer():
     nf4 = estimate(LLAMA8, WeightSpec(WeightFormat.NF4), work, Runtime(engine=Engine.TRANSFORMERS))
     # the largest linear, 14336 x 4096, dequantized to 16 bits
     assert nf4.overhead.bytes == 14336 * 4096 * 2
+
+
+def test_llamacpp_flash_attention_default_by_build():
+    from vramdesk.core.engines.llamacpp import FA_AUTO_SINCE_BUILD, flash_attention
+
+    rt = Runtime(engine=Engine.LLAMA_CPP)
+    assert flash_attention(rt) is True  # unknown build: today's default, -fa auto
+    assert flash_attention(rt.replace(engine_version=f"b{FA_AUTO_SINCE_BUILD - 1}")) is False
+    assert flash_attention(rt.replace(engine_version="b4963", flash_attn=True)) is True
+    assert flash_attention(Runtime(engine=Engine.OLLAMA)) is False

@@ -170,3 +170,42 @@ def test_calibrated_runtime_saved_as_preset(config_dir):
     assert v0.activation_peak_bytes == gib("17.07") - gib("14.9888")
     with pytest.raises(InputError, match="no overhead"):
         calibrated_runtime(read_log(LOGS / "garbage.log"))
+
+
+def test_llamacpp_log_knobs_fill_the_runtime():
+    # the gpt-oss log states n_ubatch 512, one sequence and flash attention on
+    p = read_log(LOGS / "llamacpp-gptoss-iswa.log")
+    assert (p.value("n_ubatch"), p.value("n_seq_max"), p.value("flash_attn")) == (512, 1, 1)
+    model = ModelSpec(
+        num_hidden_layers=24,
+        hidden_size=2880,
+        num_attention_heads=64,
+        num_key_value_heads=8,
+        head_dim=64,
+        intermediate_size=2880,
+        vocab_size=201088,
+        sliding_window=128,
+        layer_types=("sliding_attention", "full_attention") * 12,
+        params=1,
+    )
+    rows = {r.name: r for r in compare(p, model, WeightSpec(), Workload(), Runtime())}
+    # 12 full layers x 131072 cells x 8 x 64 x 2 B x 2 (K, V) = 3072 MiB;
+    # 12 sliding layers x 768 cells = 18 MiB
+    assert rows["kv_cache_bytes_full_layers"].predicted == mib("3072")
+    assert rows["kv_cache_bytes_swa_layers"].predicted == mib("18")
+    assert rows["kv_cache_cells"].rel_diff == 0.0
+
+
+def test_run_calibration_with_a_preset_and_save(config_dir):
+    from vramdesk.core.calibration import run_calibration
+
+    out = run_calibration(
+        LOGS / "vllm-v1-0.11-memory-profile-debug.log",
+        {"preset": "llama-3.1-8b", "kv_dtype": "bf16", "save": "h100"},
+    )
+    assert out["engine"] == "vllm" and out["saved"].endswith("h100.json")
+    rows = {r["name"]: r for r in out["figures"]}
+    assert abs(rows["weights_bytes"]["rel_diff"]) < 0.001
+    assert json.loads(json.dumps(out))["summary"] == "vllm: 9 figures"
+    bare = run_calibration(LOGS / "garbage.log", {})
+    assert bare["figures"] == [] and bare["text"].startswith("no figures found")

@@ -30,7 +30,17 @@ OVERHEADS = {
     "compute_buffer_bytes": "compute_buffer_bytes",
 }
 #: Figures that describe the run rather than measure memory (shown, never compared).
-CONTEXT_FIGURES = ("gpu_total_bytes", "gpu_memory_utilization", "max_model_len", "n_ctx")
+CONTEXT_FIGURES = (
+    "gpu_total_bytes",
+    "gpu_memory_utilization",
+    "max_model_len",
+    "n_ctx",
+    "n_ubatch",
+    "n_seq_max",
+    "flash_attn",
+)
+#: llama.cpp settings a log states (log figure -> Runtime field), applied when not set.
+_LOG_KNOBS = {"n_ubatch": "n_ubatch", "n_seq_max": "n_parallel", "flash_attn": "flash_attn"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +77,15 @@ def scenario_for_log(
 
     The engine becomes the detected one when the runtime's is the formula; vLLM's
     ``gpu_memory_utilization`` and ``max_model_len`` (the context) come from the log when it
-    prints them; llama.cpp's ``n_ctx`` sets the context of one slot.
+    prints them; llama.cpp's ``n_ctx`` sets the context of one slot, and its ``n_ubatch``,
+    ``n_seq_max`` and ``flash_attn`` fill the runtime's unset knobs.
     """
     if runtime.engine is Engine.FORMULA and parsed.engine is not None:
         runtime = runtime.replace(engine=parsed.engine)
+    for name, knob in _LOG_KNOBS.items():
+        if parsed.value(name) is not None and getattr(runtime, knob) is None:
+            value = parsed.value(name)
+            runtime = runtime.replace(**{knob: bool(value) if knob == "flash_attn" else int(value)})
     util = parsed.value("gpu_memory_utilization")
     if util is not None:
         runtime = runtime.replace(gpu_memory_utilization=Fraction(util))
@@ -207,3 +222,69 @@ def _num(value: int | Fraction | None) -> str:
     if isinstance(value, Fraction) and value.denominator != 1:
         return f"{float(value):,.4f}"
     return f"{int(value):,}"
+
+
+#: Command-line options that name a model (any one of them enables the prediction column).
+MODEL_OPTIONS = ("preset", "config", "gguf", "params_b")
+
+
+def run_calibration(log_path: str | Path, opts: dict[str, Any]) -> dict[str, Any]:
+    """``vramdesk calibrate``: parse the log, compare with the scenario, save if asked.
+
+    Parameters
+    ----------
+    log_path : path
+        The start-up log (read size-capped, never executed).
+    opts : dict
+        Command-line style options (:func:`vramdesk.core.scenario.scenario_from_args` names);
+        with one of :data:`MODEL_OPTIONS` vramdesk's prediction is shown beside each figure,
+        the context defaulting to the log's ``max_model_len`` / ``n_ctx``; ``save`` names the
+        runtime preset to write.
+
+    Returns
+    -------
+    dict
+        ``{"log", "engine", "summary", "figures": [Row.to_dict()...], "saved": path or None}``.
+
+    Raises
+    ------
+    InputError
+        An unreadable log, an invalid scenario option, or ``--save`` with nothing to keep.
+    """
+    from vramdesk.core.logparse import read_log
+
+    parsed = read_log(log_path)
+    scenario = _scenario(parsed, opts) if any(opts.get(k) for k in MODEL_OPTIONS) else None
+    rows = compare(parsed, *scenario) if scenario else compare(parsed)
+    saved = None
+    if opts.get("save"):
+        saved = str(
+            save_calibration(
+                opts["save"], calibrated_runtime(parsed, scenario[3] if scenario else None)
+            )
+        )
+    return {
+        "log": str(log_path),
+        "engine": parsed.engine.value if parsed.engine else None,
+        "summary": parsed.describe(),
+        "truncated": parsed.truncated,
+        "figures": [r.to_dict() for r in rows],
+        "saved": saved,
+        "text": format_rows(rows, parsed),
+    }
+
+
+def _scenario(
+    parsed: ParsedLog, opts: dict[str, Any]
+) -> tuple[ModelSpec, WeightSpec, Workload, Runtime]:
+    from vramdesk.core.scenario import scenario_from_args
+
+    opts = dict(opts)
+    if not opts.get("context"):
+        slots = opts.get("batch") or 1
+        ctx = parsed.value("max_model_len") or -(-int(parsed.value("n_ctx") or 8192) // slots)
+        opts["context"] = int(ctx)
+    if not opts.get("engine") and parsed.engine is not None:
+        opts["engine"] = parsed.engine.value
+    sc = scenario_from_args(opts)
+    return sc.model, sc.weights, sc.workload, sc.runtime

@@ -251,6 +251,23 @@ def _rules() -> list[tuple[Engine, re.Pattern[str], _Handler]]:
         (g, re.compile(r"\bn_ctx\s{0,10}=\s{0,10}" + _NUM), lambda m: {"n_ctx": _count(m[1])}),
         (
             g,
+            re.compile(r"\bn_ubatch\s{0,10}=\s{0,10}" + _NUM),
+            lambda m: {"n_ubatch": _count(m[1])},
+        ),
+        (
+            g,
+            re.compile(r"\bn_seq_max\s{0,10}=\s{0,10}" + _NUM),
+            lambda m: {"n_seq_max": _count(m[1])},
+        ),
+        (
+            g,
+            re.compile(r"\bflash_attn\s{0,10}=\s{0,10}([\w >-]{1,24})"),
+            lambda m: {
+                "flash_attn": int(m[1].split()[-1].lower() in ("1", "true", "on", "enabled"))
+            },
+        ),
+        (
+            g,
             re.compile(_DEVICE + r" compute buffer size =\s{0,20}" + _NUM + _UNIT),
             lambda m: {"compute_buffer_bytes": B(m[2], m[3])},
         ),

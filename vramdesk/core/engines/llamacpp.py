@@ -19,6 +19,7 @@ Sources (read in ggml-org/llama.cpp, not copied):
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from vramdesk.core.engines.base import FormulaProfile, measured_part, with_parts
@@ -33,6 +34,25 @@ from vramdesk.core.workload import Workload
 CELL_PAD = 256
 #: Default physical batch ``n_ubatch`` (common/common.h).
 DEFAULT_UBATCH = 512
+
+
+#: First build whose ``-fa`` defaults to ``auto`` (on where the backend supports it), from
+#: the flash-attention "auto" change of late August 2025; the exact build is an assumption.
+FA_AUTO_SINCE_BUILD = 6325
+
+
+def flash_attention(runtime: Runtime) -> bool:
+    """Whether flash attention is on: ``flash_attn``, else the build's default.
+
+    llama.cpp builds from :data:`FA_AUTO_SINCE_BUILD` on (and unknown builds) default to
+    ``auto`` (on for GPU backends); older builds and Ollama default to off.
+    """
+    if runtime.flash_attn is not None:
+        return runtime.flash_attn
+    if runtime.engine is not Engine.LLAMA_CPP:
+        return False
+    found = re.search(r"\bb?(\d{4,6})\b", runtime.engine_version or "")
+    return found is None or int(found[1]) >= FA_AUTO_SINCE_BUILD
 
 
 def pad(value: int, multiple: int = CELL_PAD) -> int:
@@ -126,7 +146,11 @@ def compute_buffer_bytes(model: ModelSpec, workload: Workload, runtime: Runtime)
     """
     ubatch = runtime.n_ubatch or DEFAULT_UBATCH
     heads = model.num_attention_heads or model.num_key_value_heads
-    kq = 0 if runtime.flash_attn else heads * cells(model, workload, runtime)[FULL] * ubatch * 4
+    kq = (
+        0
+        if flash_attention(runtime)
+        else heads * cells(model, workload, runtime)[FULL] * ubatch * 4
+    )
     logits = ubatch * (model.vocab_size or 0) * 4
     ffn = model.intermediate_size or (model.moe_intermediate_size or 0) * max(
         1, model.num_experts_per_tok
