@@ -45,7 +45,7 @@ class ExportMenu(QObject):
 
     def export_chart(self, path: Path) -> Path | None:
         """Write the breakdown chart to ``path`` (.png or .svg)."""
-        return self._guard(exporting.export_plot, self.window.chart.plot.getPlotItem(), Path(path))
+        return self._guard(exporting.export_plot, self.window.chart.plot, Path(path))
 
     def export_breakdown(self, path: Path) -> Path | None:
         """Write the breakdown to ``path`` in the format its suffix names."""

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QWidget
 
 import pyqtgraph as pg  # noqa: I001 - after PySide6
-import pyqtgraph.exporters  # noqa: F401 - registers ImageExporter / SVGExporter
+import pyqtgraph.exporters  # noqa: F401 - registers ImageExporter
 
 from vramdesk.core import views
 from vramdesk.core.errors import InputError
@@ -56,8 +58,11 @@ def write_text(path: Path, text: str) -> Path:
     return path
 
 
-def export_plot(plot_item: pg.PlotItem, path: Path) -> Path:
-    """Write a plot to PNG or SVG (by suffix) with pyqtgraph's exporters.
+def export_plot(plot: pg.PlotWidget, path: Path) -> Path:
+    """Write a plot to PNG (pyqtgraph's ImageExporter) or SVG (Qt's QSvgGenerator), by suffix.
+
+    SVG is rendered by Qt itself: pyqtgraph 0.14's SVGExporter fails on the closed paths
+    ("... Z") that Qt 6 writes (pyqtgraph issue #3495).
 
     Raises
     ------
@@ -66,14 +71,27 @@ def export_plot(plot_item: pg.PlotItem, path: Path) -> Path:
     """
     suffix = path.suffix.lower()
     if suffix == ".svg":
-        exporter = pg.exporters.SVGExporter(plot_item)
+        _render_svg(plot, path)
     elif suffix == ".png":
-        exporter = pg.exporters.ImageExporter(plot_item)
-        exporter.parameters()["width"] = max(800, int(plot_item.sceneBoundingRect().width()))
+        exporter = pg.exporters.ImageExporter(plot.getPlotItem())
+        exporter.parameters()["width"] = max(800, plot.width())
+        exporter.export(str(path))
     else:
         raise InputError("path", f"export the chart as .png or .svg, not {suffix or 'no suffix'}", "unknown_choice")
-    exporter.export(str(path))
     return path
+
+
+def _render_svg(widget: QWidget, path: Path) -> None:
+    generator = QSvgGenerator()
+    generator.setFileName(str(path))
+    generator.setSize(widget.size())
+    generator.setViewBox(widget.rect())
+    generator.setTitle("vramdesk")
+    painter = QPainter(generator)
+    try:
+        widget.render(painter)
+    finally:
+        painter.end()
 
 
 def copy_to_clipboard(text: str) -> None:

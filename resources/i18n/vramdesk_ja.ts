@@ -1,0 +1,995 @@
+<?xml version='1.0' encoding='utf-8'?>
+<TS version="2.1" language="ja_JP">
+<context>
+    <name>BreakdownChart</name>
+    <message>
+        <location filename="../../vramdesk/gui/chart.py" line="39" />
+        <source>estimate (per GPU)</source>
+        <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).</extracomment>
+        <translation>見積もり（GPU あたり）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/chart.py" line="85" />
+        <source>total {0}</source>
+        <translation>合計 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/chart.py" line="88" />
+        <source>local free</source>
+        <translation>ローカルの空き</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/chart.py" line="89" />
+        <source>memory per GPU ({0})</source>
+        <translation>GPU あたりのメモリ（{0}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/chart.py" line="97" />
+        <source>local GPU {0} ({1})</source>
+        <translation>ローカル GPU {0}（{1}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/chart.py" line="98" />
+        <source>custom</source>
+        <translation>指定容量</translation>
+    </message>
+</context>
+<context>
+    <name>CalibrateDialog</name>
+    <message>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="76" />
+        <source>Calibrate from an engine log</source>
+        <extracomment>At most this many characters of pasted text are parsed (the core caps files the same way).</extracomment>
+        <translation>エンジンのログから較正</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="81" />
+        <source>Paste a vLLM, SGLang, llama.cpp or Ollama start-up log here</source>
+        <translation>vLLM・SGLang・llama.cpp・Ollama の起動ログをここに貼り付けてください</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="83" />
+        <source>Open log…</source>
+        <translation>ログを開く…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87" />
+        <source>Figure</source>
+        <translation>数値</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87" />
+        <source>Measured</source>
+        <translation>実測</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87" />
+        <source>vramdesk</source>
+        <translation>vramdesk</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87" />
+        <source>Difference</source>
+        <translation>差</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="91" />
+        <source>Preset name</source>
+        <translation>プリセット名</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="92" />
+        <source>Save as calibrated runtime</source>
+        <translation>較正済みランタイムとして保存</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="152" />
+        <source>Open engine log</source>
+        <translation>エンジンのログを開く</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="152" />
+        <source>Logs (*.log *.txt);;All files (*)</source>
+        <translation>ログ (*.log *.txt);;すべてのファイル (*)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="170" />
+        <source>Saved runtime preset “{0}”</source>
+        <translation>ランタイムプリセット「{0}」を保存しました</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="184" />
+        <source>No log yet</source>
+        <translation>ログはまだありません</translation>
+    </message>
+</context>
+<context>
+    <name>CompareTab</name>
+    <message>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="109" />
+        <source>memory per GPU ({0})</source>
+        <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
+        <translation>GPU あたりのメモリ（{0}）</translation>
+    </message>
+</context>
+<context>
+    <name>ExportMenu</name>
+    <message>
+        <location filename="../../vramdesk/gui/export_menu.py" line="29" />
+        <source>Export chart (PNG/SVG)…</source>
+        <translation>グラフをエクスポート（PNG/SVG）…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/export_menu.py" line="30" />
+        <source>Export breakdown (CSV/Markdown/JSON)…</source>
+        <translation>内訳をエクスポート（CSV/Markdown/JSON）…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/export_menu.py" line="31" />
+        <source>Export comparison (CSV/Markdown/JSON)…</source>
+        <translation>比較をエクスポート（CSV/Markdown/JSON）…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/export_menu.py" line="32" />
+        <source>Copy breakdown as Markdown</source>
+        <translation>内訳を Markdown でコピー</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/export_menu.py" line="33" />
+        <source>Copy comparison as Markdown</source>
+        <translation>比較を Markdown でコピー</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/export_menu.py" line="43" />
+        <source>Saved {0}</source>
+        <translation>{0} を保存しました</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/export_menu.py" line="67" />
+        <source>Breakdown copied to the clipboard</source>
+        <translation>内訳をクリップボードにコピーしました</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/export_menu.py" line="73" />
+        <source>Comparison copied to the clipboard</source>
+        <translation>比較をクリップボードにコピーしました</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/export_menu.py" line="77" />
+        <source>Export chart</source>
+        <translation>グラフをエクスポート</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/export_menu.py" line="83" />
+        <source>Export breakdown</source>
+        <translation>内訳をエクスポート</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/export_menu.py" line="88" />
+        <source>Export comparison</source>
+        <translation>比較をエクスポート</translation>
+    </message>
+</context>
+<context>
+    <name>FiguresTable</name>
+    <message>
+        <location filename="../../vramdesk/gui/figures_table.py" line="19" />
+        <source>Part</source>
+        <translation>項目</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/figures_table.py" line="19" />
+        <source>Bytes</source>
+        <translation>バイト</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/figures_table.py" line="19" />
+        <source>Size</source>
+        <translation>サイズ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/figures_table.py" line="20" />
+        <source>Formula (your values)</source>
+        <translation>計算式（入力値を代入）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/figures_table.py" line="47" />
+        <source>Total</source>
+        <translation>合計</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/figures_table.py" line="47" />
+        <source>sum of the parts</source>
+        <translation>各項目の合計</translation>
+    </message>
+</context>
+<context>
+    <name>FitsTab</name>
+    <message>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="22" />
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="22" />
+        <source>Capacity</source>
+        <translation>容量</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="22" />
+        <source>Needs</source>
+        <translation>必要量</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="23" />
+        <source>Headroom</source>
+        <translation>余裕</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="23" />
+        <source>Verdict</source>
+        <translation>判定</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="40" />
+        <source>✔ fits</source>
+        <translation>✔ 収まる</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="40" />
+        <source>✘ does not fit</source>
+        <translation>✘ 収まらない</translation>
+    </message>
+</context>
+<context>
+    <name>GpuPanel</name>
+    <message>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="114" />
+        <source>Refresh</source>
+        <extracomment>Auto-refresh interval limits, seconds.</extracomment>
+        <translation>更新</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="115" />
+        <source>Auto-refresh every</source>
+        <translation>自動更新の間隔</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="118" />
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="212" />
+        <source>Could not read the GPUs: {0}</source>
+        <translation>GPU を読み取れませんでした: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="241" />
+        <source>{0} used of {1} · {2} free</source>
+        <translation>{1} 中 {0} 使用 · {2} 空き</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="247" />
+        <source>MIG {0}: {1} free of {2}</source>
+        <translation>MIG {0}: {2} 中 {1} 空き</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="258" />
+        <source>memory not reported</source>
+        <translation>メモリ情報なし</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="262" />
+        <source>Driver {0}</source>
+        <translation>ドライバー {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="264" />
+        <source> · CUDA {0}</source>
+        <translation> · CUDA {0}</translation>
+    </message>
+</context>
+<context>
+    <name>KvGrowthTab</name>
+    <message>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="31" />
+        <source>context (tokens per sequence)</source>
+        <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="34" />
+        <source>capacity</source>
+        <translation>容量</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="66" />
+        <source>KV cache ({0})</source>
+        <translation>KV キャッシュ（{0}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="75" />
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="83" />
+        <source>{0} concurrent</source>
+        <translation>同時 {0}</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="107" />
+        <source>Reverse solver</source>
+        <translation>逆算</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="108" />
+        <source>Fits</source>
+        <translation>適合</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="109" />
+        <source>KV growth</source>
+        <translation>KV の増加</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="110" />
+        <source>Compare</source>
+        <translation>比較</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="121" />
+        <source>My presets</source>
+        <translation>マイプリセット</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="125" />
+        <source>Local GPUs</source>
+        <translation>ローカル GPU</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="151" />
+        <source>&amp;File</source>
+        <translation>ファイル(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="152" />
+        <source>Import model config…</source>
+        <translation>モデル設定をインポート…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="155" />
+        <source>&amp;Quit</source>
+        <translation>終了(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="156" />
+        <source>&amp;View</source>
+        <translation>表示(&amp;V)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="164" />
+        <source>&amp;Language</source>
+        <translation>言語(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="165" />
+        <source>System default</source>
+        <translation>システムの既定</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="202" />
+        <source>Preset files set aside: </source>
+        <translation>読めないプリセットファイルを退避しました: </translation>
+    </message>
+</context>
+<context>
+    <name>ModelForm</name>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="26" />
+        <source>Model</source>
+        <translation>モデル</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="42" />
+        <source>Import config.json / model folder…</source>
+        <translation>config.json / モデルフォルダーをインポート…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="46" />
+        <source>Preset</source>
+        <translation>プリセット</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="50" />
+        <source>auto</source>
+        <translation>自動</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="51" />
+        <source>not set</source>
+        <translation>未設定</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="52" />
+        <source>Layers (num_hidden_layers)</source>
+        <translation>層数（num_hidden_layers）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="53" />
+        <source>hidden_size</source>
+        <translation>hidden_size</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="54" />
+        <source>Attention heads</source>
+        <translation>アテンションヘッド数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="55" />
+        <source>KV heads (num_key_value_heads)</source>
+        <translation>KV ヘッド数（num_key_value_heads）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="56" />
+        <source>head_dim</source>
+        <translation>head_dim</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="57" />
+        <source>intermediate_size</source>
+        <translation>intermediate_size</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="58" />
+        <source>vocab_size</source>
+        <translation>vocab_size</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="59" />
+        <source>Tied embeddings</source>
+        <translation>埋め込みを共有（tie）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="60" />
+        <source>max_position_embeddings</source>
+        <translation>max_position_embeddings</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="61" />
+        <source>Parameters</source>
+        <translation>パラメーター数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="61" />
+        <source>computed from the shape</source>
+        <translation>構成から計算</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="63" />
+        <source>MoE experts (0 = dense)</source>
+        <translation>MoE エキスパート数（0 = 密）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="64" />
+        <source>Experts per token</source>
+        <translation>トークンあたりのエキスパート数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="65" />
+        <source>Expert intermediate size</source>
+        <translation>エキスパートの中間次元</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="66" />
+        <source>Shared experts</source>
+        <translation>共有エキスパート数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="67" />
+        <source>Dense leading layers</source>
+        <translation>先頭の密な層の数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="68" />
+        <source>Sliding window (tokens)</source>
+        <translation>スライディングウィンドウ（トークン）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="68" />
+        <source>off</source>
+        <translation>オフ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="69" />
+        <source>every layer slides</source>
+        <translation>全層がスライディング</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="69" />
+        <source>no sliding layers</source>
+        <translation>スライディング層なし</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="70" />
+        <source>alternating</source>
+        <translation>交互</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="71" />
+        <source>per-layer list (from preset)</source>
+        <translation>層ごとの一覧（プリセットから）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="72" />
+        <source>Sliding layers</source>
+        <translation>スライディング層</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="73" />
+        <source>head_dim (derived)</source>
+        <translation>head_dim（導出値）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="74" />
+        <source>GQA ratio</source>
+        <translation>GQA 比</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="75" />
+        <source>Parameter count</source>
+        <translation>パラメーター数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="76" />
+        <source>KV bytes per token</source>
+        <translation>トークンあたりの KV バイト数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="95" />
+        <source> (shape gives {0:,})</source>
+        <translation>（構成から計算すると {0:,}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="97" />
+        <source>, active {0:,}</source>
+        <translation>、アクティブ {0:,}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="109" />
+        <source> (bundled, read-only)</source>
+        <translation>（同梱・読み取り専用）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="109" />
+        <source> (mine)</source>
+        <translation>（ユーザー）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="125" />
+        <source>Import a model config</source>
+        <translation>モデル設定をインポート</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="126" />
+        <source>config.json (*.json);;All files (*)</source>
+        <translation>config.json (*.json);;すべてのファイル (*)</translation>
+    </message>
+</context>
+<context>
+    <name>PresetsPanel</name>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="29" />
+        <source>Load</source>
+        <translation>読み込む</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="29" />
+        <source>Delete</source>
+        <translation>削除</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="30" />
+        <source>Save model…</source>
+        <translation>モデルを保存…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="31" />
+        <source>Save workload…</source>
+        <translation>ワークロードを保存…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="32" />
+        <source>Save scenario…</source>
+        <translation>シナリオを保存…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="33" />
+        <source>Rename…</source>
+        <translation>名前を変更…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="34" />
+        <source>Import file…</source>
+        <translation>ファイルからインポート…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="34" />
+        <source>Export file…</source>
+        <translation>ファイルへエクスポート…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="79" />
+        <source>Saved {0} preset “{1}”</source>
+        <translation>{0} プリセット「{1}」を保存しました</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="112" />
+        <source>Exported to {0}</source>
+        <translation>{0} にエクスポートしました</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="116" />
+        <source>Save preset</source>
+        <translation>プリセットを保存</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="116" />
+        <source>Name of the {0} preset:</source>
+        <translation>{0} プリセットの名前:</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="124" />
+        <source>Rename preset</source>
+        <translation>プリセットの名前を変更</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="124" />
+        <source>New name:</source>
+        <translation>新しい名前:</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="129" />
+        <source>Import preset</source>
+        <translation>プリセットをインポート</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="136" />
+        <source>Export preset</source>
+        <translation>プリセットをエクスポート</translation>
+    </message>
+</context>
+<context>
+    <name>RuntimeForm</name>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="21" />
+        <source>Runtime</source>
+        <translation>ランタイム</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="22" />
+        <source>Engine</source>
+        <translation>エンジン</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="23" />
+        <source>gpu_memory_utilization</source>
+        <translation>gpu_memory_utilization</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="24" />
+        <source>KV block size (tokens)</source>
+        <translation>KV ブロックサイズ（トークン）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="24" />
+        <source>unpaged</source>
+        <translation>ページングなし</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="25" />
+        <source>Shared prefix (tokens)</source>
+        <translation>共通プレフィックス（トークン）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="26" />
+        <source>Tensor parallel (TP)</source>
+        <translation>テンソル並列（TP）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="27" />
+        <source>Pipeline parallel (PP)</source>
+        <translation>パイプライン並列（PP）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="28" />
+        <source>multiplier: (w + kv + act) x factor + fixed</source>
+        <translation>乗数: (重み + KV + 活性化) × 係数 + 固定</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="29" />
+        <source>workspace: weights x fraction</source>
+        <translation>ワークスペース: 重み × 比率</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="30" />
+        <source>Overhead form</source>
+        <translation>オーバーヘッドの形式</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="31" />
+        <source>Overhead factor</source>
+        <translation>オーバーヘッド係数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="32" />
+        <source>Fixed overhead (GiB)</source>
+        <translation>固定オーバーヘッド（GiB）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="33" />
+        <source>Workspace fraction</source>
+        <translation>ワークスペース比率</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="34" />
+        <source>Engine caps sliding layers at the window</source>
+        <translation>スライディング層をウィンドウ長で打ち切る</translation>
+    </message>
+</context>
+<context>
+    <name>SolverTab</name>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="24" />
+        <source>GPU capacity</source>
+        <translation>GPU 容量</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="24" />
+        <source>Usable (x utilization, less overhead and weights)</source>
+        <translation>使用可能量（使用率を掛け、オーバーヘッドと重みを引いた値）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="25" />
+        <source>KV cache budget</source>
+        <translation>KV キャッシュの予算</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="25" />
+        <source>vLLM would print</source>
+        <translation>vLLM の表示</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="26" />
+        <source>Max concurrency at the context</source>
+        <translation>このコンテキストでの最大同時数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="27" />
+        <source>Max context at the concurrency</source>
+        <translation>この同時数での最大コンテキスト</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="28" />
+        <source>Smallest GPU count (TP)</source>
+        <translation>必要な最小 GPU 数（TP）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="28" />
+        <source>Verdict</source>
+        <translation>判定</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="38" />
+        <source>Lever</source>
+        <translation>対策</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="38" />
+        <source>Value</source>
+        <translation>値</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="38" />
+        <source>Saves</source>
+        <translation>削減量</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="39" />
+        <source>Advice</source>
+        <translation>助言</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="48" />
+        <source>Fit advisor (when it does not fit): levers, most effective first</source>
+        <translation>収まらないときの対策（効果の大きい順）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="61" />
+        <source>No capacity: pick a GPU or a custom size.</source>
+        <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="72" />
+        <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
+        <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="74" />
+        <source>{0:,} tokens (limited by {1})</source>
+        <translation>{0:,} トークン（制約: {1}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="76" />
+        <source>none up to 64</source>
+        <translation>64 台まででは不可</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="77" />
+        <source>fits</source>
+        <translation>収まる</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="77" />
+        <source>does not fit</source>
+        <translation>収まらない</translation>
+    </message>
+</context>
+<context>
+    <name>TargetForm</name>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="56" />
+        <source>Target GPU</source>
+        <translation>対象 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="57" />
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="79" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="89" />
+        <source>Custom capacity</source>
+        <translation>容量を指定</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="93" />
+        <source>local GPU {0} (total, {1})</source>
+        <translation>ローカル GPU {0}（総容量 {1}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="94" />
+        <source>local GPU {0} (free now)</source>
+        <translation>ローカル GPU {0}（現在の空き）</translation>
+    </message>
+</context>
+<context>
+    <name>WeightsForm</name>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="16" />
+        <source>Weight format</source>
+        <translation>重みの形式</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="17" />
+        <source> (approx.)</source>
+        <translation>（近似）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="18" />
+        <source>Format</source>
+        <translation>形式</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="19" />
+        <source>Group size</source>
+        <translation>グループサイズ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="19" />
+        <source>none</source>
+        <translation>なし</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="20" />
+        <source>Scale bits per group</source>
+        <translation>グループあたりのスケールのビット数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="21" />
+        <source>Zero-point bits per group</source>
+        <translation>グループあたりのゼロ点のビット数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="22" />
+        <source>auto (16-bit when group-quantized)</source>
+        <translation>自動（グループ量子化なら 16 ビット）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="22" />
+        <source>yes</source>
+        <translation>はい</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="23" />
+        <source>no</source>
+        <translation>いいえ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="24" />
+        <source>Embeddings unquantized</source>
+        <translation>埋め込みを量子化しない</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="25" />
+        <source>Only experts quantized</source>
+        <translation>エキスパートのみ量子化</translation>
+    </message>
+</context>
+<context>
+    <name>WorkloadForm</name>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="33" />
+        <source>Workload</source>
+        <translation>ワークロード</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="34" />
+        <source>Context (tokens per sequence)</source>
+        <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="35" />
+        <source>Concurrent sequences</source>
+        <translation>同時シーケンス数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="36" />
+        <source>Live tokens (context x concurrency)</source>
+        <translation>保持トークン数（コンテキスト × 同時数）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="37" />
+        <source>Prompt length (prefill)</source>
+        <translation>プロンプト長（プリフィル）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="37" />
+        <source>no prefill</source>
+        <translation>プリフィルなし</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="38" />
+        <source>Prefill chunk (tokens)</source>
+        <translation>プリフィルのチャンク（トークン）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="38" />
+        <source>off</source>
+        <translation>オフ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="39" />
+        <source>Live activation buffers</source>
+        <translation>同時に生きている活性化バッファ数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="40" />
+        <source>Logits for every position</source>
+        <translation>全位置のロジットを保持</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="41" />
+        <source>KV cache dtype</source>
+        <translation>KV キャッシュの型</translation>
+    </message>
+</context>
+<context>
+    <name>window</name>
+    <message>
+        <location filename="../../vramdesk/gui/session.py" line="53" />
+        <source>Last session not restored: {0}</source>
+        <translation>前回のセッションを復元できませんでした: {0}</translation>
+    </message>
+</context>
+</TS>

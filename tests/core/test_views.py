@@ -1,0 +1,120 @@
+"""Derived views over the estimate (vramdesk.core.views): each is the core's own figure."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from vramdesk.core import views
+from vramdesk.core.bundled import find_model, gpu_catalog
+from vramdesk.core.estimate import estimate
+from vramdesk.core.formats import WeightFormat, WeightSpec
+from vramdesk.core.model import ModelSpec, sliding_layer_pattern
+from vramdesk.core.runtime import OverheadForm, Runtime
+from vramdesk.core.solve import fits_on
+from vramdesk.core.units import GIB, Unit, to_unit
+from vramdesk.core.workload import Workload
+
+SEVEN = find_model("7b-class")
+
+
+def test_stacked_segments_start_where_the_previous_ends():
+    b = estimate(SEVEN.model, SEVEN.weights, Workload(4096, 8), Runtime())
+    segs = views.stacked_segments(b)
+    assert [s.key for s in segs] == ["weights", "kv_cache", "activations", "overhead"]
+    assert segs[0].y0 == 0.0
+    below = 0
+    for seg, part in zip(segs, b.parts, strict=True):
+        assert seg.y0 == to_unit(below) and seg.height == to_unit(part.bytes) and seg.bytes == part.bytes
+        below += part.bytes
+    assert below == b.total_bytes
+
+
+def test_fits_table_uses_fits_on_and_exact_headroom():
+    b = estimate(SEVEN.model, SEVEN.weights, Workload(4096, 8), Runtime())
+    gpus = [(g.name, g.memory_bytes) for g in gpu_catalog()]
+    rows = views.fits_table(b, gpus)
+    assert [r.name for r in rows] == [g[0] for g in gpus]
+    for row, (_name, cap) in zip(rows, gpus, strict=True):
+        assert row.fits == fits_on(b, cap)
+        assert row.headroom_bytes + row.total_bytes == cap
+
+
+def test_fits_table_reproduces_the_seed_case(seed_figures):
+    case = seed_figures["fits-table"]
+    runtime = Runtime(overhead=OverheadForm.WORKSPACE)  # workspace fraction 0.05 (default)
+    gpus = [(f"Generic {c} GiB", next(g.memory_bytes for g in gpu_catalog() if g.name == f"Generic {c} GiB"))
+            for c in case["capacities"]]
+    for label, expected in case["fits"].items():
+        size, fmt = label.split()
+        preset = find_model(f"{size.lower()}-class")
+        b = estimate(preset.model, WeightSpec(WeightFormat.parse(fmt)), Workload(4096, 8), runtime)
+        assert [r.fits for r in views.fits_table(b, gpus)] == expected, label
+
+
+def test_kv_growth_reproduces_the_source_grid(seed_figures):
+    grid = seed_figures["kv-scaling-grid"]
+    for key, slug in (("7B_mha_32x32x128", "7b-class"), ("70B_gqa_80x8x128", "70b-class")):
+        p = find_model(slug)
+        got = views.kv_growth(p.model, p.weights, Workload(), Runtime(), views.SOURCE_GRID_CONTEXTS,
+                              views.SOURCE_GRID_BATCHES)
+        for col, batch in enumerate(views.SOURCE_GRID_BATCHES):
+            assert [to_unit(v) for v in got[batch]] == [grid[key][str(c)][col] for c in views.SOURCE_GRID_CONTEXTS]
+
+
+def test_kv_growth_caps_the_prompt_at_the_context():
+    # prompt 4096 at context 2048 would be invalid; the grid caps it to the context
+    got = views.kv_growth(SEVEN.model, SEVEN.weights, Workload(8192, 1, prompt_len=4096), Runtime(), [2048], [1])
+    # 7B MHA: 2 * 32 layers * 32 heads * 128 * 2 bytes = 524,288 B/token; x 2048 tokens = 1 GiB
+    assert got == {1: [GIB]}
+
+
+def test_growth_contexts_are_powers_of_two_up_to_the_limit():
+    assert views.growth_contexts(4096) == [512, 1024, 2048, 4096]
+    assert views.growth_contexts(3000) == [512, 1024, 2048, 3000]
+
+
+def test_describe_layer_pattern_round_trips():
+    base = ModelSpec(num_hidden_layers=12, num_key_value_heads=8, head_dim=128)
+    assert views.describe_layer_pattern(base) == "none"
+    assert views.describe_layer_pattern(base.replace(sliding_window=4096)) == "all"
+    for name in ("alternating", "5:1", "3:1"):
+        m = base.replace(sliding_window=4096, layer_types=sliding_layer_pattern(12, name))
+        assert views.describe_layer_pattern(m) == name
+    odd = ("full_attention",) * 11 + ("sliding_attention",)
+    assert views.describe_layer_pattern(base.replace(sliding_window=4096, layer_types=odd)) == "custom"
+
+
+def test_derived_values_are_the_core_properties():
+    m = ModelSpec(num_hidden_layers=32, num_key_value_heads=8, hidden_size=4096, num_attention_heads=32,
+                  intermediate_size=14336, vocab_size=128256)
+    b = estimate(m, WeightSpec(), Workload(8192, 8), Runtime())
+    d = views.derived_values(m, b, Workload(8192, 8))
+    assert d.head_dim == m.resolved_head_dim and d.gqa_ratio == m.gqa_ratio and d.attention_kind == "GQA"
+    assert d.params == b.params == d.params_computed
+    assert d.kv_bytes_per_token == b.kv_bytes_per_token and d.live_tokens == 8192 * 8
+
+
+def test_compare_reports_invalid_presets_instead_of_raising():
+    seventy = find_model("70b-class")
+    rows = views.compare([("7B", SEVEN.model, SEVEN.weights), ("70B", seventy.model, seventy.weights)],
+                         Workload(4096, 8), Runtime(pipeline_parallel_size=40))
+    assert rows[0].breakdown is None and "pipeline_parallel_size" in rows[0].error  # 32 layers < PP 40
+    assert rows[1].breakdown == estimate(seventy.model, seventy.weights, Workload(4096, 8),
+                                         Runtime(pipeline_parallel_size=40))
+
+
+def test_exports_render_exact_bytes():
+    b = estimate(SEVEN.model, SEVEN.weights, Workload(4096, 8), Runtime())
+    header, rows = views.breakdown_table(b, Unit.GB)
+    parsed = list(csv.reader(io.StringIO(views.to_csv(header, rows))))
+    assert parsed[0] == header and [r[1] for r in parsed[1:]] == [str(p.bytes) for p in b.parts] + [str(b.total_bytes)]
+    assert parsed[-1][2].endswith(" GB")
+    md = views.to_markdown(["a|b", "c"], [["x\ny", "1"]])
+    assert md == "| a\\|b | c |\n|---|---|\n| x y | 1 |\n"
+    assert json.loads(views.breakdown_json(b))["total_bytes"] == b.total_bytes
+    rows_c = views.compare([("7B", SEVEN.model, SEVEN.weights)], Workload(4096, 8), Runtime())
+    header_c, table = views.comparison_table(rows_c)
+    assert table[0][header_c.index("total_bytes")] == str(b.total_bytes)
+    assert json.loads(views.comparison_json(rows_c))[0]["breakdown"]["total_bytes"] == b.total_bytes

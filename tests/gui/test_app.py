@@ -1,0 +1,144 @@
+"""The application: a real launch, remembered settings, exports, the local GPU and the Japanese UI."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QCoreApplication, QLocale, QSettings
+from PySide6.QtGui import QGuiApplication
+
+from tests.gui.conftest import one_gpu_snapshot
+from vramdesk.core import nvml
+from vramdesk.core.bundled import resources_dir
+from vramdesk.core.serialize import from_dict
+from vramdesk.core.workload import Workload
+from vramdesk.core.units import Unit, to_unit
+from vramdesk.gui._singletons import EXTRA_REFERENCES, needs_workaround
+from vramdesk.gui.settings import load_translator, resolve_language
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_app_launches_and_quits_with_a_timer(tmp_path):
+    env = {**os.environ, "VRAMDESK_CONFIG_DIR": str(tmp_path), "VRAMDESK_QUIT_AFTER_MS": "500",
+           "QT_QPA_PLATFORM": "offscreen", "VRAMDESK_FAKE_NVML": "error:no_driver"}
+    code = "import sys; from vramdesk.gui.app import main; sys.exit(main([]))"
+    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    scenario = json.loads(settings.value("scenario"))
+    # first start: 8192 tokens x 8 sequences (8192 is the Workload default, so not written)
+    assert from_dict(Workload, scenario["parts"]["workload"]) == Workload(context_tokens=8192, batch=8)
+
+
+def test_settings_remember_unit_and_last_scenario(make_main_window):
+    first = make_main_window()
+    first.controller.set_unit(Unit.GB)
+    first.controller.set_field("context_tokens", 4096)
+    first.controller.set_field("target", "gpu:H100 80GB")
+    first.close()
+    second = make_main_window()
+    assert second.controller.unit is Unit.GB
+    assert second.controller.workload.context_tokens == 4096
+    assert second.controller.target.name == "H100 80GB"
+    assert [a.isChecked() for a in second.unit_actions] == [False, True]
+
+
+def test_exports_carry_the_core_figures(make_main_window, tmp_path):
+    window = make_main_window()
+    b = window.controller.breakdown
+    exports = window.exports
+    data = json.loads(exports.export_breakdown(tmp_path / "b.json").read_text(encoding="utf-8"))
+    assert data == b.to_dict()
+    exports.export_breakdown(tmp_path / "b.csv")
+    with (tmp_path / "b.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert [r[1] for r in rows[1:]] == [str(p.bytes) for p in b.parts] + [str(b.total_bytes)]
+    md = exports.export_breakdown(tmp_path / "b.md").read_text(encoding="utf-8")
+    assert md.splitlines()[0].startswith("| part | bytes |") and f"| {b.total_bytes} |" in md
+    png = exports.export_chart(tmp_path / "chart.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = exports.export_chart(tmp_path / "chart.svg")
+    assert ET.parse(svg).getroot().tag.endswith("svg")
+    assert exports.export_chart(tmp_path / "chart.gif") is None
+    assert ".png or .svg" in window.statusBar().currentMessage()
+    exports.copy_breakdown("md")
+    assert QGuiApplication.clipboard().text() == md
+
+
+def test_comparison_export(make_main_window, tmp_path):
+    window = make_main_window()
+    window.compare_tab.set_checked(["bundled:7b-class"])
+    data = json.loads(window.exports.export_comparison(tmp_path / "c.json").read_text(encoding="utf-8"))
+    assert data == [{"name": window.compare_tab.rows[0].name,
+                     "breakdown": window.compare_tab.rows[0].breakdown.to_dict()}]
+
+
+def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):
+    snapshot = one_gpu_snapshot()
+    window = make_main_window(gpu_query=lambda: snapshot)
+    c = window.controller
+    qtbot.waitUntil(lambda: c.local_snapshot is snapshot, timeout=5000)
+    target = window.forms[4]
+    assert "local:0:total" in target.choices("target") and "local:0:free" in target.choices("target")
+    box = target.fields["target"]
+    box.setCurrentIndex(target.choices("target").index("local:0:free"))
+    free = nvml.local_budget_bytes(snapshot, (0,), "free")
+    assert c.capacity_bytes() == nvml.local_per_gpu_bytes(snapshot, (0,), "free") == free
+    assert c.solve_result.capacity_bytes == free
+    window.chart.redraw()
+    assert window.chart.free_line.isVisible() and window.chart.free_line.value() == to_unit(free)
+    verdict = nvml.fits_now(c.breakdown.total_bytes, free)
+    assert window.verdict.text() == verdict.text and not window.verdict.isHidden()
+
+
+def test_without_a_gpu_there_is_no_free_line(make_main_window, qtbot):
+    window = make_main_window()
+    qtbot.waitUntil(lambda: "NVIDIA" in window.statusBar().currentMessage(), timeout=5000)
+    window.chart.redraw()
+    assert not window.chart.free_line.isVisible() and window.verdict.isHidden()
+
+
+def test_japanese_translation_is_compiled_and_used(make_main_window):
+    source = resources_dir() / "i18n" / "vramdesk_ja.ts"
+    root = ET.parse(source).getroot()
+    wanted = {}
+    for ctx in root.iter("context"):
+        for msg in ctx.iter("message"):
+            wanted[(ctx.find("name").text, msg.find("source").text)] = msg.find("translation").text
+    assert all(wanted.values()), "every message has a Japanese translation"
+    translator = load_translator("ja")
+    assert translator is not None
+    app = QCoreApplication.instance()
+    app.installTranslator(translator)
+    try:
+        window = make_main_window()
+        assert window.tabs.tabText(0) == wanted[("MainWindow", "Reverse solver")]
+        assert window.model_form.title() == wanted[("ModelForm", "Model")]
+    finally:
+        app.removeTranslator(translator)
+
+
+def test_language_follows_the_system_locale():
+    assert resolve_language("system", QLocale("ja_JP")) == "ja"
+    assert resolve_language("system", QLocale("de_DE")) == "en"
+    assert resolve_language("en", QLocale("ja_JP")) == "en"
+    assert load_translator("en") is None
+
+
+@pytest.mark.skipif(not needs_workaround(), reason="None/True/False are immortal on Python >= 3.12")
+def test_signal_emission_does_not_exhaust_true_and_none(make_main_window):
+    window = make_main_window()
+    for batch in range(1, 200):
+        window.controller.set_field("batch", batch)  # each edit emits several signals
+    assert sys.getrefcount(True) > EXTRA_REFERENCES // 2
+    assert sys.getrefcount(None) > EXTRA_REFERENCES // 2

@@ -1,0 +1,110 @@
+"""Presets in the window: bundled loads compute once; user presets round-trip; corrupt files are reported."""
+
+from __future__ import annotations
+
+import json
+
+from vramdesk.core.bundled import find_model
+from vramdesk.core.estimate import estimate
+from vramdesk.core.formats import KVDtype, WeightFormat
+from vramdesk.core.presets import PresetStore
+
+
+def test_bundled_preset_loads_with_one_computation(make_main_window):
+    window = make_main_window()
+    c = window.controller
+    box = window.model_form.preset_box
+    index = box.findData("bundled:70b-class")
+    assert "read-only" in box.itemText(index)
+    seen = {"breakdown": 0, "inputs": 0, "solve": 0}
+    c.breakdownChanged.connect(lambda _b: seen.__setitem__("breakdown", seen["breakdown"] + 1))
+    c.inputsChanged.connect(lambda: seen.__setitem__("inputs", seen["inputs"] + 1))
+    c.solveChanged.connect(lambda _s: seen.__setitem__("solve", seen["solve"] + 1))
+    computed = c.compute_count
+    box.setCurrentIndex(index)
+    box.activated.emit(index)
+    assert seen == {"breakdown": 1, "inputs": 1, "solve": 1}
+    assert c.compute_count == computed + 1
+    preset = find_model("70b-class")
+    assert c.breakdown == estimate(preset.model, preset.weights, c.workload, c.runtime)
+    fields = window.model_form.fields
+    assert fields["num_hidden_layers"].value() == preset.model.num_hidden_layers
+    assert fields["params"].text() == f"{preset.model.params:,}"
+
+
+def test_user_preset_save_reload_delete_round_trip(make_main_window, config_dir):
+    window = make_main_window()
+    c = window.controller
+    panel = window.presets_panel
+    c.set_field("format", WeightFormat.INT8)
+    c.set_field("kv_dtype", KVDtype.FP8)
+    c.set_field("context_tokens", 32768)
+    c.set_field("tensor_parallel_size", 2)
+    saved = c.scenario_dict()
+    slug = panel.save_as("Long context on two cards", "scenario")
+    assert slug is not None and panel.selected_slug() == slug
+    on_disk = json.loads((config_dir / "presets" / f"{slug}.json").read_text(encoding="utf-8"))
+    assert on_disk["kind"] == "scenario" and on_disk["name"] == "Long context on two cards"
+    c.set_field("context_tokens", 1024)
+    c.set_field("format", WeightFormat.BF16)
+    assert c.scenario_dict() != saved
+    computed = c.compute_count
+    panel.load_selected()
+    assert c.compute_count == computed + 1
+    assert c.scenario_dict() == saved
+    panel.rename_selected("Two cards, 32k")
+    renamed = panel.selected_slug()
+    assert [u.name for u in PresetStore().list()] == ["Two cards, 32k"]
+    panel.delete_selected()
+    assert PresetStore().list() == [] and panel.list.count() == 0
+    assert not (config_dir / "presets" / f"{renamed}.json").exists()
+
+
+def test_saved_model_preset_appears_in_the_picker(make_main_window):
+    window = make_main_window()
+    c = window.controller
+    c.set_field("num_hidden_layers", 48)
+    window.presets_panel.save_as("My 48-layer model", "model")
+    box = window.model_form.preset_box
+    texts = [box.itemText(i) for i in range(box.count())]
+    mine = [i for i, t in enumerate(texts) if t.startswith("My 48-layer model")]
+    assert len(mine) == 1 and "read-only" not in texts[mine[0]]
+    c.set_field("num_hidden_layers", 32)
+    box.setCurrentIndex(mine[0])
+    box.activated.emit(mine[0])
+    assert c.model.num_hidden_layers == 48
+
+
+def test_export_and_import_a_preset_file(make_main_window, tmp_path):
+    window = make_main_window()
+    panel = window.presets_panel
+    window.controller.set_field("batch", 3)
+    panel.save_as("Three at once", "workload")
+    target = tmp_path / "three.json"
+    panel.export_selected(target)
+    exported = json.loads(target.read_text(encoding="utf-8"))
+    assert exported["workload"]["batch"] == 3
+    panel.delete_selected()
+    panel.import_path(target)
+    assert [u.name for u in PresetStore().list()] == ["Three at once"]
+
+
+def test_bad_preset_name_is_reported_not_raised(make_main_window):
+    window = make_main_window()
+    messages = []
+    window.presets_panel.message.connect(messages.append)
+    assert window.presets_panel.save_as("   ", "model") is None
+    assert messages and "name" in messages[0]
+
+
+def test_corrupt_preset_file_is_moved_aside_and_reported(make_main_window, config_dir):
+    presets = config_dir / "presets"
+    presets.mkdir()
+    (presets / "broken.json").write_text("{ this is not json", encoding="utf-8")
+    window = make_main_window()
+    assert not (presets / "broken.json").exists()
+    aside = [p.name for p in presets.iterdir() if p.name.startswith("broken.json.corrupt")]
+    assert len(aside) == 1
+    assert any("broken.json" in p for p in window.library.all_problems)
+    assert "broken.json" in window.statusBar().currentMessage()
+    assert window.controller.breakdown is not None  # the window still works

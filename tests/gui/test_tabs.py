@@ -1,0 +1,138 @@
+"""The solver, fits, KV-growth and compare tabs reproduce the source documents' figures."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from vramdesk.core.bundled import find_model
+from vramdesk.core.estimate import estimate
+from vramdesk.core.formats import KVDtype, WeightFormat
+from vramdesk.core.runtime import OverheadForm
+from vramdesk.core.units import GIB, to_unit
+from vramdesk.core.views import SOURCE_GRID_BATCHES, SOURCE_GRID_CONTEXTS
+
+
+def load_class(window, slug):
+    key = f"bundled:{slug}"
+    box = window.model_form.preset_box
+    index = box.findData(key)
+    assert index >= 0, key
+    box.setCurrentIndex(index)
+    box.activated.emit(index)
+    assert window.controller.model == find_model(slug).model
+
+
+@pytest.mark.parametrize("case_id", ["max-concurrency-80-8k", "max-concurrency-80-2k",
+                                     "max-concurrency-80-8k-kvfp8"])
+def test_solver_tab_reproduces_max_concurrency(make_main_window, seed_figures, case_id):
+    case = seed_figures[case_id]
+    inputs = case["inputs"]
+    window = make_main_window()
+    c = window.controller
+    load_class(window, "70b-class")
+    assert c.model.num_hidden_layers == inputs["layers"] and c.model.num_key_value_heads == inputs["kv_heads"]
+    c.set_field("format", WeightFormat.parse(inputs["weights"]))
+    c.set_field("kv_dtype", KVDtype.parse(inputs["kv_dtype"]))
+    c.set_field("context_tokens", inputs["context"])
+    c.set_field("gpu_memory_utilization", inputs["util"])
+    c.set_field("fixed_overhead_gib", inputs["fixed_gib"])
+    c.set_field("custom_capacity", (inputs["vram_gib"], "GiB"))
+    c.set_field("target", "custom")
+    assert c.problem is None
+    text = window.solver_tab.values["max_concurrency"].text()
+    assert text.startswith(f"{case['expected']} sequences of {inputs['context']:,} tokens")
+    assert text.endswith(f"(exact {case['exact_ratio']:.4f})")
+    assert round(float(c.solve_result.max_concurrency_exact), 4) == case["exact_ratio"]
+    lines = window.solver_tab.values["kv_tokens"].text().splitlines()
+    assert lines == c.solve_result.vllm_lines()
+    assert lines[0].startswith("GPU KV cache size: ") and lines[0].endswith(" tokens")
+
+
+def test_solver_tab_lists_the_advisor_levers(make_main_window):
+    window = make_main_window()
+    c = window.controller
+    c.set_field("context_tokens", 131072)  # 7B-class fp16, 128k x 8 on an RTX 4090: does not fit
+    result = c.solve_result
+    assert not result.fits and result.advice
+    table = window.solver_tab.advice
+    assert table.rowCount() == len(result.advice)
+    for row, advice in enumerate(result.advice):
+        assert table.item(row, 0).text() == advice.lever
+        assert table.item(row, 3).text() == advice.text
+
+
+def test_fits_tab_reproduces_the_fits_table(make_main_window, seed_figures):
+    case = seed_figures["fits-table"]
+    window = make_main_window()
+    c = window.controller
+    c.set_field("overhead", OverheadForm.WORKSPACE)
+    c.set_field("workspace_fraction", 0.05)
+    gpus = [f"Generic {cap} GiB" for cap in case["capacities"]]
+    for label, expected in case["fits"].items():
+        size, fmt = label.split()
+        load_class(window, f"{size.lower()}-class")
+        c.set_field("format", WeightFormat.parse(fmt))
+        c.set_field("context_tokens", 4096)
+        c.set_field("batch", 8)
+        verdicts = window.fits_tab.verdicts()
+        assert [verdicts[g] for g in gpus] == expected, label
+        row = [r for r in c.fits_rows() if r.name == gpus[-1]][0]
+        assert row.total_bytes == estimate(c.model, c.weights, c.workload, c.runtime).total_bytes
+
+
+@pytest.mark.parametrize(("key", "slug"), [("7B_mha_32x32x128", "7b-class"), ("70B_gqa_80x8x128", "70b-class")])
+def test_kv_growth_tab_reproduces_the_grid(make_main_window, seed_figures, key, slug):
+    grid = seed_figures["kv-scaling-grid"][key]
+    window = make_main_window()
+    load_class(window, slug)
+    window.kv_tab.refresh()
+    shown = window.kv_tab.grid_bytes()
+    for col, batch in enumerate(SOURCE_GRID_BATCHES):
+        for row, ctx in enumerate(SOURCE_GRID_CONTEXTS):
+            assert to_unit(shown[batch][row]) == grid[str(ctx)][col], (ctx, batch)
+    table = window.kv_tab.table
+    assert table.verticalHeaderItem(0).text() == f"{SOURCE_GRID_CONTEXTS[0]:,}"
+
+
+def test_kv_growth_plot_draws_core_values_and_capacity(make_main_window):
+    window = make_main_window()
+    c = window.controller
+    window.kv_tab.refresh()
+    curve = window.kv_tab.curves[c.workload.batch]
+    xs, ys = curve.getOriginalDataset()
+    for ctx, y in zip(xs, ys, strict=True):
+        wl = c.workload.replace(context_tokens=int(ctx))
+        assert y == to_unit(estimate(c.model, c.weights, wl, c.runtime).kv_cache.bytes)
+    cap_x, cap_y = window.kv_tab.capacity.getOriginalDataset()
+    assert list(cap_y) == [to_unit(c.capacity_bytes())] * 2
+
+
+def test_compare_tab_estimates_each_preset_under_the_workload(make_main_window):
+    window = make_main_window()
+    c = window.controller
+    c.set_field("context_tokens", 4096)
+    tab = window.compare_tab
+    tab.set_checked(["bundled:7b-class", "bundled:70b-class"])
+    assert [r.name for r in tab.rows] == [find_model("70b-class").name, find_model("7b-class").name]
+    for row in tab.rows:
+        preset = [p for p in c.model_presets() if p.name == row.name][0]
+        assert row.breakdown == estimate(preset.model, preset.weights, c.workload, c.runtime)
+    assert tab.table.rowCount() == 2
+    heights = tab.bars["total"].opts["height"]
+    assert heights == [to_unit(r.breakdown.total_bytes) for r in tab.rows]
+
+
+def test_unit_toggle_switches_every_figure_to_gb(make_main_window):
+    from vramdesk.core.units import GB, Unit  # GB = 10**9 bytes
+
+    window = make_main_window()
+    c = window.controller
+    gb_action = [a for a in window.unit_actions if a.data() == "GB"][0]
+    gb_action.trigger()
+    assert c.unit is Unit.GB
+    window.chart.redraw()
+    weights = c.breakdown.weights.bytes
+    assert window.chart.bars["weights"].opts["height"] == [float(Fraction(weights, GB))]
+    assert window.figures.table.item(0, 2).text().endswith(" GB")
