@@ -272,3 +272,34 @@ def test_llamacpp_flash_attention_default_by_build():
     assert flash_attention(rt.replace(engine_version=f"b{FA_AUTO_SINCE_BUILD - 1}")) is False
     assert flash_attention(rt.replace(engine_version="b4963", flash_attn=True)) is True
     assert flash_attention(Runtime(engine=Engine.OLLAMA)) is False
+
+
+def test_vllm_concurrency_v0_and_v1_rounding():
+    # 1000 blocks of 16 at max_model_len 1000: V1 needs cdiv(1000, 16) = 63 blocks per request
+    # -> 1000/63; V0 divides tokens: 16000 / 1000 = 16
+    work = Workload(context_tokens=1000)
+    v1 = VllmProfile().block_figures(LLAMA8, work, Runtime(engine=Engine.VLLM), 1000)
+    v0 = VllmProfile().block_figures(
+        LLAMA8, work, Runtime(engine=Engine.VLLM, engine_version="V0"), 1000
+    )
+    assert v1["max_concurrency"] == Fraction(1000, 63)
+    assert v0["max_concurrency"] == 16
+    assert v1["kv_cache_tokens"] == v0["kv_cache_tokens"] == 16000
+
+
+def test_vllm_hybrid_tokens_and_concurrency():
+    # gpt-oss-like: 12 sliding (window 128) + 12 full layers, block 16, T = 8192 batched tokens.
+    # 1200 blocks over 2 groups -> 600 * 16 = 9600 tokens logged. A 4096-token request needs
+    # cdiv(4096, 16) = 256 full blocks + cdiv(min(127 + 8192, 4096), 16) + 1 = 257 sliding blocks.
+    model = ModelSpec(
+        num_hidden_layers=24,
+        num_key_value_heads=8,
+        head_dim=64,
+        sliding_window=128,
+        layer_types=(SLIDING, FULL) * 12,
+    )
+    fig = VllmProfile().block_figures(
+        model, Workload(context_tokens=4096), Runtime(engine=Engine.VLLM), 1200
+    )
+    assert fig["kv_cache_tokens"] == 9600
+    assert fig["max_concurrency"] == Fraction(1200, 256 + 257)

@@ -378,12 +378,16 @@ class VllmProfile(FormulaProfile):
     def block_figures(
         self, model: ModelSpec, workload: Workload, runtime: Runtime, blocks: int
     ) -> dict[str, int | Fraction]:
-        """``num_gpu_blocks``, ``kv_cache_tokens`` and ``max_concurrency`` as vLLM logs them."""
+        """Return ``num_gpu_blocks``, ``kv_cache_tokens`` and ``max_concurrency`` as logged.
+
+        V1: ``blocks`` over the blocks one request needs in every group; V0
+        (``gpu_executor.py``): ``blocks * block_size / max_model_len``.
+        """
         _, groups = kv_groups(layer_types_per_gpu(model, runtime))
-        tokens = blocks // sum(groups.values()) * (runtime.block_size or 16)
-        need = blocks_per_request(model, workload, runtime, groups)
-        return {
-            "num_gpu_blocks": blocks,
-            "kv_cache_tokens": tokens,
-            "max_concurrency": Fraction(blocks, need),
-        }
+        block = runtime.block_size or 16
+        tokens = blocks // sum(groups.values()) * block
+        if parse_version(runtime.engine_version)[0]:
+            concurrency = Fraction(blocks * block, workload.context_tokens)
+        else:
+            concurrency = Fraction(blocks, blocks_per_request(model, workload, runtime, groups))
+        return {"num_gpu_blocks": blocks, "kv_cache_tokens": tokens, "max_concurrency": concurrency}
