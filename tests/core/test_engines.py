@@ -303,3 +303,13 @@ def test_vllm_hybrid_tokens_and_concurrency():
     )
     assert fig["kv_cache_tokens"] == 9600
     assert fig["max_concurrency"] == Fraction(1200, 256 + 257)
+
+
+def test_llamacpp_and_ollama_budget_ignores_utilization():
+    # 24 GiB card: llama.cpp may use all of it; Ollama keeps its 457 MiB back
+    gib = 1 << 30
+    work = Workload(context_tokens=4096)
+    for engine, reserve in ((Engine.LLAMA_CPP, 0), (Engine.OLLAMA, 457 * MIB)):
+        rt = Runtime(engine=engine, loaded_weights_bytes=5 * gib)
+        b = estimate(LLAMA8, WeightSpec(WeightFormat.Q4_0), work, rt)
+        assert profile_for(engine).usable_bytes(b, 24 * gib, rt) == 19 * gib - reserve

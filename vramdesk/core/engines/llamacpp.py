@@ -212,6 +212,14 @@ class LlamaCppProfile(FormulaProfile):
             extras=split,
         )
 
+    def usable_bytes(self, breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> int:
+        """Return ``capacity - reserved - weights``: llama.cpp has no utilization fraction.
+
+        Its buffers are sized exactly and allocated up front; whatever else the GPU holds
+        is the user's concern, so ``gpu_memory_utilization`` does not apply.
+        """
+        return capacity_bytes - self.reserved_bytes(breakdown, runtime) - breakdown.weights.bytes
+
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Return the overhead part (0 for llama.cpp; Ollama's minimum memory)."""
         return breakdown.overhead.bytes
