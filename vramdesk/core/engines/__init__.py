@@ -21,7 +21,7 @@ def register(profile: EngineProfile) -> EngineProfile:
 
 
 def profile_for(engine: Engine) -> EngineProfile:
-    """The profile of ``engine``; the formula profile for engines not yet specialised."""
+    """Return the profile of ``engine`` (the formula profile for engines not specialised)."""
     _register_engines()
     return _PROFILES.get(engine, _PROFILES[Engine.FORMULA])
 

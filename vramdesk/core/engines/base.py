@@ -83,7 +83,7 @@ class FormulaProfile(EngineProfile):
         return formula_estimate(model, weights, workload, runtime)
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
-        """Fixed overhead (multiplier form) or the workspace (workspace form)."""
+        """Return the fixed overhead (multiplier form) or the workspace (workspace form)."""
         if runtime.overhead is OverheadForm.WORKSPACE:
             return breakdown.overhead.bytes
         return runtime.fixed_overhead_bytes

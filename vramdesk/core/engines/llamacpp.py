@@ -158,30 +158,45 @@ def compute_buffer_bytes(model: ModelSpec, workload: Workload, runtime: Runtime)
     return max(kq, logits) + ubatch * ((model.hidden_size or 0) + ffn) * 4
 
 
-def device_weights_bytes(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> tuple[int, int]:
-    """``(device, host)`` weight bytes: repeating layers by offload, input embedding on the host.
+def weight_split(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> dict[str, int]:
+    """Weight bytes by place: repeating layers by offload, input embedding on the host.
 
-    The output matrix (lm_head, or the tied embedding's second copy) is on the device when
-    ``n_gpu_layers`` exceeds the repeating layers (or is not set).
+    Returns
+    -------
+    dict
+        ``layers`` (all repeating layers), ``on`` (layers offloaded), ``embedding``,
+        ``output`` (lm_head, or the tied embedding's device copy; 0 when it stays on the host),
+        ``device`` = ``layers * on / num_hidden_layers + output`` and ``host``. The output
+        matrix is on the device when ``n_gpu_layers`` exceeds the repeating layers (or is
+        not set). Without a full shape the whole file counts as layers.
     """
-    total = weights_part(
-        model, spec, runtime.replace(tensor_parallel_size=1, pipeline_parallel_size=1)
-    ).bytes
+    single = runtime.replace(tensor_parallel_size=1, pipeline_parallel_size=1)
+    total = weights_part(model, spec, single).bytes
+    on = sum(offloaded(model, runtime))
     try:
         counts = count_params(model)
     except Exception:  # noqa: BLE001 - shape incomplete: no split
-        return total, 0
-    embed = ceil_bytes(counts.embedding * spec.bits_per_weight / 8)
-    output = (
+        counts = None
+    bits = spec.bits_per_weight
+    embed = ceil_bytes(counts.embedding * bits / 8) if counts else 0
+    head = (
         embed
         if model.tie_word_embeddings
-        else ceil_bytes(counts.lm_head * spec.bits_per_weight / 8)
+        else ceil_bytes((counts.lm_head if counts else 0) * bits / 8)
     )
-    layers = total - embed - (0 if model.tie_word_embeddings else output)
-    device = layers * sum(offloaded(model, runtime)) // model.num_hidden_layers
+    layers = total - embed - (0 if model.tie_word_embeddings else head)
     output_on = runtime.n_gpu_layers is None or runtime.n_gpu_layers > model.num_hidden_layers
-    host = embed + layers - device + (0 if output_on or model.tie_word_embeddings else output)
-    return device + (output if output_on else 0), host
+    device = layers * on // model.num_hidden_layers
+    host = embed + layers - device + (0 if output_on or model.tie_word_embeddings else head)
+    output = head if output_on else 0
+    return {
+        "layers": layers,
+        "on": on,
+        "embedding": embed,
+        "output": output,
+        "device": device + output,
+        "host": host,
+    }
 
 
 class LlamaCppProfile(FormulaProfile):
@@ -195,7 +210,7 @@ class LlamaCppProfile(FormulaProfile):
         """Device weights, device KV cache, compute buffer; no fixed overhead is printed."""
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
         split = kv_split(model, workload, runtime)
-        split["weights_bytes_host"] = device_weights_bytes(model, weights, runtime)[1]
+        split["weights_bytes_host"] = weight_split(model, weights, runtime)["host"]
         return with_parts(
             base,
             weights=self._weights(model, weights, runtime),
@@ -230,14 +245,14 @@ class LlamaCppProfile(FormulaProfile):
             return measured_part(
                 "weights", "Weights", runtime.loaded_weights_bytes, "model buffer size"
             )
-        device, _host = device_weights_bytes(model, spec, runtime)
+        w = weight_split(model, spec, runtime)
         return Part(
             "weights",
             "Weights (device)",
-            device,
-            "repeating layers * n_gpu_layers / layers + output matrix",
-            f"{device:,}",
-            ("the input embedding stays in host memory",),
+            w["device"],
+            "repeating_layers * offloaded / num_hidden_layers + output_matrix",
+            f"{w['layers']:,} * {w['on']} / {model.num_hidden_layers} + {w['output']:,}",
+            (f"the input embedding ({w['embedding']:,} bytes) stays in host memory",),
         )
 
     @staticmethod

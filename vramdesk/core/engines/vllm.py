@@ -179,7 +179,10 @@ def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> P
         value,
         f"({formula}) / (TP * PP) + rope_cache",
         f"({subst}) / {shards} + {rope:,}",
-        ("vLLM pads the vocabulary to 64 rows and keeps a 16-bit RoPE cos/sin cache per GPU",),
+        (
+            "vocabulary padded to 64 rows and a 16-bit RoPE cos/sin cache on each GPU "
+            "(vLLM/SGLang VocabParallelEmbedding and rotary embedding)",
+        ),
     )
 
 
