@@ -138,3 +138,13 @@ def test_rel_error_of_zero_reported():
     assert rel_error(1, 0) == float("inf")
     assert rel_error(None, 5) is None
     assert rel_error(-90, -100) == pytest.approx(0.1)
+
+
+def test_zero_reported_with_nonzero_prediction_fails_and_stays_json():
+    # ENGINE-CASES.md: a reported 0 needs an exact 0; the iSWA case predicts 18 MiB of SWA cache
+    record = json.loads(json.dumps(RECORDS["llamacpp-gpt-oss-20b-iswa-131k-rtx3070"]))
+    record["reported"]["kv_cache_bytes_swa_layers"] = 0
+    fig = case_report(record)["figures"]["kv_cache_bytes_swa_layers"]
+    assert fig["within_tolerance"] is False and fig["zero_reported_mismatch"] is True
+    assert fig["rel_error_with_given"] is None
+    json.dumps(validate_cases([record]), allow_nan=False)

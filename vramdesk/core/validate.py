@@ -119,7 +119,9 @@ def case_report(record: dict[str, Any]) -> dict[str, Any]:
     dict
         ``{"id", "engine", "figures": {name: {"reported", "predicted_with_given", "predicted",
         "rel_error_with_given", "rel_error", "given", "tolerance_rel", "within_tolerance"}}}``;
-        ``tolerance_rel`` / ``within_tolerance`` only for the case's ``check`` figures.
+        ``tolerance_rel`` / ``within_tolerance`` only for the case's ``check`` figures. A
+        reported 0 with a non-zero prediction has no relative error (None) and
+        ``zero_reported_mismatch: true``, so the report stays valid JSON.
     """
     with_given, alone = (
         predict(case_inputs(record, with_given=True)),
@@ -136,8 +138,14 @@ def case_report(record: dict[str, Any]) -> dict[str, Any]:
             "predicted_with_given": None if is_given else _number(with_given.get(name)),
             "predicted": _number(alone.get(name)),
         }
-        fig["rel_error_with_given"] = rel_error(fig["predicted_with_given"], reported)
-        fig["rel_error"] = rel_error(fig["predicted"], reported)
+        for key, pred in (
+            ("rel_error_with_given", "predicted_with_given"),
+            ("rel_error", "predicted"),
+        ):
+            err = rel_error(fig[pred], reported)
+            if err is not None and math.isinf(err):  # reported 0, predicted not: JSON has no inf
+                err, fig["zero_reported_mismatch"] = None, True
+            fig[key] = err
         check = record["check"].get(name)
         if isinstance(check, dict) and "tolerance_rel" in check:
             err = fig["rel_error_with_given"]
