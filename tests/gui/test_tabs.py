@@ -135,4 +135,4 @@ def test_unit_toggle_switches_every_figure_to_gb(make_main_window):
     window.chart.redraw()
     weights = c.breakdown.weights.bytes
     assert window.chart.bars["weights"].opts["height"] == [float(Fraction(weights, GB))]
-    assert window.figures.table.item(0, 2).text().endswith(" GB")
+    assert window.figures.row_texts()[0][2].endswith(" GB")

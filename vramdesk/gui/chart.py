@@ -37,7 +37,7 @@ class BreakdownChart(QWidget):
         self.plot.showGrid(y=True, alpha=0.25)
         self.plot.setXRange(-0.6, 1.8, padding=0)
         self.plot.getAxis("bottom").setTicks([[(0, self.tr("estimate (per GPU)"))]])
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor="#222",
+        self.legend = self.plot.addLegend(offset=(-10, -30), labelTextColor="#222",
                                           brush=pg.mkBrush(255, 255, 255, 220))
         self.bars = {key: self._make_bar(key) for key in PART_COLOURS}
         self.capacity_line = self._make_line("#c0392b", Qt.PenStyle.SolidLine)
@@ -62,7 +62,7 @@ class BreakdownChart(QWidget):
 
     def _make_line(self, colour: str, style: object) -> pg.InfiniteLine:
         line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(colour, width=2, style=style),
-                               label="", labelOpts={"position": 0.02, "color": colour, "anchors": [(0, 1), (0, 1)]})
+                               label="", labelOpts={"position": 0.98, "color": colour, "anchors": [(1, 1), (1, 1)]})
         self.plot.addItem(line)
         line.hide()
         return line

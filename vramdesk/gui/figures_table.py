@@ -1,57 +1,75 @@
-"""The figures table under the chart: each part's bytes and its formula with the values substituted."""
+"""The figures under the chart: each part's exact bytes, with its formula as an expandable row.
+
+Each part is a top-level row (part, exact bytes, size in the display unit); its children
+show the formula in symbols and with the user's values substituted, and any assumption
+the figure rests on (``Part.formula``, ``Part.substituted``, ``Part.assumptions``).
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from vramdesk.core.units import Unit, format_bytes
 from vramdesk.gui.controller import ScenarioController
 
 
 class FiguresTable(QWidget):
-    """Part, exact bytes, display value, formula = substituted (the full work as a tooltip)."""
+    """Part, exact bytes and size per row; formula, substituted values and assumptions as children."""
 
     def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
-        self.table = QTableWidget(0, 4)
-        self.table.setObjectName("figures_table")
-        self.table.setHorizontalHeaderLabels([self.tr("Part"), self.tr("Bytes"), self.tr("Size"),
-                                              self.tr("Formula (your values)")])
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setWordWrap(True)
-        self.table.verticalHeader().hide()
-        header = self.table.horizontalHeader()
-        for col in range(3):
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("figures_table")
+        self.tree.setColumnCount(3)
+        self.tree.setHeaderLabels([self.tr("Part"), self.tr("Bytes"), self.tr("Size")])
+        self.tree.setWordWrap(True)
+        self.tree.setUniformRowHeights(False)
+        self.tree.setAlternatingRowColors(True)
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in (1, 2):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(False)
         self.warnings = QLabel()
         self.warnings.setObjectName("warnings_label")
         self.warnings.setWordWrap(True)
         self.warnings.setStyleSheet("color: #8a5a00;")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.table)
+        layout.addWidget(self.tree)
         layout.addWidget(self.warnings)
         controller.breakdownChanged.connect(self.refresh)
         controller.unitChanged.connect(self.refresh)
         self.refresh()
 
     def refresh(self, *_args: object) -> None:
-        """Show the controller's last valid breakdown."""
+        """Show the controller's last valid breakdown; keep which parts are collapsed."""
         b = self.controller.breakdown
         if b is None:
             return
         unit: Unit = self.controller.unit
-        rows = [(p.label, p.bytes, f"{p.formula}\n= {p.substituted}", p.explain(unit)) for p in b.parts]
-        rows.append((self.tr("Total"), b.total_bytes, self.tr("sum of the parts"), ""))
-        self.table.setRowCount(len(rows))
-        for r, (label, n_bytes, formula, tip) in enumerate(rows):
-            cells = [label, f"{n_bytes:,}", format_bytes(n_bytes, unit, 2), formula]
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setToolTip(tip)
-                self.table.setItem(r, c, item)
-        self.table.resizeRowsToContents()
+        collapsed = {self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())
+                     if not self.tree.topLevelItem(i).isExpanded()}
+        self.tree.clear()
+        for part in b.parts:
+            item = QTreeWidgetItem([part.label, f"{part.bytes:,}", format_bytes(part.bytes, unit)])
+            item.setToolTip(0, part.explain(unit))
+            lines = [f"{part.formula}", f"= {part.substituted}"] + [f"({note})" for note in part.assumptions]
+            for line in lines:
+                child = QTreeWidgetItem([line])
+                child.setToolTip(0, line)
+                item.addChild(child)
+            self.tree.addTopLevelItem(item)
+            for i in range(item.childCount()):
+                item.child(i).setFirstColumnSpanned(True)
+            item.setExpanded(part.label not in collapsed)
+        total = QTreeWidgetItem([self.tr("Total"), f"{b.total_bytes:,}", format_bytes(b.total_bytes, unit)])
+        self.tree.addTopLevelItem(total)
         self.warnings.setText("\n".join(b.warnings))
         self.warnings.setVisible(bool(b.warnings))
+
+    def row_texts(self) -> list[list[str]]:
+        """The top-level rows as shown: part, bytes, size (tests and copying)."""
+        items = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+        return [[it.text(c) for c in range(3)] for it in items]

@@ -111,7 +111,7 @@ class MainWindow(QMainWindow):
         self.splitter = QSplitter()
         for widget in (self.form_scroll, centre, self.tabs):
             self.splitter.addWidget(widget)
-        self.splitter.setSizes([400, 640, 560])
+        self.splitter.setSizes([400, 600, 600])
         self.setCentralWidget(self.splitter)
         for signal in (c.breakdownChanged, c.localChanged):
             signal.connect(self._show_local_verdict)

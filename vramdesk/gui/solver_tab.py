@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView, QFormLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
@@ -21,7 +22,7 @@ class SolverTab(QWidget):
         self.controller = controller
         self.values: dict[str, QLabel] = {}
         form = QFormLayout()
-        rows = [("capacity", self.tr("GPU capacity")), ("usable", self.tr("Usable (x utilization, less overhead and weights)")),
+        rows = [("capacity", self.tr("GPU capacity")), ("usable", self.tr("Usable for KV + activations")),
                 ("kv_budget", self.tr("KV cache budget")), ("kv_tokens", self.tr("vLLM would print")),
                 ("max_concurrency", self.tr("Max concurrency at the context")),
                 ("max_context", self.tr("Max context at the concurrency")),
@@ -41,6 +42,10 @@ class SolverTab(QWidget):
         self.advice.verticalHeader().hide()
         self.advice.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.advice.setWordWrap(True)
+        self.advice.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self._rows_timer = QTimer(self, singleShot=True, interval=0)
+        self._rows_timer.timeout.connect(self.advice.resizeRowsToContents)
+        self.advice.horizontalHeader().sectionResized.connect(lambda *_a: self._rows_timer.start())
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -51,6 +56,11 @@ class SolverTab(QWidget):
         controller.solveChanged.connect(self.refresh)
         controller.unitChanged.connect(self.refresh)
         self.refresh()
+
+    def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
+        """Re-wrap the advice rows to the new width."""
+        super().resizeEvent(event)
+        self._rows_timer.start()
 
     def refresh(self, *_args: object) -> None:
         """Show the controller's last solve (or say why there is none)."""
@@ -79,7 +89,10 @@ class SolverTab(QWidget):
         for row, a in enumerate(r.advice):
             cells = [a.lever, str(a.value), format_bytes(a.saves_bytes, unit), a.text]
             for col, text in enumerate(cells):
-                self.advice.setItem(row, col, QTableWidgetItem(text))
-        self.advice.resizeColumnsToContents()
-        self.advice.resizeRowsToContents()
+                item = QTableWidgetItem(text)
+                item.setToolTip(a.text)
+                self.advice.setItem(row, col, item)
+        for col in range(3):
+            self.advice.resizeColumnToContents(col)
+        self._rows_timer.start()
         self.notes.setText("\n".join(r.notes))
