@@ -106,7 +106,7 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="109" />
+        <location filename="../../vramdesk/gui/compare_tab.py" line="112" />
         <source>memory per GPU ({0})</source>
         <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
         <translation>GPU あたりのメモリ（{0}）</translation>
@@ -173,34 +173,24 @@
 <context>
     <name>FiguresTable</name>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="19" />
+        <location filename="../../vramdesk/gui/figures_table.py" line="25" />
         <source>Part</source>
         <translation>項目</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="19" />
+        <location filename="../../vramdesk/gui/figures_table.py" line="25" />
         <source>Bytes</source>
         <translation>バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="19" />
+        <location filename="../../vramdesk/gui/figures_table.py" line="25" />
         <source>Size</source>
         <translation>サイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="20" />
-        <source>Formula (your values)</source>
-        <translation>計算式（入力値を代入）</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="47" />
+        <location filename="../../vramdesk/gui/figures_table.py" line="67" />
         <source>Total</source>
         <translation>合計</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="47" />
-        <source>sum of the parts</source>
-        <translation>各項目の合計</translation>
     </message>
 </context>
 <context>
@@ -739,97 +729,97 @@
 <context>
     <name>SolverTab</name>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="24" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="25" />
         <source>GPU capacity</source>
         <translation>GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="24" />
-        <source>Usable (x utilization, less overhead and weights)</source>
-        <translation>使用可能量（使用率を掛け、オーバーヘッドと重みを引いた値）</translation>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="25" />
+        <source>Usable for KV + activations</source>
+        <translation>KV と活性化に使える量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="25" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="26" />
         <source>KV cache budget</source>
         <translation>KV キャッシュの予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="25" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="26" />
         <source>vLLM would print</source>
         <translation>vLLM の表示</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="26" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="27" />
         <source>Max concurrency at the context</source>
         <translation>このコンテキストでの最大同時数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="27" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="28" />
         <source>Max context at the concurrency</source>
         <translation>この同時数での最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="28" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="29" />
         <source>Smallest GPU count (TP)</source>
         <translation>必要な最小 GPU 数（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="28" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="29" />
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="38" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="39" />
         <source>Lever</source>
         <translation>対策</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="38" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="39" />
         <source>Value</source>
         <translation>値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="38" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="39" />
         <source>Saves</source>
         <translation>削減量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="39" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="40" />
         <source>Advice</source>
         <translation>助言</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="48" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="53" />
         <source>Fit advisor (when it does not fit): levers, most effective first</source>
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="61" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="71" />
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="72" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="82" />
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="74" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="84" />
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="76" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="86" />
         <source>none up to 64</source>
         <translation>64 台まででは不可</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="77" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="87" />
         <source>fits</source>
         <translation>収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="77" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="87" />
         <source>does not fit</source>
         <translation>収まらない</translation>
     </message>

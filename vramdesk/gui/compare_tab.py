@@ -34,7 +34,8 @@ class CompareTab(QWidget):
         self.picker.setObjectName("compare_picker")
         self.picker.itemChanged.connect(lambda _i: self._timer.start())
         self.plot = pg.PlotWidget(background="w")
-        self.legend = self.plot.addLegend(labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220))
+        self.legend = self.plot.addLegend(offset=(10, 5), labelTextColor="#222",
+                                          brush=pg.mkBrush(255, 255, 255, 220), colCount=3)
         self.plot.showGrid(y=True, alpha=0.25)
         self.bars = {key: self._make_bar(key) for key in SERIES}
         self.table = QTableWidget(0, 0)
@@ -48,6 +49,7 @@ class CompareTab(QWidget):
         split.addWidget(self.picker)
         split.addWidget(right)
         split.setStretchFactor(1, 3)
+        split.setSizes([170, 400])
         QVBoxLayout(self).addWidget(split)
         self._timer = QTimer(self, singleShot=True, interval=20)
         self._timer.timeout.connect(self.refresh)
@@ -105,9 +107,12 @@ class CompareTab(QWidget):
             xs = [g + (s - 2) * GROUP_BAR for g in range(len(shown))]
             heights = [to_unit(self._bytes(r, key), unit) for r in shown]
             self.bars[key].setOpts(x=xs, height=heights, width=GROUP_BAR)
-        self.plot.getAxis("bottom").setTicks([[(g, r.name) for g, r in enumerate(shown)]])
+        numbers = [self.rows.index(r) + 1 for r in shown]  # the table's row numbers
+        self.plot.getAxis("bottom").setTicks([[(g, str(n)) for g, n in enumerate(numbers)]])
         self.plot.setLabel("left", self.tr("memory per GPU ({0})").format(unit.label))
-        self.plot.autoRange()
+        tallest = max((to_unit(r.breakdown.total_bytes, unit) for r in shown), default=1.0)
+        self.plot.setXRange(-0.6, max(len(shown) - 0.4, 0.6), padding=0)
+        self.plot.setYRange(0, tallest * 1.3, padding=0)  # room above the bars for the legend
 
     @staticmethod
     def _bytes(row: views.CompareRow, key: str) -> int:
