@@ -347,27 +347,37 @@
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="155" />
+        <location filename="../../vramdesk/gui/main_window.py" line="154" />
+        <source>Calibrate from an engine log…</source>
+        <translation>エンジンのログから較正…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="157" />
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="156" />
+        <location filename="../../vramdesk/gui/main_window.py" line="158" />
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="164" />
+        <location filename="../../vramdesk/gui/main_window.py" line="162" />
+        <source>Units</source>
+        <translation>単位</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="169" />
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="165" />
+        <location filename="../../vramdesk/gui/main_window.py" line="170" />
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="202" />
+        <location filename="../../vramdesk/gui/main_window.py" line="218" />
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>

@@ -142,3 +142,41 @@ def test_signal_emission_does_not_exhaust_true_and_none(make_main_window):
         window.controller.set_field("batch", batch)  # each edit emits several signals
     assert sys.getrefcount(True) > EXTRA_REFERENCES // 2
     assert sys.getrefcount(None) > EXTRA_REFERENCES // 2
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")  # the offscreen platform, on show()
+def test_language_switch_rebuilds_the_window_in_japanese(qtbot, monkeypatch):
+    monkeypatch.setenv("VRAMDESK_FAKE_NVML", "error:no_driver")
+    from vramdesk.gui.app import WindowHost
+
+    host = WindowHost(QCoreApplication.instance())
+    host.open_window()
+    first = host.window
+    first.controller.set_field("batch", 5)
+    wanted = {(c.find("name").text, m.find("source").text): m.find("translation").text
+              for c in ET.parse(resources_dir() / "i18n" / "vramdesk_ja.ts").getroot().iter("context")
+              for m in c.iter("message")}
+    try:
+        [a for a in first.language_actions if a.data() == "ja"][0].trigger()
+        second = host.window
+        assert second is not first and not first.isVisible()
+        assert second.tabs.tabText(0) == wanted[("MainWindow", "Reverse solver")]
+        assert second.controller.workload.batch == 5  # the session carried over
+        host.switch_language("en")
+        assert host.window.tabs.tabText(0) == "Reverse solver"
+    finally:
+        host.install_language("en")
+        for window in (first, second, host.window):
+            window.close()
+            window.gpu_panel.shutdown(5000)
+            window.deleteLater()
+        QCoreApplication.processEvents()
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_calibration_dialog_opens_on_the_current_inputs(make_main_window):
+    window = make_main_window()
+    dialog = window.open_calibration()
+    c = window.controller
+    assert dialog._provider() == (c.model, c.weights, c.workload, c.runtime)
+    dialog.close()

@@ -108,3 +108,28 @@ def test_corrupt_preset_file_is_moved_aside_and_reported(make_main_window, confi
     assert any("broken.json" in p for p in window.library.all_problems)
     assert "broken.json" in window.statusBar().currentMessage()
     assert window.controller.breakdown is not None  # the window still works
+
+
+def test_import_a_reference_config_through_the_model_form(make_main_window):
+    from tests.conftest import REFERENCE
+    from vramdesk.core.importers import load_model
+
+    path = REFERENCE / "models" / "qwen2.5-7b" / "config.json"
+    imported = load_model(path)
+    window = make_main_window()
+    computed = window.controller.compute_count
+    assert window.model_form.import_path(path)
+    c = window.controller
+    assert c.compute_count == computed + 1
+    assert c.model == imported.model and c.weights == imported.weights
+    assert c.breakdown == estimate(imported.model, imported.weights, c.workload, c.runtime)
+
+
+def test_import_of_a_bad_file_is_reported(make_main_window, tmp_path):
+    bad = tmp_path / "config.json"
+    bad.write_text("[1, 2", encoding="utf-8")
+    window = make_main_window()
+    before = window.controller.breakdown
+    assert not window.model_form.import_path(bad)
+    assert window.controller.breakdown is before
+    assert "config.json" in window.statusBar().currentMessage()

@@ -150,6 +150,8 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu(self.tr("&File"))
         file_menu.addAction(self.tr("Import model config…"), self.model_form._on_import_clicked)
+        if importlib.util.find_spec("vramdesk.gui.calibrate_dialog") is not None:
+            file_menu.addAction(self.tr("Calibrate from an engine log…"), self.open_calibration)
         self.exports.populate(file_menu)
         file_menu.addSeparator()
         file_menu.addAction(self.tr("&Quit"), self.close)
@@ -157,6 +159,9 @@ class MainWindow(QMainWindow):
         self.unit_actions = self._radio_menu(view, [(u.label, u.label) for u in (Unit.GIB, Unit.GB)],
                                              lambda label: self.controller.set_unit(Unit.parse(label)))
         self.controller.unitChanged.connect(self._sync_unit_actions)
+        units_bar = self.addToolBar(self.tr("Units"))
+        units_bar.setObjectName("units_toolbar")
+        units_bar.addActions(self.unit_actions)
         view.addSeparator()
         view.addAction(self.presets_dock.toggleViewAction())
         if self.gpu_dock is not None:
@@ -182,6 +187,17 @@ class MainWindow(QMainWindow):
         return actions
 
     # ------------------------------------------------------------- slots
+    def open_calibration(self) -> QWidget:
+        """Open the calibration dialog (gui/calibrate_dialog.py) on the current inputs."""
+        from vramdesk.gui.calibrate_dialog import CalibrateDialog
+
+        c = self.controller
+        dialog = CalibrateDialog(self, lambda: (c.model, c.weights, c.workload, c.runtime))
+        dialog.calibrationSaved.connect(lambda _name: self.library.presetsChanged.emit())
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
     def _sync_unit_actions(self, unit: Unit) -> None:
         for action in self.unit_actions:
             action.setChecked(action.data() == unit.label)
