@@ -26,7 +26,11 @@ def test_stacked_segments_start_where_the_previous_ends():
     assert segs[0].y0 == 0.0
     below = 0
     for seg, part in zip(segs, b.parts, strict=True):
-        assert seg.y0 == to_unit(below) and seg.height == to_unit(part.bytes) and seg.bytes == part.bytes
+        assert (
+            seg.y0 == to_unit(below)
+            and seg.height == to_unit(part.bytes)
+            and seg.bytes == part.bytes
+        )
         below += part.bytes
     assert below == b.total_bytes
 
@@ -44,8 +48,13 @@ def test_fits_table_uses_fits_on_and_exact_headroom():
 def test_fits_table_reproduces_the_seed_case(seed_figures):
     case = seed_figures["fits-table"]
     runtime = Runtime(overhead=OverheadForm.WORKSPACE)  # workspace fraction 0.05 (default)
-    gpus = [(f"Generic {c} GiB", next(g.memory_bytes for g in gpu_catalog() if g.name == f"Generic {c} GiB"))
-            for c in case["capacities"]]
+    gpus = [
+        (
+            f"Generic {c} GiB",
+            next(g.memory_bytes for g in gpu_catalog() if g.name == f"Generic {c} GiB"),
+        )
+        for c in case["capacities"]
+    ]
     for label, expected in case["fits"].items():
         size, fmt = label.split()
         preset = find_model(f"{size.lower()}-class")
@@ -57,15 +66,25 @@ def test_kv_growth_reproduces_the_source_grid(seed_figures):
     grid = seed_figures["kv-scaling-grid"]
     for key, slug in (("7B_mha_32x32x128", "7b-class"), ("70B_gqa_80x8x128", "70b-class")):
         p = find_model(slug)
-        got = views.kv_growth(p.model, p.weights, Workload(), Runtime(), views.SOURCE_GRID_CONTEXTS,
-                              views.SOURCE_GRID_BATCHES)
+        got = views.kv_growth(
+            p.model,
+            p.weights,
+            Workload(),
+            Runtime(),
+            views.SOURCE_GRID_CONTEXTS,
+            views.SOURCE_GRID_BATCHES,
+        )
         for col, batch in enumerate(views.SOURCE_GRID_BATCHES):
-            assert [to_unit(v) for v in got[batch]] == [grid[key][str(c)][col] for c in views.SOURCE_GRID_CONTEXTS]
+            assert [to_unit(v) for v in got[batch]] == [
+                grid[key][str(c)][col] for c in views.SOURCE_GRID_CONTEXTS
+            ]
 
 
 def test_kv_growth_caps_the_prompt_at_the_context():
     # prompt 4096 at context 2048 would be invalid; the grid caps it to the context
-    got = views.kv_growth(SEVEN.model, SEVEN.weights, Workload(8192, 1, prompt_len=4096), Runtime(), [2048], [1])
+    got = views.kv_growth(
+        SEVEN.model, SEVEN.weights, Workload(8192, 1, prompt_len=4096), Runtime(), [2048], [1]
+    )
     # 7B MHA: 2 * 32 layers * 32 heads * 128 * 2 bytes = 524,288 B/token; x 2048 tokens = 1 GiB
     assert got == {1: [GIB]}
 
@@ -83,33 +102,53 @@ def test_describe_layer_pattern_round_trips():
         m = base.replace(sliding_window=4096, layer_types=sliding_layer_pattern(12, name))
         assert views.describe_layer_pattern(m) == name
     odd = ("full_attention",) * 11 + ("sliding_attention",)
-    assert views.describe_layer_pattern(base.replace(sliding_window=4096, layer_types=odd)) == "custom"
+    assert (
+        views.describe_layer_pattern(base.replace(sliding_window=4096, layer_types=odd)) == "custom"
+    )
 
 
 def test_derived_values_are_the_core_properties():
-    m = ModelSpec(num_hidden_layers=32, num_key_value_heads=8, hidden_size=4096, num_attention_heads=32,
-                  intermediate_size=14336, vocab_size=128256)
+    m = ModelSpec(
+        num_hidden_layers=32,
+        num_key_value_heads=8,
+        hidden_size=4096,
+        num_attention_heads=32,
+        intermediate_size=14336,
+        vocab_size=128256,
+    )
     b = estimate(m, WeightSpec(), Workload(8192, 8), Runtime())
     d = views.derived_values(m, b, Workload(8192, 8))
-    assert d.head_dim == m.resolved_head_dim and d.gqa_ratio == m.gqa_ratio and d.attention_kind == "GQA"
+    assert (
+        d.head_dim == m.resolved_head_dim
+        and d.gqa_ratio == m.gqa_ratio
+        and d.attention_kind == "GQA"
+    )
     assert d.params == b.params == d.params_computed
     assert d.kv_bytes_per_token == b.kv_bytes_per_token and d.live_tokens == 8192 * 8
 
 
 def test_compare_reports_invalid_presets_instead_of_raising():
     seventy = find_model("70b-class")
-    rows = views.compare([("7B", SEVEN.model, SEVEN.weights), ("70B", seventy.model, seventy.weights)],
-                         Workload(4096, 8), Runtime(pipeline_parallel_size=40))
-    assert rows[0].breakdown is None and "pipeline_parallel_size" in rows[0].error  # 32 layers < PP 40
-    assert rows[1].breakdown == estimate(seventy.model, seventy.weights, Workload(4096, 8),
-                                         Runtime(pipeline_parallel_size=40))
+    rows = views.compare(
+        [("7B", SEVEN.model, SEVEN.weights), ("70B", seventy.model, seventy.weights)],
+        Workload(4096, 8),
+        Runtime(pipeline_parallel_size=40),
+    )
+    assert (
+        rows[0].breakdown is None and "pipeline_parallel_size" in rows[0].error
+    )  # 32 layers < PP 40
+    assert rows[1].breakdown == estimate(
+        seventy.model, seventy.weights, Workload(4096, 8), Runtime(pipeline_parallel_size=40)
+    )
 
 
 def test_exports_render_exact_bytes():
     b = estimate(SEVEN.model, SEVEN.weights, Workload(4096, 8), Runtime())
     header, rows = views.breakdown_table(b, Unit.GB)
     parsed = list(csv.reader(io.StringIO(views.to_csv(header, rows))))
-    assert parsed[0] == header and [r[1] for r in parsed[1:]] == [str(p.bytes) for p in b.parts] + [str(b.total_bytes)]
+    assert parsed[0] == header and [r[1] for r in parsed[1:]] == [str(p.bytes) for p in b.parts] + [
+        str(b.total_bytes)
+    ]
     assert parsed[-1][2].endswith(" GB")
     md = views.to_markdown(["a|b", "c"], [["x\ny", "1"]])
     assert md == "| a\\|b | c |\n|---|---|\n| x y | 1 |\n"

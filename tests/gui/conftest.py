@@ -18,10 +18,17 @@ def no_driver():
 def one_gpu_snapshot(total_mib: int = 24564, used_mib: int = 1330) -> NvmlSnapshot:
     """A snapshot of one GPU: nvidia-smi style MiB figures, used + free = total."""
     total, used = total_mib * MIB, used_mib * MIB
-    gpu = GpuInfo(index=0, name="NVIDIA GeForce RTX 4090", uuid="GPU-fake-0", total_bytes=total,
-                  used_bytes=used, free_bytes=total - used)
-    return NvmlSnapshot(driver_version="550.54", nvml_version="12.550", cuda_driver_version=12040,
-                        gpus=(gpu,))
+    gpu = GpuInfo(
+        index=0,
+        name="NVIDIA GeForce RTX 4090",
+        uuid="GPU-fake-0",
+        total_bytes=total,
+        used_bytes=used,
+        free_bytes=total - used,
+    )
+    return NvmlSnapshot(
+        driver_version="550.54", nvml_version="12.550", cuda_driver_version=12040, gpus=(gpu,)
+    )
 
 
 def _top_level() -> set[int]:

@@ -1,4 +1,4 @@
-"""The application: a real launch, remembered settings, exports, the local GPU and the Japanese UI."""
+"""The application: a real launch, settings, exports, the local GPU and the Japanese UI."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from tests.gui.conftest import one_gpu_snapshot
 from vramdesk.core import nvml
 from vramdesk.core.bundled import resources_dir
 from vramdesk.core.serialize import from_dict
-from vramdesk.core.workload import Workload
 from vramdesk.core.units import Unit, to_unit
+from vramdesk.core.workload import Workload
 from vramdesk.gui._singletons import EXTRA_REFERENCES, needs_workaround
 from vramdesk.gui.settings import load_translator, resolve_language
 
@@ -27,17 +27,25 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_app_launches_and_quits_with_a_timer(tmp_path):
-    env = {**os.environ, "VRAMDESK_CONFIG_DIR": str(tmp_path), "VRAMDESK_QUIT_AFTER_MS": "500",
-           "QT_QPA_PLATFORM": "offscreen", "VRAMDESK_FAKE_NVML": "error:no_driver"}
+    env = {
+        **os.environ,
+        "VRAMDESK_CONFIG_DIR": str(tmp_path),
+        "VRAMDESK_QUIT_AFTER_MS": "500",
+        "QT_QPA_PLATFORM": "offscreen",
+        "VRAMDESK_FAKE_NVML": "error:no_driver",
+    }
     code = "import sys; from vramdesk.gui.app import main; sys.exit(main([]))"
-    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     scenario = json.loads(settings.value("scenario"))
     # first start: 8192 tokens x 8 sequences (8192 is the Workload default, so not written)
-    assert from_dict(Workload, scenario["parts"]["workload"]) == Workload(context_tokens=8192, batch=8)
+    assert from_dict(Workload, scenario["parts"]["workload"]) == Workload(
+        context_tokens=8192, batch=8
+    )
 
 
 def test_settings_remember_unit_and_last_scenario(make_main_window):
@@ -78,9 +86,15 @@ def test_exports_carry_the_core_figures(make_main_window, tmp_path):
 def test_comparison_export(make_main_window, tmp_path):
     window = make_main_window()
     window.compare_tab.set_checked(["bundled:7b-class"])
-    data = json.loads(window.exports.export_comparison(tmp_path / "c.json").read_text(encoding="utf-8"))
-    assert data == [{"name": window.compare_tab.rows[0].name,
-                     "breakdown": window.compare_tab.rows[0].breakdown.to_dict()}]
+    data = json.loads(
+        window.exports.export_comparison(tmp_path / "c.json").read_text(encoding="utf-8")
+    )
+    assert data == [
+        {
+            "name": window.compare_tab.rows[0].name,
+            "breakdown": window.compare_tab.rows[0].breakdown.to_dict(),
+        }
+    ]
 
 
 def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):
@@ -89,7 +103,9 @@ def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):
     c = window.controller
     qtbot.waitUntil(lambda: c.local_snapshot is snapshot, timeout=5000)
     target = window.forms[4]
-    assert "local:0:total" in target.choices("target") and "local:0:free" in target.choices("target")
+    assert "local:0:total" in target.choices("target") and "local:0:free" in target.choices(
+        "target"
+    )
     box = target.fields["target"]
     box.setCurrentIndex(target.choices("target").index("local:0:free"))
     free = nvml.local_budget_bytes(snapshot, (0,), "free")
@@ -153,9 +169,11 @@ def test_language_switch_rebuilds_the_window_in_japanese(qtbot, monkeypatch):
     host.open_window()
     first = host.window
     first.controller.set_field("batch", 5)
-    wanted = {(c.find("name").text, m.find("source").text): m.find("translation").text
-              for c in ET.parse(resources_dir() / "i18n" / "vramdesk_ja.ts").getroot().iter("context")
-              for m in c.iter("message")}
+    wanted = {
+        (c.find("name").text, m.find("source").text): m.find("translation").text
+        for c in ET.parse(resources_dir() / "i18n" / "vramdesk_ja.ts").getroot().iter("context")
+        for m in c.iter("message")
+    }
     try:
         [a for a in first.language_actions if a.data() == "ja"][0].trigger()
         second = host.window

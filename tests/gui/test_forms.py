@@ -86,7 +86,9 @@ def test_each_field_gives_the_core_breakdown(make_main_window, qtbot, field, val
     for seg in views.stacked_segments(expected):
         assert window.chart.bars[seg.key].opts["height"] == [seg.height]
     shown = window.figures.row_texts()
-    assert [row[1] for row in shown] == [f"{p.bytes:,}" for p in expected.parts] + [f"{expected.total_bytes:,}"]
+    assert [row[1] for row in shown] == [f"{p.bytes:,}" for p in expected.parts] + [
+        f"{expected.total_bytes:,}"
+    ]
 
 
 def test_fixed_overhead_and_custom_target(make_main_window, qtbot):
@@ -124,7 +126,9 @@ def test_derived_values_come_from_the_core(make_main_window, qtbot):
     c = window.controller
     assert form.fields["derived_gqa"].text() == f"{c.model.gqa_ratio:g} (GQA)"
     assert form.fields["derived_head_dim"].text() == str(c.model.resolved_head_dim)
-    assert form.fields["derived_kv_token"].text().startswith(f"{c.breakdown.kv_bytes_per_token:,} B")
+    assert (
+        form.fields["derived_kv_token"].text().startswith(f"{c.breakdown.kv_bytes_per_token:,} B")
+    )
 
 
 def test_invalid_value_is_marked_and_chart_keeps_last_valid(make_main_window, qtbot):

@@ -1,4 +1,4 @@
-"""Presets in the window: bundled loads compute once; user presets round-trip; corrupt files are reported."""
+"""Presets in the window: bundled loads compute once, user presets round-trip, bad files shown."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from vramdesk.core.bundled import find_model
 from vramdesk.core.estimate import estimate
 from vramdesk.core.formats import KVDtype, WeightFormat
 from vramdesk.core.runtime import OverheadForm
-from vramdesk.core.units import GIB, to_unit
+from vramdesk.core.units import to_unit
 from vramdesk.core.views import SOURCE_GRID_BATCHES, SOURCE_GRID_CONTEXTS
 
 
@@ -24,15 +24,19 @@ def load_class(window, slug):
     assert window.controller.model == find_model(slug).model
 
 
-@pytest.mark.parametrize("case_id", ["max-concurrency-80-8k", "max-concurrency-80-2k",
-                                     "max-concurrency-80-8k-kvfp8"])
+@pytest.mark.parametrize(
+    "case_id", ["max-concurrency-80-8k", "max-concurrency-80-2k", "max-concurrency-80-8k-kvfp8"]
+)
 def test_solver_tab_reproduces_max_concurrency(make_main_window, seed_figures, case_id):
     case = seed_figures[case_id]
     inputs = case["inputs"]
     window = make_main_window()
     c = window.controller
     load_class(window, "70b-class")
-    assert c.model.num_hidden_layers == inputs["layers"] and c.model.num_key_value_heads == inputs["kv_heads"]
+    assert (
+        c.model.num_hidden_layers == inputs["layers"]
+        and c.model.num_key_value_heads == inputs["kv_heads"]
+    )
     c.set_field("format", WeightFormat.parse(inputs["weights"]))
     c.set_field("kv_dtype", KVDtype.parse(inputs["kv_dtype"]))
     c.set_field("context_tokens", inputs["context"])
@@ -82,7 +86,9 @@ def test_fits_tab_reproduces_the_fits_table(make_main_window, seed_figures):
         assert row.total_bytes == estimate(c.model, c.weights, c.workload, c.runtime).total_bytes
 
 
-@pytest.mark.parametrize(("key", "slug"), [("7B_mha_32x32x128", "7b-class"), ("70B_gqa_80x8x128", "70b-class")])
+@pytest.mark.parametrize(
+    ("key", "slug"), [("7B_mha_32x32x128", "7b-class"), ("70B_gqa_80x8x128", "70b-class")]
+)
 def test_kv_growth_tab_reproduces_the_grid(make_main_window, seed_figures, key, slug):
     grid = seed_figures["kv-scaling-grid"][key]
     window = make_main_window()

@@ -78,10 +78,16 @@ def derived_values(model: ModelSpec, breakdown: Breakdown, workload: Workload) -
         computed: int | None = count_params(model).total
     except InputError:
         computed = None
-    return Derived(head_dim=head_dim, gqa_ratio=model.gqa_ratio, attention_kind=model.attention_kind(),
-                   params=breakdown.params, params_computed=computed,
-                   active_params=breakdown.active_params,
-                   kv_bytes_per_token=breakdown.kv_bytes_per_token, live_tokens=workload.live_tokens)
+    return Derived(
+        head_dim=head_dim,
+        gqa_ratio=model.gqa_ratio,
+        attention_kind=model.attention_kind(),
+        params=breakdown.params,
+        params_computed=computed,
+        active_params=breakdown.active_params,
+        kv_bytes_per_token=breakdown.kv_bytes_per_token,
+        live_tokens=workload.live_tokens,
+    )
 
 
 def describe_layer_pattern(model: ModelSpec) -> str:
@@ -127,8 +133,11 @@ def stacked_segments(breakdown: Breakdown, unit: Unit = Unit.GIB) -> list[Segmen
     """
     out, below = [], 0
     for part in breakdown.parts:
-        out.append(Segment(part.key, part.label, to_unit(below, unit), to_unit(part.bytes, unit),
-                           part.bytes))
+        out.append(
+            Segment(
+                part.key, part.label, to_unit(below, unit), to_unit(part.bytes, unit), part.bytes
+            )
+        )
         below += part.bytes
     return out
 
@@ -169,8 +178,14 @@ def growth_contexts(max_context: int, start: int = 512) -> list[int]:
     return out
 
 
-def kv_growth(model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
-              contexts: Sequence[int], batches: Sequence[int]) -> dict[int, list[int]]:
+def kv_growth(
+    model: ModelSpec,
+    weights: WeightSpec,
+    workload: Workload,
+    runtime: Runtime,
+    contexts: Sequence[int],
+    batches: Sequence[int],
+) -> dict[int, list[int]]:
     """KV-cache bytes per GPU for each concurrency over ``contexts``.
 
     Returns
@@ -206,8 +221,9 @@ class CompareRow:
     error: str = ""
 
 
-def compare(presets: Iterable[tuple[str, ModelSpec, WeightSpec]], workload: Workload,
-            runtime: Runtime) -> list[CompareRow]:
+def compare(
+    presets: Iterable[tuple[str, ModelSpec, WeightSpec]], workload: Workload, runtime: Runtime
+) -> list[CompareRow]:
     """Estimate each ``(name, model, weights)`` under one workload and runtime.
 
     A preset the workload is invalid for (for example a TP size that does not divide its
@@ -226,25 +242,32 @@ def compare(presets: Iterable[tuple[str, ModelSpec, WeightSpec]], workload: Work
 PART_COLUMNS = ("weights", "kv_cache", "activations", "overhead", "total")
 
 
-def breakdown_table(breakdown: Breakdown, unit: Unit = Unit.GIB) -> tuple[list[str], list[list[str]]]:
+def breakdown_table(
+    breakdown: Breakdown, unit: Unit = Unit.GIB
+) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the figures table: part, bytes, display value, formula, substituted."""
     header = ["part", "bytes", unit.label, "formula", "substituted"]
-    rows = [[p.label, str(p.bytes), format_bytes(p.bytes, unit, 4), p.formula, p.substituted]
-            for p in breakdown.parts]
+    rows = [
+        [p.label, str(p.bytes), format_bytes(p.bytes, unit, 4), p.formula, p.substituted]
+        for p in breakdown.parts
+    ]
     total = breakdown.total_bytes
     rows.append(["Total", str(total), format_bytes(total, unit, 4), "sum of the parts", ""])
     return header, rows
 
 
-def comparison_table(rows: Sequence[CompareRow], unit: Unit = Unit.GIB,
-                     exact: bool = True) -> tuple[list[str], list[list[str]]]:
+def comparison_table(
+    rows: Sequence[CompareRow], unit: Unit = Unit.GIB, exact: bool = True
+) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the comparison, one row per preset.
 
     ``exact``: each part in bytes plus the total in ``unit`` (for CSV/JSON-minded
     exports); otherwise every part formatted in ``unit`` (for display).
     """
     if exact:
-        header = ["preset"] + [f"{k}_bytes" for k in PART_COLUMNS] + [f"total_{unit.label}", "error"]
+        header = (
+            ["preset"] + [f"{k}_bytes" for k in PART_COLUMNS] + [f"total_{unit.label}", "error"]
+        )
     else:
         header = ["preset"] + [f"{k} ({unit.label})" for k in PART_COLUMNS] + ["error"]
     out = []
@@ -263,7 +286,7 @@ def comparison_table(rows: Sequence[CompareRow], unit: Unit = Unit.GIB,
 
 
 def to_csv(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """RFC 4180 CSV text (``\\r\\n`` line ends, quoted where needed)."""
+    """RFC 4180 CSV text (CR LF line ends, quoted where needed)."""
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(header)
@@ -277,8 +300,10 @@ def _md_cell(text: str) -> str:
 
 def to_markdown(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A GitHub-flavoured Markdown table (pipes in cells escaped)."""
-    lines = ["| " + " | ".join(_md_cell(h) for h in header) + " |",
-             "|" + "|".join("---" for _ in header) + "|"]
+    lines = [
+        "| " + " | ".join(_md_cell(h) for h in header) + " |",
+        "|" + "|".join("---" for _ in header) + "|",
+    ]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 

@@ -1,4 +1,7 @@
-"""The Qt window over :mod:`vramdesk.core` (PySide6 + pyqtgraph); entry point :func:`vramdesk.gui.app.main`."""
+"""The Qt window over :mod:`vramdesk.core` (PySide6 + pyqtgraph).
+
+Entry point: :func:`vramdesk.gui.app.main`.
+"""
 
 from vramdesk.gui._singletons import immortalize_singletons
 

@@ -23,8 +23,11 @@ EXTRA_REFERENCES = 1 << 40
 
 def needs_workaround() -> bool:
     """True on CPython before 3.12 (mortal singletons), in a build with the plain object header."""
-    return (sys.implementation.name == "cpython" and sys.version_info < (3, 12)
-            and not hasattr(sys, "getobjects"))  # Py_TRACE_REFS builds put two pointers first
+    return (
+        sys.implementation.name == "cpython"
+        and sys.version_info < (3, 12)
+        and not hasattr(sys, "getobjects")
+    )  # Py_TRACE_REFS builds put two pointers first
 
 
 def immortalize_singletons() -> bool:

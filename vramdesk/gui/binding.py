@@ -1,4 +1,4 @@
-"""The binder base class: a table from field name to widget (STYLE, napari ``QtWidgetControlsBase``).
+"""The binder base class: a table from field name to widget (napari ``QtWidgetControlsBase``).
 
 A :class:`BoundForm` creates one widget per input field with its range from
 :mod:`vramdesk.core.limits`, forwards every edit to
@@ -15,7 +15,15 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QSpinBox, QWidget,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QWidget,
 )
 from superqt.utils import signals_blocked
 
@@ -26,8 +34,13 @@ from vramdesk.gui.controller import ScenarioController
 QT_INT_MAX = 2**31 - 1
 
 #: InputError field names that are shown by a widget of another name.
-FIELD_ALIASES = {"layer_types": "sliding_pattern", "fixed_overhead_bytes": "fixed_overhead_gib",
-                 "budget_bytes": "custom_capacity", "vram_gib": "custom_capacity", "gpu": "target"}
+FIELD_ALIASES = {
+    "layer_types": "sliding_pattern",
+    "fixed_overhead_bytes": "fixed_overhead_gib",
+    "budget_bytes": "custom_capacity",
+    "vram_gib": "custom_capacity",
+    "gpu": "target",
+}
 
 
 def int_range(name: str, optional: bool) -> tuple[int, int]:
@@ -39,7 +52,9 @@ def int_range(name: str, optional: bool) -> tuple[int, int]:
 class BoundForm(QGroupBox):
     """A group of widgets bound to controller fields by name."""
 
-    def __init__(self, title: str, controller: ScenarioController, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, title: str, controller: ScenarioController, parent: QWidget | None = None
+    ) -> None:
         super().__init__(title, parent)
         self.controller = controller
         self.fields: dict[str, QWidget] = {}
@@ -59,8 +74,14 @@ class BoundForm(QGroupBox):
         controller.fieldsValid.connect(self.clear_marks)
 
     # ------------------------------------------------------------ builders
-    def _register(self, name: str, label: str, widget: QWidget, getter: Callable[[], Any],
-                  setter: Callable[[Any], None]) -> QWidget:
+    def _register(
+        self,
+        name: str,
+        label: str,
+        widget: QWidget,
+        getter: Callable[[], Any],
+        setter: Callable[[Any], None],
+    ) -> QWidget:
         widget.setObjectName(name)
         self.fields[name] = widget
         self._getters[name] = getter
@@ -90,16 +111,23 @@ class BoundForm(QGroupBox):
         box.valueChanged.connect(lambda _v: self._edited(name))
         return self._register(name, label, box, get, put)  # type: ignore[return-value]
 
-    def add_real(self, name: str, label: str, decimals: int = 2, step: float = 0.01,
-                 limits: str | None = None) -> QDoubleSpinBox:
+    def add_real(
+        self,
+        name: str,
+        label: str,
+        decimals: int = 2,
+        step: float = 0.01,
+        limits: str | None = None,
+    ) -> QDoubleSpinBox:
         """A spin box for real field ``name`` (range from ``FLOAT_LIMITS[limits or name]``)."""
         box = QDoubleSpinBox()
         box.setDecimals(decimals)
         box.setSingleStep(step)
         box.setRange(*FLOAT_LIMITS[limits or name])
         box.valueChanged.connect(lambda _v: self._edited(name))
-        return self._register(name, label, box, box.value,
-                              lambda v: box.setValue(float(Fraction(v))))  # type: ignore[return-value]
+        return self._register(
+            name, label, box, box.value, lambda v: box.setValue(float(Fraction(v)))
+        )  # type: ignore[return-value]
 
     def add_choice(self, name: str, label: str, items: list[tuple[str, Any]]) -> QComboBox:
         """A combo box offering ``items`` (text, value); values stay on the Python side.
@@ -110,7 +138,9 @@ class BoundForm(QGroupBox):
         box = QComboBox()
         self._choices[name] = []
         box.currentIndexChanged.connect(lambda _i: self._edited(name))
-        self._register(name, label, box, lambda: self._choice_value(name), lambda v: self._choose(name, v))
+        self._register(
+            name, label, box, lambda: self._choice_value(name), lambda v: self._choose(name, v)
+        )
         self.set_choices(name, items)
         return box
 
@@ -139,18 +169,21 @@ class BoundForm(QGroupBox):
         """A check box for a boolean field."""
         box = QCheckBox()
         box.toggled.connect(lambda _b: self._edited(name))
-        return self._register(name, label, box, box.isChecked,
-                              lambda v: box.setChecked(bool(v)))  # type: ignore[return-value]
+        return self._register(name, label, box, box.isChecked, lambda v: box.setChecked(bool(v)))  # type: ignore[return-value]
 
-    def add_text(self, name: str, label: str, placeholder: str = "",
-                 show: Callable[[Any], str] = lambda v: "" if v is None else str(v)) -> QLineEdit:
+    def add_text(
+        self,
+        name: str,
+        label: str,
+        placeholder: str = "",
+        show: Callable[[Any], str] = lambda v: "" if v is None else str(v),
+    ) -> QLineEdit:
         """A line edit whose raw text the controller parses (every keystroke is an edit)."""
         edit = QLineEdit()
         edit.setPlaceholderText(placeholder)
         edit.setClearButtonEnabled(True)
         edit.textEdited.connect(lambda _t: self._edited(name))
-        return self._register(name, label, edit, edit.text,
-                              lambda v: edit.setText(show(v)))  # type: ignore[return-value]
+        return self._register(name, label, edit, edit.text, lambda v: edit.setText(show(v)))  # type: ignore[return-value]
 
     def add_readonly(self, key: str, label: str) -> QLabel:
         """A read-only value computed by the core (styled as derived)."""

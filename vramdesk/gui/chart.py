@@ -7,18 +7,21 @@ Items are built once (one ``BarGraphItem`` per part, stacked through ``y0``, and
 
 from __future__ import annotations
 
+import pyqtgraph as pg  # noqa: I001 - must follow PySide6
 from PySide6.QtCore import Qt, QTimer  # PySide6 before pyqtgraph (pyqtgraph Qt/__init__.py)
 from PySide6.QtWidgets import QVBoxLayout, QWidget
-
-import pyqtgraph as pg  # noqa: I001 - must follow PySide6
 
 from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
 
 #: Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).
-PART_COLOURS = {"weights": "#0072B2", "kv_cache": "#E69F00", "activations": "#009E73",
-                "overhead": "#CC79A7"}
+PART_COLOURS = {
+    "weights": "#0072B2",
+    "kv_cache": "#E69F00",
+    "activations": "#009E73",
+    "overhead": "#CC79A7",
+}
 REDRAW_DELAY_MS = 15
 BAR_WIDTH = 0.6
 
@@ -37,8 +40,9 @@ class BreakdownChart(QWidget):
         self.plot.showGrid(y=True, alpha=0.25)
         self.plot.setXRange(-0.6, 1.8, padding=0)
         self.plot.getAxis("bottom").setTicks([[(0, self.tr("estimate (per GPU)"))]])
-        self.legend = self.plot.addLegend(offset=(-10, -30), labelTextColor="#222",
-                                          brush=pg.mkBrush(255, 255, 255, 220))
+        self.legend = self.plot.addLegend(
+            offset=(-10, -30), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220)
+        )
         self.bars = {key: self._make_bar(key) for key in PART_COLOURS}
         self.capacity_line = self._make_line("#c0392b", Qt.PenStyle.SolidLine)
         self.free_line = self._make_line("#2c3e50", Qt.PenStyle.DashLine)
@@ -49,20 +53,35 @@ class BreakdownChart(QWidget):
         layout.addWidget(self.plot)
         self._timer = QTimer(self, singleShot=True, interval=REDRAW_DELAY_MS)
         self._timer.timeout.connect(self.redraw)
-        for signal in (controller.breakdownChanged, controller.unitChanged, controller.localChanged):
+        for signal in (
+            controller.breakdownChanged,
+            controller.unitChanged,
+            controller.localChanged,
+        ):
             signal.connect(self.schedule)
         self.redraw()
 
     def _make_bar(self, key: str) -> pg.BarGraphItem:
-        bar = pg.BarGraphItem(x=[0], height=[0], y0=[0], width=BAR_WIDTH, brush=PART_COLOURS[key],
-                              pen=pg.mkPen("w", width=1))
+        bar = pg.BarGraphItem(
+            x=[0],
+            height=[0],
+            y0=[0],
+            width=BAR_WIDTH,
+            brush=PART_COLOURS[key],
+            pen=pg.mkPen("w", width=1),
+        )
         self.plot.addItem(bar)
         self.legend.addItem(bar, key)
         return bar
 
     def _make_line(self, colour: str, style: object) -> pg.InfiniteLine:
-        line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(colour, width=2, style=style),
-                               label="", labelOpts={"position": 0.98, "color": colour, "anchors": [(1, 1), (1, 1)]})
+        line = pg.InfiniteLine(
+            angle=0,
+            movable=False,
+            pen=pg.mkPen(colour, width=2, style=style),
+            label="",
+            labelOpts={"position": 0.98, "color": colour, "anchors": [(1, 1), (1, 1)]},
+        )
         self.plot.addItem(line)
         line.hide()
         return line
@@ -80,12 +99,23 @@ class BreakdownChart(QWidget):
         self.redraw_count += 1
         for seg in views.stacked_segments(b, unit):
             self.bars[seg.key].setOpts(x=[0], y0=[seg.y0], height=[seg.height], width=BAR_WIDTH)
-            self.legend.getLabel(self.bars[seg.key]).setText(f"{seg.label}: {format_bytes(seg.bytes, unit)}")
+            self.legend.getLabel(self.bars[seg.key]).setText(
+                f"{seg.label}: {format_bytes(seg.bytes, unit)}"
+            )
         top = to_unit(b.total_bytes, unit)
         self.total_text.setText(self.tr("total {0}").format(format_bytes(b.total_bytes, unit)))
         self.total_text.setPos(0, top)
-        highest = [top, self._set_line(self.capacity_line, self.controller.capacity_bytes(), self._capacity_label())]
-        highest.append(self._set_line(self.free_line, self.controller.local_free_bytes(), self.tr("local free")))
+        highest = [
+            top,
+            self._set_line(
+                self.capacity_line, self.controller.capacity_bytes(), self._capacity_label()
+            ),
+        ]
+        highest.append(
+            self._set_line(
+                self.free_line, self.controller.local_free_bytes(), self.tr("local free")
+            )
+        )
         self.plot.getAxis("left").setLabel(self.tr("memory per GPU ({0})").format(unit.label))
         self.plot.setYRange(0, max(highest), padding=0.12)
 

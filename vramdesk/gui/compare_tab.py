@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import pyqtgraph as pg  # noqa: I001 - after PySide6
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHeaderView, QListWidget, QListWidgetItem, QSplitter, QTableWidget, QTableWidgetItem,
-    QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QHeaderView,
+    QListWidget,
+    QListWidgetItem,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
-import pyqtgraph as pg  # noqa: I001 - after PySide6
-
 from vramdesk.core import views
-from vramdesk.core.units import format_bytes, to_unit
+from vramdesk.core.units import to_unit
 from vramdesk.gui.chart import PART_COLOURS
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.library import PresetLibrary
@@ -25,8 +31,9 @@ SERIES_COLOURS = {**PART_COLOURS, "total": "#555555"}
 class CompareTab(QWidget):
     """Checkable list of bundled and user model presets, grouped bars and a table."""
 
-    def __init__(self, controller: ScenarioController, library: PresetLibrary,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, controller: ScenarioController, library: PresetLibrary, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.controller, self.library = controller, library
         self.rows: list[views.CompareRow] = []
@@ -34,8 +41,9 @@ class CompareTab(QWidget):
         self.picker.setObjectName("compare_picker")
         self.picker.itemChanged.connect(lambda _i: self._timer.start())
         self.plot = pg.PlotWidget(background="w")
-        self.legend = self.plot.addLegend(offset=(10, 5), labelTextColor="#222",
-                                          brush=pg.mkBrush(255, 255, 255, 220), colCount=3)
+        self.legend = self.plot.addLegend(
+            offset=(10, 5), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220), colCount=3
+        )
         self.plot.showGrid(y=True, alpha=0.25)
         self.bars = {key: self._make_bar(key) for key in SERIES}
         self.table = QTableWidget(0, 0)
@@ -81,7 +89,11 @@ class CompareTab(QWidget):
     def checked_keys(self) -> list[str]:
         """Picker keys of the checked presets, in list order."""
         items = (self.picker.item(i) for i in range(self.picker.count()))
-        return [it.data(Qt.ItemDataRole.UserRole) for it in items if it.checkState() == Qt.CheckState.Checked]
+        return [
+            it.data(Qt.ItemDataRole.UserRole)
+            for it in items
+            if it.checkState() == Qt.CheckState.Checked
+        ]
 
     def set_checked(self, keys: list[str]) -> None:
         """Check exactly ``keys`` and refresh now."""

@@ -32,7 +32,9 @@ from vramdesk.core.units import Unit, gib_to_bytes, mib_to_bytes, to_fraction
 from vramdesk.core.workload import Workload
 
 #: Field name -> the input it belongs to ("model", "weights", "workload", "runtime").
-FIELD_PART: dict[str, str] = {f.name: part for part, cls in TYPES.items() for f in dataclasses.fields(cls)}
+FIELD_PART: dict[str, str] = {
+    f.name: part for part, cls in TYPES.items() for f in dataclasses.fields(cls)
+}
 
 DEFAULT_MODEL_SLUGS = ("llama-3.1-8b", "7b-class")
 DEFAULT_GPU = "RTX 4090"
@@ -108,9 +110,12 @@ class ScenarioController(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         preset = self.default_model_preset()
-        self._draft: dict[str, Any] = {"model": preset.model, "weights": preset.weights,
-                                       "workload": Workload(context_tokens=8192, batch=8),
-                                       "runtime": Runtime()}
+        self._draft: dict[str, Any] = {
+            "model": preset.model,
+            "weights": preset.weights,
+            "workload": Workload(context_tokens=8192, batch=8),
+            "runtime": Runtime(),
+        }
         self._pattern = views.describe_layer_pattern(preset.model)
         self._target = Target()
         self._valid = dict(self._draft)
@@ -223,7 +228,9 @@ class ScenarioController(QObject):
         elif name == "target":
             self._target = self._parse_target(str(raw))
         elif name == "custom_capacity":
-            self._target = dataclasses.replace(self._target, custom_bytes=self._capacity_bytes(*raw))
+            self._target = dataclasses.replace(
+                self._target, custom_bytes=self._capacity_bytes(*raw)
+            )
         else:
             self._replace(FIELD_PART[name], **{name: convert_field(name, raw)})
 
@@ -247,8 +254,9 @@ class ScenarioController(QObject):
             return dataclasses.replace(self._target, kind="gpu", name=rest)
         if kind == "local":
             index, _, which = rest.partition(":")
-            return dataclasses.replace(self._target, kind="local", local_index=int(index),
-                                       which=which or "total")
+            return dataclasses.replace(
+                self._target, kind="local", local_index=int(index), which=which or "total"
+            )
         return dataclasses.replace(self._target, kind="custom")
 
     def set_unit(self, unit: Unit) -> None:
@@ -257,9 +265,15 @@ class ScenarioController(QObject):
             self._unit = unit
             self.unitChanged.emit(unit)
 
-    def load(self, *, model: ModelSpec | None = None, weights: WeightSpec | None = None,
-             workload: Workload | None = None, runtime: Runtime | None = None,
-             name: str | None = None) -> bool:
+    def load(
+        self,
+        *,
+        model: ModelSpec | None = None,
+        weights: WeightSpec | None = None,
+        workload: Workload | None = None,
+        runtime: Runtime | None = None,
+        name: str | None = None,
+    ) -> bool:
         """Replace whole inputs at once (a preset, an import), then compute once."""
         given = {"model": model, "weights": weights, "workload": workload, "runtime": runtime}
         for part, value in given.items():
@@ -291,7 +305,9 @@ class ScenarioController(QObject):
             return model
         if self._pattern == "none" and not model.sliding_window:
             return model.replace(layer_types=None)
-        return model.replace(layer_types=sliding_layer_pattern(model.num_hidden_layers, self._pattern))
+        return model.replace(
+            layer_types=sliding_layer_pattern(model.num_hidden_layers, self._pattern)
+        )
 
     def capacity_bytes(self) -> int | None:
         """Capacity of the target GPU in bytes (None: a local GPU with no snapshot).
@@ -320,7 +336,12 @@ class ScenarioController(QObject):
         except InputError as exc:
             return self._reject(exc)
         self.compute_count += 1
-        self._valid = {"model": model, "weights": parts[1], "workload": parts[2], "runtime": parts[3]}
+        self._valid = {
+            "model": model,
+            "weights": parts[1],
+            "workload": parts[2],
+            "runtime": parts[3],
+        }
         self._breakdown, self._solve = breakdown, result
         if self._problem is not None:
             self._problem = None
@@ -346,11 +367,15 @@ class ScenarioController(QObject):
         """The current breakdown on every catalog GPU."""
         if self._breakdown is None:
             return []
-        return views.fits_table(self._breakdown, [(g.name, g.memory_bytes) for g in self.gpu_catalog()])
+        return views.fits_table(
+            self._breakdown, [(g.name, g.memory_bytes) for g in self.gpu_catalog()]
+        )
 
     def kv_growth(self, contexts: list[int], batches: list[int]) -> dict[int, list[int]]:
         """KV bytes over ``contexts`` for each of ``batches`` under the current inputs."""
-        return views.kv_growth(self.model, self.weights, self.workload, self.runtime, contexts, batches)
+        return views.kv_growth(
+            self.model, self.weights, self.workload, self.runtime, contexts, batches
+        )
 
     def compare(self, presets: list[tuple[str, ModelSpec, WeightSpec]]) -> list[views.CompareRow]:
         """Breakdowns of ``presets`` under the current workload and runtime."""
@@ -373,7 +398,11 @@ class ScenarioController(QObject):
         """Free memory of the selected local GPU (index of the target, else GPU 0), or None."""
         if self._snapshot is None or not self._snapshot.gpus:
             return None
-        index = self._target.local_index if self._target.kind == "local" else self._snapshot.gpus[0].index
+        index = (
+            self._target.local_index
+            if self._target.kind == "local"
+            else self._snapshot.gpus[0].index
+        )
         try:
             return nvml.local_budget_bytes(self._snapshot, (index,), "free")
         except InputError:

@@ -49,13 +49,20 @@ class ExportMenu(QObject):
 
     def export_breakdown(self, path: Path) -> Path | None:
         """Write the breakdown to ``path`` in the format its suffix names."""
-        return self._guard(self._write, Path(path), lambda fmt: exporting.breakdown_text(self.window.controller, fmt))
+        return self._guard(
+            self._write,
+            Path(path),
+            lambda fmt: exporting.breakdown_text(self.window.controller, fmt),
+        )
 
     def export_comparison(self, path: Path) -> Path | None:
         """Write the compare tab's table to ``path`` in the format its suffix names."""
         rows = self.window.compare_tab.rows
-        return self._guard(self._write, Path(path),
-                           lambda fmt: exporting.comparison_text(self.window.controller, rows, fmt))
+        return self._guard(
+            self._write,
+            Path(path),
+            lambda fmt: exporting.comparison_text(self.window.controller, rows, fmt),
+        )
 
     @staticmethod
     def _write(path: Path, render) -> Path:  # noqa: ANN001 - a format -> text callable
@@ -74,18 +81,22 @@ class ExportMenu(QObject):
 
     # ----------------------------------------------------------------- dialogs
     def _ask_chart(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.window, self.tr("Export chart"), "breakdown.png",
-                                              "PNG (*.png);;SVG (*.svg)")
+        path, _ = QFileDialog.getSaveFileName(
+            self.window, self.tr("Export chart"), "breakdown.png", "PNG (*.png);;SVG (*.svg)"
+        )
         if path:
             self.export_chart(Path(path))
 
     def _ask_breakdown(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.window, self.tr("Export breakdown"), "breakdown.csv", TEXT_FILTER)
+        path, _ = QFileDialog.getSaveFileName(
+            self.window, self.tr("Export breakdown"), "breakdown.csv", TEXT_FILTER
+        )
         if path:
             self.export_breakdown(Path(path))
 
     def _ask_comparison(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.window, self.tr("Export comparison"), "comparison.csv",
-                                              TEXT_FILTER)
+        path, _ = QFileDialog.getSaveFileName(
+            self.window, self.tr("Export comparison"), "comparison.csv", TEXT_FILTER
+        )
         if path:
             self.export_comparison(Path(path))

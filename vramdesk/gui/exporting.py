@@ -1,4 +1,4 @@
-"""Exports: the chart to PNG/SVG, the breakdown and the comparison to CSV/Markdown/JSON, the clipboard.
+"""Exports: chart to PNG/SVG, breakdown and comparison to CSV/Markdown/JSON, clipboard.
 
 Text comes from :mod:`vramdesk.core.views` (the same tables the CLI could print);
 this module only picks the format, writes files and fills the clipboard.
@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyqtgraph as pg  # noqa: I001 - after PySide6
+import pyqtgraph.exporters  # noqa: F401 - registers ImageExporter
 from PySide6.QtGui import QGuiApplication, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QWidget
-
-import pyqtgraph as pg  # noqa: I001 - after PySide6
-import pyqtgraph.exporters  # noqa: F401 - registers ImageExporter
 
 from vramdesk.core import views
 from vramdesk.core.errors import InputError
@@ -29,8 +28,11 @@ def _render(header: list[str], rows: list[list[str]], fmt: str, as_json: str) ->
         return views.to_markdown(header, rows)
     if fmt == "json":
         return as_json
-    raise InputError("format", f"unknown export format {fmt!r}; known: {', '.join(TEXT_FORMATS)}",
-                     "unknown_choice")
+    raise InputError(
+        "format",
+        f"unknown export format {fmt!r}; known: {', '.join(TEXT_FORMATS)}",
+        "unknown_choice",
+    )
 
 
 def breakdown_text(controller: ScenarioController, fmt: str) -> str:
@@ -77,7 +79,11 @@ def export_plot(plot: pg.PlotWidget, path: Path) -> Path:
         exporter.parameters()["width"] = max(800, plot.width())
         exporter.export(str(path))
     else:
-        raise InputError("path", f"export the chart as .png or .svg, not {suffix or 'no suffix'}", "unknown_choice")
+        raise InputError(
+            "path",
+            f"export the chart as .png or .svg, not {suffix or 'no suffix'}",
+            "unknown_choice",
+        )
     return path
 
 

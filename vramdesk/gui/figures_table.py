@@ -7,14 +7,21 @@ the figure rests on (``Part.formula``, ``Part.substituted``, ``Part.assumptions`
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from vramdesk.core.units import Unit, format_bytes
 from vramdesk.gui.controller import ScenarioController
 
 
 class FiguresTable(QWidget):
-    """Part, exact bytes and size per row; formula, substituted values and assumptions as children."""
+    """Part, exact bytes and size per row; formula, substituted values, assumptions as children."""
 
     def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -49,13 +56,18 @@ class FiguresTable(QWidget):
         if b is None:
             return
         unit: Unit = self.controller.unit
-        collapsed = {self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())
-                     if not self.tree.topLevelItem(i).isExpanded()}
+        collapsed = {
+            self.tree.topLevelItem(i).text(0)
+            for i in range(self.tree.topLevelItemCount())
+            if not self.tree.topLevelItem(i).isExpanded()
+        }
         self.tree.clear()
         for part in b.parts:
             item = QTreeWidgetItem([part.label, f"{part.bytes:,}", format_bytes(part.bytes, unit)])
             item.setToolTip(0, part.explain(unit))
-            lines = [f"{part.formula}", f"= {part.substituted}"] + [f"({note})" for note in part.assumptions]
+            lines = [f"{part.formula}", f"= {part.substituted}"] + [
+                f"({note})" for note in part.assumptions
+            ]
             for line in lines:
                 child = QTreeWidgetItem([line])
                 child.setToolTip(0, line)
@@ -64,7 +76,9 @@ class FiguresTable(QWidget):
             for i in range(item.childCount()):
                 item.child(i).setFirstColumnSpanned(True)
             item.setExpanded(part.label not in collapsed)
-        total = QTreeWidgetItem([self.tr("Total"), f"{b.total_bytes:,}", format_bytes(b.total_bytes, unit)])
+        total = QTreeWidgetItem(
+            [self.tr("Total"), f"{b.total_bytes:,}", format_bytes(b.total_bytes, unit)]
+        )
         self.tree.addTopLevelItem(total)
         self.warnings.setText("\n".join(b.warnings))
         self.warnings.setVisible(bool(b.warnings))

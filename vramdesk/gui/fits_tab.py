@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from vramdesk.core.units import format_bytes
 from vramdesk.gui.controller import ScenarioController
@@ -19,8 +26,15 @@ class FitsTab(QWidget):
         self.controller = controller
         self.table = QTableWidget(0, 5)
         self.table.setObjectName("fits_table")
-        self.table.setHorizontalHeaderLabels([self.tr("GPU"), self.tr("Capacity"), self.tr("Needs"),
-                                              self.tr("Headroom"), self.tr("Verdict")])
+        self.table.setHorizontalHeaderLabels(
+            [
+                self.tr("GPU"),
+                self.tr("Capacity"),
+                self.tr("Needs"),
+                self.tr("Headroom"),
+                self.tr("Verdict"),
+            ]
+        )
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
@@ -38,8 +52,13 @@ class FitsTab(QWidget):
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             mark = self.tr("✔ fits") if row.fits else self.tr("✘ does not fit")
-            cells = [row.name, format_bytes(row.capacity_bytes, unit), format_bytes(row.total_bytes, unit),
-                     format_bytes(row.headroom_bytes, unit), mark]
+            cells = [
+                row.name,
+                format_bytes(row.capacity_bytes, unit),
+                format_bytes(row.total_bytes, unit),
+                format_bytes(row.headroom_bytes, unit),
+                mark,
+            ]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setBackground(QBrush(FITS_COLOUR if row.fits else NO_FIT_COLOUR))

@@ -7,10 +7,16 @@ concurrency 1 / 8 / 32, each cell the core's KV bytes for that workload.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
-
 import pyqtgraph as pg  # noqa: I001 - after PySide6
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
@@ -31,7 +37,9 @@ class KvGrowthTab(QWidget):
         self.plot.setLabel("bottom", self.tr("context (tokens per sequence)"))
         self.plot.addLegend(labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220))
         self.curves: dict[int, pg.PlotDataItem] = {}
-        self.capacity = self.plot.plot([], [], pen=pg.mkPen("#c0392b", width=2), name=self.tr("capacity"))
+        self.capacity = self.plot.plot(
+            [], [], pen=pg.mkPen("#c0392b", width=2), name=self.tr("capacity")
+        )
         self.table = QTableWidget(0, len(views.SOURCE_GRID_BATCHES))
         self.table.setObjectName("kv_grid")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -53,7 +61,9 @@ class KvGrowthTab(QWidget):
         """Recompute the curves and the grid from the core (through the controller)."""
         if self.controller.breakdown is None:
             return
-        limit = max(self.controller.model.max_position_embeddings or 0, views.SOURCE_GRID_CONTEXTS[-1])
+        limit = max(
+            self.controller.model.max_position_embeddings or 0, views.SOURCE_GRID_CONTEXTS[-1]
+        )
         contexts = views.growth_contexts(limit)
         unit = self.controller.unit
         series = self.controller.kv_growth(contexts, self.batches())
@@ -72,7 +82,9 @@ class KvGrowthTab(QWidget):
     def _curve(self, batch: int, index: int) -> pg.PlotDataItem:
         if batch not in self.curves:
             pen = pg.mkPen(CURVE_COLOURS[index % len(CURVE_COLOURS)], width=2)
-            self.curves[batch] = self.plot.plot([], [], pen=pen, name=self.tr("{0} concurrent").format(batch))
+            self.curves[batch] = self.plot.plot(
+                [], [], pen=pen, name=self.tr("{0} concurrent").format(batch)
+            )
         return self.curves[batch]
 
     def _fill_grid(self) -> None:
@@ -91,6 +103,10 @@ class KvGrowthTab(QWidget):
 
     def grid_bytes(self) -> dict[int, list[int]]:
         """Batch -> KV bytes per context, as the table holds them."""
-        return {b: [self.table.item(r, c).data(Qt.ItemDataRole.UserRole)
-                    for r in range(self.table.rowCount())]
-                for c, b in enumerate(views.SOURCE_GRID_BATCHES)}
+        return {
+            b: [
+                self.table.item(r, c).data(Qt.ItemDataRole.UserRole)
+                for r in range(self.table.rowCount())
+            ]
+            for c, b in enumerate(views.SOURCE_GRID_BATCHES)
+        }

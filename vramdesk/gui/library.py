@@ -19,8 +19,12 @@ from vramdesk.core.serialize import to_dict
 from vramdesk.gui.controller import ScenarioController
 
 #: What each kind of preset stores from the current inputs.
-KIND_PARTS = {"model": ("model", "weights"), "workload": ("workload",),
-              "runtime": ("runtime",), "scenario": ("model", "weights", "workload", "runtime")}
+KIND_PARTS = {
+    "model": ("model", "weights"),
+    "workload": ("workload",),
+    "runtime": ("runtime",),
+    "scenario": ("model", "weights", "workload", "runtime"),
+}
 
 
 class PresetLibrary(QObject):
@@ -83,11 +87,16 @@ class PresetLibrary(QObject):
     def current_data(self, kind: str) -> dict[str, Any]:
         """The current (last valid) inputs that a preset of ``kind`` stores."""
         c = self.controller
-        values = {"model": c.model, "weights": c.weights, "workload": c.workload, "runtime": c.runtime}
+        values = {
+            "model": c.model,
+            "weights": c.weights,
+            "workload": c.workload,
+            "runtime": c.runtime,
+        }
         return {part: to_dict(values[part]) for part in KIND_PARTS[kind]}
 
     def save(self, name: str, kind: str) -> presets.UserPreset:
-        """Save the current inputs as a ``kind`` preset named ``name`` (replacing one of that name)."""
+        """Save the current inputs as a ``kind`` preset ``name`` (replacing one of that name)."""
         user = self.store.save(name, kind, self.current_data(kind))
         self._changed()
         return user

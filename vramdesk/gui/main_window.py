@@ -14,7 +14,14 @@ from typing import Any
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent
 from PySide6.QtWidgets import (
-    QDockWidget, QLabel, QMainWindow, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget,
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
 from vramdesk.core.units import Unit
@@ -48,8 +55,12 @@ class MainWindow(QMainWindow):
 
     languageRequested = Signal(str)
 
-    def __init__(self, settings: QSettings, gpu_query: Callable[[], Any] | None = None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        settings: QSettings,
+        gpu_query: Callable[[], Any] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("vramdesk")
         self.settings = settings
@@ -63,7 +74,9 @@ class MainWindow(QMainWindow):
         self.library.problemsFound.connect(self._on_library_problems)
         self.presets_panel.message.connect(self.show_message)
         self.model_form.importFailed.connect(self.show_message)
-        self.model_form.importNotes.connect(lambda notes: notes and self.show_message("; ".join(notes)))
+        self.model_form.importNotes.connect(
+            lambda notes: notes and self.show_message("; ".join(notes))
+        )
         self.controller.fieldInvalid.connect(lambda f, r: self.show_message(f"{f}: {r}"))
         restore_session(self, settings)
         self._report_startup_problems()
@@ -72,7 +85,13 @@ class MainWindow(QMainWindow):
     def _build_forms(self) -> None:
         c = self.controller
         self.model_form = ModelForm(c, self.library)
-        self.forms = [self.model_form, WeightsForm(c), WorkloadForm(c), RuntimeForm(c), TargetForm(c)]
+        self.forms = [
+            self.model_form,
+            WeightsForm(c),
+            WorkloadForm(c),
+            RuntimeForm(c),
+            TargetForm(c),
+        ]
         column = QWidget()
         layout = QVBoxLayout(column)
         for form in self.forms:
@@ -135,7 +154,7 @@ class MainWindow(QMainWindow):
         return dock
 
     def _make_gpu_panel(self, gpu_query: Callable[[], Any] | None) -> QWidget | None:
-        """The local GPU panel (gui/gpu_panel.py) when installed; its snapshots feed the controller."""
+        """Build the local GPU panel (gui/gpu_panel.py); its snapshots feed the controller."""
         if importlib.util.find_spec("vramdesk.gui.gpu_panel") is None:
             return None
         from vramdesk.gui.gpu_panel import GpuPanel
@@ -156,8 +175,11 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.tr("&Quit"), self.close)
         view = bar.addMenu(self.tr("&View"))
-        self.unit_actions = self._radio_menu(view, [(u.label, u.label) for u in (Unit.GIB, Unit.GB)],
-                                             lambda label: self.controller.set_unit(Unit.parse(label)))
+        self.unit_actions = self._radio_menu(
+            view,
+            [(u.label, u.label) for u in (Unit.GIB, Unit.GB)],
+            lambda label: self.controller.set_unit(Unit.parse(label)),
+        )
         self.controller.unitChanged.connect(self._sync_unit_actions)
         units_bar = self.addToolBar(self.tr("Units"))
         units_bar.setObjectName("units_toolbar")
@@ -168,13 +190,16 @@ class MainWindow(QMainWindow):
             view.addAction(self.gpu_dock.toggleViewAction())
         lang = bar.addMenu(self.tr("&Language"))
         names = {"system": self.tr("System default"), "en": "English", "ja": "日本語"}
-        self.language_actions = self._radio_menu(lang, [(names[k], k) for k in LANGUAGES],
-                                                 self.languageRequested.emit)
+        self.language_actions = self._radio_menu(
+            lang, [(names[k], k) for k in LANGUAGES], self.languageRequested.emit
+        )
         current = str(self.settings.value("language", "system"))
         for action in self.language_actions:
             action.setChecked(action.data() == current)
 
-    def _radio_menu(self, menu: Any, items: list[tuple[str, Any]], slot: Callable[[Any], Any]) -> list[QAction]:
+    def _radio_menu(
+        self, menu: Any, items: list[tuple[str, Any]], slot: Callable[[Any], Any]
+    ) -> list[QAction]:
         group = QActionGroup(self)
         actions = []
         for text, data in items:

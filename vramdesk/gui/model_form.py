@@ -21,8 +21,9 @@ class ModelForm(BoundForm):
     importFailed = Signal(str)
     importNotes = Signal(list)
 
-    def __init__(self, controller: ScenarioController, library: PresetLibrary,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, controller: ScenarioController, library: PresetLibrary, parent: QWidget | None = None
+    ) -> None:
         super().__init__(self.tr("Model"), controller, parent)
         self.library = library
         self._build_picker()
@@ -58,17 +59,26 @@ class ModelForm(BoundForm):
         self.add_int("vocab_size", self.tr("vocab_size"), unset)
         self.add_check("tie_word_embeddings", self.tr("Tied embeddings"))
         self.add_int("max_position_embeddings", self.tr("max_position_embeddings"), unset)
-        self.add_text("params", self.tr("Parameters"), self.tr("computed from the shape"),
-                      show=lambda v: "" if v is None else f"{v:,}")
+        self.add_text(
+            "params",
+            self.tr("Parameters"),
+            self.tr("computed from the shape"),
+            show=lambda v: "" if v is None else f"{v:,}",
+        )
         self.add_int("num_local_experts", self.tr("MoE experts (0 = dense)"))
         self.add_int("num_experts_per_tok", self.tr("Experts per token"))
         self.add_int("moe_intermediate_size", self.tr("Expert intermediate size"), unset)
         self.add_int("n_shared_experts", self.tr("Shared experts"))
         self.add_int("first_k_dense_replace", self.tr("Dense leading layers"))
         self.add_int("sliding_window", self.tr("Sliding window (tokens)"), self.tr("off"))
-        patterns = [(self.tr("every layer slides"), "all"), (self.tr("no sliding layers"), "none"),
-                    (self.tr("alternating"), "alternating"), ("5 local : 1 global", "5:1"),
-                    ("3 local : 1 global", "3:1"), (self.tr("per-layer list (from preset)"), "custom")]
+        patterns = [
+            (self.tr("every layer slides"), "all"),
+            (self.tr("no sliding layers"), "none"),
+            (self.tr("alternating"), "alternating"),
+            ("5 local : 1 global", "5:1"),
+            ("3 local : 1 global", "3:1"),
+            (self.tr("per-layer list (from preset)"), "custom"),
+        ]
         self.add_choice("sliding_pattern", self.tr("Sliding layers"), patterns)
         self.add_readonly("derived_head_dim", self.tr("head_dim (derived)"))
         self.add_readonly("derived_gqa", self.tr("GQA ratio"))
@@ -108,22 +118,29 @@ class ModelForm(BoundForm):
             for key, preset in self.library.model_choices():
                 mark = self.tr(" (bundled, read-only)") if preset.read_only else self.tr(" (mine)")
                 self.preset_box.addItem(preset.name + mark, key)
-                self.preset_box.setItemData(self.preset_box.count() - 1, preset.source,
-                                          Qt.ItemDataRole.ToolTipRole)
+                self.preset_box.setItemData(
+                    self.preset_box.count() - 1, preset.source, Qt.ItemDataRole.ToolTipRole
+                )
             self._select(current)
 
     def _select(self, key: object) -> None:
         index = self.preset_box.findData(key) if key else -1
         if index < 0:
-            index = self.preset_box.findText(self.controller.preset_name, flags=Qt.MatchFlag.MatchStartsWith)
+            index = self.preset_box.findText(
+                self.controller.preset_name, flags=Qt.MatchFlag.MatchStartsWith
+            )
         self.preset_box.setCurrentIndex(max(index, 0))
 
     def _on_preset_activated(self, index: int) -> None:
         self.library.load_model_key(self.preset_box.itemData(index))
 
     def _on_import_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.tr("Import a model config"), "",
-                                              self.tr("config.json (*.json);;All files (*)"))
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            self.tr("Import a model config"),
+            "",
+            self.tr("config.json (*.json);;All files (*)"),
+        )
         if path:
             self.import_path(Path(path))
 
@@ -136,7 +153,8 @@ class ModelForm(BoundForm):
         except (VramdeskError, OSError) as exc:
             self.importFailed.emit(str(exc))
             return False
-        ok = self.controller.load(model=imported.model, weights=imported.weights,
-                                  name=imported.model.name or path.name)
+        ok = self.controller.load(
+            model=imported.model, weights=imported.weights, name=imported.model.name or path.name
+        )
         self.importNotes.emit(list(imported.notes))
         return ok

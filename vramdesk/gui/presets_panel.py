@@ -6,7 +6,14 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QFileDialog, QGridLayout, QInputDialog, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget,
+    QFileDialog,
+    QGridLayout,
+    QInputDialog,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from vramdesk.core.errors import VramdeskError
@@ -26,12 +33,14 @@ class PresetsPanel(QWidget):
         self.list.itemDoubleClicked.connect(lambda _i: self.load_selected())
         buttons = QGridLayout()
         actions = [
-            (self.tr("Load"), self.load_selected), (self.tr("Delete"), self.delete_selected),
+            (self.tr("Load"), self.load_selected),
+            (self.tr("Delete"), self.delete_selected),
             (self.tr("Save model…"), lambda: self._ask_save("model")),
             (self.tr("Save workload…"), lambda: self._ask_save("workload")),
             (self.tr("Save scenario…"), lambda: self._ask_save("scenario")),
             (self.tr("Rename…"), self._ask_rename),
-            (self.tr("Import file…"), self._ask_import), (self.tr("Export file…"), self._ask_export),
+            (self.tr("Import file…"), self._ask_import),
+            (self.tr("Export file…"), self._ask_export),
         ]
         for i, (text, slot) in enumerate(actions):
             button = QPushButton(text)
@@ -113,7 +122,9 @@ class PresetsPanel(QWidget):
 
     # ---------------------------------------------------------- dialogs
     def _ask_save(self, kind: str) -> None:
-        name, ok = QInputDialog.getText(self, self.tr("Save preset"), self.tr("Name of the {0} preset:").format(kind))
+        name, ok = QInputDialog.getText(
+            self, self.tr("Save preset"), self.tr("Name of the {0} preset:").format(kind)
+        )
         if ok and name.strip():
             self.save_as(name, kind)
 
@@ -133,7 +144,8 @@ class PresetsPanel(QWidget):
     def _ask_export(self) -> None:
         if self.selected_slug() is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export preset"), f"{self.selected_slug()}.json",
-                                              "JSON (*.json)")
+        path, _ = QFileDialog.getSaveFileName(
+            self, self.tr("Export preset"), f"{self.selected_slug()}.json", "JSON (*.json)"
+        )
         if path:
             self.export_selected(Path(path))

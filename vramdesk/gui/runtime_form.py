@@ -25,13 +25,17 @@ class RuntimeForm(BoundForm):
         self.add_int("shared_prefix_tokens", self.tr("Shared prefix (tokens)"))
         self.add_int("tensor_parallel_size", self.tr("Tensor parallel (TP)"))
         self.add_int("pipeline_parallel_size", self.tr("Pipeline parallel (PP)"))
-        forms = [(self.tr("multiplier: (w + kv + act) x factor + fixed"), OverheadForm.MULTIPLIER),
-                 (self.tr("workspace: weights x fraction"), OverheadForm.WORKSPACE)]
+        forms = [
+            (self.tr("multiplier: (w + kv + act) x factor + fixed"), OverheadForm.MULTIPLIER),
+            (self.tr("workspace: weights x fraction"), OverheadForm.WORKSPACE),
+        ]
         self.add_choice("overhead", self.tr("Overhead form"), forms)
         self.add_real("overhead_factor", self.tr("Overhead factor"))
         self.add_real("fixed_overhead_gib", self.tr("Fixed overhead (GiB)"), 3, 0.125)
         self.add_real("workspace_fraction", self.tr("Workspace fraction"))
-        self.add_check("sliding_window_exploited", self.tr("Engine caps sliding layers at the window"))
+        self.add_check(
+            "sliding_window_exploited", self.tr("Engine caps sliding layers at the window")
+        )
         controller.inputsChanged.connect(self._enable_overhead_fields)
         self.sync()
         self._enable_overhead_fields()
@@ -79,19 +83,31 @@ class TargetForm(BoundForm):
         self.layout_.addRow(self.tr("Custom capacity"), row)
 
     def _on_custom_edited(self) -> None:
-        self.controller.set_field("custom_capacity", (self.custom_value.value(), self.custom_unit.currentText()))
+        self.controller.set_field(
+            "custom_capacity", (self.custom_value.value(), self.custom_unit.currentText())
+        )
         if self.controller.target.kind != "custom":
             self.controller.set_field("target", "custom")
 
     def refresh_targets(self) -> None:
         """Catalog GPUs (MiB as nvidia-smi reports), custom, and each local GPU's total and free."""
-        items = [(f"{gpu.name} ({gpu.memory_mib:,} MiB)", f"gpu:{gpu.name}") for gpu in self.controller.gpu_catalog()]
+        items = [
+            (f"{gpu.name} ({gpu.memory_mib:,} MiB)", f"gpu:{gpu.name}")
+            for gpu in self.controller.gpu_catalog()
+        ]
         items.append((self.tr("Custom capacity"), "custom"))
         snapshot = self.controller.local_snapshot
         for gpu in getattr(snapshot, "gpus", ()) or ():
             total = format_bytes(gpu.total_bytes, Unit.GIB)
-            items.append((self.tr("local GPU {0} (total, {1})").format(gpu.index, total), f"local:{gpu.index}:total"))
-            items.append((self.tr("local GPU {0} (free now)").format(gpu.index), f"local:{gpu.index}:free"))
+            items.append(
+                (
+                    self.tr("local GPU {0} (total, {1})").format(gpu.index, total),
+                    f"local:{gpu.index}:total",
+                )
+            )
+            items.append(
+                (self.tr("local GPU {0} (free now)").format(gpu.index), f"local:{gpu.index}:free")
+            )
         self.set_choices("target", items)
         self.sync()
 

@@ -43,7 +43,7 @@ def resolve_language(choice: str, locale: QLocale | None = None) -> str:
 
 
 def load_translator(language: str) -> QTranslator | None:
-    """The translator of ``language`` from ``resources/i18n`` (None for English or a missing file)."""
+    """Load the ``language`` translator from ``resources/i18n`` (None for English or no file)."""
     if language == "en":
         return None
     translator = QTranslator()

@@ -1,10 +1,17 @@
-"""The reverse-solver tab: KV budget, max concurrency, max context, GPU count, fit advisor (SPEC §4)."""
+"""The reverse-solver tab: KV budget, max concurrency and context, GPU count, advisor (SPEC §4)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFormLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QFormLayout,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
 from vramdesk.core.solve import SolveResult
@@ -22,11 +29,16 @@ class SolverTab(QWidget):
         self.controller = controller
         self.values: dict[str, QLabel] = {}
         form = QFormLayout()
-        rows = [("capacity", self.tr("GPU capacity")), ("usable", self.tr("Usable for KV + activations")),
-                ("kv_budget", self.tr("KV cache budget")), ("kv_tokens", self.tr("vLLM would print")),
-                ("max_concurrency", self.tr("Max concurrency at the context")),
-                ("max_context", self.tr("Max context at the concurrency")),
-                ("min_gpus", self.tr("Smallest GPU count (TP)")), ("fits", self.tr("Verdict"))]
+        rows = [
+            ("capacity", self.tr("GPU capacity")),
+            ("usable", self.tr("Usable for KV + activations")),
+            ("kv_budget", self.tr("KV cache budget")),
+            ("kv_tokens", self.tr("vLLM would print")),
+            ("max_concurrency", self.tr("Max concurrency at the context")),
+            ("max_context", self.tr("Max context at the concurrency")),
+            ("min_gpus", self.tr("Smallest GPU count (TP)")),
+            ("fits", self.tr("Verdict")),
+        ]
         for key, label in rows:
             value = QLabel("—")
             value.setObjectName(f"solve_{key}")
@@ -36,8 +48,9 @@ class SolverTab(QWidget):
             form.addRow(label, value)
         self.advice = QTableWidget(0, 4)
         self.advice.setObjectName("advice_table")
-        self.advice.setHorizontalHeaderLabels([self.tr("Lever"), self.tr("Value"), self.tr("Saves"),
-                                               self.tr("Advice")])
+        self.advice.setHorizontalHeaderLabels(
+            [self.tr("Lever"), self.tr("Value"), self.tr("Saves"), self.tr("Advice")]
+        )
         self.advice.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.advice.verticalHeader().hide()
         self.advice.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
@@ -50,7 +63,9 @@ class SolverTab(QWidget):
         self.notes.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(QLabel(self.tr("Fit advisor (when it does not fit): levers, most effective first")))
+        layout.addWidget(
+            QLabel(self.tr("Fit advisor (when it does not fit): levers, most effective first"))
+        )
         layout.addWidget(self.advice, 1)
         layout.addWidget(self.notes)
         controller.solveChanged.connect(self.refresh)
@@ -79,10 +94,14 @@ class SolverTab(QWidget):
         v["usable"].setText(f"{format_bytes(r.usable_bytes, unit)} ({r.usable_bytes:,} B)")
         v["kv_budget"].setText(f"{format_bytes(r.kv_budget_bytes, unit)} ({r.kv_budget_bytes:,} B)")
         v["kv_tokens"].setText("\n".join(r.vllm_lines()))
-        v["max_concurrency"].setText(self.tr("{0} sequences of {1:,} tokens (exact {2:.4f})").format(
-            r.max_concurrency, r.context_tokens, float(r.max_concurrency_exact)))
-        v["max_context"].setText(self.tr("{0:,} tokens (limited by {1})").format(
-            r.max_context, r.max_context_limited_by))
+        v["max_concurrency"].setText(
+            self.tr("{0} sequences of {1:,} tokens (exact {2:.4f})").format(
+                r.max_concurrency, r.context_tokens, float(r.max_concurrency_exact)
+            )
+        )
+        v["max_context"].setText(
+            self.tr("{0:,} tokens (limited by {1})").format(r.max_context, r.max_context_limited_by)
+        )
         v["min_gpus"].setText(self.tr("none up to 64") if r.min_gpus is None else str(r.min_gpus))
         v["fits"].setText(self.tr("fits") if r.fits else self.tr("does not fit"))
         self.advice.setRowCount(len(r.advice))

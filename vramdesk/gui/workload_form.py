@@ -19,8 +19,11 @@ class WeightsForm(BoundForm):
         self.add_int("group_size", self.tr("Group size"), self.tr("none"))
         self.add_int("scale_bits", self.tr("Scale bits per group"))
         self.add_int("zero_bits", self.tr("Zero-point bits per group"))
-        embed = [(self.tr("auto (16-bit when group-quantized)"), None), (self.tr("yes"), True),
-                 (self.tr("no"), False)]
+        embed = [
+            (self.tr("auto (16-bit when group-quantized)"), None),
+            (self.tr("yes"), True),
+            (self.tr("no"), False),
+        ]
         self.add_choice("embeddings_unquantized", self.tr("Embeddings unquantized"), embed)
         self.add_check("experts_only", self.tr("Only experts quantized"))
         self.sync()
