@@ -7,9 +7,12 @@ Items are built once (one ``BarGraphItem`` per part, stacked through ``y0``, and
 
 from __future__ import annotations
 
-import pyqtgraph as pg  # noqa: I001 - must follow PySide6
-from PySide6.QtCore import Qt, QTimer  # PySide6 before pyqtgraph (pyqtgraph Qt/__init__.py)
+# PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
+# isort: off
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
+import pyqtgraph as pg
+# isort: on
 
 from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit

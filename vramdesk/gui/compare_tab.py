@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import pyqtgraph as pg  # noqa: I001 - after PySide6
+# PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
+# isort: off
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -15,6 +16,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+import pyqtgraph as pg
+# isort: on
 
 from vramdesk.core import views
 from vramdesk.core.units import to_unit

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyqtgraph as pg  # noqa: I001 - after PySide6
-import pyqtgraph.exporters  # noqa: F401 - registers ImageExporter
+# PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
+# isort: off
 from PySide6.QtGui import QGuiApplication, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QWidget
+import pyqtgraph as pg
+import pyqtgraph.exporters  # noqa: F401 - registers ImageExporter
+# isort: on
 
 from vramdesk.core import views
 from vramdesk.core.errors import InputError

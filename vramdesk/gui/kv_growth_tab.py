@@ -7,7 +7,8 @@ concurrency 1 / 8 / 32, each cell the core's KV bytes for that workload.
 
 from __future__ import annotations
 
-import pyqtgraph as pg  # noqa: I001 - after PySide6
+# PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
+# isort: off
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -17,6 +18,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+import pyqtgraph as pg
+# isort: on
 
 from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
