@@ -3,33 +3,33 @@
 <context>
     <name>BreakdownChart</name>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="39" />
+        <location filename="../../vramdesk/gui/chart.py" line="45" />
         <source>estimate (per GPU)</source>
         <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).</extracomment>
         <translation>見積もり（GPU あたり）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="85" />
+        <location filename="../../vramdesk/gui/chart.py" line="109" />
         <source>total {0}</source>
         <translation>合計 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="88" />
+        <location filename="../../vramdesk/gui/chart.py" line="119" />
         <source>local free</source>
         <translation>ローカルの空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="89" />
+        <location filename="../../vramdesk/gui/chart.py" line="122" />
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="97" />
+        <location filename="../../vramdesk/gui/chart.py" line="130" />
         <source>local GPU {0} ({1})</source>
         <translation>ローカル GPU {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="98" />
+        <location filename="../../vramdesk/gui/chart.py" line="131" />
         <source>custom</source>
         <translation>指定容量</translation>
     </message>
@@ -106,7 +106,7 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="112" />
+        <location filename="../../vramdesk/gui/compare_tab.py" line="127" />
         <source>memory per GPU ({0})</source>
         <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
         <translation>GPU あたりのメモリ（{0}）</translation>
@@ -145,27 +145,27 @@
         <translation>{0} を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="67" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="74" />
         <source>Breakdown copied to the clipboard</source>
         <translation>内訳をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="73" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="80" />
         <source>Comparison copied to the clipboard</source>
         <translation>比較をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="77" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="85" />
         <source>Export chart</source>
         <translation>グラフをエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="83" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="92" />
         <source>Export breakdown</source>
         <translation>内訳をエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="88" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="99" />
         <source>Export comparison</source>
         <translation>比較をエクスポート</translation>
     </message>
@@ -173,22 +173,22 @@
 <context>
     <name>FiguresTable</name>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="25" />
+        <location filename="../../vramdesk/gui/figures_table.py" line="32" />
         <source>Part</source>
         <translation>項目</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="25" />
+        <location filename="../../vramdesk/gui/figures_table.py" line="32" />
         <source>Bytes</source>
         <translation>バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="25" />
+        <location filename="../../vramdesk/gui/figures_table.py" line="32" />
         <source>Size</source>
         <translation>サイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="67" />
+        <location filename="../../vramdesk/gui/figures_table.py" line="80" />
         <source>Total</source>
         <translation>合計</translation>
     </message>
@@ -196,37 +196,37 @@
 <context>
     <name>FitsTab</name>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="22" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="31" />
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="22" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="32" />
         <source>Capacity</source>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="22" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="33" />
         <source>Needs</source>
         <translation>必要量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="23" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="34" />
         <source>Headroom</source>
         <translation>余裕</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="23" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="35" />
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="40" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="54" />
         <source>✔ fits</source>
         <translation>✔ 収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="40" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="54" />
         <source>✘ does not fit</source>
         <translation>✘ 収まらない</translation>
     </message>
@@ -283,23 +283,23 @@
 <context>
     <name>KvGrowthTab</name>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="31" />
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="40" />
         <source>context (tokens per sequence)</source>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="34" />
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="44" />
         <source>capacity</source>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="66" />
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="79" />
         <source>KV cache ({0})</source>
         <translation>KV キャッシュ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="75" />
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="83" />
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="89" />
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="98" />
         <source>{0} concurrent</source>
         <translation>同時 {0}</translation>
     </message>
@@ -307,77 +307,77 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="107" />
+        <location filename="../../vramdesk/gui/main_window.py" line="126" />
         <source>Reverse solver</source>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="108" />
+        <location filename="../../vramdesk/gui/main_window.py" line="127" />
         <source>Fits</source>
         <translation>適合</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="109" />
+        <location filename="../../vramdesk/gui/main_window.py" line="128" />
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="110" />
+        <location filename="../../vramdesk/gui/main_window.py" line="129" />
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="121" />
+        <location filename="../../vramdesk/gui/main_window.py" line="140" />
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="125" />
+        <location filename="../../vramdesk/gui/main_window.py" line="144" />
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="151" />
+        <location filename="../../vramdesk/gui/main_window.py" line="170" />
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="152" />
+        <location filename="../../vramdesk/gui/main_window.py" line="171" />
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="154" />
+        <location filename="../../vramdesk/gui/main_window.py" line="173" />
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="157" />
+        <location filename="../../vramdesk/gui/main_window.py" line="176" />
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="158" />
+        <location filename="../../vramdesk/gui/main_window.py" line="177" />
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="162" />
+        <location filename="../../vramdesk/gui/main_window.py" line="184" />
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="169" />
+        <location filename="../../vramdesk/gui/main_window.py" line="191" />
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="170" />
+        <location filename="../../vramdesk/gui/main_window.py" line="192" />
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="218" />
+        <location filename="../../vramdesk/gui/main_window.py" line="243" />
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
@@ -385,192 +385,192 @@
 <context>
     <name>ModelForm</name>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="26" />
+        <location filename="../../vramdesk/gui/model_form.py" line="27" />
         <source>Model</source>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="42" />
+        <location filename="../../vramdesk/gui/model_form.py" line="43" />
         <source>Import config.json / model folder…</source>
         <translation>config.json / モデルフォルダーをインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="46" />
+        <location filename="../../vramdesk/gui/model_form.py" line="47" />
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="50" />
+        <location filename="../../vramdesk/gui/model_form.py" line="51" />
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="51" />
+        <location filename="../../vramdesk/gui/model_form.py" line="52" />
         <source>not set</source>
         <translation>未設定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="52" />
+        <location filename="../../vramdesk/gui/model_form.py" line="53" />
         <source>Layers (num_hidden_layers)</source>
         <translation>層数（num_hidden_layers）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="53" />
+        <location filename="../../vramdesk/gui/model_form.py" line="54" />
         <source>hidden_size</source>
         <translation>hidden_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="54" />
+        <location filename="../../vramdesk/gui/model_form.py" line="55" />
         <source>Attention heads</source>
         <translation>アテンションヘッド数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="55" />
+        <location filename="../../vramdesk/gui/model_form.py" line="56" />
         <source>KV heads (num_key_value_heads)</source>
         <translation>KV ヘッド数（num_key_value_heads）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="56" />
+        <location filename="../../vramdesk/gui/model_form.py" line="57" />
         <source>head_dim</source>
         <translation>head_dim</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="57" />
+        <location filename="../../vramdesk/gui/model_form.py" line="58" />
         <source>intermediate_size</source>
         <translation>intermediate_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="58" />
+        <location filename="../../vramdesk/gui/model_form.py" line="59" />
         <source>vocab_size</source>
         <translation>vocab_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="59" />
+        <location filename="../../vramdesk/gui/model_form.py" line="60" />
         <source>Tied embeddings</source>
         <translation>埋め込みを共有（tie）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="60" />
+        <location filename="../../vramdesk/gui/model_form.py" line="61" />
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="61" />
+        <location filename="../../vramdesk/gui/model_form.py" line="64" />
         <source>Parameters</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="61" />
+        <location filename="../../vramdesk/gui/model_form.py" line="65" />
         <source>computed from the shape</source>
         <translation>構成から計算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="63" />
+        <location filename="../../vramdesk/gui/model_form.py" line="68" />
         <source>MoE experts (0 = dense)</source>
         <translation>MoE エキスパート数（0 = 密）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="64" />
+        <location filename="../../vramdesk/gui/model_form.py" line="69" />
         <source>Experts per token</source>
         <translation>トークンあたりのエキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="65" />
+        <location filename="../../vramdesk/gui/model_form.py" line="70" />
         <source>Expert intermediate size</source>
         <translation>エキスパートの中間次元</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="66" />
+        <location filename="../../vramdesk/gui/model_form.py" line="71" />
         <source>Shared experts</source>
         <translation>共有エキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="67" />
+        <location filename="../../vramdesk/gui/model_form.py" line="72" />
         <source>Dense leading layers</source>
         <translation>先頭の密な層の数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="68" />
+        <location filename="../../vramdesk/gui/model_form.py" line="73" />
         <source>Sliding window (tokens)</source>
         <translation>スライディングウィンドウ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="68" />
+        <location filename="../../vramdesk/gui/model_form.py" line="73" />
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="69" />
+        <location filename="../../vramdesk/gui/model_form.py" line="75" />
         <source>every layer slides</source>
         <translation>全層がスライディング</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="69" />
+        <location filename="../../vramdesk/gui/model_form.py" line="76" />
         <source>no sliding layers</source>
         <translation>スライディング層なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="70" />
+        <location filename="../../vramdesk/gui/model_form.py" line="77" />
         <source>alternating</source>
         <translation>交互</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="71" />
+        <location filename="../../vramdesk/gui/model_form.py" line="80" />
         <source>per-layer list (from preset)</source>
         <translation>層ごとの一覧（プリセットから）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="72" />
+        <location filename="../../vramdesk/gui/model_form.py" line="82" />
         <source>Sliding layers</source>
         <translation>スライディング層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="73" />
+        <location filename="../../vramdesk/gui/model_form.py" line="83" />
         <source>head_dim (derived)</source>
         <translation>head_dim（導出値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="74" />
+        <location filename="../../vramdesk/gui/model_form.py" line="84" />
         <source>GQA ratio</source>
         <translation>GQA 比</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="75" />
+        <location filename="../../vramdesk/gui/model_form.py" line="85" />
         <source>Parameter count</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="76" />
+        <location filename="../../vramdesk/gui/model_form.py" line="86" />
         <source>KV bytes per token</source>
         <translation>トークンあたりの KV バイト数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="95" />
+        <location filename="../../vramdesk/gui/model_form.py" line="105" />
         <source> (shape gives {0:,})</source>
         <translation>（構成から計算すると {0:,}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="97" />
+        <location filename="../../vramdesk/gui/model_form.py" line="107" />
         <source>, active {0:,}</source>
         <translation>、アクティブ {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="109" />
+        <location filename="../../vramdesk/gui/model_form.py" line="119" />
         <source> (bundled, read-only)</source>
         <translation>（同梱・読み取り専用）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="109" />
+        <location filename="../../vramdesk/gui/model_form.py" line="119" />
         <source> (mine)</source>
         <translation>（ユーザー）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="125" />
+        <location filename="../../vramdesk/gui/model_form.py" line="140" />
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="126" />
+        <location filename="../../vramdesk/gui/model_form.py" line="142" />
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
@@ -578,82 +578,82 @@
 <context>
     <name>PresetsPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="29" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="36" />
         <source>Load</source>
         <translation>読み込む</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="29" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="37" />
         <source>Delete</source>
         <translation>削除</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="30" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="38" />
         <source>Save model…</source>
         <translation>モデルを保存…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="31" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="39" />
         <source>Save workload…</source>
         <translation>ワークロードを保存…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="32" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="40" />
         <source>Save scenario…</source>
         <translation>シナリオを保存…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="33" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="41" />
         <source>Rename…</source>
         <translation>名前を変更…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="34" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="42" />
         <source>Import file…</source>
         <translation>ファイルからインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="34" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="43" />
         <source>Export file…</source>
         <translation>ファイルへエクスポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="79" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="88" />
         <source>Saved {0} preset “{1}”</source>
         <translation>{0} プリセット「{1}」を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="112" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="121" />
         <source>Exported to {0}</source>
         <translation>{0} にエクスポートしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="116" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="126" />
         <source>Save preset</source>
         <translation>プリセットを保存</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="116" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="126" />
         <source>Name of the {0} preset:</source>
         <translation>{0} プリセットの名前:</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="124" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="135" />
         <source>Rename preset</source>
         <translation>プリセットの名前を変更</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="124" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="135" />
         <source>New name:</source>
         <translation>新しい名前:</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="129" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="140" />
         <source>Import preset</source>
         <translation>プリセットをインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="136" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="148" />
         <source>Export preset</source>
         <translation>プリセットをエクスポート</translation>
     </message>
@@ -701,37 +701,37 @@
         <translation>パイプライン並列（PP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="28" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="29" />
         <source>multiplier: (w + kv + act) x factor + fixed</source>
         <translation>乗数: (重み + KV + 活性化) × 係数 + 固定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="29" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="30" />
         <source>workspace: weights x fraction</source>
         <translation>ワークスペース: 重み × 比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="30" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="32" />
         <source>Overhead form</source>
         <translation>オーバーヘッドの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="31" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="33" />
         <source>Overhead factor</source>
         <translation>オーバーヘッド係数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="32" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="34" />
         <source>Fixed overhead (GiB)</source>
         <translation>固定オーバーヘッド（GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="33" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="35" />
         <source>Workspace fraction</source>
         <translation>ワークスペース比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="34" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="37" />
         <source>Engine caps sliding layers at the window</source>
         <translation>スライディング層をウィンドウ長で打ち切る</translation>
     </message>
@@ -739,97 +739,97 @@
 <context>
     <name>SolverTab</name>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="25" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="33" />
         <source>GPU capacity</source>
         <translation>GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="25" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="34" />
         <source>Usable for KV + activations</source>
         <translation>KV と活性化に使える量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="26" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="35" />
         <source>KV cache budget</source>
         <translation>KV キャッシュの予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="26" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="36" />
         <source>vLLM would print</source>
         <translation>vLLM の表示</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="27" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="37" />
         <source>Max concurrency at the context</source>
         <translation>このコンテキストでの最大同時数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="28" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="38" />
         <source>Max context at the concurrency</source>
         <translation>この同時数での最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="29" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="39" />
         <source>Smallest GPU count (TP)</source>
         <translation>必要な最小 GPU 数（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="29" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="40" />
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="39" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="52" />
         <source>Lever</source>
         <translation>対策</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="39" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="52" />
         <source>Value</source>
         <translation>値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="39" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="52" />
         <source>Saves</source>
         <translation>削減量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="40" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="52" />
         <source>Advice</source>
         <translation>助言</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="53" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="67" />
         <source>Fit advisor (when it does not fit): levers, most effective first</source>
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="71" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="86" />
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="82" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="98" />
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="84" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="103" />
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="86" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="105" />
         <source>none up to 64</source>
         <translation>64 台まででは不可</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="87" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="106" />
         <source>fits</source>
         <translation>収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="87" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="106" />
         <source>does not fit</source>
         <translation>収まらない</translation>
     </message>
@@ -837,28 +837,28 @@
 <context>
     <name>TargetForm</name>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="56" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="60" />
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="57" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="61" />
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="79" />
-        <location filename="../../vramdesk/gui/runtime_form.py" line="89" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="83" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="98" />
         <source>Custom capacity</source>
         <translation>容量を指定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="93" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="104" />
         <source>local GPU {0} (total, {1})</source>
         <translation>ローカル GPU {0}（総容量 {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="94" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="109" />
         <source>local GPU {0} (free now)</source>
         <translation>ローカル GPU {0}（現在の空き）</translation>
     </message>
@@ -901,27 +901,27 @@
         <translation>グループあたりのゼロ点のビット数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="22" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="23" />
         <source>auto (16-bit when group-quantized)</source>
         <translation>自動（グループ量子化なら 16 ビット）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="22" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="24" />
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="23" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="25" />
         <source>no</source>
         <translation>いいえ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="24" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="27" />
         <source>Embeddings unquantized</source>
         <translation>埋め込みを量子化しない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="25" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="28" />
         <source>Only experts quantized</source>
         <translation>エキスパートのみ量子化</translation>
     </message>
@@ -929,57 +929,62 @@
 <context>
     <name>WorkloadForm</name>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="33" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="36" />
         <source>Workload</source>
         <translation>ワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="34" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="37" />
         <source>Context (tokens per sequence)</source>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="35" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="38" />
         <source>Concurrent sequences</source>
         <translation>同時シーケンス数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="36" />
-        <source>Live tokens (context x concurrency)</source>
-        <translation>保持トークン数（コンテキスト × 同時数）</translation>
+        <location filename="../../vramdesk/gui/workload_form.py" line="41" />
+        <source>or live tokens in all</source>
+        <translation>または保持トークン総数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="37" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="42" />
+        <source>context x concurrency</source>
+        <translation>コンテキスト × 同時数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/workload_form.py" line="45" />
         <source>Prompt length (prefill)</source>
         <translation>プロンプト長（プリフィル）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="37" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="45" />
         <source>no prefill</source>
         <translation>プリフィルなし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="38" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="46" />
         <source>Prefill chunk (tokens)</source>
         <translation>プリフィルのチャンク（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="38" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="46" />
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="39" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="47" />
         <source>Live activation buffers</source>
         <translation>同時に生きている活性化バッファ数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="40" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="48" />
         <source>Logits for every position</source>
         <translation>全位置のロジットを保持</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="41" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="49" />
         <source>KV cache dtype</source>
         <translation>KV キャッシュの型</translation>
     </message>

@@ -157,3 +157,16 @@ def test_exports_render_exact_bytes():
     header_c, table = views.comparison_table(rows_c)
     assert table[0][header_c.index("total_bytes")] == str(b.total_bytes)
     assert json.loads(views.comparison_json(rows_c))[0]["breakdown"]["total_bytes"] == b.total_bytes
+
+
+def test_batch_for_live_tokens_rounds_up():
+    import pytest
+
+    from vramdesk.core.errors import InputError
+
+    # SPEC §3.3: 100 requests x 500 tokens = 50,000 live tokens = 5 requests x 10,000 tokens
+    assert views.batch_for_live_tokens(100 * 500, 10_000) == 5
+    assert views.batch_for_live_tokens(50_001, 10_000) == 6  # one token more needs a 6th sequence
+    with pytest.raises(InputError) as err:
+        views.batch_for_live_tokens(0, 10_000)
+    assert err.value.field == "live_tokens"

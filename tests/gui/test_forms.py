@@ -29,7 +29,10 @@ def set_widget(qtbot, widget, value):
         widget.setChecked(value)
     elif isinstance(widget, QLineEdit):
         widget.clear()
-        qtbot.keyClicks(widget, value)
+        if value:
+            qtbot.keyClicks(widget, value)
+        else:  # emptied with the clear button: Qt reports it as an edit
+            widget.textEdited.emit("")
     elif isinstance(widget, (QSpinBox, QDoubleSpinBox)):
         widget.setValue(value)
     else:
@@ -161,3 +164,99 @@ def test_unparsable_text_is_marked(make_main_window, qtbot):
     set_widget(qtbot, edit, "seven")
     assert edit.property("invalid") is True and "whole number" in edit.toolTip()
     assert window.controller.breakdown is before
+
+
+def test_live_tokens_set_the_concurrency_through_the_core(make_main_window):
+    window = make_main_window()
+    c = window.controller
+    c.set_field("context_tokens", 10000)
+    edit = window.forms[2].fields["live_tokens"]
+    edit.setText("50000")
+    edit.textEdited.emit("50000")  # 100 requests x 500 tokens = 5 requests x 10,000 tokens
+    assert c.workload.batch == views.batch_for_live_tokens(50000, 10000)
+    assert c.breakdown == estimate(c.model, c.weights, c.workload, c.runtime)
+    edit.editingFinished.emit()
+    assert edit.text() == f"{c.workload.live_tokens:,}"
+
+
+MORE_EDITS = [  # (steps as (field, widget value)), part, {field: typed value}
+    (
+        [("format", WeightFormat.INT4), ("group_size", 128)],
+        "weights",
+        {"format": WeightFormat.INT4, "group_size": 128},
+    ),
+    (
+        [("format", WeightFormat.INT4), ("embeddings_unquantized", True)],
+        "weights",
+        {"format": WeightFormat.INT4, "embeddings_unquantized": True},
+    ),
+    (
+        [("format", WeightFormat.INT4), ("group_size", 64), ("scale_bits", 32), ("zero_bits", 0)],
+        "weights",
+        {"format": WeightFormat.INT4, "group_size": 64, "scale_bits": 32, "zero_bits": 0},
+    ),
+    (
+        [("prompt_len", 4096), ("chunk_tokens", 2048)],
+        "workload",
+        {"prompt_len": 4096, "chunk_tokens": 2048},
+    ),
+    (
+        [("prompt_len", 1024), ("live_buffers", 6), ("all_logits", True)],
+        "workload",
+        {"prompt_len": 1024, "live_buffers": 6, "all_logits": True},
+    ),
+    (
+        [("tensor_parallel_size", 2), ("pipeline_parallel_size", 2)],
+        "runtime",
+        {"tensor_parallel_size": 2, "pipeline_parallel_size": 2},
+    ),
+    (
+        [("overhead", OverheadForm.WORKSPACE), ("workspace_fraction", 0.08)],
+        "runtime",
+        {"overhead": OverheadForm.WORKSPACE, "workspace_fraction": Fraction(8, 100)},
+    ),
+    (
+        [("tie_word_embeddings", True), ("params", "")],
+        "model",
+        {"tie_word_embeddings": True, "params": None},
+    ),
+    (
+        [("num_local_experts", 8), ("num_experts_per_tok", 2), ("moe_intermediate_size", 2048)],
+        "model",
+        {"num_local_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 2048},
+    ),
+    (
+        [("n_shared_experts", 1), ("first_k_dense_replace", 1)],
+        "model",
+        {"n_shared_experts": 1, "first_k_dense_replace": 1},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("steps", "part", "typed"), MORE_EDITS, ids=[str(e[0][-1][0]) for e in MORE_EDITS]
+)
+def test_combined_edits_give_the_core_breakdown(make_main_window, qtbot, steps, part, typed):
+    window = make_main_window()
+    c = window.controller
+    expected_inputs = current_inputs(c)
+    expected_inputs[part] = expected_inputs[part].replace(**typed)
+    fields = all_fields(window)
+    for field, value in steps:
+        set_widget(qtbot, fields[field], value)
+    assert c.problem is None, c.problem
+    assert current_inputs(c)[part] == expected_inputs[part]
+    assert c.breakdown == estimate(**expected_inputs)
+
+
+def test_engine_sliding_window_switch(make_main_window, qtbot):
+    window = make_main_window()
+    c = window.controller
+    fields = all_fields(window)
+    set_widget(qtbot, fields["sliding_window"], 1024)
+    set_widget(qtbot, fields["sliding_pattern"], "alternating")
+    capped = c.breakdown.kv_cache.bytes
+    set_widget(qtbot, fields["sliding_window_exploited"], False)
+    assert c.runtime.sliding_window_exploited is False
+    assert c.breakdown == estimate(c.model, c.weights, c.workload, c.runtime)
+    assert c.breakdown.kv_cache.bytes > capped  # every layer caches the whole 8192-token context

@@ -165,6 +165,25 @@ def fits_table(breakdown: Breakdown, gpus: Iterable[tuple[str, int]]) -> list[Fi
 
 
 # -------------------------------------------------------------------- KV growth
+def batch_for_live_tokens(live_tokens: int, context_tokens: int) -> int:
+    """Concurrent sequences of ``context_tokens`` that hold at least ``live_tokens`` in all.
+
+    ``ceil(live_tokens / context_tokens)``: capacity planning counts live tokens (100
+    requests x 500 tokens take what 5 x 10,000 take, SPEC §3.3), the workload counts
+    sequences; the result is rounded up so that the planned tokens always fit in it.
+
+    Raises
+    ------
+    InputError
+        ``live_tokens``: not a positive whole number.
+    """
+    if isinstance(live_tokens, bool) or not isinstance(live_tokens, int) or live_tokens < 1:
+        raise InputError(
+            "live_tokens", f"must be a positive whole number, got {live_tokens!r}", "too_small"
+        )
+    return -(-live_tokens // context_tokens)
+
+
 def growth_contexts(max_context: int, start: int = 512) -> list[int]:
     """Contexts for the KV-growth plot: powers of two from ``start`` up to ``max_context``.
 

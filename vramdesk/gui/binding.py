@@ -183,6 +183,7 @@ class BoundForm(QGroupBox):
         edit.setPlaceholderText(placeholder)
         edit.setClearButtonEnabled(True)
         edit.textEdited.connect(lambda _t: self._edited(name))
+        edit.editingFinished.connect(self.sync)  # show the value the controller settled on
         return self._register(name, label, edit, edit.text, lambda v: edit.setText(show(v)))  # type: ignore[return-value]
 
     def add_readonly(self, key: str, label: str) -> QLabel:

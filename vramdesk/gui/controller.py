@@ -220,7 +220,11 @@ class ScenarioController(QObject):
         return self._recompute()
 
     def _apply(self, name: str, raw: Any) -> None:
-        if name == "sliding_pattern":
+        if name == "live_tokens":
+            live = _parse_int_text(name, raw) if isinstance(raw, str) else raw
+            context = self._draft["workload"].context_tokens
+            self._replace("workload", batch=views.batch_for_live_tokens(live, context))
+        elif name == "sliding_pattern":
             self._pattern = str(raw).strip().lower()
         elif name == "fixed_overhead_gib":
             check_real("fixed_overhead_gib", raw)

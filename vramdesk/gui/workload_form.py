@@ -30,13 +30,18 @@ class WeightsForm(BoundForm):
 
 
 class WorkloadForm(BoundForm):
-    """Context, concurrency, prompt, chunk and KV dtype; live tokens shown derived."""
+    """Context, concurrency (or live tokens in all), prompt, chunk and KV dtype."""
 
     def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
         super().__init__(self.tr("Workload"), controller, parent)
         self.add_int("context_tokens", self.tr("Context (tokens per sequence)"))
         self.add_int("batch", self.tr("Concurrent sequences"))
-        self.add_readonly("derived_live_tokens", self.tr("Live tokens (context x concurrency)"))
+        self.add_text(
+            "live_tokens",
+            self.tr("or live tokens in all"),
+            self.tr("context x concurrency"),
+            show=lambda v: f"{v:,}",
+        )
         self.add_int("prompt_len", self.tr("Prompt length (prefill)"), self.tr("no prefill"))
         self.add_int("chunk_tokens", self.tr("Prefill chunk (tokens)"), self.tr("off"))
         self.add_int("live_buffers", self.tr("Live activation buffers"))
@@ -44,8 +49,8 @@ class WorkloadForm(BoundForm):
         self.add_choice("kv_dtype", self.tr("KV cache dtype"), [(d.label, d) for d in KVDtype])
         self.sync()
 
-    def sync_derived(self) -> None:
-        """Show the live tokens the core derives (``Workload.live_tokens``)."""
-        d = self.controller.derived()
-        if d is not None:
-            self.fields["derived_live_tokens"].setText(f"{d.live_tokens:,}")
+    def current(self, name: str) -> object:
+        """Draft value; live tokens are the workload's ``live_tokens`` (context x concurrency)."""
+        if name == "live_tokens":
+            return self.controller.draft("workload").live_tokens
+        return super().current(name)
