@@ -281,6 +281,35 @@
     </message>
 </context>
 <context>
+    <name>InputError</name>
+    <message>
+        <location filename="../../vramdesk/gui/messages.py" line="19" />
+        <source>must be a divisor of num_attention_heads ({heads})</source>
+        <extracomment>(code, parameters the template needs) -&gt; English template, marked for lupdate.</extracomment>
+        <translation>num_attention_heads（{heads}）の約数にしてください</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/messages.py" line="20" />
+        <source>must be at least {min}, got {value}</source>
+        <translation>{min} 以上にしてください（入力値 {value}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/messages.py" line="21" />
+        <source>must be at most {max}, got {value}</source>
+        <translation>{max} 以下にしてください（入力値 {value}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/messages.py" line="22" />
+        <source>must be between {min} and {max}, got {value}</source>
+        <translation>{min} から {max} の範囲にしてください（入力値 {value}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/messages.py" line="25" />
+        <source>must be a whole number, got {value}</source>
+        <translation>整数を入力してください（入力値 {value}）</translation>
+    </message>
+</context>
+<context>
     <name>KvGrowthTab</name>
     <message>
         <location filename="../../vramdesk/gui/kv_growth_tab.py" line="40" />

@@ -198,3 +198,24 @@ def test_calibration_dialog_opens_on_the_current_inputs(make_main_window):
     c = window.controller
     assert dialog._provider() == (c.model, c.weights, c.workload, c.runtime)
     dialog.close()
+
+
+def test_invalid_field_reason_is_translated_from_code_and_params(make_main_window):
+    template = "must be a divisor of num_attention_heads ({heads})"
+    translator = load_translator("ja")
+    app = QCoreApplication.instance()
+    app.installTranslator(translator)
+    try:
+        window = make_main_window()
+        c = window.controller
+        c.set_field("num_attention_heads", 32)
+        c.set_field("num_key_value_heads", 5)
+        wanted = QCoreApplication.translate("InputError", template)
+        assert wanted != template  # a Japanese sentence is installed
+        kv = window.model_form.fields["num_key_value_heads"]
+        assert kv.toolTip() == f"num_key_value_heads: {wanted.format(heads=32)}"
+    finally:
+        app.removeTranslator(translator)
+    # English: the core's own reason, unchanged
+    c.set_field("num_key_value_heads", 6)
+    assert kv.toolTip() == f"num_key_value_heads: {c.problem.reason}"

@@ -30,6 +30,7 @@ from vramdesk.core.serialize import TYPES, from_dict, scenario_to_dict
 from vramdesk.core.solve import SolveResult, solve
 from vramdesk.core.units import Unit, gib_to_bytes, mib_to_bytes, to_fraction
 from vramdesk.core.workload import Workload
+from vramdesk.gui.messages import reason_text
 
 #: Field name -> the input it belongs to ("model", "weights", "workload", "runtime").
 FIELD_PART: dict[str, str] = {
@@ -73,9 +74,11 @@ def _parse_int_text(name: str, text: str) -> int | None:
     try:
         value = to_fraction(cleaned)
     except (ValueError, ZeroDivisionError):
-        raise InputError(name, f"must be a whole number, got {text!r}", "not_int") from None
+        raise InputError(
+            name, f"must be a whole number, got {text!r}", "not_int", {"value": text}
+        ) from None
     if value.denominator != 1:
-        raise InputError(name, f"must be a whole number, got {text!r}", "not_int")
+        raise InputError(name, f"must be a whole number, got {text!r}", "not_int", {"value": text})
     return int(value)
 
 
@@ -357,7 +360,7 @@ class ScenarioController(QObject):
 
     def _reject(self, exc: InputError) -> bool:
         self._problem = exc
-        self.fieldInvalid.emit(exc.field, exc.reason)
+        self.fieldInvalid.emit(exc.field, reason_text(exc))
         return False
 
     # ------------------------------------------------------- derived views
