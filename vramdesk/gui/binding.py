@@ -147,6 +147,9 @@ class BoundForm(QGroupBox):
     def set_choices(self, name: str, items: list[tuple[str, Any]]) -> None:
         """Replace the items of choice field ``name`` (signals blocked)."""
         box = self.fields[name]
+        texts = [box.itemText(i) for i in range(box.count())]
+        if texts == [t for t, _v in items] and self._choices[name] == [v for _t, v in items]:
+            return  # unchanged: keep an open popup open
         with signals_blocked(box):
             box.clear()
             self._choices[name] = [value for _text, value in items]

@@ -110,7 +110,8 @@ class CompareTab(QWidget):
 
     def refresh(self) -> None:
         """Estimate the checked presets under the current workload and redraw."""
-        presets = [self.library.model_by_key(k) for k in self.checked_keys()]
+        choices = dict(self.library.model_choices())  # one scan of the preset directory
+        presets = [choices[k] for k in self.checked_keys() if k in choices]
         self.rows = self.controller.compare([(p.name, p.model, p.weights) for p in presets])
         self._draw_bars()
         self._fill_table()

@@ -108,6 +108,9 @@ class TargetForm(BoundForm):
             items.append(
                 (self.tr("local GPU {0} (free now)").format(gpu.index), f"local:{gpu.index}:free")
             )
+        key = self.controller.target.key()
+        if key not in [k for _t, k in items]:  # a local GPU that stopped answering
+            items.append((self.tr("{0} (not available now)").format(key), key))
         self.set_choices("target", items)
         self.sync()
 
