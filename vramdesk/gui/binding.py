@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -32,6 +33,9 @@ from vramdesk.gui.controller import ScenarioController
 
 #: Largest value a QSpinBox holds (a C int).
 QT_INT_MAX = 2**31 - 1
+
+#: Background of a field the core refused (a palette colour keeps the native spin arrows).
+INVALID_BACKGROUND = QColor("#f8c9c4")
 
 #: InputError field names that are shown by a widget of another name.
 FIELD_ALIASES = {
@@ -242,4 +246,9 @@ def mark_widget(widget: QWidget, reason: str | None) -> None:
     """Mark ``widget`` invalid with ``reason`` as its tooltip, or clear the mark (None)."""
     widget.setProperty("invalid", reason is not None)
     widget.setToolTip(reason or "")
-    widget.setStyleSheet("border: 2px solid #c0392b; background: #fdecea;" if reason else "")
+    palette = QPalette()  # the application's palette: clears the mark
+    if reason:
+        for role in (QPalette.ColorRole.Base, QPalette.ColorRole.Button, QPalette.ColorRole.Window):
+            palette.setColor(role, INVALID_BACKGROUND)
+    widget.setPalette(palette)
+    widget.setAutoFillBackground(reason is not None)
