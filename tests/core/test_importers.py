@@ -355,6 +355,57 @@ def test_gguf_header(tmp_path):
     )
 
 
+def _write_gguf(path, *, split=None, rows=32):
+    import gguf
+
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_block_count(2)
+    w.add_embedding_length(64)
+    w.add_head_count(4)
+    w.add_head_count_kv(2)
+    w.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
+    if split:
+        w.add_uint16("split.count", split)
+    w.add_tensor("token_embd.weight", np.zeros((rows, 64), dtype=np.float16))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def test_split_gguf_sums_every_shard(tmp_path):
+    pytest.importorskip("gguf")
+    first = tmp_path / "m-00001-of-00002.gguf"
+    _write_gguf(first, split=2, rows=32)
+    _write_gguf(tmp_path / "m-00002-of-00002.gguf", split=2, rows=16)
+    m = load_model(first).model
+    # f16: (32 + 16) rows x 64 x 2 bytes
+    assert m.checkpoint_bytes == (32 + 16) * 64 * 2
+    (tmp_path / "m-00002-of-00002.gguf").unlink()
+    with pytest.raises(FileReadError, match="missing"):
+        load_model(first)
+
+
+def test_folder_with_one_gguf(tmp_path):
+    pytest.importorskip("gguf")
+    _write_gguf(tmp_path / "model.gguf")
+    assert load_model(tmp_path).model.checkpoint_bytes == 32 * 64 * 2
+
+
+def test_damaged_gguf_gives_a_plain_error(tmp_path):
+    pytest.importorskip("gguf")
+    good = tmp_path / "good.gguf"
+    _write_gguf(good)
+    data = good.read_bytes()
+    bad = tmp_path / "bad.gguf"
+    for cut in range(8, len(data), 97):
+        bad.write_bytes(data[:cut])
+        try:
+            load_model(bad)
+        except InputError:
+            continue  # FileReadError or a named missing key: both are plain one-line errors
+
+
 def test_gguf_ssm_architecture_is_refused(tmp_path):
     gguf = pytest.importorskip("gguf")
     path = tmp_path / "mamba.gguf"
@@ -434,3 +485,62 @@ def test_not_a_gguf(tmp_path):
     with pytest.raises(FileReadError) as err:
         load_model(path)
     assert err.value.field == "path"
+
+
+# ------------------------------------------------------------------ robustness
+_ODD_VALUES = [
+    None,
+    0,
+    -1,
+    3,
+    "x",
+    1.5,
+    True,
+    [],
+    {},
+    ["mamba"],
+    10**20,
+    [1, 2],
+    {"quant_method": "gptq"},
+    ["full_attention"],
+]
+_KEYS = [
+    "num_hidden_layers",
+    "hidden_size",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "intermediate_size",
+    "vocab_size",
+    "sliding_window",
+    "layer_types",
+    "use_sliding_window",
+    "quantization_config",
+    "torch_dtype",
+    "text_config",
+    "mlp_only_layers",
+    "num_experts",
+    "architectures",
+    "tie_word_embeddings",
+    "kv_lora_rank",
+]
+
+
+@pytest.mark.parametrize(
+    "slug",
+    ["llama-3.1-8b", "gemma-2-2b", "qwen3-30b-a3b", "deepseek-v3", "gpt-oss-120b", "falcon-7b"],
+)
+def test_odd_values_raise_input_error_only(slug):
+    import random
+
+    rng = random.Random(slug)  # fixed per model: the same 300 configs every run
+    base = _config(slug)
+    for _ in range(300):
+        cfg = dict(base)
+        for _ in range(rng.randint(1, 3)):
+            cfg[rng.choice(_KEYS)] = rng.choice(_ODD_VALUES)
+        try:
+            imported = model_from_config(cfg)
+            count_params(imported.model)
+        except InputError:
+            pass  # named field, one line: what the CLI and the window expect

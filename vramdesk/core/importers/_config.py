@@ -16,6 +16,7 @@ from vramdesk.core.formats import WeightSpec
 from vramdesk.core.importers import _families as fam
 from vramdesk.core.importers._encoders import encoder_params
 from vramdesk.core.importers._quant import weights_from_config
+from vramdesk.core.limits import INT_LIMITS, check_int
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, sliding_layer_pattern
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -103,6 +104,8 @@ class _Reader:
             raise InputError(
                 name, f"must be a whole number in config.json, got {value!r}", "not_int"
             )
+        if name in INT_LIMITS:
+            check_int(name, value, optional=True)  # before any loop over layers
         return value
 
 
@@ -232,7 +235,7 @@ def _moe(r: _Reader, layers: int) -> dict[str, Any]:
     experts = r.int("num_local_experts") or 0
     if not experts:
         return {}
-    dense = _dense_layer_count(r.cfg, layers)
+    dense = _dense_layer_count(r, layers)
     out = {
         "num_local_experts": experts,
         "num_experts_per_tok": r.int("num_experts_per_tok") or 0,
@@ -249,18 +252,25 @@ def _moe(r: _Reader, layers: int) -> dict[str, Any]:
     return out
 
 
-def _dense_layer_count(cfg: dict[str, Any], layers: int) -> int:
-    """Layers with a dense MLP instead of experts.
+def _dense_layer_count(r: _Reader, layers: int) -> int:
+    """Count the layers with a dense MLP instead of experts.
 
     DeepSeek: the first ``first_k_dense_replace`` layers, then every ``moe_layer_freq``-th is
     MoE; Qwen2/3-MoE: ``mlp_only_layers`` and layers where ``(i + 1) % decoder_sparse_step``.
+
+    Raises
+    ------
+    InputError
+        One of those keys is not a whole number (``mlp_only_layers``: a list of them).
     """
-    first = cfg.get("first_k_dense_replace") or 0
-    freq = cfg.get("moe_layer_freq") if isinstance(cfg.get("moe_layer_freq"), int) else 1
-    step = cfg.get("decoder_sparse_step") or 1
-    only = set(cfg.get("mlp_only_layers") or [])
+    first = r.int("first_k_dense_replace") or 0
+    freq = max(r.int("moe_layer_freq") or 1, 1)
+    step = max(r.int("decoder_sparse_step") or 1, 1)
+    only = r.cfg.get("mlp_only_layers") or []
+    if not isinstance(only, list) or not all(isinstance(i, int) for i in only):
+        raise InputError("mlp_only_layers", "must be a list of layer indices", "not_list")
     moe = [
-        i >= first and (i - first) % max(freq, 1) == 0 and i not in only and (i + 1) % step == 0
+        i >= first and (i - first) % freq == 0 and i not in only and (i + 1) % step == 0
         for i in range(layers)
     ]
     return layers - sum(moe)
@@ -305,8 +315,8 @@ def _implied_layout(r: _Reader, layers: int, window: int) -> tuple[str, ...] | N
             f"{period})"
         )
         return sliding_layer_pattern(layers, f"{period - 1}:1")
-    if cfg.get("use_sliding_window") and cfg.get("max_window_layers") is not None:
-        first = cfg["max_window_layers"]
+    first = r.int("max_window_layers") if cfg.get("use_sliding_window") else None
+    if first is not None:
         r.notes.append(f"use_sliding_window: layers from {first} on slide ({window} tokens)")
         return tuple(SLIDING if i >= first else FULL for i in range(layers))
     r.notes.append(f"sliding_window {window} on every layer")

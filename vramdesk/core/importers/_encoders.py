@@ -36,9 +36,8 @@ def encoder_params(config: dict[str, Any], text_hidden: int, notes: list[str]) -
         notes.append("vision_config present: the vision encoder is not counted")
         return 0
     v = {k: vision.get(k, d) for k, d in _SIGLIP_DEFAULTS.items()}
-    if v["vision_use_head"] or not all(
-        isinstance(v[k], int) for k in _SIGLIP_DEFAULTS if k != "vision_use_head"
-    ):
+    sizes = [v[k] for k in _SIGLIP_DEFAULTS if k != "vision_use_head"]
+    if v["vision_use_head"] or not all(_plain_int(x) for x in sizes):
         notes.append("SigLIP vision encoder with an unusual layout: not counted")
         return 0
     n = _siglip(v) + v["hidden_size"] * text_hidden + v["hidden_size"]
@@ -46,6 +45,10 @@ def encoder_params(config: dict[str, Any], text_hidden: int, notes: list[str]) -
         f"SigLIP vision encoder + projector: {n:,} parameters (counted, they stay resident)"
     )
     return n
+
+
+def _plain_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 < x <= 1 << 24
 
 
 def _siglip(v: dict[str, Any]) -> int:

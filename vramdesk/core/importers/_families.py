@@ -93,7 +93,8 @@ def refuse_hybrids(cfg: dict[str, Any]) -> None:
         ``architectures``: names the family and the keys that gave it away.
     """
     model_type = str(cfg.get("model_type", ""))
-    archs = [str(a) for a in cfg.get("architectures") or [] if isinstance(a, str)]
+    listed = cfg.get("architectures")
+    archs = [a for a in listed if isinstance(a, str)] if isinstance(listed, list) else []
     name = archs[0] if archs else model_type or "this model"
     if model_type in SSM_MODEL_TYPES or any(
         w in a.lower()
@@ -181,7 +182,8 @@ def _falcon(cfg: dict[str, Any]) -> dict[str, Any]:
     two otherwise. ``bias`` covers every linear layer.
     """
     if cfg.get("new_decoder_architecture"):
-        norms = cfg.get("num_ln_in_parallel_attn") or 2
+        norms = cfg.get("num_ln_in_parallel_attn")
+        norms = norms if isinstance(norms, int) and not isinstance(norms, bool) and norms > 0 else 2
     else:
         norms = 1 if cfg.get("parallel_attn", True) else 2
     bias = bool(cfg.get("bias", False))

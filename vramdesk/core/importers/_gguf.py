@@ -11,6 +11,7 @@ never touched, so only the header pages are read from disk. Keys are
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -76,26 +77,83 @@ def load_gguf(path: Path) -> ImportedModel:
     InputError
         A required key is missing, named by its GGUF key.
     """
+    meta, tensors = _read_header(path)
+    count = meta.get("split.count")
+    if isinstance(count, int) and count > 1:
+        tensors = tensors + _other_shards(path, count)
+    return gguf_from_metadata(meta, tensors, str(path), path.stem)
+
+
+#: Exceptions the gguf reader raises on a damaged or hostile file.
+_READ_ERRORS = (
+    ValueError,
+    KeyError,
+    IndexError,
+    TypeError,
+    OSError,
+    UnicodeDecodeError,
+    OverflowError,
+    MemoryError,
+)
+
+
+def _read_header(path: Path) -> tuple[dict[str, Any], list[tuple[str, int, int, str]]]:
+    """Metadata and ``(name, elements, bytes, ggml type)`` per tensor, via ``gguf.GGUFReader``.
+
+    Raises
+    ------
+    FileReadError
+        ``path``: the file is not a readable GGUF file.
+    """
     import gguf  # optional dependency, imported where needed
 
     try:
         reader = gguf.GGUFReader(path, "r")
-    except (ValueError, KeyError, IndexError, TypeError, OSError, UnicodeDecodeError) as exc:
+        meta = {
+            name: field.contents()
+            for name, field in reader.fields.items()
+            if not name.startswith("tokenizer.ggml.") or name == "tokenizer.ggml.tokens"
+        }
+        tensors = [
+            (t.name, int(t.n_elements), int(t.n_bytes), t.tensor_type.name) for t in reader.tensors
+        ]
+        embd = next((t for t in reader.tensors if t.name == "token_embd.weight"), None)
+        if embd is not None and len(embd.shape) == 2:  # ggml order: (n_embd, n_vocab)
+            meta.setdefault("tokenizer.ggml.vocab_rows", int(embd.shape[1]))
+    except _READ_ERRORS as exc:
         raise FileReadError(
             "path", f"{path.name} is not a readable GGUF file ({exc})", "not_gguf"
         ) from None
-    meta = {
-        name: field.contents()
-        for name, field in reader.fields.items()
-        if not name.startswith("tokenizer.ggml.") or name == "tokenizer.ggml.tokens"
-    }
-    tensors = [
-        (t.name, int(t.n_elements), int(t.n_bytes), t.tensor_type.name) for t in reader.tensors
-    ]
-    embd = next((t for t in reader.tensors if t.name == "token_embd.weight"), None)
-    if embd is not None and len(embd.shape) == 2:  # ggml order: (n_embd, n_vocab)
-        meta.setdefault("tokenizer.ggml.vocab_rows", int(embd.shape[1]))
-    return gguf_from_metadata(meta, tensors, str(path), path.stem)
+    return meta, tensors
+
+
+_SHARD = re.compile(r"^(?P<stem>.*)-(?P<index>\d{5})-of-(?P<count>\d{5})\.gguf$")
+
+
+def _other_shards(path: Path, count: int) -> list[tuple[str, int, int, str]]:
+    """Tensors of the other files of a split GGUF (``name-0000N-of-0000M.gguf``).
+
+    Raises
+    ------
+    FileReadError
+        ``path``: a shard is missing, so the exact size cannot be known.
+    """
+    m = _SHARD.match(path.name)
+    if m is None or int(m["count"]) != count:
+        raise FileReadError(
+            "path",
+            f"{path.name} is one of {count} split files, but its name does "
+            "not say which (expected NAME-0000N-of-0000M.gguf)",
+            "split",
+        )
+    tensors: list[tuple[str, int, int, str]] = []
+    for i in range(1, count + 1):
+        if i != int(m["index"]):
+            shard = path.with_name(f"{m['stem']}-{i:05d}-of-{count:05d}.gguf")
+            if not shard.is_file():
+                raise FileReadError("path", f"split GGUF: {shard.name} is missing", "split")
+            tensors += _read_header(shard)[1]
+    return tensors
 
 
 def gguf_from_metadata(

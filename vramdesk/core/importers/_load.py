@@ -90,6 +90,9 @@ def _with(
 
 def _folder(folder: Path) -> ImportedModel:
     config = folder / "config.json"
+    ggufs = sorted(folder.glob("*.gguf"))[:2]
+    if not config.is_file() and len(ggufs) == 1:
+        return load_model(ggufs[0])
     if not config.is_file():
         raise FileReadError(
             "path", f"folder {folder.name} has no config.json", "no_config", {"path": str(folder)}

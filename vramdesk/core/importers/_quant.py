@@ -165,7 +165,8 @@ def _bnb(q: dict[str, Any]) -> tuple[WeightSpec, list[str]]:
 def _compressed(q: dict[str, Any]) -> tuple[WeightSpec, list[str]]:
     groups = q.get("config_groups") or {}
     first = next(iter(groups.values()), {}) if isinstance(groups, dict) else {}
-    w = first.get("weights") or {} if isinstance(first, dict) else {}
+    w = first.get("weights") if isinstance(first, dict) else None
+    w = w if isinstance(w, dict) else {}
     bits, kind = w.get("num_bits"), str(w.get("type", "int")).lower()
     if kind == "float" and bits == 8:
         return (
