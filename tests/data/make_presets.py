@@ -115,6 +115,9 @@ EXTRA: list[dict[str, Any]] = [
 ]
 
 
+FP32_NOTE = "; the checkpoint is stored in float32, engines load it as bf16 (the default here)"
+
+
 def _config(entry: dict[str, Any]) -> dict[str, Any]:
     if "config" in entry:
         return json.loads((HERE / entry["config"]).read_text(encoding="utf-8"))
@@ -173,9 +176,8 @@ def build(entry: dict[str, Any]) -> dict[str, Any]:
     source = entry["source"]
     if weights.format is WeightFormat.FP32:
         weights = weights.replace(format=WeightFormat.BF16)
-        source += (
-            "; the checkpoint is stored in float32, engines load it as bf16 (the default here)"
-        )
+        if FP32_NOTE not in source:  # a source kept from disk already carries it
+            source += FP32_NOTE
     return {
         "schema_version": 1,
         "kind": "model",

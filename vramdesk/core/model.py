@@ -336,7 +336,8 @@ def count_params(m: ModelSpec) -> ParamCount:
     ``tie_word_embeddings``; per layer the attention projections (q, k, v, o with
     ``num_key_value_heads`` for k and v, or the MLA low-rank projections), the MLP
     (3 matrices when gated, 2 otherwise) or the MoE block (every routed expert, the
-    shared experts, the router), and the norms.
+    shared experts, the router), and the norms; ``other`` holds learned position
+    embeddings and ``encoder_params`` (a multimodal model's vision tower).
 
     Returns
     -------
