@@ -152,3 +152,11 @@ def test_presets_are_what_the_generator_builds(with_shared, monkeypatch, tmp_pat
         monkeypatch.setattr(make_presets, "SHARED", tmp_path / "absent.json")
     for name, text in make_presets.all_presets().items():
         assert (make_presets.OUT / name).read_text(encoding="utf-8") == text, name
+
+
+def test_every_real_preset_counts_exactly():
+    # stronger than SPEC's 1 %: each architecture term (shared-expert gate, vision tower,
+    # explicit head_dim, ...) is modelled, so a regression in any of them shows here
+    for preset in (p for p in _bundled() if p.hf_repo):
+        counted = count_params(preset.model.replace(params=None)).total
+        assert counted == preset.published_params, preset.slug

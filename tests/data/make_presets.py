@@ -83,6 +83,48 @@ EXTRA: list[dict[str, Any]] = [
         "count: keras-hub qwen3_moe presets qwen3_moe_235b_a22b_en 235,093,634,560",
     },
     {
+        "slug": "qwen1.5-moe-a2.7b",
+        "name": "Qwen1.5-MoE-A2.7B",
+        "hf_repo": "Qwen/Qwen1.5-MoE-A2.7B",
+        "config": "configs/qwen1.5-moe-a2.7b.json",
+        "published_params": 14_315_784_192,
+        "source": "config: Qwen/Qwen1.5-MoE-A2.7B config.json (dims as listed from the "
+        "keras-hub registry preset qwen1.5_moe_2.7b_en: 24 layers, hidden 2048, 16/16 heads, "
+        "60 experts x 1408 top-4, shared expert 5632 with its sigmoid gate, vocab 151936); "
+        "count: keras-hub qwen_moe presets qwen1.5_moe_2.7b_en 14,315,784,192",
+    },
+    {
+        "slug": "mixtral-8x22b-v0.1",
+        "name": "Mixtral-8x22B-v0.1",
+        "hf_repo": "mistralai/Mixtral-8x22B-v0.1",
+        "config": "configs/mixtral-8x22b-v0.1.json",
+        "published_params": 140_630_071_296,
+        "source": "config: mistralai/Mixtral-8x22B-v0.1 config.json (56 layers, hidden 6144, "
+        "48/8 heads, 8 experts x 16384 top-2, vocab 32768; the same dims in a public model "
+        "registry entry for Mixtral 8x22B Instruct v0.1); count: that registry's "
+        "total_parameters 140,630,071,296",
+    },
+    {
+        "slug": "mistral-nemo-12b",
+        "name": "Mistral-Nemo-Base-2407",
+        "hf_repo": "mistralai/Mistral-Nemo-Base-2407",
+        "config": "configs/mistral-nemo-base-2407.json",
+        "published_params": 12_247_782_400,
+        "source": "config: mistralai/Mistral-Nemo-Base-2407 config.json (40 layers, hidden "
+        "5120, head_dim 128 explicit, 32/8 heads, vocab 131072); count: 12,247,782,400 in "
+        "public model tables (HF parameter counts) and llama.cpp's n_params for the GGUF",
+    },
+    {
+        "slug": "mistral-small-24b",
+        "name": "Mistral-Small-24B-Base-2501",
+        "hf_repo": "mistralai/Mistral-Small-24B-Base-2501",
+        "config": "configs/mistral-small-24b-base-2501.json",
+        "published_params": 23_572_403_200,
+        "source": "config: mistralai/Mistral-Small-24B-Base-2501 config.json (40 layers, "
+        "hidden 5120, head_dim 128, 32/8 heads, intermediate 32768, vocab 131072); count: "
+        "keras-hub mistral presets (devstral/magistral small, same architecture) 23,572,403,200",
+    },
+    {
         "slug": "gpt-oss-20b",
         "name": "gpt-oss-20b",
         "hf_repo": "openai/gpt-oss-20b",
