@@ -125,6 +125,17 @@ EXTRA: list[dict[str, Any]] = [
         "keras-hub mistral presets (devstral/magistral small, same architecture) 23,572,403,200",
     },
     {
+        "slug": "deepseek-v2-lite",
+        "name": "DeepSeek-V2-Lite",
+        "hf_repo": "deepseek-ai/DeepSeek-V2-Lite",
+        "config": "configs/deepseek-v2-lite.json",
+        "published_params": 15_706_484_224,
+        "source": "config: deepseek-ai/DeepSeek-V2-Lite config.json (27 layers, hidden 2048, "
+        "MLA kv_lora_rank 512 without q_lora, 64 routed + 2 shared experts x 1408 top-6, "
+        "first layer dense 10944, vocab 102400); count: 15,706,484,224 as printed by chatllm.cpp "
+        "when serving it and listed in public model tables (total_params)",
+    },
+    {
         "slug": "gpt-oss-20b",
         "name": "gpt-oss-20b",
         "hf_repo": "openai/gpt-oss-20b",
