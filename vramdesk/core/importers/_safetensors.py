@@ -156,11 +156,21 @@ _LAYER = re.compile(r"^model\.layers\.(\d+)\.")
 _HEAD_DIMS = (128, 64, 256, 96, 80, 32, 16, 8, 4, 2, 1)
 
 
+#: Llama-style tensor names whose (rows, columns) give the shape.
+_NAMES = {
+    "embed": "model.embed_tokens.weight",
+    "q": "model.layers.0.self_attn.q_proj.weight",
+    "k": "model.layers.0.self_attn.k_proj.weight",
+    "up": "model.layers.0.mlp.up_proj.weight",
+}
+
+
 def infer_shape(h: SafetensorsHeader, what: str) -> tuple[dict[str, Any], list[str]]:
     """ModelSpec fields from Llama-style tensor names, for a file without ``config.json``.
 
     KV bytes depend only on ``num_key_value_heads * head_dim`` (the ``k_proj`` rows), so a
-    guessed ``head_dim`` (from ``q_norm`` when present, else 128) does not change them.
+    guessed ``head_dim`` (from ``q_norm`` when present, else 128 or the largest common
+    divisor tried) does not change them.
 
     Raises
     ------
@@ -168,43 +178,28 @@ def infer_shape(h: SafetensorsHeader, what: str) -> tuple[dict[str, Any], list[s
         ``config``: the names are not Llama-style; put the model's config.json beside it.
     """
     t = h.tensors
-    need = (
-        "model.embed_tokens.weight",
-        "model.layers.0.self_attn.q_proj.weight",
-        "model.layers.0.self_attn.k_proj.weight",
-        "model.layers.0.mlp.up_proj.weight",
-    )
-    if not all(k in t for k in need):
-        raise FileReadError(
-            "config",
-            f"{what} has no config.json beside it and its tensor names are "
-            "not Llama-style; put the model's config.json next to it",
-            "no_config",
-        )
-    vocab, hidden = t[need[0]]["shape"]
-    q_rows, k_rows, inter = t[need[1]]["shape"][0], t[need[2]]["shape"][0], t[need[3]]["shape"][0]
-    norm = t.get("model.layers.0.self_attn.q_norm.weight")
-    head_dim = (
-        norm["shape"][0]
-        if norm
-        else next(d for d in _HEAD_DIMS if k_rows % d == 0 and q_rows % d == 0)
-    )
+    shapes = {key: t.get(name, {}).get("shape") for key, name in _NAMES.items()}
+    if not all(isinstance(v, list) and len(v) == 2 and all(v) for v in shapes.values()):
+        raise FileReadError("config", f"{what} has no config.json beside it and its tensor names "
+                            "are not Llama-style; put the model's config.json next to it",
+                            "no_config")
+    (vocab, hidden), q_rows, k_rows = shapes["embed"], shapes["q"][0], shapes["k"][0]
+    head_dim, from_norm = _head_dim(t, q_rows, k_rows)
     layers = len({int(m.group(1)) for k in t if (m := _LAYER.match(k))})
-    fields = {
-        "num_hidden_layers": layers,
-        "hidden_size": hidden,
-        "vocab_size": vocab,
-        "intermediate_size": inter,
-        "head_dim": head_dim,
-        "num_attention_heads": q_rows // head_dim,
-        "num_key_value_heads": k_rows // head_dim,
-        "qk_norm": norm is not None,
-        "qkv_bias": "model.layers.0.self_attn.q_proj.bias" in t,
-        "tie_word_embeddings": "lm_head.weight" not in t,
-    }
-    notes = [
-        f"no config.json: shape read from tensor names ({layers} layers); head_dim "
-        f"{'from q_norm' if norm else 'assumed'} = {head_dim}; "
-        f"KV heads x head_dim = {k_rows} is exact"
-    ]
-    return fields, notes
+    fields = {"num_hidden_layers": layers, "hidden_size": hidden, "vocab_size": vocab,
+              "intermediate_size": shapes["up"][0], "head_dim": head_dim,
+              "num_attention_heads": q_rows // head_dim, "num_key_value_heads": k_rows // head_dim,
+              "qk_norm": from_norm, "qkv_bias": "model.layers.0.self_attn.q_proj.bias" in t,
+              "tie_word_embeddings": "lm_head.weight" not in t}
+    how = "from q_norm" if from_norm else "assumed"
+    return fields, [f"no config.json: shape read from tensor names ({layers} layers); head_dim "
+                    f"{how} = {head_dim}; KV heads x head_dim = {k_rows} is exact"]
+
+
+def _head_dim(t: dict[str, Any], q_rows: int, k_rows: int) -> tuple[int, bool]:
+    """``head_dim`` from a per-head ``q_norm`` (Qwen3-style), else the first that divides."""
+    norm = t.get("model.layers.0.self_attn.q_norm.weight") or {}
+    shape = norm.get("shape") or []
+    if len(shape) == 1 and shape[0] and q_rows % shape[0] == 0 and k_rows % shape[0] == 0:
+        return shape[0], True
+    return next(d for d in _HEAD_DIMS if k_rows % d == 0 and q_rows % d == 0), False
