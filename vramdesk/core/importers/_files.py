@@ -23,7 +23,7 @@ SAFETENSORS_HEADER_LIMIT_BYTES = 100_000_000
 
 
 def _describe(size: int) -> str:
-    return f"{size / MIB:.1f} MiB" if size >= MIB else f"{size:,} bytes"
+    return f"{size:,} bytes ({size / MIB:.1f} MiB)" if size >= MIB else f"{size:,} bytes"
 
 
 def read_limited(path: Path, limit_bytes: int, field: str = "path") -> bytes:
