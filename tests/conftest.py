@@ -43,4 +43,4 @@ def seed_figures():
 @pytest.fixture(scope="session")
 def reference_models():
     """models.json entries (the project's copy)."""
-    return json.loads((REFERENCE / "models.json").read_text(encoding="utf-8"))["models"]
+    return json.loads((REFERENCE / "models.json").read_text(encoding="utf-8"))

@@ -248,6 +248,21 @@ def _llama_folder(tmp_path, slug="llama-3.2-1b"):
     return folder
 
 
+def test_gptq_folder_keeps_exact_bytes_until_the_format_changes(tmp_path):
+    folder = tmp_path / "llama-2-7b-gptq"
+    folder.mkdir()
+    shutil.copy(CONFIGS / "llama-2-7b-gptq.json", folder / "config.json")
+    total = 3_896_934_400  # an index total_size as a GPTQ checkpoint states it
+    index = {"metadata": {"total_size": total}, "weight_map": {}}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    imported = load_model(folder)
+    wl = Workload(context_tokens=1024)
+    assert estimate(imported.model, imported.weights, wl).weights.bytes == total
+    # another group size is another checkpoint: back to the formula
+    other = imported.weights.replace(group_size=32)
+    assert estimate(imported.model, other, wl).weights.bytes != total
+
+
 def test_folder_with_index_gives_exact_bytes(tmp_path):
     folder = _llama_folder(tmp_path)
     total = 2_471_645_608
@@ -257,7 +272,8 @@ def test_folder_with_index_gives_exact_bytes(tmp_path):
     }
     (folder / "model.safetensors.index.json").write_text(json.dumps(index))
     imported = load_model(folder)
-    assert imported.model.checkpoint_bytes == total and imported.model.checkpoint_format == "bf16"
+    assert imported.model.checkpoint_bytes == total
+    assert imported.model.checkpoint_format == WeightSpec(WeightFormat.BF16).storage_key()
     assert imported.source == str(folder)
     b = estimate(imported.model, imported.weights, Workload(context_tokens=1024), Runtime())
     assert b.weights.bytes == total  # the checkpoint's own format keeps its exact size
@@ -305,7 +321,7 @@ def test_real_safetensors_header_without_config(tmp_path):
     m = imported.model
     assert m.checkpoint_bytes == sum(a.nbytes for a in tensors.values())
     assert m.params == sum(a.size for a in tensors.values())
-    assert imported.weights.format is WeightFormat.FP16 and m.checkpoint_format == "fp16"
+    assert imported.weights.format is WeightFormat.FP16 and m.checkpoint_format == WeightSpec(WeightFormat.FP16).storage_key()
     assert (m.num_hidden_layers, m.hidden_size, m.vocab_size, m.intermediate_size) == (2, 8, 16, 12)
     assert m.num_key_value_heads * m.resolved_head_dim == 4
     # the shape read from the names counts exactly what the file holds
@@ -346,7 +362,7 @@ def test_gguf_header(tmp_path):
     m = load_model(path).model
     # f16 32 x 64 = 4096 bytes; Q8_0 64 x 64 = 128 blocks of 34 bytes = 4352 bytes
     assert m.checkpoint_bytes == 4096 + 4352 and m.params == 32 * 64 + 64 * 64
-    assert m.checkpoint_format == "Q8_0" and m.vocab_size == 32 and m.tie_word_embeddings
+    assert m.checkpoint_format == WeightSpec(WeightFormat.Q8_0).storage_key() and m.vocab_size == 32 and m.tie_word_embeddings
     assert (m.num_hidden_layers, m.num_attention_heads, m.num_key_value_heads, m.head_dim) == (
         2,
         4,

@@ -178,8 +178,7 @@ def weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
         (rounded up) over ``tensor_parallel_size * pipeline_parallel_size`` GPUs.
     """
     shards = runtime.tensor_parallel_size * runtime.pipeline_parallel_size
-    if (model.checkpoint_bytes is not None and model.checkpoint_format is not None
-            and spec.group_size is None and model.checkpoint_format == spec.format.label):
+    if model.checkpoint_bytes is not None and model.checkpoint_format == spec.storage_key():
         total = model.checkpoint_bytes
         formula = "checkpoint bytes / (TP * PP)"
         subst = f"{total:,} / ({runtime.tensor_parallel_size} * {runtime.pipeline_parallel_size})"

@@ -226,6 +226,15 @@ class WeightSpec:
             return self.group_size is not None
         return self.embeddings_unquantized
 
+    def storage_key(self) -> str:
+        """A string that is equal for two specs exactly when they store weights alike.
+
+        Recorded as ``ModelSpec.checkpoint_format`` by the importers, so that the estimate can
+        use a checkpoint's exact byte size only while the user keeps the checkpoint's format.
+        """
+        return "|".join(str(v) for v in (self.format.label, self.group_size, self.scale_bits,
+                                          self.zero_bits, self.keeps_embeddings, self.experts_only))
+
     def label(self) -> str:
         """A short human label, e.g. ``"int4 (g128, 4.25 bpw)"``."""
         text = self.format.label

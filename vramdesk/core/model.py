@@ -49,6 +49,9 @@ class ModelSpec:
         Exact weight bytes of the checkpoint on disk (``model.safetensors.index.json``
         ``metadata.total_size`` or a GGUF tensor table), used when the estimate keeps the
         checkpoint's own format.
+    checkpoint_format : str or None
+        :meth:`WeightSpec.storage_key` of the checkpoint's format (format, group size,
+        scale/zero bits, embeddings, experts-only), recorded with ``checkpoint_bytes``.
     """
 
     name: str = ""

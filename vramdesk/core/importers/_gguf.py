@@ -180,7 +180,7 @@ def gguf_from_metadata(
         name=str(meta.get("general.name") or name),
         params=params or None,
         checkpoint_bytes=nbytes,
-        checkpoint_format=weights.format.label,
+        checkpoint_format=weights.storage_key(),
         source=source,
         **fields,
     ).validate()

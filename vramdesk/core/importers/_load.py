@@ -83,7 +83,7 @@ def _with(
 ) -> ImportedModel:
     changes: dict[str, object] = {"source": source}
     if nbytes is not None:
-        changes.update(checkpoint_bytes=nbytes, checkpoint_format=imported.weights.format.label)
+        changes.update(checkpoint_bytes=nbytes, checkpoint_format=imported.weights.storage_key())
     model = imported.model.replace(**changes)
     return dataclasses.replace(imported, model=model, notes=imported.notes + notes, source=source)
 
@@ -142,7 +142,7 @@ def _safetensors_file(path: Path) -> ImportedModel:
         name=path.stem,
         params=params,
         checkpoint_bytes=header.data_bytes,
-        checkpoint_format=header.dominant.label,
+        checkpoint_format=WeightSpec(header.dominant).storage_key(),
         source=str(path),
         **fields,
     ).validate()
