@@ -45,7 +45,7 @@ def _whole(text: str) -> int:
 
 
 def _block_size(text: str) -> int | None:
-    return None if text.strip().lower() in ("none", "off", "0") else _whole(text)
+    return None if text.strip().lower() in ("none", "off") else _whole(text)
 
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
@@ -217,9 +217,12 @@ def _cmd_presets_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_presets_export(args: argparse.Namespace) -> int:
-    from vramdesk.core.presets import export_preset
+    from vramdesk.core.presets import PresetStoreError, export_preset
 
-    path = export_preset(args.name, args.path)
+    try:
+        path = export_preset(args.name, args.path)
+    except PresetStoreError as exc:  # the target path is the user's input
+        raise InputError("path", str(exc), "unwritable") from None
     print(f"exported {args.name} to {path}")
     return EXIT_OK
 

@@ -33,10 +33,25 @@ CASES = [
     (["estimate", *SHAPE, "--context", "4096", "--weights", "bf16", "--group-size", "128"],
      "group_size: applies to quantized formats"),
     (["presets", "show", "nothing-like-this"], "preset: no bundled model named"),
+    (["estimate", "--preset", "llama-3.1-8b", "--context", "4096", "--tp", "64"],
+     "tensor_parallel_size: must divide num_attention_heads (32)"),
+    (["estimate", "--preset", "deepseek-v3", "--context", "4096", "--tp", "3"],
+     "tensor_parallel_size: must divide num_attention_heads (128)"),
+    (["estimate", *SHAPE, "--context", "4096", "--batch", "4", "--shared-prefix", "5000"],
+     "shared_prefix_tokens: must not exceed context_tokens (4096)"),
+    (["estimate", *SHAPE, "--context", "4096", "--block-size", "0"], "block_size: must be positive"),
+    (["estimate", *SHAPE, "--context", "4096", "--fixed-gib", "1e308"], "fixed_overhead_gib: must be between"),
+    (["estimate", *SHAPE, "--context", "4096", "--workspace-fraction", "2", "--overhead", "workspace"],
+     "workspace_fraction: must be between 0 and 1"),
+    (["solve", *SHAPE, "--context", "4096", "--vram-gib", "1e12"], "vram_gib: must be between"),
+    (["estimate", "--preset", "llama-2-7b-hf", "--hidden", "4095", "--context", "4096"],
+     "head_dim: is required: hidden_size (4095) is not a multiple of num_attention_heads (32)"),
+    (["estimate", "--gguf", "config.json", "--context", "4096"], "gguf: expects a .gguf file"),
+    (["presets", "export", "llama-3.1-8b", "/nonexistent/dir/x.json"], "path: "),
 ]
 
 
-@pytest.mark.parametrize("argv,message", CASES, ids=[" ".join(c[0][-2:]) for c in CASES])
+@pytest.mark.parametrize("argv,message", CASES, ids=[c[1].split(":")[0] + "|" + " ".join(c[0][-2:]) for c in CASES])
 def test_bad_input_one_line_exit_2(capsys, argv, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -50,3 +65,8 @@ def test_bad_input_in_a_real_process():
     assert proc.returncode == 2
     assert proc.stderr == "vramdesk: error: context_tokens: must be positive, got 0\n"
     assert proc.stdout == ""
+
+
+def test_utilization_at_its_lower_limit_is_accepted(capsys):
+    # 0.01 typed by the user is exactly the limit 1/100 (not the float a hair above it)
+    assert main(["estimate", *SHAPE, "--context", "4096", "--util", "0.01", "--json"]) == 0

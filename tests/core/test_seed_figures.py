@@ -160,3 +160,16 @@ def test_kv_scaling_grid(seed_figures, key, shape):
             b = estimate(sc.class_model(shape), sc.weights("fp16"),
                          sc.workload({"context": int(context), "batch": batch}))
             assert b.kv_cache.bytes == expected * GIB, (context, batch)
+
+
+def test_solver_never_suggests_a_context_shorter_than_the_prompt():
+    # 8 x 4096 prefill of Qwen2.5-7B bf16 on an RTX 4090: the prompt itself does not fit at 8 sequences,
+    # so the longest context is 0, not a context below the prompt that the estimate would refuse.
+    from vramdesk.core.bundled import find_gpu, find_model
+
+    p = find_model("qwen2.5-7b")
+    wl = sc.workload({"context": 4096, "batch": 8}, prompt_len=4096)
+    r = solve(p.model, p.weights, wl, Runtime(), find_gpu("RTX 4090").memory_bytes)
+    assert r.max_context == 0 and not r.fits
+    r1 = solve(p.model, p.weights, wl.replace(batch=1), Runtime(), find_gpu("RTX 4090").memory_bytes)
+    assert r1.max_context >= 4096 and r1.fits

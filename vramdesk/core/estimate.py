@@ -135,7 +135,8 @@ def weight_groups(model: ModelSpec, spec: WeightSpec) -> list[tuple[str, int, Fr
     keep16 = Fraction(16)
     if not spec.format.quantized:
         return [("all", total_params(model), bits)]
-    embed_bits = keep16 if spec.keeps_embeddings else bits
+    # gpt-oss MXFP4 quantizes only the experts: embeddings and lm_head stay 16-bit
+    embed_bits = keep16 if spec.keeps_embeddings or spec.experts_only else bits
     small_bits = keep16
     groups: list[tuple[str, int, Fraction]] = []
     if spec.experts_only:
@@ -144,7 +145,8 @@ def weight_groups(model: ModelSpec, spec: WeightSpec) -> list[tuple[str, int, Fr
     else:
         groups.append(("linear", counts.attention + counts.mlp + counts.routed_experts, bits))
     groups.append(("embeddings", counts.embedding + counts.lm_head, embed_bits))
-    groups.append(("norms+router", counts.norms + counts.router + counts.other, small_bits))
+    small = counts.norms + counts.router + counts.other + counts.expert_biases
+    groups.append(("norms+router", small, small_bits))
     if model.params is not None and model.params != counts.total:
         name, n, b = groups[0]
         groups[0] = (name, n + model.params - counts.total, b)
@@ -460,10 +462,16 @@ def validate_inputs(model: ModelSpec, weights: WeightSpec, workload: Workload, r
     workload.validate()
     runtime.validate()
     tp = runtime.tensor_parallel_size
-    kv = model.num_key_value_heads
+    kv, heads = model.num_key_value_heads, model.num_attention_heads
+    if tp > 1 and heads and heads % tp:
+        raise InputError("tensor_parallel_size", f"must divide num_attention_heads ({heads})", "divisor",
+                         {"heads": heads})
     if tp > 1 and not model.is_mla and kv % tp and tp % kv:
         raise InputError("tensor_parallel_size",
                          f"must divide num_key_value_heads ({kv}) or be a multiple of it", "divisor")
+    if runtime.shared_prefix_tokens > workload.context_tokens:
+        raise InputError("shared_prefix_tokens", f"must not exceed context_tokens ({workload.context_tokens})",
+                         "too_large", {"max": workload.context_tokens})
     if runtime.pipeline_parallel_size > model.num_hidden_layers:
         raise InputError("pipeline_parallel_size",
                          f"must not exceed num_hidden_layers ({model.num_hidden_layers})", "too_large")
@@ -503,6 +511,8 @@ def estimate_warnings(model: ModelSpec, weights: WeightSpec, workload: Workload)
                    f"{limit:,}: computed anyway (rope scaling may allow it)")
     if not weights.format.exact:
         out.append(f"{weights.format.label} is a mixed llama.cpp file type: weight bytes are approximate")
+    if workload.chunk_tokens is not None and workload.prompt_len is None:
+        out.append("chunk_tokens has no effect without a prompt length (no prefill is modelled)")
     if weights.format is WeightFormat.FP32:
         out.append("fp32 weights: most engines load in 16 bits (set bf16 if you will)")
     return out

@@ -60,7 +60,7 @@ FLOAT_LIMITS: dict[str, tuple[float, float]] = {
     "mem_fraction_static": (0.01, 1.0),
     "overhead_factor": (1.0, 10.0),
     "fixed_overhead_gib": (0.0, 1024.0),
-    "workspace_fraction": (0.0, 10.0),
+    "workspace_fraction": (0.0, 1.0),
     "params_b": (1e-6, 1e6),
     "vram_gib": (0.001, 1 << 20),
 }
@@ -110,7 +110,9 @@ def check_real(field: str, value: object) -> None:
     if value != value or value in (float("inf"), float("-inf")):
         raise InputError(field, "must be a finite number", "not_finite")
     lo, hi = FLOAT_LIMITS[field]
-    if not lo <= value <= hi:
+    exact = Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+    # compare as typed decimals: the float 0.01 is a hair above 1/100, so 1/100 must not fail it
+    if not Fraction(repr(lo)) <= exact <= Fraction(repr(hi)):
         raise InputError(
             field, f"must be between {lo:g} and {hi:g}, got {float(value):g}", "out_of_range",
             {"min": lo, "max": hi, "value": value},

@@ -181,6 +181,9 @@ class ModelSpec:
         if self.is_mla:
             check_int("kv_lora_rank", self.kv_lora_rank)
             check_int("qk_rope_head_dim", self.qk_rope_head_dim)
+        elif self.head_dim is None and heads and self.hidden_size and self.hidden_size % heads:
+            raise InputError("head_dim", f"is required: hidden_size ({self.hidden_size}) is not a multiple of "
+                             f"num_attention_heads ({heads})", "required")
         else:
             self.resolved_head_dim  # noqa: B018 - raises when underivable
         if self.num_local_experts and self.num_experts_per_tok > self.num_local_experts:
@@ -277,13 +280,14 @@ class ParamCount:
     router: int
     norms: int
     other: int = 0
+    expert_biases: int = 0
     active: int = 0
 
     @property
     def total(self) -> int:
         """All parameters, tied tensors counted once."""
         return (self.embedding + self.lm_head + self.attention + self.mlp + self.routed_experts
-                + self.router + self.norms + self.other)
+                + self.router + self.norms + self.other + self.expert_biases)
 
 
 def _attention_params(m: ModelSpec) -> int:
@@ -368,12 +372,14 @@ def count_params(m: ModelSpec) -> ParamCount:
     norms = layers * m.norms_per_layer * norm_width + norm_width
     dense_layers = m.first_k_dense_replace if m.is_moe else layers
     mlp = dense_layers * _ffn_params(m, m.intermediate_size or 0) if dense_layers else 0
-    routed = router = active_routed = 0
+    routed = router = active_routed = expert_biases = 0
     if m.is_moe:
         moe_layers = layers - dense_layers
         width = m.moe_intermediate_size or m.intermediate_size
         per_expert = _ffn_params(m, width)
-        routed = moe_layers * m.num_local_experts * per_expert
+        expert_bias = per_expert - _ffn_params(m.replace(expert_bias=False, mlp_bias=False), width)
+        routed = moe_layers * m.num_local_experts * (per_expert - expert_bias)
+        expert_biases = moe_layers * m.num_local_experts * expert_bias
         active_routed = moe_layers * m.num_experts_per_tok * per_expert
         router = moe_layers * (h * m.num_local_experts
                                + (m.num_local_experts if m.router_bias or m.moe_score_bias else 0))
@@ -384,8 +390,9 @@ def count_params(m: ModelSpec) -> ParamCount:
             router += moe_layers * h
     other = _position_params(m) + m.encoder_params
     counts = ParamCount(embedding=embedding, lm_head=lm_head, attention=attention, mlp=mlp,
-                        routed_experts=routed, router=router, norms=norms, other=other)
-    active = counts.total - routed + active_routed
+                        routed_experts=routed, router=router, norms=norms, other=other,
+                        expert_biases=expert_biases)
+    active = counts.total - routed - expert_biases + active_routed
     return dataclasses.replace(counts, active=active)
 
 

@@ -60,7 +60,7 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
     verdict = "fits" if r.fits else "does NOT fit"
     lines.append(f"Verdict: {wl.batch} x {wl.context_tokens:,} tokens {verdict} on this budget")
     lines.append("Smallest GPU count (tensor parallel): "
-                 + (str(r.min_gpus) if r.min_gpus else "more than 64"))
+                 + (str(r.min_gpus) if r.min_gpus else "none up to 64"))
     if r.advice:
         lines.append("What would make it fit (each lever alone, most effective first):")
         lines.extend(f"  {'+' if a.fits else '-'} {a.text}" for a in r.advice)

@@ -12,6 +12,7 @@ from typing import Any
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
+from vramdesk.core.limits import check_real
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, OverheadForm, Runtime
 from vramdesk.core.units import gib_to_bytes, to_fraction
@@ -87,6 +88,9 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
     overrides = {f: opts[o] for o, f in _SHAPE_FLAGS.items() if opts.get(o) is not None}
     if opts.get("params_b") is not None:
         overrides["params"] = round(_number("params_b", opts["params_b"]) * 10**9)
+    if sources == ["gguf"] and not str(opts["gguf"]).lower().endswith(".gguf"):
+        raise InputError("gguf", f"expects a .gguf file, got {opts['gguf']!r} (use --config for config.json "
+                         "or a model folder)", "wrong_type")
     if sources == ["preset"]:
         preset = resolve_model_preset(opts["preset"])
         return preset.model.replace(**overrides), preset.weights
@@ -128,8 +132,7 @@ def workload_from_args(opts: dict[str, Any]) -> Workload:
 def runtime_from_args(opts: dict[str, Any]) -> Runtime:
     """The runtime from the engine, parallelism, paging and overhead options."""
     fixed = _number("fixed_overhead_gib", opts.get("fixed_gib", "1.0"))
-    if fixed < 0:
-        raise InputError("fixed_overhead_gib", f"must be zero or more, got {opts.get('fixed_gib')}", "too_small")
+    check_real("fixed_overhead_gib", fixed)
     return Runtime(
         gpu_memory_utilization=_number("gpu_memory_utilization", opts.get("util", "0.9")),
         block_size=opts.get("block_size", 16), shared_prefix_tokens=opts.get("shared_prefix", 0),
@@ -171,6 +174,7 @@ def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
     if (vram is None) == (gpu is None):
         raise InputError("budget", "give exactly one of --vram-gib V or --gpu NAME", "required")
     if vram is not None:
+        check_real("vram_gib", _number("vram_gib", vram))
         return f"{vram:g} GiB", gib_to_bytes(vram)
     from vramdesk.core.bundled import find_gpu
 

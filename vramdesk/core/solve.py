@@ -134,9 +134,7 @@ class _Problem:
 
     def need(self, batch: int, context: int) -> int:
         """KV cache + activations per GPU for ``batch`` sequences of ``context`` tokens."""
-        prompt = self.workload.prompt_len
-        wl = self.workload.replace(batch=batch, context_tokens=context,
-                                   prompt_len=None if prompt is None else min(prompt, context))
+        wl = self.workload.replace(batch=batch, context_tokens=context)
         b = estimate(self.model, self.weights, wl, self.runtime)
         return b.kv_cache.bytes + b.activations.bytes
 
@@ -162,11 +160,12 @@ class _Problem:
     def max_context(self, batch: int) -> tuple[int, str]:
         """Largest context that fits at ``batch``, capped at ``max_position_embeddings``."""
         limit = self.model.max_position_embeddings or INT_LIMITS["context_tokens"][1]
-        if not self.fits(batch, 1):
+        shortest = max(1, self.workload.prompt_len or 1, self.runtime.shared_prefix_tokens)
+        if shortest > limit or not self.fits(batch, shortest):
             return 0, "memory"
         if self.fits(batch, limit):
             return limit, "max_position_embeddings" if self.model.max_position_embeddings else "limit"
-        lo, hi = 1, limit  # fits(lo), not fits(hi)
+        lo, hi = shortest, limit  # fits(lo), not fits(hi)
         while hi - lo > 1:
             mid = (lo + hi) // 2
             if self.fits(batch, mid):
@@ -219,6 +218,9 @@ def solve(model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Ru
     min_gpus = smallest_tp(model, weights, workload, runtime, capacity_bytes)
     advice = () if fits else tuple(advise(p, max_conc, max_ctx, min_gpus))
     notes = []
+    if p.usable + base.weights.bytes <= 0:
+        notes.append("the fixed overhead alone exceeds this GPU's usable memory: no GPU count of this "
+                     "size can help")
     if model.sliding_window:
         notes.append("sliding-window layers: KV cache size in tokens counts every layer at full "
                      "context; max concurrency and max context are solved exactly")
@@ -312,11 +314,15 @@ def _weight_levers(p: _Problem) -> list[Advice]:
     if last is None:
         return []
     spec, saves = last
-    return [Advice("weights", spec.label(), saves, False,
-                   f"Quantizing the weights to {spec.label()} saves {saves / GIB:.2f} GiB but is not "
-                   "enough: the KV cache and activations alone exceed the budget"
-                   if p.need(p.workload.batch, p.workload.context_tokens) > p.usable + p.base.weights.bytes
-                   else f"Quantizing the weights to {spec.label()} saves {saves / GIB:.2f} GiB, not enough alone")]
+    room = p.usable + p.base.weights.bytes  # what is left after the overhead, before weights
+    need = p.need(p.workload.batch, p.workload.context_tokens)
+    text = f"Quantizing the weights to {spec.label()} saves {saves / GIB:.2f} GiB but is not enough"
+    if room <= 0:
+        text += ": the fixed overhead alone exceeds the usable memory"
+    elif need > room:
+        text += (f": the KV cache and activations alone ({need / GIB:.2f} GiB) exceed the "
+                 f"{room / GIB:.2f} GiB left after overhead")
+    return [Advice("weights", spec.label(), saves, False, text)]
 
 
 def fits_on(breakdown: Breakdown, capacity_bytes: int) -> bool:

@@ -133,7 +133,7 @@ def _per_channel(spec: WeightSpec) -> bool:
 
 def _per_channel_bytes(model: ModelSpec) -> tuple[int, str, str]:
     counts = count_params(model)
-    kept = counts.embedding + counts.lm_head + counts.norms + counts.router + counts.other
+    kept = counts.embedding + counts.lm_head + counts.norms + counts.router + counts.other + counts.expert_biases
     kept += vocab_padding_params(model)
     linear = (
         total_params(model) - counts.total + counts.attention + counts.mlp + counts.routed_experts
