@@ -560,3 +560,40 @@ def test_odd_values_raise_input_error_only(slug):
             count_params(imported.model)
         except InputError:
             pass  # named field, one line: what the CLI and the window expect
+
+
+def _gguf_header(kv_count, *entries):
+    import struct
+
+    return b"GGUF" + struct.pack("<IQQ", 3, 0, kv_count) + b"".join(entries)
+
+
+def _gguf_key(name, vtype):
+    import struct
+
+    key = name.encode()
+    return struct.pack("<Q", len(key)) + key + struct.pack("<I", vtype)
+
+
+@pytest.mark.parametrize(
+    "data,why",
+    [
+        # a string array claiming 2**60 elements: GGUFReader alone loops and allocates without end
+        (lambda s: _gguf_header(1, _gguf_key("general.architecture", 9), s.pack("<IQ", 8, 2**60)),
+         "cannot fit in the file"),
+        # a uint8 array claiming 2**40 bytes in a 60-byte file
+        (lambda s: _gguf_header(1, _gguf_key("general.x", 9), s.pack("<IQ", 0, 2**40)), "runs past the end"),
+        # a billion metadata entries
+        (lambda s: _gguf_header(10**9), "cannot fit in the file"),
+        # a key string longer than the file
+        (lambda s: _gguf_header(1, s.pack("<Q", 2**62)), "runs past the end"),
+    ],
+    ids=["huge-string-array", "huge-byte-array", "huge-kv-count", "huge-key"],
+)
+def test_hostile_gguf_counts_are_refused_quickly(tmp_path, data, why):
+    import struct
+
+    path = tmp_path / "hostile.gguf"
+    path.write_bytes(data(struct))
+    with pytest.raises(FileReadError, match=why):
+        load_model(path)

@@ -19,6 +19,7 @@ from vramdesk.core.errors import FileReadError, InputError
 from vramdesk.core.formats import WeightFormat, WeightSpec
 from vramdesk.core.importers._config import ImportedModel
 from vramdesk.core.importers._families import SSM_MODEL_TYPES
+from vramdesk.core.importers._gguf_bounds import check_gguf_bounds
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, refuse_unsupported, sliding_layer_pattern
 
 #: llama.cpp architectures with SSM/recurrent/linear-attention layers.
@@ -107,6 +108,7 @@ def _read_header(path: Path) -> tuple[dict[str, Any], list[tuple[str, int, int, 
     """
     import gguf  # optional dependency, imported where needed
 
+    check_gguf_bounds(path)
     try:
         reader = gguf.GGUFReader(path, "r")
         meta = {
