@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import pytest
+import shiboken6
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 
 from vramdesk.core.nvml import GpuInfo, GpuQueryError, NvmlSnapshot
@@ -46,23 +48,27 @@ def make_main_window(qtbot, request):
     from vramdesk.gui.settings import open_settings
 
     before = _top_level()
-    windows = []
 
     def make(gpu_query=no_driver, show=False):
         window = MainWindow(open_settings(), gpu_query=gpu_query)
-        qtbot.addWidget(window)
-        windows.append(window)
+        # qtbot closes and deletes the window after the test, first stopping its GPU worker
+        qtbot.addWidget(window, before_close_func=_stop_gpu_worker)
         if show:
             window.show()
         return window
 
     yield make
-    for window in windows:
-        window.close()
-        if window.gpu_panel is not None:
-            assert window.gpu_panel.shutdown(5000)
-        window.deleteLater()
-    QApplication.sendPostedEvents(None, 0)
+    # qtbot has closed the windows and asked Qt to delete them: do it now, then look for leftovers
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     QApplication.processEvents()
-    leaked = [w for w in QApplication.topLevelWidgets() if id(w) not in before and w.isVisible()]
+    leaked = [
+        w
+        for w in QApplication.topLevelWidgets()
+        if shiboken6.isValid(w) and id(w) not in before and w.isVisible()
+    ]
     assert not leaked, f"leaked top-level widgets: {leaked}"
+
+
+def _stop_gpu_worker(window):
+    if window.gpu_panel is not None:
+        assert window.gpu_panel.shutdown(5000)

@@ -2,7 +2,3 @@
 
 Entry point: :func:`vramdesk.gui.app.main`.
 """
-
-from vramdesk.gui._singletons import immortalize_singletons
-
-immortalize_singletons()

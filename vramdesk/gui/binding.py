@@ -136,8 +136,8 @@ class BoundForm(QGroupBox):
     def add_choice(self, name: str, label: str, items: list[tuple[str, Any]]) -> QComboBox:
         """A combo box offering ``items`` (text, value); values stay on the Python side.
 
-        (PySide6 6.12 drops a reference to ``None``/``True``/``False`` when they round-trip
-        through a QVariant, so values are never stored as item data.)
+        (Values are never stored as QVariant item data: PySide6 6.12.0 lost references to
+        ``None``/``True`` in that round trip; see tests/gui/test_qt_refcounts.py.)
         """
         box = QComboBox()
         self._choices[name] = []
