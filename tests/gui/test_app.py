@@ -209,3 +209,23 @@ def test_invalid_field_reason_is_translated_from_code_and_params(make_main_windo
     # English: the core's own reason, unchanged
     c.set_field("num_key_value_heads", 6)
     assert kv.toolTip() == f"num_key_value_heads: {c.problem.reason}"
+
+
+def test_vramdesk_without_arguments_opens_the_window_in_the_given_config_dir(tmp_path):
+    config = tmp_path / "elsewhere"
+    env = {
+        **os.environ,
+        "VRAMDESK_QUIT_AFTER_MS": "500",
+        "QT_QPA_PLATFORM": "offscreen",
+        "VRAMDESK_FAKE_NVML": "error:no_driver",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "vramdesk", "--config-dir", str(config)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (config / "settings.ini").is_file()  # the window saved its session there
