@@ -106,7 +106,7 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="127" />
+        <location filename="../../vramdesk/gui/compare_tab.py" line="128" />
         <source>memory per GPU ({0})</source>
         <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
         <translation>GPU あたりのメモリ（{0}）</translation>
@@ -289,22 +289,22 @@
         <translation>num_attention_heads（{heads}）の約数にしてください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="20" />
+        <location filename="../../vramdesk/gui/messages.py" line="22" />
         <source>must be at least {min}, got {value}</source>
         <translation>{min} 以上にしてください（入力値 {value}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="21" />
+        <location filename="../../vramdesk/gui/messages.py" line="25" />
         <source>must be at most {max}, got {value}</source>
         <translation>{max} 以下にしてください（入力値 {value}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="22" />
+        <location filename="../../vramdesk/gui/messages.py" line="28" />
         <source>must be between {min} and {max}, got {value}</source>
         <translation>{min} から {max} の範囲にしてください（入力値 {value}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="25" />
+        <location filename="../../vramdesk/gui/messages.py" line="31" />
         <source>must be a whole number, got {value}</source>
         <translation>整数を入力してください（入力値 {value}）</translation>
     </message>
@@ -768,97 +768,97 @@
 <context>
     <name>SolverTab</name>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="33" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="48" />
         <source>GPU capacity</source>
         <translation>GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="34" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="49" />
         <source>Usable for KV + activations</source>
         <translation>KV と活性化に使える量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="35" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="50" />
         <source>KV cache budget</source>
         <translation>KV キャッシュの予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="36" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="51" />
         <source>vLLM would print</source>
         <translation>vLLM の表示</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="37" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="52" />
         <source>Max concurrency at the context</source>
         <translation>このコンテキストでの最大同時数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="38" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="53" />
         <source>Max context at the concurrency</source>
         <translation>この同時数での最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="39" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="54" />
         <source>Smallest GPU count (TP)</source>
         <translation>必要な最小 GPU 数（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="40" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="55" />
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="52" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="70" />
         <source>Lever</source>
         <translation>対策</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="52" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="70" />
         <source>Value</source>
         <translation>値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="52" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="70" />
         <source>Saves</source>
         <translation>削減量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="52" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="70" />
         <source>Advice</source>
         <translation>助言</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="67" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="37" />
         <source>Fit advisor (when it does not fit): levers, most effective first</source>
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="86" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="93" />
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="98" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="105" />
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="103" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="110" />
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="105" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="112" />
         <source>none up to 64</source>
         <translation>64 台まででは不可</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="106" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="113" />
         <source>fits</source>
         <translation>収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="106" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="113" />
         <source>does not fit</source>
         <translation>収まらない</translation>
     </message>
@@ -890,6 +890,11 @@
         <location filename="../../vramdesk/gui/runtime_form.py" line="109" />
         <source>local GPU {0} (free now)</source>
         <translation>ローカル GPU {0}（現在の空き）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="113" />
+        <source>{0} (not available now)</source>
+        <translation type="unfinished" />
     </message>
 </context>
 <context>

@@ -12,9 +12,6 @@ every field and computes once.
 from __future__ import annotations
 
 import dataclasses
-import enum
-import typing
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -23,80 +20,17 @@ from vramdesk.core import bundled, nvml, views
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, estimate
 from vramdesk.core.formats import WeightSpec
-from vramdesk.core.limits import check_int, check_real
+from vramdesk.core.limits import check_real
 from vramdesk.core.model import ModelSpec, sliding_layer_pattern
 from vramdesk.core.runtime import Runtime
-from vramdesk.core.serialize import TYPES, from_dict, scenario_to_dict
+from vramdesk.core.serialize import TYPES, scenario_to_dict
 from vramdesk.core.solve import SolveResult, solve
-from vramdesk.core.units import Unit, gib_to_bytes, mib_to_bytes, to_fraction
+from vramdesk.core.units import Unit, gib_to_bytes
 from vramdesk.core.workload import Workload
+from vramdesk.gui.fields import FIELD_PART, Target, capacity_bytes_of, convert_field, parse_int_text
 from vramdesk.gui.messages import reason_text
 
-#: Field name -> the input it belongs to ("model", "weights", "workload", "runtime").
-FIELD_PART: dict[str, str] = {
-    f.name: part for part, cls in TYPES.items() for f in dataclasses.fields(cls)
-}
-
 DEFAULT_MODEL_SLUGS = ("llama-3.1-8b", "7b-class")
-DEFAULT_GPU = "RTX 4090"
-#: Units the custom capacity may be typed in, and their exact conversion to bytes.
-CAPACITY_UNITS = {"GiB": gib_to_bytes, "MiB": mib_to_bytes, "B": int}
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """The GPU the estimate is checked against.
-
-    ``kind`` is ``"gpu"`` (catalog ``name``), ``"custom"`` (``custom_bytes``) or
-    ``"local"`` (NVML GPU ``local_index``, its ``which`` = ``"total"`` or ``"free"`` memory).
-    """
-
-    kind: str = "gpu"
-    name: str = DEFAULT_GPU
-    custom_bytes: int = 80 * 2**30
-    local_index: int = 0
-    which: str = "total"
-
-    def key(self) -> str:
-        """The picker key: ``gpu:NAME``, ``custom`` or ``local:INDEX:WHICH``."""
-        if self.kind == "gpu":
-            return f"gpu:{self.name}"
-        if self.kind == "local":
-            return f"local:{self.local_index}:{self.which}"
-        return "custom"
-
-
-def _parse_int_text(name: str, text: str) -> int | None:
-    """Integer from typed text (``7,000,000,000``, ``7_000``, ``7e9``); ``""`` is None."""
-    cleaned = text.strip().replace(",", "").replace("_", "")
-    if not cleaned:
-        return None
-    try:
-        value = to_fraction(cleaned)
-    except (ValueError, ZeroDivisionError):
-        raise InputError(
-            name, f"must be a whole number, got {text!r}", "not_int", {"value": text}
-        ) from None
-    if value.denominator != 1:
-        raise InputError(name, f"must be a whole number, got {text!r}", "not_int", {"value": text})
-    return int(value)
-
-
-def convert_field(name: str, raw: Any) -> Any:
-    """Turn a widget's raw value into the typed value of input field ``name``.
-
-    Raises
-    ------
-    InputError
-        ``name``: the value cannot be read as the field's type.
-    """
-    if isinstance(raw, enum.Enum):
-        return raw
-    cls = TYPES[FIELD_PART[name]]
-    hint = typing.get_type_hints(cls)[name]
-    if isinstance(raw, str) and int in (typing.get_args(hint) or (hint,)):
-        raw = _parse_int_text(name, raw)
-    return getattr(from_dict(cls, {name: raw}), name)
 
 
 class ScenarioController(QObject):
@@ -224,7 +158,7 @@ class ScenarioController(QObject):
 
     def _apply(self, name: str, raw: Any) -> None:
         if name == "live_tokens":
-            live = _parse_int_text(name, raw) if isinstance(raw, str) else raw
+            live = parse_int_text(name, raw) if isinstance(raw, str) else raw
             context = self._draft["workload"].context_tokens
             self._replace("workload", batch=views.batch_for_live_tokens(live, context))
         elif name == "sliding_pattern":
@@ -233,38 +167,14 @@ class ScenarioController(QObject):
             check_real("fixed_overhead_gib", raw)
             self._replace("runtime", fixed_overhead_bytes=gib_to_bytes(raw))
         elif name == "target":
-            self._target = self._parse_target(str(raw))
+            self._target = self._target.with_key(str(raw))
         elif name == "custom_capacity":
-            self._target = dataclasses.replace(
-                self._target, custom_bytes=self._capacity_bytes(*raw)
-            )
+            self._target = dataclasses.replace(self._target, custom_bytes=capacity_bytes_of(*raw))
         else:
             self._replace(FIELD_PART[name], **{name: convert_field(name, raw)})
 
     def _replace(self, part: str, **changes: Any) -> None:
         self._draft[part] = dataclasses.replace(self._draft[part], **changes)
-
-    @staticmethod
-    def _capacity_bytes(value: Any, unit_label: str) -> int:
-        try:
-            n_bytes = CAPACITY_UNITS[unit_label](value)
-            check_int("budget_bytes", n_bytes)
-        except (InputError, ValueError, KeyError) as exc:
-            reason = exc.reason if isinstance(exc, InputError) else str(exc)
-            raise InputError("custom_capacity", reason, "out_of_range") from None
-        return n_bytes
-
-    def _parse_target(self, key: str) -> Target:
-        kind, _, rest = key.partition(":")
-        if kind == "gpu":
-            bundled.find_gpu(rest)
-            return dataclasses.replace(self._target, kind="gpu", name=rest)
-        if kind == "local":
-            index, _, which = rest.partition(":")
-            return dataclasses.replace(
-                self._target, kind="local", local_index=int(index), which=which or "total"
-            )
-        return dataclasses.replace(self._target, kind="custom")
 
     def set_unit(self, unit: Unit) -> None:
         """Switch the display unit; emits ``unitChanged``."""

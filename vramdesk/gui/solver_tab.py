@@ -28,6 +28,21 @@ class SolverTab(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.values: dict[str, QLabel] = {}
+        self.advice = self._build_advice()
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self._build_values())
+        layout.addWidget(
+            QLabel(self.tr("Fit advisor (when it does not fit): levers, most effective first"))
+        )
+        layout.addWidget(self.advice, 1)
+        layout.addWidget(self.notes)
+        controller.solveChanged.connect(self.refresh)
+        controller.unitChanged.connect(self.refresh)
+        self.refresh()
+
+    def _build_values(self) -> QFormLayout:
         form = QFormLayout()
         rows = [
             ("capacity", self.tr("GPU capacity")),
@@ -46,31 +61,23 @@ class SolverTab(QWidget):
             value.setWordWrap(True)
             self.values[key] = value
             form.addRow(label, value)
-        self.advice = QTableWidget(0, 4)
-        self.advice.setObjectName("advice_table")
-        self.advice.setHorizontalHeaderLabels(
+        return form
+
+    def _build_advice(self) -> QTableWidget:
+        table = QTableWidget(0, 4)
+        table.setObjectName("advice_table")
+        table.setHorizontalHeaderLabels(
             [self.tr("Lever"), self.tr("Value"), self.tr("Saves"), self.tr("Advice")]
         )
-        self.advice.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.advice.verticalHeader().hide()
-        self.advice.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self.advice.setWordWrap(True)
-        self.advice.setTextElideMode(Qt.TextElideMode.ElideNone)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.verticalHeader().hide()
+        table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        table.setWordWrap(True)
+        table.setTextElideMode(Qt.TextElideMode.ElideNone)
         self._rows_timer = QTimer(self, singleShot=True, interval=0)
-        self._rows_timer.timeout.connect(self.advice.resizeRowsToContents)
-        self.advice.horizontalHeader().sectionResized.connect(lambda *_a: self._rows_timer.start())
-        self.notes = QLabel()
-        self.notes.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(
-            QLabel(self.tr("Fit advisor (when it does not fit): levers, most effective first"))
-        )
-        layout.addWidget(self.advice, 1)
-        layout.addWidget(self.notes)
-        controller.solveChanged.connect(self.refresh)
-        controller.unitChanged.connect(self.refresh)
-        self.refresh()
+        self._rows_timer.timeout.connect(table.resizeRowsToContents)
+        table.horizontalHeader().sectionResized.connect(lambda *_a: self._rows_timer.start())
+        return table
 
     def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
         """Re-wrap the advice rows to the new width."""

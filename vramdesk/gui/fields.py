@@ -1,0 +1,121 @@
+"""Field plumbing between widgets and the core inputs: names, raw-value conversion, the target.
+
+Widgets hand raw values (spin-box ints, combo values, typed text) to the controller;
+:func:`convert_field` turns them into the typed value of the named input field through
+:func:`vramdesk.core.serialize.from_dict`, so the same rules apply as for a preset file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+from vramdesk.core import bundled
+from vramdesk.core.errors import InputError
+from vramdesk.core.limits import check_int
+from vramdesk.core.serialize import TYPES, from_dict
+from vramdesk.core.units import gib_to_bytes, mib_to_bytes, to_fraction
+
+#: Field name -> the input it belongs to ("model", "weights", "workload", "runtime").
+FIELD_PART: dict[str, str] = {
+    f.name: part for part, cls in TYPES.items() for f in dataclasses.fields(cls)
+}
+
+DEFAULT_GPU = "RTX 4090"
+#: Units the custom capacity may be typed in, and their exact conversion to bytes.
+CAPACITY_UNITS = {"GiB": gib_to_bytes, "MiB": mib_to_bytes, "B": int}
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The GPU the estimate is checked against.
+
+    ``kind`` is ``"gpu"`` (catalog ``name``), ``"custom"`` (``custom_bytes``) or
+    ``"local"`` (NVML GPU ``local_index``, its ``which`` = ``"total"`` or ``"free"`` memory).
+    """
+
+    kind: str = "gpu"
+    name: str = DEFAULT_GPU
+    custom_bytes: int = 80 * 2**30
+    local_index: int = 0
+    which: str = "total"
+
+    def key(self) -> str:
+        """The picker key: ``gpu:NAME``, ``custom`` or ``local:INDEX:WHICH``."""
+        if self.kind == "gpu":
+            return f"gpu:{self.name}"
+        if self.kind == "local":
+            return f"local:{self.local_index}:{self.which}"
+        return "custom"
+
+    def with_key(self, key: str) -> Target:
+        """The target a picker key names (see :meth:`key`), other settings kept.
+
+        Raises
+        ------
+        InputError
+            ``gpu``: no catalog GPU of that name.
+        """
+        kind, _, rest = key.partition(":")
+        if kind == "gpu":
+            bundled.find_gpu(rest)
+            return dataclasses.replace(self, kind="gpu", name=rest)
+        if kind == "local":
+            index, _, which = rest.partition(":")
+            return dataclasses.replace(
+                self, kind="local", local_index=int(index), which=which or "total"
+            )
+        return dataclasses.replace(self, kind="custom")
+
+
+def parse_int_text(name: str, text: str) -> int | None:
+    """Integer from typed text (``7,000,000,000``, ``7_000``, ``7e9``); ``""`` is None."""
+    cleaned = text.strip().replace(",", "").replace("_", "")
+    if not cleaned:
+        return None
+    try:
+        value = to_fraction(cleaned)
+    except (ValueError, ZeroDivisionError):
+        raise InputError(
+            name, f"must be a whole number, got {text!r}", "not_int", {"value": text}
+        ) from None
+    if value.denominator != 1:
+        raise InputError(name, f"must be a whole number, got {text!r}", "not_int", {"value": text})
+    return int(value)
+
+
+def convert_field(name: str, raw: Any) -> Any:
+    """Turn a widget's raw value into the typed value of input field ``name``.
+
+    Raises
+    ------
+    InputError
+        ``name``: the value cannot be read as the field's type.
+    """
+    if isinstance(raw, enum.Enum):
+        return raw
+    cls = TYPES[FIELD_PART[name]]
+    hint = typing.get_type_hints(cls)[name]
+    if isinstance(raw, str) and int in (typing.get_args(hint) or (hint,)):
+        raw = parse_int_text(name, raw)
+    return getattr(from_dict(cls, {name: raw}), name)
+
+
+def capacity_bytes_of(value: Any, unit_label: str) -> int:
+    """Bytes of a custom capacity typed as ``value`` in ``unit_label`` (GiB, MiB or B), exact.
+
+    Raises
+    ------
+    InputError
+        ``custom_capacity``: not a number, or outside ``INT_LIMITS["budget_bytes"]``.
+    """
+    try:
+        n_bytes = CAPACITY_UNITS[unit_label](value)
+        check_int("budget_bytes", n_bytes)
+    except (InputError, ValueError, KeyError) as exc:
+        reason = exc.reason if isinstance(exc, InputError) else str(exc)
+        raise InputError("custom_capacity", reason, "out_of_range") from None
+    return n_bytes
