@@ -894,7 +894,7 @@
     <message>
         <location filename="../../vramdesk/gui/runtime_form.py" line="113" />
         <source>{0} (not available now)</source>
-        <translation type="unfinished" />
+        <translation>{0}（現在は利用不可）</translation>
     </message>
 </context>
 <context>
