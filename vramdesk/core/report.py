@@ -57,13 +57,18 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
     limit = {"memory": "memory", "max_position_embeddings": "max_position_embeddings",
              "limit": "the context limit"}[r.max_context_limited_by]
     lines.append(f"Max context at {wl.batch} concurrent: {r.max_context:,} tokens (limited by {limit})")
-    verdict = "fits" if r.fits else "does NOT fit"
-    lines.append(f"Verdict: {wl.batch} x {wl.context_tokens:,} tokens {verdict} on this budget")
+    verdict = "fit" if r.fits else "do NOT fit"
+    lines.append(f"Verdict (KV budget, as an engine sizes it): {wl.batch} x {wl.context_tokens:,} tokens "
+                 f"{verdict}")
+    total = format_bytes(r.breakdown.total_bytes, unit)
+    cap = format_bytes(r.capacity_bytes, unit)
+    lines.append(f"Verdict (estimated total {total} vs capacity {cap}, overhead margin included): "
+                 + ("fits" if r.fits_total else "does NOT fit"))
     lines.append("Smallest GPU count (tensor parallel): "
                  + (str(r.min_gpus) if r.min_gpus else "none up to 64"))
     if r.advice:
         lines.append("What would make it fit (each lever alone, most effective first):")
-        lines.extend(f"  {'+' if a.fits else '-'} {a.text}" for a in r.advice)
+        lines.extend(f"  {'+' if a.fits else '-'} {a.describe(unit)}" for a in r.advice)
     lines.extend(f"note: {n}" for n in r.notes)
     return "\n".join(lines)
 

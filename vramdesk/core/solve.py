@@ -24,7 +24,7 @@ from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
 from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Runtime
-from vramdesk.core.units import GIB
+from vramdesk.core.units import Unit, format_bytes
 from vramdesk.core.workload import Workload
 
 #: Tensor-parallel sizes the solver tries for "smallest GPU count".
@@ -46,15 +46,41 @@ class Advice:
         Bytes per GPU it saves against the current workload.
     fits : bool
         Whether that lever alone makes the workload fit.
-    text : str
-        One plain sentence.
+    action : str
+        What to do, e.g. ``"Store the KV cache in fp8"``.
+    reason : str
+        Why a lever that does not fit cannot: ``""``, ``"overhead"`` (the fixed overhead alone
+        exceeds the usable memory) or ``"kv_alone"`` (KV cache + activations, ``need_bytes``,
+        exceed the ``room_bytes`` left after overhead).
     """
 
     lever: str
     value: str | int
     saves_bytes: int
     fits: bool
-    text: str
+    action: str
+    reason: str = ""
+    need_bytes: int = 0
+    room_bytes: int = 0
+
+    def describe(self, unit: Unit = Unit.GIB) -> str:
+        """One plain sentence in ``unit``."""
+        saves = format_bytes(self.saves_bytes, unit)
+        per_gpu = " per GPU" if self.lever == "tensor_parallel_size" else ""
+        if self.fits:
+            return f"{self.action}: saves {saves}{per_gpu}"
+        if self.reason == "overhead":
+            return f"{self.action} saves {saves} but is not enough: the fixed overhead alone exceeds the usable memory"
+        if self.reason == "kv_alone":
+            return (f"{self.action} saves {saves} but is not enough: the KV cache and activations alone "
+                    f"({format_bytes(self.need_bytes, unit)}) exceed the {format_bytes(self.room_bytes, unit)} "
+                    "left after overhead")
+        return f"{self.action}: saves {saves}{per_gpu} (not enough alone)"
+
+    @property
+    def text(self) -> str:
+        """:meth:`describe` in GiB."""
+        return self.describe(Unit.GIB)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -68,6 +94,13 @@ class SolveResult:
 
     All byte figures are per GPU, exact ints; ``max_concurrency_exact`` is an exact
     fraction (``float`` in JSON).
+
+    Two verdicts answer two questions. ``fits``: the workload's KV cache and activations fit
+    the KV budget the way a serving engine sizes it (``capacity * gpu_memory_utilization -
+    reserved - weights``); ``max_concurrency`` and ``max_context`` answer the same question.
+    ``fits_total``: the forward estimate's total (with its overhead margin) is within the
+    capacity, as the fits table compares it. They can differ near the edge, because the
+    multiplier form's 1.15 margin and the 0.9 utilization reserve different amounts.
     """
 
     capacity_bytes: int
@@ -80,6 +113,7 @@ class SolveResult:
     max_context: int
     max_context_limited_by: str
     fits: bool
+    fits_total: bool
     min_gpus: int | None
     advice: tuple[Advice, ...]
     breakdown: Breakdown
@@ -103,6 +137,7 @@ class SolveResult:
             "max_context": self.max_context,
             "max_context_limited_by": self.max_context_limited_by,
             "fits": self.fits,
+            "fits_total": self.fits_total,
             "min_gpus": self.min_gpus,
             "advice": [a.to_dict() for a in self.advice],
             "vllm_lines": self.vllm_lines(),
@@ -228,7 +263,8 @@ def solve(model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Ru
         capacity_bytes=capacity_bytes, usable_bytes=p.usable, kv_budget_bytes=kv_budget,
         kv_cache_tokens=tokens, kv_cache_blocks=blocks if block else None,
         max_concurrency=max_conc, max_concurrency_exact=exact, max_context=max_ctx,
-        max_context_limited_by=limited_by, fits=fits, min_gpus=min_gpus, advice=advice,
+        max_context_limited_by=limited_by, fits=fits, fits_total=fits_on(base, capacity_bytes),
+        min_gpus=min_gpus, advice=advice,
         breakdown=base, context_tokens=ctx, notes=tuple(notes))
 
 
@@ -272,24 +308,20 @@ def advise(p: _Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> li
         alt = _Problem(p.model, p.weights, wl.replace(kv_dtype=KVDtype.FP8), p.runtime, p.capacity)
         saves = base.kv_cache.bytes - alt.base.kv_cache.bytes
         ok = alt.fits(wl.batch, wl.context_tokens)
-        out.append(Advice("kv_dtype", "fp8", saves, ok,
-                          f"Store the KV cache in fp8: saves {saves / GIB:.2f} GiB"
-                          + ("" if ok else " (not enough alone)")))
+        out.append(Advice("kv_dtype", "fp8", saves, ok, "Store the KV cache in fp8"))
     if max_ctx >= 1:
         saves = current - _total_at(p, wl.batch, max_ctx)
-        out.append(Advice("context_tokens", max_ctx, saves, True,
-                          f"Cap the context at {max_ctx:,} tokens: saves {saves / GIB:.2f} GiB"))
+        out.append(Advice("context_tokens", max_ctx, saves, True, f"Cap the context at {max_ctx:,} tokens"))
     if max_conc >= 1:
         saves = current - _total_at(p, max_conc, wl.context_tokens)
-        out.append(Advice("batch", max_conc, saves, True,
-                          f"Cap concurrency at {max_conc} sequences: saves {saves / GIB:.2f} GiB"))
+        out.append(Advice("batch", max_conc, saves, True, f"Cap concurrency at {max_conc} sequences"))
     out.extend(_weight_levers(p))
     if min_gpus is not None and min_gpus > p.runtime.tensor_parallel_size:
         rt = p.runtime.replace(tensor_parallel_size=min_gpus)
         alt = estimate(p.model, p.weights, wl, rt)
         saves = base.total_bytes - alt.total_bytes
         out.append(Advice("tensor_parallel_size", min_gpus, saves, True,
-                          f"Shard over {min_gpus} GPUs (tensor parallel): saves {saves / GIB:.2f} GiB per GPU"))
+                          f"Shard over {min_gpus} GPUs (tensor parallel)"))
     out.sort(key=lambda a: (not a.fits, -a.saves_bytes))
     return out
 
@@ -309,20 +341,15 @@ def _weight_levers(p: _Problem) -> list[Advice]:
         saves = p.base.weights.bytes - alt.base.weights.bytes
         last = (spec, saves)
         if alt.fits(p.workload.batch, p.workload.context_tokens):
-            return [Advice("weights", spec.label(), saves, True,
-                           f"Quantize the weights to {spec.label()}: saves {saves / GIB:.2f} GiB")]
+            return [Advice("weights", spec.label(), saves, True, f"Quantize the weights to {spec.label()}")]
     if last is None:
         return []
     spec, saves = last
     room = p.usable + p.base.weights.bytes  # what is left after the overhead, before weights
     need = p.need(p.workload.batch, p.workload.context_tokens)
-    text = f"Quantizing the weights to {spec.label()} saves {saves / GIB:.2f} GiB but is not enough"
-    if room <= 0:
-        text += ": the fixed overhead alone exceeds the usable memory"
-    elif need > room:
-        text += (f": the KV cache and activations alone ({need / GIB:.2f} GiB) exceed the "
-                 f"{room / GIB:.2f} GiB left after overhead")
-    return [Advice("weights", spec.label(), saves, False, text)]
+    reason = "overhead" if room <= 0 else "kv_alone" if need > room else ""
+    return [Advice("weights", spec.label(), saves, False, f"Quantizing the weights to {spec.label()}",
+                   reason, need, room)]
 
 
 def fits_on(breakdown: Breakdown, capacity_bytes: int) -> bool:

@@ -113,10 +113,10 @@ class SolverTab(QWidget):
         v["fits"].setText(self.tr("fits") if r.fits else self.tr("does not fit"))
         self.advice.setRowCount(len(r.advice))
         for row, a in enumerate(r.advice):
-            cells = [a.lever, str(a.value), format_bytes(a.saves_bytes, unit), a.text]
+            cells = [a.lever, str(a.value), format_bytes(a.saves_bytes, unit), a.describe(unit)]
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(a.text)
+                item.setToolTip(a.describe(unit))
                 self.advice.setItem(row, col, item)
         for col in range(3):
             self.advice.resizeColumnToContents(col)
