@@ -10,7 +10,7 @@ from vramdesk.core.bundled import find_model
 from vramdesk.core.estimate import estimate
 from vramdesk.core.formats import KVDtype, WeightFormat
 from vramdesk.core.runtime import OverheadForm
-from vramdesk.core.units import to_unit
+from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.core.views import SOURCE_GRID_BATCHES, SOURCE_GRID_CONTEXTS
 
 
@@ -142,3 +142,24 @@ def test_unit_toggle_switches_every_figure_to_gb(make_main_window):
     weights = c.breakdown.weights.bytes
     assert window.chart.bars["weights"].opts["height"] == [float(Fraction(weights, GB))]
     assert window.figures.row_texts()[0][2].endswith(" GB")
+
+
+def test_solver_tab_labels_both_verdicts_when_they_disagree(make_main_window):
+    # Llama-3.1-8B int4, 33 x 4096 on an RTX 4090 (a user's case): the engine-style KV budget
+    # (capacity x 0.9 - weights) has room, the forward total with its margin does not
+    window = make_main_window()
+    c = window.controller
+    load_class(window, "llama-3.1-8b")
+    c.set_field("format", WeightFormat.INT4)
+    c.set_field("context_tokens", 4096)
+    c.set_field("batch", 33)
+    r = c.solve_result
+    assert r.fits and not r.fits_total and r.breakdown.total_bytes > r.capacity_bytes
+    form = window.solver_tab.layout().itemAt(0).layout()
+    labels = {form.labelForField(v).text(): v.text() for v in window.solver_tab.values.values()}
+    assert "Verdict" not in labels
+    kv = labels["Verdict (KV budget, as an engine sizes it)"]
+    total = labels["Verdict (estimated total vs capacity, margin included)"]
+    assert kv == "33 x 4,096 tokens fit"
+    expected = f"{format_bytes(r.breakdown.total_bytes, c.unit)} > {format_bytes(r.capacity_bytes, c.unit)}"
+    assert total == f"does NOT fit: {expected}"

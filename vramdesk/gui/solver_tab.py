@@ -52,7 +52,8 @@ class SolverTab(QWidget):
             ("max_concurrency", self.tr("Max concurrency at the context")),
             ("max_context", self.tr("Max context at the concurrency")),
             ("min_gpus", self.tr("Smallest GPU count (TP)")),
-            ("fits", self.tr("Verdict")),
+            ("fits", self.tr("Verdict (KV budget, as an engine sizes it)")),
+            ("fits_total", self.tr("Verdict (estimated total vs capacity, margin included)")),
         ]
         for key, label in rows:
             value = QLabel("—")
@@ -110,7 +111,7 @@ class SolverTab(QWidget):
             self.tr("{0:,} tokens (limited by {1})").format(r.max_context, r.max_context_limited_by)
         )
         v["min_gpus"].setText(self.tr("none up to 64") if r.min_gpus is None else str(r.min_gpus))
-        v["fits"].setText(self.tr("fits") if r.fits else self.tr("does not fit"))
+        self._show_verdicts(r)
         self.advice.setRowCount(len(r.advice))
         for row, a in enumerate(r.advice):
             cells = [a.lever, str(a.value), format_bytes(a.saves_bytes, unit), a.describe(unit)]
@@ -122,3 +123,18 @@ class SolverTab(QWidget):
             self.advice.resizeColumnToContents(col)
         self._rows_timer.start()
         self.notes.setText("\n".join(r.notes))
+
+    def _show_verdicts(self, r: SolveResult) -> None:
+        """Both verdicts, each saying what it compares (they differ near the edge)."""
+        unit, wl = self.controller.unit, self.controller.workload
+        shape = f"{wl.batch} x {wl.context_tokens:,}"
+        self.values["fits"].setText(
+            (self.tr("{0} tokens fit") if r.fits else self.tr("{0} tokens do NOT fit")).format(
+                shape
+            )
+        )
+        total = format_bytes(r.breakdown.total_bytes, unit)
+        cap = format_bytes(r.capacity_bytes, unit)
+        sign = "<=" if r.fits_total else ">"
+        verdict = self.tr("fits") if r.fits_total else self.tr("does NOT fit")
+        self.values["fits_total"].setText(f"{verdict}: {total} {sign} {cap}")
