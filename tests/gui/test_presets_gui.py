@@ -133,3 +133,38 @@ def test_import_of_a_bad_file_is_reported(make_main_window, tmp_path):
     assert not window.model_form.import_path(bad)
     assert window.controller.breakdown is before
     assert "config.json" in window.statusBar().currentMessage()
+
+
+def test_notices_survive_the_gpu_panels_periodic_refresh(make_main_window, config_dir, qtbot, tmp_path):
+    presets = config_dir / "presets"
+    presets.mkdir()
+    (presets / "broken.json").write_text("{ this is not json", encoding="utf-8")
+    window = make_main_window()
+    panel = window.gpu_panel
+    qtbot.waitUntil(lambda: panel.message_label.text() != "", timeout=5000)
+    bad = tmp_path / "config.json"
+    bad.write_text("[1, 2", encoding="utf-8")
+    assert not window.model_form.import_path(bad)
+    error = window.statusBar().currentMessage()
+    assert "config.json" in error
+    for _ in range(2):  # two more failed polls, as the 2 s timer would run them
+        with qtbot.waitSignal(panel.queryFailed, timeout=5000):
+            panel.refresh()
+    assert window.statusBar().currentMessage() == error
+    notice = window.presets_panel.notice
+    assert window.presets_panel.notice_bar.isVisibleTo(window.presets_panel)
+    assert "broken.json" in notice.text()
+
+
+def test_import_action_shows_the_error_where_the_user_acted(make_main_window, tmp_path, monkeypatch):
+    from vramdesk.gui import model_form
+
+    bad = tmp_path / "config.json"
+    bad.write_text("[1, 2", encoding="utf-8")
+    shown = []
+    monkeypatch.setattr(model_form.QFileDialog, "getOpenFileName", lambda *a: (str(bad), ""))
+    monkeypatch.setattr(model_form.QMessageBox, "warning", lambda _w, _t, text: shown.append(text))
+    window = make_main_window()
+    window.model_form._on_import_clicked()
+    assert shown == [window.model_form.import_error] and "config.json" in shown[0]
+    assert shown[0] in window.statusBar().currentMessage()

@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("vramdesk")
         self.settings = settings
         self.controller = ScenarioController(self)
+        self._gpu_message: str | None = None
         self.library = PresetLibrary(self.controller, self)
         self._build_forms()
         self._build_centre()
@@ -161,7 +162,8 @@ class MainWindow(QMainWindow):
 
         panel = GpuPanel(**({"query": gpu_query} if gpu_query is not None else {}))
         panel.gpusChanged.connect(self.controller.set_local_snapshot)
-        panel.queryFailed.connect(self.show_message)
+        panel.queryFailed.connect(self._on_gpu_query_failed)
+        panel.gpusChanged.connect(self._on_gpus_changed)
         self.controller.unitChanged.connect(panel.set_unit)
         return panel
 
@@ -239,8 +241,20 @@ class MainWindow(QMainWindow):
         """Show ``text`` in the status bar."""
         self.statusBar().showMessage(text, 15000)
 
+    def _on_gpu_query_failed(self, text: str) -> None:
+        """Say a GPU query failed once per distinct message: the panel keeps showing it."""
+        if text != self._gpu_message:
+            self._gpu_message = text
+            self.show_message(text)
+
+    def _on_gpus_changed(self, snapshot: object) -> None:
+        if snapshot is not None:
+            self._gpu_message = None
+
     def _on_library_problems(self, problems: list[str]) -> None:
-        self.show_message(self.tr("Preset files set aside: ") + " ".join(problems))
+        text = self.tr("Preset files set aside: ") + " ".join(problems)
+        self.presets_panel.show_notice(text)
+        self.show_message(text)
 
     def _report_startup_problems(self) -> None:
         self.library.take_problems()

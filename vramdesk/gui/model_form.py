@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QMessageBox,
+    QPushButton,
+    QWidget,
+)
 from superqt.utils import signals_blocked
 
 from vramdesk.core.errors import VramdeskError
@@ -26,6 +33,7 @@ class ModelForm(BoundForm):
     ) -> None:
         super().__init__(self.tr("Model"), controller, parent)
         self.library = library
+        self.import_error = ""
         self._build_picker()
         self._build_fields()
         library.presetsChanged.connect(self.refresh_presets)
@@ -141,17 +149,19 @@ class ModelForm(BoundForm):
             "",
             self.tr("config.json (*.json);;All files (*)"),
         )
-        if path:
-            self.import_path(Path(path))
+        if path and not self.import_path(Path(path)) and self.import_error:
+            QMessageBox.warning(self, self.tr("Import a model config"), self.import_error)
 
     def import_path(self, path: Path) -> bool:
         """Import a config.json or model folder through the core importer and load it."""
         from vramdesk.core.importers import load_model
 
+        self.import_error = ""
         try:
             imported = load_model(path)
         except (VramdeskError, OSError) as exc:
-            self.importFailed.emit(str(exc))
+            self.import_error = str(exc)
+            self.importFailed.emit(self.import_error)
             return False
         ok = self.controller.load(
             model=imported.model, weights=imported.weights, name=imported.model.name or path.name

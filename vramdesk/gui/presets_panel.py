@@ -8,9 +8,12 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QGridLayout,
+    QHBoxLayout,
     QInputDialog,
+    QLabel,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -28,6 +31,7 @@ class PresetsPanel(QWidget):
     def __init__(self, library: PresetLibrary, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.library = library
+        self.last_error = ""
         self.list = QListWidget()
         self.list.setObjectName("user_presets")
         self.list.itemDoubleClicked.connect(lambda _i: self.load_selected())
@@ -47,10 +51,31 @@ class PresetsPanel(QWidget):
             button.clicked.connect(slot)
             buttons.addWidget(button, i // 4, i % 4)
         layout = QVBoxLayout(self)
+        layout.addWidget(self._build_notice())
         layout.addWidget(self.list, 1)
         layout.addLayout(buttons)
         library.presetsChanged.connect(self.refresh)
         self.refresh()
+
+    def _build_notice(self) -> QWidget:
+        """A banner for notices that must stay until read (files set aside), hidden by default."""
+        self.notice_bar = QWidget()
+        self.notice_bar.setObjectName("presets_notice")
+        self.notice_bar.setStyleSheet("#presets_notice { background: #fdf2d0; }")
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        dismiss = QPushButton(self.tr("Dismiss"))
+        dismiss.clicked.connect(self.notice_bar.hide)
+        row = QHBoxLayout(self.notice_bar)
+        row.addWidget(self.notice, 1)
+        row.addWidget(dismiss)
+        self.notice_bar.hide()
+        return self.notice_bar
+
+    def show_notice(self, text: str) -> None:
+        """Show ``text`` in the banner until the user dismisses it."""
+        self.notice.setText(text)
+        self.notice_bar.show()
 
     def refresh(self) -> None:
         """List the user's presets: name and kind."""
@@ -76,7 +101,8 @@ class PresetsPanel(QWidget):
         try:
             return action(*args)
         except (VramdeskError, OSError) as exc:
-            self.message.emit(str(exc))
+            self.last_error = str(exc)
+            self.message.emit(self.last_error)
             return None
 
     # --------------------------------------------------- actions (testable)
@@ -108,11 +134,12 @@ class PresetsPanel(QWidget):
         if slug is not None:
             self._guard(self.library.delete, slug)
 
-    def import_path(self, path: Path) -> None:
-        """Import a preset file."""
+    def import_path(self, path: Path) -> bool:
+        """Import a preset file; False (and ``message`` emitted) when it failed."""
         user = self._guard(self.library.import_file, path)
         if user is not None:
             self.select(user.slug)
+        return user is not None
 
     def export_selected(self, path: Path) -> None:
         """Export the selected preset to ``path``."""
@@ -138,8 +165,8 @@ class PresetsPanel(QWidget):
 
     def _ask_import(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Import preset"), "", "JSON (*.json)")
-        if path:
-            self.import_path(Path(path))
+        if path and not self.import_path(Path(path)):
+            QMessageBox.warning(self, self.tr("Import preset"), self.last_error)
 
     def _ask_export(self) -> None:
         if self.selected_slug() is None:
