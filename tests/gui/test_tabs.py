@@ -163,3 +163,21 @@ def test_solver_tab_labels_both_verdicts_when_they_disagree(make_main_window):
     assert kv == "33 x 4,096 tokens fit"
     expected = f"{format_bytes(r.breakdown.total_bytes, c.unit)} > {format_bytes(r.capacity_bytes, c.unit)}"
     assert total == f"does NOT fit: {expected}"
+
+
+def test_kv_growth_legend_has_one_entry_per_shown_curve_with_distinct_colours(make_main_window):
+    window = make_main_window()
+    c, tab = window.controller, window.kv_tab
+    for batch in (4, 8, 5, 32, 6):  # 8 and 32 are grid concurrencies: no extra curve then
+        c.set_field("batch", batch)
+        tab.refresh()
+        shown = list(SOURCE_GRID_BATCHES) + ([] if batch in SOURCE_GRID_BATCHES else [batch])
+        legend = tab.plot.getPlotItem().legend
+        entries = [(lab.text, smp.item.opts["pen"].color().name()) for smp, lab in legend.items]
+        names = [name for name, _colour in entries]
+        assert sorted(names) == sorted(["capacity"] + [f"{b} concurrent" for b in shown])
+        colours = [colour for name, colour in entries if name != "capacity"]
+        assert len(set(colours)) == len(colours), entries
+        items = tab.plot.getPlotItem().listDataItems()
+        drawn = [item for item in items if item.getData()[0] is not None and len(item.getData()[0])]
+        assert len(drawn) == len(shown) + 1  # the curves and the capacity line

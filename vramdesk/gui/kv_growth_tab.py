@@ -25,7 +25,8 @@ from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
 
-CURVE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00")
+#: One colour per curve slot (Okabe-Ito): the grid's concurrencies, then the current one.
+CURVE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
 
 
 class KvGrowthTab(QWidget):
@@ -38,7 +39,13 @@ class KvGrowthTab(QWidget):
         self.plot.setLogMode(x=True, y=True)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLabel("bottom", self.tr("context (tokens per sequence)"))
-        self.plot.addLegend(labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220))
+        self.legend = self.plot.addLegend(
+            labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220)
+        )
+        # a fixed set of curves, built once: one slot per grid concurrency, one for the current
+        self.slots = [
+            self.plot.plot([], [], pen=pg.mkPen(colour, width=2)) for colour in CURVE_COLOURS
+        ]
         self.curves: dict[int, pg.PlotDataItem] = {}
         self.capacity = self.plot.plot(
             [], [], pen=pg.mkPen("#c0392b", width=2), name=self.tr("capacity")
@@ -57,8 +64,10 @@ class KvGrowthTab(QWidget):
         self.refresh()
 
     def batches(self) -> list[int]:
-        """The source grid's concurrencies, plus the current one."""
-        return sorted({*views.SOURCE_GRID_BATCHES, self.controller.workload.batch})
+        """The source grid's concurrencies, then the current one when it is not among them."""
+        batches = list(views.SOURCE_GRID_BATCHES)
+        current = self.controller.workload.batch
+        return batches if current in batches else [*batches, current]
 
     def refresh(self) -> None:
         """Recompute the curves and the grid from the core (through the controller)."""
@@ -69,26 +78,33 @@ class KvGrowthTab(QWidget):
         )
         contexts = views.growth_contexts(limit)
         unit = self.controller.unit
-        series = self.controller.kv_growth(contexts, self.batches())
-        for curve in self.curves.values():
-            curve.hide()
-        for i, (batch, values) in enumerate(series.items()):
-            curve = self._curve(batch, i)
-            curve.setData(contexts, [to_unit(v, unit) for v in values])
-            curve.show()
+        batches = self.batches()
+        series = self.controller.kv_growth(contexts, batches)
+        self.curves = dict(zip(batches, self.slots, strict=False))
+        for i, curve in enumerate(self.slots):
+            batch = batches[i] if i < len(batches) else None
+            ys = [] if batch is None else [to_unit(v, unit) for v in series[batch]]
+            curve.setData(contexts if ys else [], ys)
+            self._label(curve, batch)
         self.plot.setLabel("left", self.tr("KV cache ({0})").format(unit.label))
         cap = self.controller.capacity_bytes()
         ys = [] if cap is None else [to_unit(cap, unit)] * 2
         self.capacity.setData([contexts[0], contexts[-1]] if ys else [], ys)
         self._fill_grid()
 
-    def _curve(self, batch: int, index: int) -> pg.PlotDataItem:
-        if batch not in self.curves:
-            pen = pg.mkPen(CURVE_COLOURS[index % len(CURVE_COLOURS)], width=2)
-            self.curves[batch] = self.plot.plot(
-                [], [], pen=pen, name=self.tr("{0} concurrent").format(batch)
-            )
-        return self.curves[batch]
+    def _label(self, curve: pg.PlotDataItem, batch: int | None) -> None:
+        """Name the slot's legend entry in place; an unused slot has none (no stale entries)."""
+        label = self.legend.getLabel(curve)
+        if batch is None:
+            if label is not None:
+                self.legend.removeItem(curve)
+            return
+        name = self.tr("{0} concurrent").format(batch)
+        if label is None:
+            self.legend.addItem(curve, name)
+        elif label.text != name:
+            label.setText(name)
+        curve.opts["name"] = name
 
     def _fill_grid(self) -> None:
         contexts, batches = views.SOURCE_GRID_CONTEXTS, views.SOURCE_GRID_BATCHES
