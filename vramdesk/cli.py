@@ -116,9 +116,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_workload_options(sol)
     bud = sol.add_argument_group("budget (one of)")
     bud.add_argument("--vram-gib", type=_positive_number, metavar="V", help="GPU memory in GiB")
-    bud.add_argument("--gpu", metavar="NAME", help="catalog GPU name (see 'vramdesk presets list --gpus')")
+    bud.add_argument("--gpu", metavar="NAME",
+                     help="catalog GPU name (see 'vramdesk presets list --gpus'), or local[:INDEX] "
+                     "for a local GPU's free memory now (NVML; with --tp N, 'local' takes GPUs "
+                     "0..N-1 and the least free of them)")
     _add_output_options(sol)
     sol.set_defaults(handler=_cmd_solve)
+    gpus = sub.add_parser("gpus", help="local NVIDIA GPUs through NVML")
+    gpus.add_argument("--json", action="store_true", help="one JSON object, exact integer bytes")
+    gpus.set_defaults(handler=_cmd_gpus)
     _add_presets_parser(sub)
     return parser
 
@@ -164,7 +170,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from vramdesk.core.solve import solve
 
     sc = scenario_from_args(vars(args))
-    label, capacity = budget_from_args(vars(args))
+    label, capacity = _local_budget(args) or budget_from_args(vars(args))
     result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
     if args.json:
         _print_json({"model": sc.model.name, "budget": label, **result.breakdown.to_dict(),
@@ -173,6 +179,33 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         from vramdesk.core.report import solve_text
 
         print(solve_text(sc, result, label, Unit.parse(args.units)))
+    return EXIT_OK
+
+
+def _local_budget(args: argparse.Namespace) -> tuple[str, int] | None:
+    """``--gpu local[:INDEX]``: a local GPU's free memory now; None for any other budget."""
+    if args.gpu is None or args.vram_gib is not None:
+        return None  # budget_from_args handles (and refuses) the rest
+    from vramdesk.core.nvml import local_gpu_budget
+
+    return local_gpu_budget(args.gpu, args.tp)
+
+
+def _cmd_gpus(args: argparse.Namespace) -> int:
+    """``vramdesk gpus``: one line per GPU; no readable GPU exits 1 with one line."""
+    from vramdesk.core.nvml import GpuQueryError, gpus_text, query_gpus, snapshot_to_dict
+
+    try:
+        snapshot = query_gpus()
+    except GpuQueryError as err:
+        if not args.json:
+            raise  # main() prints "vramdesk: <message>" and exits 1
+        _print_json({"error": err.to_dict()})
+        return EXIT_FAIL
+    if args.json:
+        _print_json(snapshot_to_dict(snapshot))
+    else:
+        print(gpus_text(snapshot))
     return EXIT_OK
 
 
