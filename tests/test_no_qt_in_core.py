@@ -21,7 +21,8 @@ with contextlib.redirect_stdout(out):
     codes = [main(["estimate", "--preset", "70b-class", "--weights", "int4", "--context", "8192", "--batch", "16",
                    "--json"]),
              main(["solve", "--preset", "70b-class", "--context", "8192", "--vram-gib", "80", "--json"]),
-             main(["presets", "list"])]
+             main(["presets", "list"]),
+             main(["gpus", "--json"])]
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in %r)
 print(json.dumps({"modules": names, "codes": codes, "qt": loaded}))
 """ % (QT_MODULES,)
@@ -31,7 +32,7 @@ def test_core_and_cli_load_no_qt():
     proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert result["codes"] == [0, 0, 0]
+    assert result["codes"][:3] == [0, 0, 0] and result["codes"][3] in (0, 1)  # 1: no GPU readable here
     assert result["qt"] == []
     expected = {m.name for m in pkgutil.walk_packages(vramdesk.core.__path__, "vramdesk.core.")}
     assert set(result["modules"]) == expected and "vramdesk.core.estimate" in expected

@@ -294,6 +294,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VramdeskError as exc:
         print(f"vramdesk: {exc}", file=sys.stderr)
         return EXIT_FAIL
+    except BrokenPipeError:  # output piped into head & co.: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAIL
     except OSError as exc:
         print(f"vramdesk: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return EXIT_USAGE
