@@ -126,6 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     gpus.add_argument("--json", action="store_true", help="one JSON object, exact integer bytes")
     gpus.set_defaults(handler=_cmd_gpus)
     _add_presets_parser(sub)
+    _add_validate_parser(sub)
+    _add_calibrate_parser(sub)
     return parser
 
 
@@ -147,6 +149,61 @@ def _add_presets_parser(sub: Any) -> None:
     exp.add_argument("name")
     exp.add_argument("path")
     exp.set_defaults(handler=_cmd_presets_export)
+
+
+def _add_validate_parser(sub: Any) -> None:
+    val = sub.add_parser("validate", help="predictions vs real engine measurements "
+                         "(vramdesk-engine-case/1 JSON lines); exit 1 if a check fails")
+    val.add_argument("cases", metavar="CASES.jsonl")
+    val.add_argument("--json", action="store_true", help="one JSON object: cases and summary")
+    val.set_defaults(handler=_cmd_validate)
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from vramdesk.core.validate import format_report, read_cases, validate_cases
+
+    report = validate_cases(read_cases(args.cases))
+    if args.json:
+        _print_json(report)
+    else:
+        print(format_report(report))
+    checks = report["summary"]["checks"]
+    return EXIT_OK if checks["passed"] == checks["total"] else EXIT_FAIL
+
+
+def _add_calibrate_parser(sub: Any) -> None:
+    cal = sub.add_parser("calibrate", help="parse an engine's start-up log, compare with vramdesk, "
+                         "keep the measured overheads")
+    cal.add_argument("log", metavar="LOGFILE", help="vLLM, SGLang, llama.cpp or Ollama log")
+    cal.add_argument("--save", metavar="NAME", help="keep measured overheads as a runtime preset")
+    cal.add_argument("--json", action="store_true", help="one JSON object, exact integer bytes")
+    _add_model_options(cal)
+    g = cal.add_argument_group("scenario (optional: with a model, vramdesk's prediction is shown)")
+    g.add_argument("--context", type=_whole, metavar="S", help="tokens per sequence (the log's)")
+    g.add_argument("--batch", type=_whole, default=1, metavar="B", help="sequences / slots (1)")
+    g.add_argument("--kv-dtype", default="fp16", metavar="DTYPE", help="KV cache dtype (fp16)")
+    g.add_argument("--block-size", type=_block_size, default=16, metavar="N", help="block (16)")
+    g.add_argument("--tp", type=_whole, default=1, metavar="N", help="tensor parallel size")
+    g.add_argument("--pp", type=_whole, default=1, metavar="N", help="pipeline parallel size")
+    g.add_argument("--engine", help="default: the engine the log names")
+    g.add_argument("--engine-version", metavar="V", help="engine version (changes some defaults)")
+    g.add_argument("--util", default="0.9", metavar="U", help="gpu_memory_utilization (the log's)")
+    cal.set_defaults(handler=_cmd_calibrate)
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from vramdesk.core.calibration import run_calibration
+
+    out = run_calibration(args.log, vars(args))
+    if not out["figures"]:
+        raise InputError("log", out["summary"], "no_figures")
+    if args.json:
+        _print_json({k: v for k, v in out.items() if k != "text"})
+    else:
+        print(out["text"])
+        if out["saved"]:
+            print(f"saved calibrated runtime preset: {out['saved']}")
+    return EXIT_OK
 
 
 # ------------------------------------------------------------------ commands

@@ -1,0 +1,78 @@
+"""`vramdesk validate` and `vramdesk calibrate` through the command line."""
+
+import json
+
+import pytest
+
+from tests.conftest import DATA, REFERENCE
+from vramdesk.cli import main
+
+CASES = REFERENCE / "engine-cases.jsonl"
+LOGS = DATA / "engine-logs"
+
+
+def test_validate_text_and_json(capsys):
+    assert main(["validate", str(CASES)]) == 0
+    out = capsys.readouterr().out
+    total = sum(
+        len(json.loads(line)["check"]) for line in CASES.read_text(encoding="utf-8").splitlines()
+    )
+    assert f"checks within tolerance (with given): {total}/{total}" in out
+    assert main(["validate", str(CASES), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert len(report["cases"]) == len(CASES.read_text(encoding="utf-8").splitlines())
+    first = next(iter(report["cases"][0]["figures"].values()))
+    assert {
+        "reported",
+        "predicted_with_given",
+        "predicted",
+        "rel_error_with_given",
+        "rel_error",
+    } <= set(first)
+
+
+def test_validate_failing_check_exits_1(tmp_path, capsys):
+    record = json.loads(CASES.read_text(encoding="utf-8").splitlines()[0])
+    name = next(iter(record["check"]))
+    record["reported"][name] *= 2  # no prediction lands within tolerance of a doubled figure
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert main(["validate", str(path)]) == 1
+    assert " FAIL" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"schema": "other/1"}\n', "bad.jsonl:1: schema must be 'vramdesk-engine-case/1'"),
+        ("not json\n", "bad.jsonl:1: not valid JSON"),
+    ],
+)
+def test_validate_bad_input_one_line_exit_2(tmp_path, capsys, content, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content, encoding="utf-8")
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_calibrate_log_with_a_preset_and_save(capsys, config_dir):
+    log = str(LOGS / "vllm-v1-0.11-memory-profile-debug.log")
+    assert (
+        main(["calibrate", log, "--preset", "llama-3.1-8b", "--kv-dtype", "bf16", "--save", "h100"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert out.startswith("vllm: 9 figures") and "weights_bytes" in out
+    assert (config_dir / "presets" / "h100.json").is_file()
+    assert main(["calibrate", log, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["engine"] == "vllm" and all(r["predicted"] is None for r in data["figures"])
+
+
+def test_calibrate_garbage_log_exit_2(capsys):
+    assert main(["calibrate", str(LOGS / "garbage.log")]) == 2
+    err = capsys.readouterr().err
+    assert "log: no figures found" in err and err.count("\n") == 1
+    assert main(["calibrate", str(LOGS / "missing.log")]) == 2
+    assert "cannot read" in capsys.readouterr().err
