@@ -6,6 +6,7 @@ import pytest
 
 from tests.conftest import DATA, REFERENCE
 from vramdesk.cli import main
+from vramdesk.core.bundled import find_gpu
 
 CASES = REFERENCE / "engine-cases.jsonl"
 LOGS = DATA / "engine-logs"
@@ -76,3 +77,21 @@ def test_calibrate_garbage_log_exit_2(capsys):
     assert "log: no figures found" in err and err.count("\n") == 1
     assert main(["calibrate", str(LOGS / "missing.log")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_solve_vllm_on_a_catalog_gpu_budgets_from_cuda_total(capsys):
+    """RTX 3090 engine case: vLLM 0.6.4 budgets 0.9 x CUDA's 23.58 GiB, not nvidia-smi's 24 GiB."""
+    lines = CASES.read_text(encoding="utf-8").splitlines()
+    case = next(
+        r for r in map(json.loads, lines) if r["id"] == "vllm-v0-llama31-8b-rtx3090-mml20k"
+    )
+    args = ["solve", "--preset", "llama-3.1-8b", "--context", str(case["runtime"]["max_model_len"]),
+            "--engine", "vllm", "--engine-version", "0.6.4", "--gpu", "RTX 3090", "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    blocks = case["reported"]["num_gpu_blocks"]
+    assert abs(out["kv_cache_blocks"] - blocks) <= 0.01 * blocks
+    assert "CUDA total" in out["budget"]
+    assert main([*args[:-1], "--engine", "formula", "--json"]) == 0  # formula: nvidia-smi's total
+    capacity = json.loads(capsys.readouterr().out)["capacity_bytes"]
+    assert capacity == find_gpu("RTX 3090").memory_bytes

@@ -20,6 +20,7 @@ from vramdesk.core import (
     estimate,
     solve,
 )
+from vramdesk.core.bundled import find_gpu, gpu_catalog
 from vramdesk.core.engines import FormulaProfile, profile_for
 from vramdesk.core.engines.llamacpp import cells, compute_buffer_bytes, kv_split
 from vramdesk.core.engines.ollama import MINIMUM_MEMORY_BYTES
@@ -313,3 +314,37 @@ def test_llamacpp_and_ollama_budget_ignores_utilization():
         rt = Runtime(engine=engine, loaded_weights_bytes=5 * gib)
         b = estimate(LLAMA8, WeightSpec(WeightFormat.Q4_0), work, rt)
         assert profile_for(engine).usable_bytes(b, 24 * gib, rt) == 19 * gib - reserve
+
+
+# ------------------------------------------------------------- CUDA total of catalog GPUs
+def _case(case_id):
+    lines = (REFERENCE / "engine-cases.jsonl").read_text(encoding="utf-8").splitlines()
+    return next(r for r in map(json.loads, lines) if r["id"] == case_id)
+
+
+def test_catalog_cuda_totals_are_sourced_and_below_nvidia_smi():
+    filled = [g for g in gpu_catalog() if g.cuda_total_mib is not None]
+    assert {g.name for g in filled} >= {"RTX 3090", "H100 80GB"}
+    for g in filled:
+        # the driver keeps 1-2 % of memory.total; CUDA never reports more than nvidia-smi
+        assert g.memory_mib * 0.97 < g.cuda_total_mib < g.memory_mib, g.name
+        assert "total_gpu_memory" in g.cuda_total_source, g.name
+
+
+def test_capacity_for_uses_cuda_total_for_vllm_and_sglang_only():
+    gpus = {
+        "RTX 3090": ["vllm-v0-llama31-8b-rtx3090-mml20k"],
+        "H100 80GB": ["vllm-v1-llmd-llama31-8b-h100", "vllm-v1-llmd-mistral-small-3.2-24b-h100"],
+    }
+    for name, ids in gpus.items():
+        g = find_gpu(name)
+        for case_id in ids:
+            printed = _case(case_id)["gpu"]["total_bytes_per_gpu"]
+            # the log prints GiB to 0.01: the catalog's MiB lies within that rounding (+ 1 MiB)
+            for engine in (Engine.VLLM, Engine.SGLANG):
+                assert abs(g.capacity_for(engine) - printed) <= 0.006 * 2**30, (name, case_id)
+        for engine in (Engine.FORMULA, Engine.LLAMA_CPP, Engine.OLLAMA, Engine.TRANSFORMERS):
+            assert g.capacity_for(engine) == g.memory_bytes
+    h200 = find_gpu("H200")  # no published CUDA total: nvidia-smi's, and the label says so
+    assert h200.capacity_for(Engine.VLLM) == h200.memory_bytes
+    assert "CUDA total unknown" in h200.capacity_label(Engine.VLLM)

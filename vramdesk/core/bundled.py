@@ -17,6 +17,7 @@ from typing import Any
 from vramdesk.core.errors import InputError
 from vramdesk.core.formats import WeightSpec
 from vramdesk.core.model import ModelSpec
+from vramdesk.core.runtime import Engine
 from vramdesk.core.serialize import from_dict
 from vramdesk.core.units import MIB
 from vramdesk.core.workload import Workload
@@ -56,17 +57,59 @@ class ModelPreset:
 
 @dataclass(frozen=True, slots=True)
 class GpuSpec:
-    """A GPU of the catalog: memory as nvidia-smi reports it (MiB), and where that came from."""
+    """A GPU of the catalog: memory as nvidia-smi reports it (MiB), and where that came from.
+
+    ``cuda_total_mib`` is the total CUDA reports (``torch.cuda.mem_get_info``), which vLLM
+    and SGLang budget from; it is 0.3-2 % below ``memory.total`` (memory the driver keeps)
+    and is filled only where a published vLLM/PyTorch log prints it (``cuda_total_source``).
+    """
 
     name: str
     memory_mib: int
     vendor: str
     source: str
+    cuda_total_mib: int | None = None
+    cuda_total_source: str = ""
 
     @property
     def memory_bytes(self) -> int:
         """Capacity in bytes (``memory_mib * 2**20``)."""
         return self.memory_mib * MIB
+
+    def capacity_for(self, engine: Engine) -> int:
+        """Bytes of one GPU as ``engine`` sizes its budget.
+
+        Parameters
+        ----------
+        engine : Engine
+            Whose accounting the solve follows.
+
+        Returns
+        -------
+        int
+            ``cuda_total_mib * 2**20`` (bytes) for engines that budget from CUDA's total
+            (vLLM, SGLang: ``EngineProfile.budgets_from_cuda_total``) when it is known;
+            otherwise :attr:`memory_bytes` (nvidia-smi's total).
+        """
+        if self.cuda_total_mib is not None and _budgets_from_cuda_total(engine):
+            return self.cuda_total_mib * MIB
+        return self.memory_bytes
+
+    def capacity_label(self, engine: Engine) -> str:
+        """Return the budget's label, saying which total :meth:`capacity_for` used and why."""
+        if not _budgets_from_cuda_total(engine):
+            return f"{self.name} ({self.memory_mib:,} MiB)"
+        if self.cuda_total_mib is None:
+            return (f"{self.name} ({self.memory_mib:,} MiB nvidia-smi total; CUDA total unknown, "
+                    f"so {engine.value} will see about 0.5 % less than this)")
+        return (f"{self.name} ({self.cuda_total_mib:,} MiB CUDA total as {engine.value} sees it; "
+                f"nvidia-smi {self.memory_mib:,} MiB)")
+
+
+def _budgets_from_cuda_total(engine: Engine) -> bool:
+    from vramdesk.core.engines import profile_for
+
+    return profile_for(engine).budgets_from_cuda_total
 
 
 def model_preset_from_dict(slug: str, data: dict[str, Any], *, read_only: bool) -> ModelPreset:
@@ -103,7 +146,10 @@ def bundled_models() -> tuple[ModelPreset, ...]:
 def gpu_catalog() -> tuple[GpuSpec, ...]:
     """The GPU catalog, in file order."""
     data = json.loads((presets_dir() / "gpus" / "catalog.json").read_text(encoding="utf-8"))
-    return tuple(GpuSpec(g["name"], g["memory_mib"], g.get("vendor", ""), g["source"]) for g in data["gpus"])
+    return tuple(
+        GpuSpec(g["name"], g["memory_mib"], g.get("vendor", ""), g["source"],
+                g.get("cuda_total_mib"), g.get("cuda_total_source", ""))
+        for g in data["gpus"])
 
 
 @functools.cache

@@ -165,6 +165,9 @@ def scenario_from_args(opts: dict[str, Any]) -> Scenario:
 def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
     """The GPU budget ``(label, capacity_bytes)`` from ``--vram-gib`` or ``--gpu NAME``.
 
+    A catalog GPU gives :meth:`~vramdesk.core.bundled.GpuSpec.capacity_for` the ``--engine``:
+    vLLM and SGLang budget from CUDA's total, below nvidia-smi's (the label says which).
+
     Raises
     ------
     InputError
@@ -179,4 +182,5 @@ def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
     from vramdesk.core.bundled import find_gpu
 
     spec = find_gpu(gpu)
-    return f"{spec.name} ({spec.memory_mib:,} MiB)", spec.memory_bytes
+    engine = Engine.parse(opts.get("engine") or "formula")
+    return spec.capacity_label(engine), spec.capacity_for(engine)

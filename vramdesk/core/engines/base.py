@@ -17,9 +17,15 @@ class EngineProfile:
     """Interface of an engine profile.
 
     Subclasses set ``engine`` and override :meth:`estimate` and :meth:`reserved_bytes`.
+
+    ``budgets_from_cuda_total`` is True for engines whose KV budget is a fraction of the
+    total CUDA reports (``torch.cuda.mem_get_info``), which is 0.3-2 % below nvidia-smi's
+    ``memory.total``: a catalog GPU then gives them its ``cuda_total_mib``
+    (:meth:`vramdesk.core.bundled.GpuSpec.capacity_for`).
     """
 
     engine: Engine = Engine.FORMULA
+    budgets_from_cuda_total: bool = False
 
     def estimate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
                  runtime: Runtime) -> Breakdown:

@@ -40,6 +40,8 @@ class SglangProfile(FormulaProfile):
     """SGLang: vLLM-style loaded weights, an unpaged token KV pool, a static fraction."""
 
     engine = Engine.SGLANG
+    #: ``total_gpu_memory`` comes from ``torch.cuda.mem_get_info`` (``get_available_gpu_memory``)
+    budgets_from_cuda_total = True
 
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime

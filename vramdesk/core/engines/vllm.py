@@ -306,6 +306,8 @@ class VllmProfile(FormulaProfile):
     """vLLM (V0 and V1): see the module docstring for the engine sources followed."""
 
     engine = Engine.VLLM
+    #: ``requested_memory = torch.cuda.mem_get_info()[1] * gpu_memory_utilization`` (gpu_worker.py)
+    budgets_from_cuda_total = True
 
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
