@@ -348,3 +348,25 @@ def test_capacity_for_uses_cuda_total_for_vllm_and_sglang_only():
     h200 = find_gpu("H200")  # no published CUDA total: nvidia-smi's, and the label says so
     assert h200.capacity_for(Engine.VLLM) == h200.memory_bytes
     assert "CUDA total unknown" in h200.capacity_label(Engine.VLLM)
+
+
+def test_vllm_chunk_sets_max_num_batched_tokens():
+    qwen = ModelSpec(**_config("qwen2.5-7b"))
+    wl, rt = Workload(context_tokens=16384, batch=8, prompt_len=16384), Runtime(engine=Engine.VLLM)
+
+    def act(workload, runtime=rt):
+        return estimate(qwen, WeightSpec(WeightFormat.BF16), workload, runtime).activations.bytes
+
+    # V1 profile peak = T * (hidden + 2 * intermediate) * 2 + 8.8 * min(1024, T) * vocab * 4;
+    # T = 2048: 2048 * (3584 + 2 * 18944) * 2 = 169,869,312 and 8.8 * 1024 * 152064 * 4 =
+    # 5,481,116,467.2, so ceil(5,650,985,779.2) = 5,650,985,780
+    assert act(wl.replace(chunk_tokens=2048)) == 5_650_985_780
+    assert act(wl.replace(chunk_tokens=2048)) == act(wl, rt.replace(max_num_batched_tokens=2048))
+    assert act(wl.replace(chunk_tokens=512)) < act(wl.replace(chunk_tokens=2048)) < act(wl)
+    # an explicit max_num_batched_tokens wins over the chunk
+    explicit = rt.replace(max_num_batched_tokens=2048)
+    assert act(wl.replace(chunk_tokens=512), explicit) == 5_650_985_780
+    # under vLLM the chunk counts without a prompt length: no "has no effect" warning
+    b = estimate(qwen, WeightSpec(WeightFormat.BF16), Workload(16384, chunk_tokens=2048), rt)
+    assert b.activations.bytes == 5_650_985_780
+    assert not any("chunk_tokens" in w for w in b.warnings)

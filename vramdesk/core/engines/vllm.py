@@ -24,6 +24,7 @@ Sources (read in vllm-project/vllm, not copied):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from fractions import Fraction
@@ -188,9 +189,15 @@ def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> P
 
 # ------------------------------------------------------------------ activations
 def batched_tokens(workload: Workload, runtime: Runtime) -> int:
-    """Tokens of the profile run: ``max_num_batched_tokens`` or the version's default."""
+    """Tokens of the profile run (vLLM's ``max_num_batched_tokens``).
+
+    The runtime's ``max_num_batched_tokens``, else the workload's ``chunk_tokens`` (the
+    chunked-prefill size is that flag in vLLM, SPEC §3.4), else the version's default.
+    """
     if runtime.max_num_batched_tokens is not None:
         return runtime.max_num_batched_tokens
+    if workload.chunk_tokens is not None:
+        return workload.chunk_tokens
     if parse_version(runtime.engine_version)[0]:
         return max(workload.context_tokens, V0_MIN_BATCHED_TOKENS)
     return V1_BATCHED_TOKENS
@@ -328,6 +335,10 @@ class VllmProfile(FormulaProfile):
             "vocab_padding_params": vocab_padding_params(model),
             "kv_block_bytes": self.block_bytes(model, workload, runtime),
         }
+        # the chunk sets max_num_batched_tokens here, with or without a prompt length
+        base = dataclasses.replace(
+            base, warnings=tuple(n for n in base.warnings if not n.startswith("chunk_tokens"))
+        )
         return with_parts(
             base, weights=w, activations=act, overhead=non_torch_part(runtime), extras=extras
         )
