@@ -170,3 +170,10 @@ def test_batch_for_live_tokens_rounds_up():
     with pytest.raises(InputError) as err:
         views.batch_for_live_tokens(0, 10_000)
     assert err.value.field == "live_tokens"
+
+
+def test_compact_text_keeps_short_text_and_quotes_long_text_by_its_ends():
+    assert views.compact_text("1e400") == "1e400"
+    # 400 nines: 12 kept at each end, the length said
+    assert views.compact_text("9" * 400) == "9" * 12 + "…" + "9" * 12 + " (400 characters)"
+    assert views.shorten("abc", 3) == "abc" and views.shorten("abcd", 3) == "ab…"

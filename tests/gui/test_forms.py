@@ -260,3 +260,31 @@ def test_engine_sliding_window_switch(make_main_window, qtbot):
     assert c.runtime.sliding_window_exploited is False
     assert c.breakdown == estimate(c.model, c.weights, c.workload, c.runtime)
     assert c.breakdown.kv_cache.bytes > capped  # every layer caches the whole 8192-token context
+
+
+@pytest.mark.parametrize("typed", ["1e400", "1e99999999999999", "1e-99999999999999", "9" * 400])
+def test_huge_typed_value_gives_a_short_message_and_keeps_the_layout(make_main_window, qtbot, typed):
+    window = make_main_window()
+    form = window.model_form
+    width = form.minimumSizeHint().width()
+    edit = form.fields["params"]
+    edit.setFocus()
+    edit.setText(typed)
+    edit.textEdited.emit(typed)
+    assert window.controller.problem.field == "params"
+    label = form.error_label
+    assert label.isVisibleTo(form) and len(label.text()) <= 200
+    assert "9" * 40 not in label.text()  # a 400-digit number is quoted by its ends
+    assert form.minimumSizeHint().width() <= width
+
+
+def test_long_unbroken_error_text_is_cut_and_wraps_full_text_in_tooltip(make_main_window):
+    window = make_main_window()
+    form = window.model_form
+    width = form.minimumSizeHint().width()
+    reason = "x" * 1000  # e.g. a core reason quoting a long value
+    window.controller.fieldInvalid.emit("params", reason)
+    label = form.error_label
+    assert len(label.text().replace("\u200b", "")) <= 200 and label.text().endswith("…")
+    assert label.toolTip() == f"params: {reason}"
+    assert form.minimumSizeHint().width() <= width

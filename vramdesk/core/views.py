@@ -184,6 +184,22 @@ def batch_for_live_tokens(live_tokens: int, context_tokens: int) -> int:
     return -(-live_tokens // context_tokens)
 
 
+def compact_text(text: str, keep: int = 12) -> str:
+    """``text`` for a message: kept whole when short, else its ends and its length.
+
+    ``compact_text("9" * 400) == "999999999999…999999999999 (400 characters)"``: a typed
+    value quoted in an error must not make the sentence hundreds of characters long.
+    """
+    if len(text) <= 2 * keep + 1:
+        return text
+    return f"{text[:keep]}…{text[-keep:]} ({len(text)} characters)"
+
+
+def shorten(text: str, limit: int = 200) -> str:
+    """``text`` cut to at most ``limit`` characters, the cut marked with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def growth_contexts(max_context: int, start: int = 512) -> list[int]:
     """Contexts for the KV-growth plot: powers of two from ``start`` up to ``max_context``.
 
@@ -212,7 +228,7 @@ def kv_growth(
     dict
         ``{batch: [kv_bytes at contexts[0], ...]}``, each value the ``kv_cache`` part of
         :func:`estimate` with the workload's ``context_tokens`` and ``batch`` replaced
-        (prompt length capped at the context).
+        (prompt length and shared prefix capped at the context).
 
     Raises
     ------
@@ -225,7 +241,8 @@ def kv_growth(
         for ctx in contexts:
             prompt = None if workload.prompt_len is None else min(workload.prompt_len, ctx)
             wl = workload.replace(context_tokens=ctx, batch=batch, prompt_len=prompt)
-            row.append(estimate(model, weights, wl, runtime).kv_cache.bytes)
+            rt = runtime.replace(shared_prefix_tokens=min(runtime.shared_prefix_tokens, ctx))
+            row.append(estimate(model, weights, wl, rt).kv_cache.bytes)
         out[batch] = row
     return out
 

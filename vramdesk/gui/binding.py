@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from superqt.utils import signals_blocked
 
 from vramdesk.core.limits import FLOAT_LIMITS, INT_LIMITS
+from vramdesk.core.views import shorten
 from vramdesk.gui.controller import ScenarioController
 
 #: Largest value a QSpinBox holds (a C int).
@@ -36,6 +37,12 @@ QT_INT_MAX = 2**31 - 1
 
 #: Background of a field the core refused (a palette colour keeps the native spin arrows).
 INVALID_BACKGROUND = QColor("#f8c9c4")
+
+#: Longest error text shown in a form (the full text is in the tooltip).
+ERROR_TEXT_LIMIT = 200
+
+#: Longest unbroken run in a shown error before a zero-width space lets it wrap.
+UNBROKEN_RUN = 32
 
 #: InputError field names that are shown by a widget of another name.
 FIELD_ALIASES = {
@@ -230,8 +237,10 @@ class BoundForm(QGroupBox):
         self.clear_marks()
         widget = self.widget_for(field)
         if widget is not None:
-            mark_widget(widget, f"{field}: {reason}")
-            self.error_label.setText(f"{field}: {reason}")
+            text = f"{field}: {reason}"
+            mark_widget(widget, shorten(text, 2000))
+            self.error_label.setText(wrappable(shorten(text, ERROR_TEXT_LIMIT)))
+            self.error_label.setToolTip(shorten(text, 2000))
             self.error_label.show()
 
     def clear_marks(self) -> None:
@@ -240,6 +249,15 @@ class BoundForm(QGroupBox):
             if widget.property("invalid"):
                 mark_widget(widget, None)
         self.error_label.hide()
+
+
+def wrappable(text: str) -> str:
+    """``text`` with a zero-width space in every long unbroken run, so a label can wrap it."""
+    words = []
+    for word in text.split(" "):
+        runs = [word[i : i + UNBROKEN_RUN] for i in range(0, len(word), UNBROKEN_RUN)]
+        words.append("\u200b".join(runs))
+    return " ".join(words)
 
 
 def mark_widget(widget: QWidget, reason: str | None) -> None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 import typing
 from dataclasses import dataclass
 from typing import Any
 
-from vramdesk.core import bundled
+from vramdesk.core import bundled, views
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import check_int
 from vramdesk.core.serialize import TYPES, from_dict
@@ -25,6 +26,13 @@ FIELD_PART: dict[str, str] = {
 }
 
 DEFAULT_GPU = "RTX 4090"
+#: Typed whole numbers longer than this many digits are refused before they are built:
+#: every limit in ``INT_LIMITS`` is far below it, and ``1e400`` must not become a 401-digit int.
+MAX_TYPED_DIGITS = 30
+
+#: A typed number: sign, digits with an optional point, optional exponent.
+_NUMBER = re.compile(r"[+-]?(\d*)\.?(\d*)(?:[eE]([+-]?\d+))?")
+
 #: Units the custom capacity may be typed in, and their exact conversion to bytes.
 CAPACITY_UNITS = {"GiB": gib_to_bytes, "MiB": mib_to_bytes, "B": int}
 
@@ -76,15 +84,34 @@ def parse_int_text(name: str, text: str) -> int | None:
     cleaned = text.strip().replace(",", "").replace("_", "")
     if not cleaned:
         return None
+    digits = typed_digits(cleaned)
+    shown = views.compact_text(cleaned)
+    if digits > MAX_TYPED_DIGITS:
+        raise InputError(name, f"is far too large, got {shown}", "far_too_large", {"value": shown})
+    if digits < -MAX_TYPED_DIGITS:  # 1e-999999: no whole number, and no huge denominator built
+        raise InputError(name, f"must be a whole number, got {shown!r}", "not_int", {"value": shown})
     try:
         value = to_fraction(cleaned)
     except (ValueError, ZeroDivisionError):
         raise InputError(
-            name, f"must be a whole number, got {text!r}", "not_int", {"value": text}
+            name, f"must be a whole number, got {shown!r}", "not_int", {"value": shown}
         ) from None
     if value.denominator != 1:
-        raise InputError(name, f"must be a whole number, got {text!r}", "not_int", {"value": text})
+        raise InputError(name, f"must be a whole number, got {shown!r}", "not_int", {"value": shown})
     return int(value)
+
+
+def typed_digits(text: str) -> int:
+    """Digits before the point of a typed number (``1e400`` has 401, ``1e-40`` has -40).
+
+    0 when ``text`` is not a plain number (the parser then says why).
+    """
+    match = _NUMBER.fullmatch(text)
+    if match is None:
+        return 0
+    whole, _frac, exponent = match.groups()
+    shift = int(exponent[:12]) if exponent else 0  # 12 digits: a huge exponent stays huge
+    return len(whole.lstrip("0")) + shift
 
 
 def convert_field(name: str, raw: Any) -> Any:
