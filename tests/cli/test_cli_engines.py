@@ -95,3 +95,13 @@ def test_solve_vllm_on_a_catalog_gpu_budgets_from_cuda_total(capsys):
     assert main([*args[:-1], "--engine", "formula", "--json"]) == 0  # formula: nvidia-smi's total
     capacity = json.loads(capsys.readouterr().out)["capacity_bytes"]
     assert capacity == find_gpu("RTX 3090").memory_bytes
+
+
+@pytest.mark.parametrize("engine, hint", [("vllm", "e.g. 0.11.0"), ("llama.cpp", "e.g. b6699")])
+def test_unreadable_engine_version_exits_2_with_one_line(capsys, engine, hint):
+    args = ["estimate", "--preset", "qwen2.5-7b", "--context", "4096", "--engine", engine,
+            "--engine-version", "banana"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("vramdesk: error: engine_version:") and hint in err
+    assert err.count("\n") == 1

@@ -7,6 +7,8 @@ value is derived in a comment from the engine rule it checks.
 import json
 from fractions import Fraction
 
+import pytest
+
 from tests.conftest import REFERENCE
 from vramdesk.core import (
     MIB,
@@ -35,6 +37,7 @@ from vramdesk.core.engines.vllm import (
     subtracts_cuda_graphs,
     vocab_padding_params,
 )
+from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import formula_estimate
 from vramdesk.core.model import FULL, SLIDING
 
@@ -370,3 +373,26 @@ def test_vllm_chunk_sets_max_num_batched_tokens():
     b = estimate(qwen, WeightSpec(WeightFormat.BF16), Workload(16384, chunk_tokens=2048), rt)
     assert b.activations.bytes == 5_650_985_780
     assert not any("chunk_tokens" in w for w in b.warnings)
+
+
+# ------------------------------------------------------------------- engine versions
+def test_unreadable_engine_version_is_refused_where_the_accounting_depends_on_it():
+    wl = Workload(context_tokens=4096)
+    for engine, hint in ((Engine.VLLM, "0.11.0"), (Engine.LLAMA_CPP, "b6699")):
+        with pytest.raises(InputError, match=hint) as err:
+            estimate(LLAMA8, WeightSpec(WeightFormat.BF16), wl,
+                     Runtime(engine=engine, engine_version="banana"))
+        assert err.value.field == "engine_version"
+    # every version the engine cases record is readable by its engine's profile
+    for line in (REFERENCE / "engine-cases.jsonl").read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        rt = Runtime(engine=Engine.parse(case["engine"]), engine_version=case["engine_version"])
+        estimate(LLAMA8, WeightSpec(WeightFormat.BF16), wl, rt)
+    # engines whose accounting ignores the version accept it, with a warning when it has no digit
+    for engine in (Engine.SGLANG, Engine.OLLAMA, Engine.TRANSFORMERS):
+        rt = Runtime(engine=engine, engine_version="banana")
+        warnings = estimate(LLAMA8, WeightSpec(WeightFormat.BF16), wl, rt).warnings
+        assert any("engine_version 'banana'" in w for w in warnings), engine
+        rt = rt.replace(engine_version="0.5.7")
+        assert not any("engine_version" in w for w in estimate(
+            LLAMA8, WeightSpec(WeightFormat.BF16), wl, rt).warnings)

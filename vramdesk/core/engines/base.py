@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from fractions import Fraction
 
 from vramdesk.core.estimate import Breakdown, Part, formula_estimate
@@ -31,6 +32,31 @@ class EngineProfile:
                  runtime: Runtime) -> Breakdown:
         """Return the breakdown per GPU (inputs already validated)."""
         raise NotImplementedError
+
+    def validate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
+                 runtime: Runtime) -> None:
+        """Refuse inputs this engine cannot run; called by every profile's :meth:`estimate`.
+
+        Raises
+        ------
+        InputError
+            ``engine_version``: see :meth:`check_engine_version`.
+        """
+        self.check_engine_version(runtime.engine_version)
+
+    def check_engine_version(self, version: str | None) -> None:
+        """Refuse a version the profile cannot read (profiles whose accounting depends on it).
+
+        The base profile's accounting does not depend on the version, so it accepts any
+        text; :meth:`version_warnings` notes one that is not a release number.
+        """
+
+    def version_warnings(self, version: str | None) -> tuple[str, ...]:
+        """Return a warning when ``version`` has no digit at all (it cannot name a release)."""
+        if not version or not version.strip() or re.search(r"\d", version):
+            return ()
+        return (f"engine_version {version[:40]!r} is not a release number; the "
+                f"{self.engine.value} accounting does not depend on it",)
 
     def usable_bytes(self, breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> int:
         """Bytes per GPU left for KV cache and activations on a GPU of ``capacity_bytes``.
@@ -85,8 +111,13 @@ class FormulaProfile(EngineProfile):
 
     def estimate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
                  runtime: Runtime) -> Breakdown:
-        """Return :func:`vramdesk.core.estimate.formula_estimate`."""
-        return formula_estimate(model, weights, workload, runtime)
+        """Return :func:`vramdesk.core.estimate.formula_estimate` after :meth:`validate`.
+
+        Engine profiles build on this (``super().estimate``), so their checks run here too.
+        """
+        self.validate(model, weights, workload, runtime)
+        return with_parts(formula_estimate(model, weights, workload, runtime),
+                          warnings=self.version_warnings(runtime.engine_version))
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Return the fixed overhead (multiplier form) or the workspace (workspace form)."""

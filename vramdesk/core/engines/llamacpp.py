@@ -23,6 +23,7 @@ import re
 from fractions import Fraction
 
 from vramdesk.core.engines.base import FormulaProfile, measured_part, with_parts
+from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, Part, kv_row_elements, weights_part
 from vramdesk.core.formats import KVDtype, WeightSpec
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params
@@ -51,8 +52,29 @@ def flash_attention(runtime: Runtime) -> bool:
         return runtime.flash_attn
     if runtime.engine is not Engine.LLAMA_CPP:
         return False
-    found = re.search(r"\bb?(\d{4,6})\b", runtime.engine_version or "")
-    return found is None or int(found[1]) >= FA_AUTO_SINCE_BUILD
+    build = build_number(runtime.engine_version)
+    return build is None or build >= FA_AUTO_SINCE_BUILD
+
+
+def build_number(text: str | None) -> int | None:
+    """Return the llama.cpp build in ``text`` (``"b6699"``, ``"6699 (abc1234)"``), or None."""
+    found = re.search(r"\bb?(\d{3,6})\b", (text or "")[:100])
+    return int(found[1]) if found else None
+
+
+def check_build(text: str | None) -> None:
+    """Refuse a llama.cpp version with no build number (flash-attention default depends on it).
+
+    Raises
+    ------
+    InputError
+        ``engine_version``: text without a build such as ``b6699`` (empty or None is the newest).
+    """
+    if text is None or not text.strip() or build_number(text) is not None:
+        return
+    raise InputError("engine_version", f"cannot read a llama.cpp build from {text[:40]!r}: "
+                     "expected e.g. b6699 (the build number 'llama-server --version' prints)",
+                     "invalid")
 
 
 def pad(value: int, multiple: int = CELL_PAD) -> int:
@@ -203,6 +225,10 @@ class LlamaCppProfile(FormulaProfile):
     """llama.cpp (and forks): see the module docstring for the engine sources followed."""
 
     engine = Engine.LLAMA_CPP
+
+    def check_engine_version(self, version: str | None) -> None:
+        """Refuse a version without a build number (:func:`check_build`)."""
+        check_build(version)
 
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime

@@ -29,6 +29,9 @@ class OllamaProfile(LlamaCppProfile):
 
     engine = Engine.OLLAMA
 
+    def check_engine_version(self, version: str | None) -> None:
+        """Accept any Ollama version ("0.5.7"): its accounting here does not depend on it."""
+
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:

@@ -30,6 +30,7 @@ import re
 from fractions import Fraction
 
 from vramdesk.core.engines.base import FormulaProfile, measured_part, with_parts
+from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, Part, kv_bytes_per_token_per_layer, weights_part
 from vramdesk.core.formats import WeightFormat, WeightSpec
 from vramdesk.core.model import FULL, ModelSpec, count_params, total_params
@@ -76,6 +77,27 @@ def parse_version(text: str | None) -> tuple[bool, tuple[int, ...]]:
     if re.search(r"\bV1\b", text, re.IGNORECASE):
         return False, release
     return release < (0, 8), release
+
+
+def check_version(text: str | None) -> None:
+    """Refuse an engine version :func:`parse_version` cannot read (it would be read as the newest).
+
+    Accepted: empty or ``None`` (the newest release), text with a ``major.minor`` release
+    (``"0.11.0"``, ``"V0 ~0.6.4"``, ``"0.8.3.dev172+g2b93162f"``) or a bare ``V0``/``V1`` tag.
+
+    Raises
+    ------
+    InputError
+        ``engine_version``: anything else (``"banana"``, ``"11"``).
+    """
+    if text is None or not text.strip():
+        return
+    head = text[:100]
+    if re.search(r"\d{1,4}\.\d{1,4}", head) or re.search(r"\bV[01]\b", head, re.IGNORECASE):
+        return
+    raise InputError("engine_version", f"cannot read a vLLM release from {head[:40]!r}: expected "
+                     "e.g. 0.11.0 (or 'V0 0.6.4'); the defaults, profile run and budget "
+                     "depend on it", "invalid")
 
 
 def default_gpu_memory_utilization(version: str | None) -> Fraction:
@@ -313,6 +335,10 @@ class VllmProfile(FormulaProfile):
     """vLLM (V0 and V1): see the module docstring for the engine sources followed."""
 
     engine = Engine.VLLM
+
+    def check_engine_version(self, version: str | None) -> None:
+        """Refuse a version :func:`parse_version` cannot read (:func:`check_version`)."""
+        check_version(version)
     #: ``requested_memory = torch.cuda.mem_get_info()[1] * gpu_memory_utilization`` (gpu_worker.py)
     budgets_from_cuda_total = True
 
