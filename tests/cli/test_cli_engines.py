@@ -105,3 +105,12 @@ def test_unreadable_engine_version_exits_2_with_one_line(capsys, engine, hint):
     err = capsys.readouterr().err
     assert err.startswith("vramdesk: error: engine_version:") and hint in err
     assert err.count("\n") == 1
+
+
+def test_llama_cpp_kv_type_with_vllm_exits_2_with_one_line(capsys):
+    args = ["estimate", "--preset", "qwen2.5-7b", "--context", "4096", "--engine", "vllm",
+            "--kv-dtype", "q4_0"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("vramdesk: error: kv_dtype: vLLM has no q4_0 KV cache; use fp16, bf16")
+    assert err.count("\n") == 1

@@ -396,3 +396,23 @@ def test_unreadable_engine_version_is_refused_where_the_accounting_depends_on_it
         rt = rt.replace(engine_version="0.5.7")
         assert not any("engine_version" in w for w in estimate(
             LLAMA8, WeightSpec(WeightFormat.BF16), wl, rt).warnings)
+
+
+# ------------------------------------------------------------------- KV cache types
+def test_paged_engines_refuse_kv_types_they_cannot_store():
+    wl = Workload(context_tokens=4096)
+    for engine, name in ((Engine.VLLM, "vLLM"), (Engine.SGLANG, "SGLang")):
+        rt = Runtime(engine=engine)
+        for dtype in (KVDtype.Q4_0, KVDtype.Q8_0, KVDtype.INT8):
+            with pytest.raises(InputError, match=f"{name} has no {dtype.label} KV cache") as err:
+                estimate(LLAMA8, WeightSpec(WeightFormat.BF16), wl.replace(kv_dtype=dtype), rt)
+            assert err.value.field == "kv_dtype"
+        for dtype in (KVDtype.FP16, KVDtype.BF16, KVDtype.FP8, KVDtype.FP32):
+            estimate(LLAMA8, WeightSpec(WeightFormat.BF16), wl.replace(kv_dtype=dtype), rt)
+    # llama.cpp and Ollama store the ggml block types: q4_0 is 18 bytes per 32 values, so
+    # Llama-3.1-8B's 32 layers * 8 heads * 128 * 2 (K, V) = 65,536 values per token take
+    # 65,536 / 32 * 18 = 36,864 bytes; 4,096 cells take 150,994,944 bytes
+    for engine in (Engine.LLAMA_CPP, Engine.OLLAMA):
+        b = estimate(LLAMA8, WeightSpec(WeightFormat.BF16), wl.replace(kv_dtype=KVDtype.Q4_0),
+                     Runtime(engine=engine))
+        assert b.kv_cache.bytes == 150_994_944

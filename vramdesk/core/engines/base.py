@@ -7,11 +7,35 @@ import math
 import re
 from fractions import Fraction
 
+from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, Part, formula_estimate
-from vramdesk.core.formats import WeightSpec
+from vramdesk.core.formats import KVDtype, WeightSpec
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, OverheadForm, Runtime
 from vramdesk.core.workload import Workload
+
+#: KV cache types of the paged engines: vLLM ``kv_cache_dtype`` ``auto`` (the model's 16- or
+#: 32-bit dtype), ``bfloat16``, ``fp8``, ``fp8_e4m3``, ``fp8_e5m2`` (``vllm/config/cache.py``
+#: ``CacheDType``, 0.6-0.11; 0.6.4 has auto and the fp8 types), SGLang ``auto``, ``fp8_e4m3``,
+#: ``fp8_e5m2`` (``server_args.py``). Neither has int8 or the llama.cpp block types.
+PAGED_KV_DTYPES = (KVDtype.FP16, KVDtype.BF16, KVDtype.FP32, KVDtype.FP8)
+
+
+def check_kv_dtype(engine_name: str, kv_dtype: KVDtype,
+                   allowed: tuple[KVDtype, ...] = PAGED_KV_DTYPES) -> None:
+    """Refuse a KV cache type the engine cannot store.
+
+    Raises
+    ------
+    InputError
+        ``kv_dtype``: e.g. "vLLM has no q4_0 KV cache; use fp16, bf16 or fp8".
+    """
+    if kv_dtype in allowed:
+        return
+    ggml = kv_dtype.bytes_per_element.denominator > 1  # q8_0, q4_0, ...: ggml block types
+    hint = " (a llama.cpp cache type: use --engine llama.cpp or ollama)" if ggml else ""
+    raise InputError("kv_dtype", f"{engine_name} has no {kv_dtype.label} KV cache; use fp16, bf16 "
+                     f"or fp8{hint}", "unsupported", {"allowed": [d.label for d in allowed]})
 
 
 class EngineProfile:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from vramdesk.core.engines.base import FormulaProfile, with_parts
+from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, with_parts
 from vramdesk.core.engines.vllm import vllm_weights_part
 from vramdesk.core.estimate import Breakdown, Part, kv_bytes_per_token, kv_row_elements
 from vramdesk.core.formats import WeightSpec
@@ -42,6 +42,13 @@ class SglangProfile(FormulaProfile):
     engine = Engine.SGLANG
     #: ``total_gpu_memory`` comes from ``torch.cuda.mem_get_info`` (``get_available_gpu_memory``)
     budgets_from_cuda_total = True
+
+    def validate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> None:
+        """Run the base checks; refuse a KV cache type SGLang cannot store (``check_kv_dtype``)."""
+        super().validate(model, weights, workload, runtime)
+        check_kv_dtype("SGLang", workload.kv_dtype)
 
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime

@@ -29,7 +29,7 @@ import math
 import re
 from fractions import Fraction
 
-from vramdesk.core.engines.base import FormulaProfile, measured_part, with_parts
+from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, measured_part, with_parts
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, Part, kv_bytes_per_token_per_layer, weights_part
 from vramdesk.core.formats import WeightFormat, WeightSpec
@@ -339,6 +339,13 @@ class VllmProfile(FormulaProfile):
     def check_engine_version(self, version: str | None) -> None:
         """Refuse a version :func:`parse_version` cannot read (:func:`check_version`)."""
         check_version(version)
+
+    def validate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> None:
+        """Check the version and that vLLM can store the KV cache type (:func:`check_kv_dtype`)."""
+        super().validate(model, weights, workload, runtime)
+        check_kv_dtype("vLLM", workload.kv_dtype)
     #: ``requested_memory = torch.cuda.mem_get_info()[1] * gpu_memory_utilization`` (gpu_worker.py)
     budgets_from_cuda_total = True
 
