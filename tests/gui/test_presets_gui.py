@@ -168,3 +168,32 @@ def test_import_action_shows_the_error_where_the_user_acted(make_main_window, tm
     window.model_form._on_import_clicked()
     assert shown == [window.model_form.import_error] and "config.json" in shown[0]
     assert shown[0] in window.statusBar().currentMessage()
+
+
+def test_picker_names_the_model_the_fields_show(make_main_window):
+    from tests.conftest import REFERENCE
+    from tests.gui.test_tabs import load_class
+    from vramdesk.core.importers import load_model
+
+    window = make_main_window()
+    c, box = window.controller, window.model_form.preset_box
+    path = REFERENCE / "models" / "qwen2.5-7b" / "config.json"
+    imported = load_model(path)
+    assert all(p.model != imported.model for p in c.model_presets())  # no bundled twin
+    assert window.model_form.import_path(path)
+    assert box.currentText() == f"Imported: {imported.model.name}"
+    window.model_form.fields["num_hidden_layers"].setValue(imported.model.num_hidden_layers + 1)
+    assert box.currentText() == "Custom (edited)"
+    load_class(window, "llama-3.1-8b")
+    assert box.currentData() == "bundled:llama-3.1-8b"
+    layers = window.model_form.fields["num_hidden_layers"]
+    layers.setValue(c.model.num_hidden_layers + 2)
+    assert box.currentText() == "Custom (edited)"
+    layers.setValue(c.model.num_hidden_layers - 2)  # back to the preset's shape
+    assert box.currentData() == "bundled:llama-3.1-8b"
+    slug = window.presets_panel.save_as("My plan", "scenario")
+    window.presets_panel.select(slug)
+    load_class(window, "7b-class")
+    window.presets_panel.load_selected()
+    assert box.currentData() == f"user:{slug}" and box.currentText().startswith("My plan")
+    assert [box.itemData(i) for i in range(box.count())].count("") == 0  # no stale pseudo entry

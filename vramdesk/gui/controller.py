@@ -62,6 +62,8 @@ class ScenarioController(QObject):
         self._snapshot: Any = None
         self._problem: InputError | None = None
         self.preset_name = preset.name
+        self.model_origin = preset.name
+        self._loaded_model = (preset.model, preset.weights)
         self.compute_count = 0
         self._recompute()
 
@@ -190,8 +192,13 @@ class ScenarioController(QObject):
         workload: Workload | None = None,
         runtime: Runtime | None = None,
         name: str | None = None,
+        origin: str | None = None,
     ) -> bool:
-        """Replace whole inputs at once (a preset, an import), then compute once."""
+        """Replace whole inputs at once (a preset, an import), then compute once.
+
+        ``origin`` says where a loaded model came from, for the preset picker
+        (``"Imported: NAME"``, ``"NAME (saved)"``); it defaults to the name.
+        """
         given = {"model": model, "weights": weights, "workload": workload, "runtime": runtime}
         for part, value in given.items():
             if value is not None:
@@ -199,16 +206,24 @@ class ScenarioController(QObject):
         if model is not None:
             self._pattern = views.describe_layer_pattern(model)
             self.preset_name = name or model.name
+            self.model_origin = origin or self.preset_name
+            self._loaded_model = (self._draft["model"], self._draft["weights"])
         return self._recompute()
+
+    def model_edited(self) -> bool:
+        """Whether the draft model or weight format differs from the one last loaded."""
+        return (self._draft["model"], self._draft["weights"]) != self._loaded_model
 
     def load_model_preset(self, preset: bundled.ModelPreset) -> bool:
         """Load a model preset's model and weight format; compute once."""
         return self.load(model=preset.model, weights=preset.weights, name=preset.name)
 
-    def load_scenario(self, parts: dict[str, Any], name: str | None = None) -> bool:
+    def load_scenario(
+        self, parts: dict[str, Any], name: str | None = None, origin: str | None = None
+    ) -> bool:
         """Load the parts a scenario preset holds (``model``, ``weights``, ...); compute once."""
         known = {k: v for k, v in parts.items() if k in TYPES}
-        return self.load(**known, name=name)
+        return self.load(**known, name=name, origin=origin)
 
     def scenario_dict(self) -> dict[str, Any]:
         """The last valid inputs as a JSON-ready dict (non-default fields only)."""

@@ -77,7 +77,10 @@ class PresetLibrary(QObject):
     def load(self, slug: str) -> bool:
         """Load every part a user preset holds into the controller (computes once)."""
         user = self.store.get(slug)
-        return self.controller.load_scenario(presets.scenario_parts(user), name=user.name)
+        origin = self.tr("{0} (saved)").format(user.name)
+        return self.controller.load_scenario(
+            presets.scenario_parts(user), name=user.name, origin=origin
+        )
 
     def load_model_key(self, key: str) -> bool:
         """Load the model (and its weight format) of a picker key; computes once."""

@@ -120,27 +120,48 @@ class ModelForm(BoundForm):
     # ------------------------------------------------------------- presets
     def refresh_presets(self) -> None:
         """Fill the picker: bundled presets (read-only, marked) then the user's."""
+        self._presets = dict(self.library.model_choices())
         with signals_blocked(self.preset_box):
-            current = self.preset_box.currentData() if self.preset_box.currentIndex() >= 0 else ""
             self.preset_box.clear()
-            for key, preset in self.library.model_choices():
+            for key, preset in self._presets.items():
                 mark = self.tr(" (bundled, read-only)") if preset.read_only else self.tr(" (mine)")
                 self.preset_box.addItem(preset.name + mark, key)
                 self.preset_box.setItemData(
                     self.preset_box.count() - 1, preset.source, Qt.ItemDataRole.ToolTipRole
                 )
-            self._select(current)
+        self.sync_picker()
 
-    def _select(self, key: object) -> None:
-        index = self.preset_box.findData(key) if key else -1
-        if index < 0:
-            index = self.preset_box.findText(
-                self.controller.preset_name, flags=Qt.MatchFlag.MatchStartsWith
-            )
-        self.preset_box.setCurrentIndex(max(index, 0))
+    def sync(self) -> None:
+        """Set the fields from the draft, and the picker to the model they describe."""
+        super().sync()
+        if hasattr(self, "_presets"):
+            self.sync_picker()
+
+    def sync_picker(self) -> None:
+        """Select the preset whose model and weights the draft holds, else name where it came from.
+
+        The first entry (no key) then says "Imported: NAME", "NAME (saved)" or, once a
+        field was edited away from what was loaded, "Custom (edited)".
+        """
+        c = self.controller
+        shown = (c.draft("model"), c.draft("weights"))
+        keys = [k for k, p in self._presets.items() if (p.model, p.weights) == shown]
+        keys.sort(key=lambda k: self._presets[k].name != c.preset_name)  # the one loaded first
+        box = self.preset_box
+        with signals_blocked(box):
+            if box.itemData(0) == "":
+                box.removeItem(0)
+            if keys:
+                box.setCurrentIndex(box.findData(keys[0]))
+                return
+            text = self.tr("Custom (edited)") if c.model_edited() else c.model_origin
+            box.insertItem(0, text, "")
+            box.setCurrentIndex(0)
 
     def _on_preset_activated(self, index: int) -> None:
-        self.library.load_model_key(self.preset_box.itemData(index))
+        key = self.preset_box.itemData(index)
+        if key:
+            self.library.load_model_key(key)
 
     def _on_import_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -163,8 +184,12 @@ class ModelForm(BoundForm):
             self.import_error = str(exc)
             self.importFailed.emit(self.import_error)
             return False
+        name = imported.model.name or path.name
         ok = self.controller.load(
-            model=imported.model, weights=imported.weights, name=imported.model.name or path.name
+            model=imported.model,
+            weights=imported.weights,
+            name=name,
+            origin=self.tr("Imported: {0}").format(name),
         )
         self.importNotes.emit(list(imported.notes))
         return ok
