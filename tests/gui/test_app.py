@@ -229,3 +229,13 @@ def test_vramdesk_without_arguments_opens_the_window_in_the_given_config_dir(tmp
     )
     assert proc.returncode == 0, proc.stderr
     assert (config / "settings.ini").is_file()  # the window saved its session there
+
+
+def test_unit_buttons_show_the_unit_on_first_start_and_stay_exclusive(make_main_window):
+    window = make_main_window()
+    checked = [a.data() for a in window.unit_actions if a.isChecked()]
+    assert checked == [window.controller.unit.label] == ["GiB"]
+    gb = next(a for a in window.unit_actions if a.data() == "GB")
+    gb.trigger()
+    assert [a.data() for a in window.unit_actions if a.isChecked()] == ["GB"]
+    assert window.controller.unit.label == "GB"

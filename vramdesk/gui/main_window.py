@@ -183,6 +183,7 @@ class MainWindow(QMainWindow):
             lambda label: self.controller.set_unit(Unit.parse(label)),
         )
         self.controller.unitChanged.connect(self._sync_unit_actions)
+        self._sync_unit_actions(self.controller.unit)  # set_unit is silent when unchanged
         units_bar = self.addToolBar(self.tr("Units"))
         units_bar.setObjectName("units_toolbar")
         units_bar.addActions(self.unit_actions)
