@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, Q
 from vramdesk.core import views
 from vramdesk.core.estimate import estimate
 from vramdesk.core.formats import KVDtype, WeightFormat
+from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.runtime import Engine, OverheadForm
 from vramdesk.core.units import GIB, to_unit
 
@@ -288,3 +289,27 @@ def test_long_unbroken_error_text_is_cut_and_wraps_full_text_in_tooltip(make_mai
     assert len(label.text().replace("\u200b", "")) <= 200 and label.text().endswith("…")
     assert label.toolTip() == f"params: {reason}"
     assert form.minimumSizeHint().width() <= width
+
+
+def test_live_tokens_errors_mark_the_live_tokens_field(make_main_window):
+    window = make_main_window()
+    form = window.forms[2]
+    edit, batch = form.fields["live_tokens"], form.fields["batch"]
+    for typed, words in [("1e17", "must be at most"), ("", "is required")]:
+        edit.setText(typed)
+        edit.textEdited.emit(typed)
+        assert window.controller.problem.field == "live_tokens", typed
+        assert edit.property("invalid") is True and not batch.property("invalid")
+        assert words in edit.toolTip() and "None" not in edit.toolTip()
+
+
+def test_custom_capacity_limit_is_stated_in_the_unit_typed(make_main_window):
+    window = make_main_window()
+    c = window.controller
+    c.set_field("custom_capacity", (1e30, "GiB"))
+    # INT_LIMITS["budget_bytes"] is 2**60 bytes = 2**30 GiB = 1,073,741,824 GiB
+    assert INT_LIMITS["budget_bytes"][1] == 2**60
+    assert c.problem.field == "custom_capacity"
+    assert c.problem.reason == "must be at most 1,073,741,824 GiB, got 1e+30 GiB"
+    c.set_field("custom_capacity", (2e12, "MiB"))  # 2**60 B = 2**40 MiB = 1,099,511,627,776 MiB
+    assert c.problem.reason == "must be at most 1,099,511,627,776 MiB, got 2,000,000,000,000 MiB"

@@ -20,7 +20,7 @@ from vramdesk.core import bundled, nvml, views
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, estimate
 from vramdesk.core.formats import WeightSpec
-from vramdesk.core.limits import check_real
+from vramdesk.core.limits import INT_LIMITS, check_int, check_real
 from vramdesk.core.model import ModelSpec, sliding_layer_pattern
 from vramdesk.core.runtime import Runtime
 from vramdesk.core.serialize import TYPES, scenario_to_dict
@@ -160,9 +160,7 @@ class ScenarioController(QObject):
 
     def _apply(self, name: str, raw: Any) -> None:
         if name == "live_tokens":
-            live = parse_int_text(name, raw) if isinstance(raw, str) else raw
-            context = self._draft["workload"].context_tokens
-            self._replace("workload", batch=views.batch_for_live_tokens(live, context))
+            self._apply_live_tokens(raw)
         elif name == "sliding_pattern":
             self._pattern = str(raw).strip().lower()
         elif name == "fixed_overhead_gib":
@@ -174,6 +172,31 @@ class ScenarioController(QObject):
             self._target = dataclasses.replace(self._target, custom_bytes=capacity_bytes_of(*raw))
         else:
             self._replace(FIELD_PART[name], **{name: convert_field(name, raw)})
+
+    def _apply_live_tokens(self, raw: Any) -> None:
+        """Set the concurrency from live tokens; errors name ``live_tokens``, the field typed in.
+
+        Raises
+        ------
+        InputError
+            ``live_tokens``: empty, not a whole number, or a concurrency outside its limits.
+        """
+        live = parse_int_text("live_tokens", raw) if isinstance(raw, str) else raw
+        if live is None:
+            raise InputError("live_tokens", "is required", "required")
+        batch = views.batch_for_live_tokens(live, self._draft["workload"].context_tokens)
+        try:
+            check_int("batch", batch)
+        except InputError:
+            context, max_batch = self._draft["workload"].context_tokens, INT_LIMITS["batch"][1]
+            limit = max_batch * context
+            raise InputError(
+                "live_tokens",
+                f"must be at most {limit:,} ({max_batch:,} sequences of {context:,}), got {live:,}",
+                "too_large",
+                {"max": limit, "value": live},
+            ) from None
+        self._replace("workload", batch=batch)
 
     def _replace(self, part: str, **changes: Any) -> None:
         self._draft[part] = dataclasses.replace(self._draft[part], **changes)

@@ -12,11 +12,12 @@ import enum
 import re
 import typing
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from vramdesk.core import bundled, views
 from vramdesk.core.errors import InputError
-from vramdesk.core.limits import check_int
+from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.serialize import TYPES, from_dict
 from vramdesk.core.units import gib_to_bytes, mib_to_bytes, to_fraction
 
@@ -137,12 +138,32 @@ def capacity_bytes_of(value: Any, unit_label: str) -> int:
     Raises
     ------
     InputError
-        ``custom_capacity``: not a number, or outside ``INT_LIMITS["budget_bytes"]``.
+        ``custom_capacity``: not a number, or outside ``INT_LIMITS["budget_bytes"]``; the
+        reason states the limit in ``unit_label``, the unit the user typed in.
     """
     try:
-        n_bytes = CAPACITY_UNITS[unit_label](value)
-        check_int("budget_bytes", n_bytes)
-    except (InputError, ValueError, KeyError) as exc:
-        reason = exc.reason if isinstance(exc, InputError) else str(exc)
-        raise InputError("custom_capacity", reason, "out_of_range") from None
-    return n_bytes
+        to_bytes = CAPACITY_UNITS[unit_label]
+        n_bytes = to_bytes(value)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError("custom_capacity", str(exc), "not_number") from None
+    lo, hi = INT_LIMITS["budget_bytes"]
+    if lo <= n_bytes <= hi:
+        return n_bytes
+    typed = f"{_short_number(value)} {unit_label}"
+    if n_bytes < lo:
+        raise InputError("custom_capacity", f"must be positive, got {typed}", "too_small",
+                         {"min": f"{lo} B", "value": typed})
+    limit = f"{_short_number(Fraction(hi, to_bytes(1)))} {unit_label}"
+    raise InputError("custom_capacity", f"must be at most {limit}, got {typed}", "too_large",
+                     {"max": limit, "value": typed})
+
+
+def _short_number(value: Any) -> str:
+    """A number for a message: whole numbers below 1e15 in full (``1,073,741,824``), others
+    as ``{:.6g}`` (``1e+30``, ``0.5``), anything else as cut text."""
+    try:
+        if Fraction(value).denominator == 1 and abs(value) < 10**15:
+            return f"{int(value):,}"
+        return f"{float(value):.6g}"
+    except (OverflowError, ValueError, TypeError):
+        return views.compact_text(str(value))
