@@ -17,6 +17,7 @@ from PySide6.QtGui import QGuiApplication
 from tests.gui.conftest import one_gpu_snapshot
 from vramdesk.core import nvml
 from vramdesk.core.bundled import resources_dir
+from vramdesk.core.formats import WeightFormat
 from vramdesk.core.serialize import from_dict
 from vramdesk.core.units import Unit, to_unit
 from vramdesk.core.workload import Workload
@@ -239,3 +240,18 @@ def test_unit_buttons_show_the_unit_on_first_start_and_stay_exclusive(make_main_
     gb.trigger()
     assert [a.data() for a in window.unit_actions if a.isChecked()] == ["GB"]
     assert window.controller.unit.label == "GB"
+
+
+def test_total_text_sits_above_the_capacity_line(make_main_window):
+    window = make_main_window()
+    c, chart = window.controller, window.chart
+    # total just above (33 x 4096) and below (8 x 4096) an RTX 4090's capacity: both cases
+    c.set_field("format", WeightFormat.INT4)
+    c.set_field("context_tokens", 4096)
+    for batch in (33, 8):
+        c.set_field("batch", batch)
+        chart.redraw()
+        line_y = chart.capacity_line.value()
+        total_y = to_unit(c.breakdown.total_bytes)
+        assert chart.total_text.pos().y() == max(line_y, total_y)
+        assert chart.total_text.anchor.y() > 1  # bottom edge a little above that height

@@ -49,7 +49,8 @@ class BreakdownChart(QWidget):
         self.bars = {key: self._make_bar(key) for key in PART_COLOURS}
         self.capacity_line = self._make_line("#c0392b", Qt.PenStyle.SolidLine)
         self.free_line = self._make_line("#2c3e50", Qt.PenStyle.DashLine)
-        self.total_text = pg.TextItem(anchor=(0.5, 1.0), color="#222")
+        # bottom-anchored a little above its y, which is the highest of bar top and lines
+        self.total_text = pg.TextItem(anchor=(0.5, 1.2), color="#222")
         self.plot.addItem(self.total_text)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -107,7 +108,6 @@ class BreakdownChart(QWidget):
             )
         top = to_unit(b.total_bytes, unit)
         self.total_text.setText(self.tr("total {0}").format(format_bytes(b.total_bytes, unit)))
-        self.total_text.setPos(0, top)
         highest = [
             top,
             self._set_line(
@@ -119,6 +119,8 @@ class BreakdownChart(QWidget):
                 self.free_line, self.controller.local_free_bytes(), self.tr("local free")
             )
         )
+        # above every line: a line spans the whole width, so text at its height would cross it
+        self.total_text.setPos(0, max(highest))
         self.plot.getAxis("left").setLabel(self.tr("memory per GPU ({0})").format(unit.label))
         self.plot.setYRange(0, max(highest), padding=0.12)
 
