@@ -181,3 +181,16 @@ def test_kv_growth_legend_has_one_entry_per_shown_curve_with_distinct_colours(ma
         items = tab.plot.getPlotItem().listDataItems()
         drawn = [item for item in items if item.getData()[0] is not None and len(item.getData()[0])]
         assert len(drawn) == len(shown) + 1  # the curves and the capacity line
+
+
+def test_compare_tab_names_parts_as_the_chart_does_and_fits_names(make_main_window):
+    window = make_main_window()
+    tab = window.compare_tab
+    tab.set_checked(["bundled:7b-class", "bundled:70b-class"])
+    legend = [label.text for _sample, label in tab.legend.items]
+    part_labels = [p.label for p in window.controller.breakdown.parts]  # the core's labels
+    assert legend[:3] == part_labels[:3] == ["Weights", "KV cache", "Activations"]
+    assert legend[3:] == ["Overhead", "Total"]
+    header = [tab.table.horizontalHeaderItem(i).text() for i in range(tab.table.columnCount())]
+    assert "KV cache (GiB)" in header and not any("_" in h for h in header)
+    assert tab.picker.minimumWidth() >= min(tab.picker.sizeHintForColumn(0), 252)

@@ -277,6 +277,15 @@ def compare(
 # -------------------------------------------------------------------- exports
 PART_COLUMNS = ("weights", "kv_cache", "activations", "overhead", "total")
 
+#: What a reader calls each column (display headers, legends); exports keep the keys.
+PART_TITLES = {
+    "weights": "Weights",
+    "kv_cache": "KV cache",
+    "activations": "Activations",
+    "overhead": "Overhead",
+    "total": "Total",
+}
+
 
 def breakdown_table(
     breakdown: Breakdown, unit: Unit = Unit.GIB
@@ -305,7 +314,7 @@ def comparison_table(
             ["preset"] + [f"{k}_bytes" for k in PART_COLUMNS] + [f"total_{unit.label}", "error"]
         )
     else:
-        header = ["preset"] + [f"{k} ({unit.label})" for k in PART_COLUMNS] + ["error"]
+        header = ["Preset"] + [f"{PART_TITLES[k]} ({unit.label})" for k in PART_COLUMNS] + ["Error"]
     out = []
     for row in rows:
         b = row.breakdown

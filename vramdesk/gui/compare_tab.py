@@ -28,6 +28,8 @@ from vramdesk.gui.library import PresetLibrary
 #: Width of one bar of a group; the four parts plus the total sit side by side.
 GROUP_BAR = 0.16
 SERIES = (*PART_COLOURS, "total")
+#: The y range is the tallest bar times this: the legend (2 columns, 3 rows) sits above the bars.
+LEGEND_HEADROOM = 1.6
 SERIES_COLOURS = {**PART_COLOURS, "total": "#555555"}
 
 
@@ -45,7 +47,7 @@ class CompareTab(QWidget):
         self.picker.itemChanged.connect(lambda _i: self._timer.start())
         self.plot = pg.PlotWidget(background="w")
         self.legend = self.plot.addLegend(
-            offset=(10, 5), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220), colCount=3
+            offset=(10, 5), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220), colCount=2
         )
         self.plot.showGrid(y=True, alpha=0.25)
         self.bars = {key: self._make_bar(key) for key in SERIES}
@@ -72,7 +74,7 @@ class CompareTab(QWidget):
     def _make_bar(self, key: str) -> pg.BarGraphItem:
         bar = pg.BarGraphItem(x=[], height=[], width=GROUP_BAR, brush=SERIES_COLOURS[key])
         self.plot.addItem(bar)
-        self.legend.addItem(bar, key)
+        self.legend.addItem(bar, views.PART_TITLES[key])
         return bar
 
     def fill_picker(self) -> None:
@@ -82,11 +84,14 @@ class CompareTab(QWidget):
         self.picker.clear()
         for key, preset in self.library.model_choices():
             item = QListWidgetItem(preset.name)
+            item.setToolTip(preset.name)
             item.setData(Qt.ItemDataRole.UserRole, key)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if key in checked else Qt.CheckState.Unchecked)
             self.picker.addItem(item)
         self.picker.blockSignals(False)
+        # wide enough for the longest name (and the check box), within reason
+        self.picker.setMinimumWidth(min(self.picker.sizeHintForColumn(0) + 28, 280))
         self._timer.start()
 
     def checked_keys(self) -> list[str]:
@@ -128,7 +133,8 @@ class CompareTab(QWidget):
         self.plot.setLabel("left", self.tr("memory per GPU ({0})").format(unit.label))
         tallest = max((to_unit(r.breakdown.total_bytes, unit) for r in shown), default=1.0)
         self.plot.setXRange(-0.6, max(len(shown) - 0.4, 0.6), padding=0)
-        self.plot.setYRange(0, tallest * 1.3, padding=0)  # room above the bars for the legend
+        # room above the bars for the legend's three rows
+        self.plot.setYRange(0, tallest * LEGEND_HEADROOM, padding=0)
 
     @staticmethod
     def _bytes(row: views.CompareRow, key: str) -> int:
