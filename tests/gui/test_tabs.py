@@ -10,7 +10,7 @@ from vramdesk.core.bundled import find_model
 from vramdesk.core.estimate import estimate
 from vramdesk.core.formats import KVDtype, WeightFormat
 from vramdesk.core.runtime import OverheadForm
-from vramdesk.core.units import format_bytes, to_unit
+from vramdesk.core.units import Unit, format_bytes, to_unit
 from vramdesk.core.views import SOURCE_GRID_BATCHES, SOURCE_GRID_CONTEXTS
 
 
@@ -194,3 +194,14 @@ def test_compare_tab_names_parts_as_the_chart_does_and_fits_names(make_main_wind
     header = [tab.table.horizontalHeaderItem(i).text() for i in range(tab.table.columnCount())]
     assert "KV cache (GiB)" in header and not any("_" in h for h in header)
     assert tab.picker.minimumWidth() >= min(tab.picker.sizeHintForColumn(0), 252)
+
+
+def test_chart_axis_and_figures_header_carry_the_unit(make_main_window):
+    window = make_main_window()
+    for label in ("GiB", "GB", "GiB"):
+        window.controller.set_unit(Unit.parse(label))
+        window.chart.redraw()
+        axis = window.chart.plot.getAxis("left").labelText
+        assert axis.endswith(f"({label})")
+        assert window.figures.tree.headerItem().text(2) == f"Size ({label})"
+        assert window.figures.tree.topLevelItem(0).text(2).endswith(f" {label}")

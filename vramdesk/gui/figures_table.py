@@ -56,6 +56,7 @@ class FiguresTable(QWidget):
         if b is None:
             return
         unit: Unit = self.controller.unit
+        self.tree.headerItem().setText(2, self.tr("Size ({0})").format(unit.label))
         collapsed = {
             self.tree.topLevelItem(i).text(0)
             for i in range(self.tree.topLevelItemCount())
