@@ -264,7 +264,9 @@ def test_engine_sliding_window_switch(make_main_window, qtbot):
 
 
 @pytest.mark.parametrize("typed", ["1e400", "1e99999999999999", "1e-99999999999999", "9" * 400])
-def test_huge_typed_value_gives_a_short_message_and_keeps_the_layout(make_main_window, qtbot, typed):
+def test_huge_typed_value_gives_a_short_message_and_keeps_the_layout(
+    make_main_window, qtbot, typed
+):
     window = make_main_window()
     form = window.model_form
     width = form.minimumSizeHint().width()

@@ -135,7 +135,9 @@ def test_import_of_a_bad_file_is_reported(make_main_window, tmp_path):
     assert "config.json" in window.statusBar().currentMessage()
 
 
-def test_notices_survive_the_gpu_panels_periodic_refresh(make_main_window, config_dir, qtbot, tmp_path):
+def test_notices_survive_the_gpu_panels_periodic_refresh(
+    make_main_window, config_dir, qtbot, tmp_path
+):
     presets = config_dir / "presets"
     presets.mkdir()
     (presets / "broken.json").write_text("{ this is not json", encoding="utf-8")
@@ -156,7 +158,9 @@ def test_notices_survive_the_gpu_panels_periodic_refresh(make_main_window, confi
     assert "broken.json" in notice.text()
 
 
-def test_import_action_shows_the_error_where_the_user_acted(make_main_window, tmp_path, monkeypatch):
+def test_import_action_shows_the_error_where_the_user_acted(
+    make_main_window, tmp_path, monkeypatch
+):
     from vramdesk.gui import model_form
 
     bad = tmp_path / "config.json"

@@ -90,7 +90,9 @@ def parse_int_text(name: str, text: str) -> int | None:
     if digits > MAX_TYPED_DIGITS:
         raise InputError(name, f"is far too large, got {shown}", "far_too_large", {"value": shown})
     if digits < -MAX_TYPED_DIGITS:  # 1e-999999: no whole number, and no huge denominator built
-        raise InputError(name, f"must be a whole number, got {shown!r}", "not_int", {"value": shown})
+        raise InputError(
+            name, f"must be a whole number, got {shown!r}", "not_int", {"value": shown}
+        )
     try:
         value = to_fraction(cleaned)
     except (ValueError, ZeroDivisionError):
@@ -98,7 +100,9 @@ def parse_int_text(name: str, text: str) -> int | None:
             name, f"must be a whole number, got {shown!r}", "not_int", {"value": shown}
         ) from None
     if value.denominator != 1:
-        raise InputError(name, f"must be a whole number, got {shown!r}", "not_int", {"value": shown})
+        raise InputError(
+            name, f"must be a whole number, got {shown!r}", "not_int", {"value": shown}
+        )
     return int(value)
 
 
@@ -159,8 +163,11 @@ def capacity_bytes_of(value: Any, unit_label: str) -> int:
 
 
 def _short_number(value: Any) -> str:
-    """A number for a message: whole numbers below 1e15 in full (``1,073,741,824``), others
-    as ``{:.6g}`` (``1e+30``, ``0.5``), anything else as cut text."""
+    """Format a number for a message, compactly.
+
+    Whole numbers below 1e15 in full (``1,073,741,824``), others as ``{:.6g}``
+    (``1e+30``, ``0.5``), anything else as cut text.
+    """
     try:
         if Fraction(value).denominator == 1 and abs(value) < 10**15:
             return f"{int(value):,}"
