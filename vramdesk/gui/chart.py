@@ -17,6 +17,7 @@ import pyqtgraph as pg
 from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.plotting import CornerLegend
 
 #: Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).
 PART_COLOURS = {
@@ -43,9 +44,11 @@ class BreakdownChart(QWidget):
         self.plot.showGrid(y=True, alpha=0.25)
         self.plot.setXRange(-0.6, 1.8, padding=0)
         self.plot.getAxis("bottom").setTicks([[(0, self.tr("estimate (per GPU)"))]])
-        self.legend = self.plot.addLegend(
-            offset=(-10, -30), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220)
+        self.legend_corner = CornerLegend(
+            self.plot, "bottom-right", (10, 30), labelTextColor="#222",
+            brush=pg.mkBrush(255, 255, 255, 220),
         )
+        self.legend = self.legend_corner.legend
         self.bars = {key: self._make_bar(key) for key in PART_COLOURS}
         self.capacity_line = self._make_line("#c0392b", Qt.PenStyle.SolidLine)
         self.free_line = self._make_line("#2c3e50", Qt.PenStyle.DashLine)

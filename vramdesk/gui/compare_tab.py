@@ -24,6 +24,7 @@ from vramdesk.core.units import to_unit
 from vramdesk.gui.chart import PART_COLOURS
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.library import PresetLibrary
+from vramdesk.gui.plotting import CornerLegend
 
 #: Width of one bar of a group; the four parts plus the total sit side by side.
 GROUP_BAR = 0.16
@@ -46,9 +47,11 @@ class CompareTab(QWidget):
         self.picker.setObjectName("compare_picker")
         self.picker.itemChanged.connect(lambda _i: self._timer.start())
         self.plot = pg.PlotWidget(background="w")
-        self.legend = self.plot.addLegend(
-            offset=(10, 5), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220), colCount=2
+        self.legend_corner = CornerLegend(
+            self.plot, "top-left", (10, 5), labelTextColor="#222",
+            brush=pg.mkBrush(255, 255, 255, 220), colCount=2,
         )
+        self.legend = self.legend_corner.legend
         self.plot.showGrid(y=True, alpha=0.25)
         self.bars = {key: self._make_bar(key) for key in SERIES}
         self.table = QTableWidget(0, 0)

@@ -24,6 +24,7 @@ import pyqtgraph as pg
 from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.plotting import CornerLegend
 
 #: One colour per curve slot (Okabe-Ito): the grid's concurrencies, then the current one.
 CURVE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
@@ -39,9 +40,10 @@ class KvGrowthTab(QWidget):
         self.plot.setLogMode(x=True, y=True)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLabel("bottom", self.tr("context (tokens per sequence)"))
-        self.legend = self.plot.addLegend(
-            labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220)
+        self.legend_corner = CornerLegend(
+            self.plot, "top-left", (30, 30), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220)
         )
+        self.legend = self.legend_corner.legend
         # a fixed set of curves, built once: one slot per grid concurrency, one for the current
         self.slots = [
             self.plot.plot([], [], pen=pg.mkPen(colour, width=2)) for colour in CURVE_COLOURS
