@@ -208,3 +208,21 @@ def test_chart_axis_and_figures_header_carry_the_unit(make_main_window):
         assert axis.endswith(f"({label})")
         assert window.figures.tree.headerItem().text(2) == f"Size ({label})"
         assert window.figures.tree.topLevelItem(0).text(2).endswith(f" {label}")
+
+
+def test_vllm_budgets_from_cuda_total_on_catalog_gpus(make_main_window):
+    # vLLM sizes its budget from CUDA's total (H100 80GB: 81,085 MiB), not nvidia-smi's 81,559 MiB;
+    # the window's solve must equal the CLI's for the same engine and GPU.
+    from vramdesk.core import Engine, solve
+    from vramdesk.core.bundled import find_gpu
+
+    window = make_main_window()
+    c = window.controller
+    assert c.set_field("target", "gpu:H100 80GB")
+    assert c.set_field("engine", Engine.VLLM)
+    gpu = find_gpu("H100 80GB")
+    assert c.capacity_bytes() == gpu.capacity_for(Engine.VLLM) == gpu.cuda_total_mib * 2**20
+    expected = solve(c.model, c.weights, c.workload, c.runtime, gpu.cuda_total_mib * 2**20)
+    assert c.solve_result.kv_budget_bytes == expected.kv_budget_bytes
+    row = next(r for r in c.fits_rows() if r.name == "H100 80GB")
+    assert row.capacity_bytes == gpu.cuda_total_mib * 2**20

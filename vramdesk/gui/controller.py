@@ -273,8 +273,8 @@ class ScenarioController(QObject):
             ``gpu``: the local GPU index is not in the snapshot.
         """
         t = self._target
-        if t.kind == "gpu":
-            return bundled.find_gpu(t.name).memory_bytes
+        if t.kind == "gpu":  # vLLM/SGLang budget from CUDA's total where the catalog knows it
+            return bundled.find_gpu(t.name).capacity_for(self._draft["runtime"].engine)
         if t.kind == "custom":
             return t.custom_bytes
         if self._snapshot is None:
@@ -322,8 +322,9 @@ class ScenarioController(QObject):
         """The current breakdown on every catalog GPU."""
         if self._breakdown is None:
             return []
+        engine = self._valid["runtime"].engine
         return views.fits_table(
-            self._breakdown, [(g.name, g.memory_bytes) for g in self.gpu_catalog()]
+            self._breakdown, [(g.name, g.capacity_for(engine)) for g in self.gpu_catalog()]
         )
 
     def kv_growth(self, contexts: list[int], batches: list[int]) -> dict[int, list[int]]:
