@@ -112,6 +112,10 @@ def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):
     assert c.capacity_bytes() == nvml.local_per_gpu_bytes(snapshot, (0,), "free") == free
     assert c.solve_result.capacity_bytes == free
     window.chart.redraw()
+    # the capacity line is the free memory itself: no second line on top of it
+    assert window.chart.capacity_line.value() == to_unit(free) and not window.chart.free_line.isVisible()
+    box.setCurrentIndex(target.choices("target").index("local:0:total"))
+    window.chart.redraw()
     assert window.chart.free_line.isVisible() and window.chart.free_line.value() == to_unit(free)
     verdict = nvml.fits_now(c.breakdown.total_bytes, free)
     assert window.verdict.text() == verdict.text and not window.verdict.isHidden()

@@ -117,11 +117,10 @@ class BreakdownChart(QWidget):
                 self.capacity_line, self.controller.capacity_bytes(), self._capacity_label()
             ),
         ]
-        highest.append(
-            self._set_line(
-                self.free_line, self.controller.local_free_bytes(), self.tr("local free")
-            )
-        )
+        t = self.controller.target
+        # when the target is the local GPU's free memory, the capacity line already is that line
+        free = None if t.kind == "local" and t.which == "free" else self.controller.local_free_bytes()
+        highest.append(self._set_line(self.free_line, free, self.tr("local free")))
         # above every line: a line spans the whole width, so text at its height would cross it
         self.total_text.setPos(0, max(highest))
         self.plot.getAxis("left").setLabel(self.tr("memory per GPU ({0})").format(unit.label))
