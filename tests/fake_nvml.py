@@ -32,10 +32,10 @@ class FakeGpu:
     reserved_bytes: int
     allocated_bytes: int
     uuid: str = "GPU-00000000-0000-0000-0000-000000000000"
-    mig_mode: int | None = None           # None: the call raises NotSupported (no MIG)
+    mig_mode: int | None = None  # None: the call raises NotSupported (no MIG)
     mig_slots: list[FakeGpu | None] = field(default_factory=list)  # None: an empty slot
     processes: list[tuple[int, int | None]] = field(default_factory=list)
-    processes_error: int | None = None    # NVML code raised by the process query
+    processes_error: int | None = None  # NVML code raised by the process query
 
     @property
     def free_bytes(self) -> int:
@@ -46,23 +46,40 @@ class FakeGpu:
 # for these cards (24564 MiB, 81559 MiB; SPEC §2), the rest chosen for the tests.
 def rtx_4090() -> FakeGpu:
     """24564 MiB total, 330 MiB reserved, 1000 MiB + 12345 B allocated, one process."""
-    return FakeGpu("NVIDIA GeForce RTX 4090", 24564 * MIB, 330 * MIB, 1000 * MIB + 12345,
-                   uuid="GPU-4090aaaa-0000-0000-0000-000000000000",
-                   processes=[(4242, 1000 * MIB + 12345)])
+    return FakeGpu(
+        "NVIDIA GeForce RTX 4090",
+        24564 * MIB,
+        330 * MIB,
+        1000 * MIB + 12345,
+        uuid="GPU-4090aaaa-0000-0000-0000-000000000000",
+        processes=[(4242, 1000 * MIB + 12345)],
+    )
 
 
 def h100() -> FakeGpu:
     """81559 MiB total, 528 MiB reserved, 40000 MiB allocated, two processes."""
-    return FakeGpu("NVIDIA H100 80GB HBM3", 81559 * MIB, 528 * MIB, 40000 * MIB,
-                   uuid="GPU-h100bbbb-0000-0000-0000-000000000000",
-                   processes=[(5000, 30000 * MIB), (5001, None)])
+    return FakeGpu(
+        "NVIDIA H100 80GB HBM3",
+        81559 * MIB,
+        528 * MIB,
+        40000 * MIB,
+        uuid="GPU-h100bbbb-0000-0000-0000-000000000000",
+        processes=[(5000, 30000 * MIB), (5001, None)],
+    )
 
 
 def a100_mig() -> FakeGpu:
     """An A100 80GB in MIG mode: two 3g.40gb instances in 7 slots (5 empty)."""
     inst = [FakeGpu("MIG 3g.40gb", 40192 * MIB, 0, 1024 * MIB, uuid=f"MIG-{k}") for k in range(2)]
-    return FakeGpu("NVIDIA A100 80GB PCIe", 81920 * MIB, 0, 2048 * MIB, uuid="GPU-a100",
-                   mig_mode=pynvml.NVML_DEVICE_MIG_ENABLE, mig_slots=[*inst, *[None] * 5])
+    return FakeGpu(
+        "NVIDIA A100 80GB PCIe",
+        81920 * MIB,
+        0,
+        2048 * MIB,
+        uuid="GPU-a100",
+        mig_mode=pynvml.NVML_DEVICE_MIG_ENABLE,
+        mig_slots=[*inst, *[None] * 5],
+    )
 
 
 class FakeNvml:
@@ -138,12 +155,19 @@ class FakeNvml:
         if version:
             if not self.memory_v2:
                 raise pynvml.NVMLError(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND)
-            return SimpleNamespace(version=version, total=gpu.total_bytes,
-                                   reserved=gpu.reserved_bytes, free=gpu.free_bytes,
-                                   used=gpu.allocated_bytes)
+            return SimpleNamespace(
+                version=version,
+                total=gpu.total_bytes,
+                reserved=gpu.reserved_bytes,
+                free=gpu.free_bytes,
+                used=gpu.allocated_bytes,
+            )
         # v1: used = reserved + allocated (NVML API reference, nvmlMemory_t)
-        return SimpleNamespace(total=gpu.total_bytes, free=gpu.free_bytes,
-                               used=gpu.reserved_bytes + gpu.allocated_bytes)
+        return SimpleNamespace(
+            total=gpu.total_bytes,
+            free=gpu.free_bytes,
+            used=gpu.reserved_bytes + gpu.allocated_bytes,
+        )
 
     def nvmlDeviceGetComputeRunningProcesses(self, handle):
         self._enter("nvmlDeviceGetComputeRunningProcesses", handle[1])
@@ -175,5 +199,6 @@ class FakeNvml:
         return (slot, handle[1])
 
 
-_PATCHED = [name for name, value in vars(FakeNvml).items()
-            if name.startswith("nvml") and callable(value)]
+_PATCHED = [
+    name for name, value in vars(FakeNvml).items() if name.startswith("nvml") and callable(value)
+]

@@ -9,10 +9,24 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from vramdesk.core import GB, GIB, KVDtype, ModelSpec, OverheadForm, Runtime, WeightFormat, WeightSpec, Workload
+from vramdesk.core import (
+    GB,
+    GIB,
+    KVDtype,
+    ModelSpec,
+    OverheadForm,
+    Runtime,
+    WeightFormat,
+    WeightSpec,
+    Workload,
+)
 
 HALF_4DP = 0.00005  # half of the last printed digit of a 4-decimal figure
-CLASS_SHAPES = {"7B": (7, 32, 32), "13B": (13, 40, 40), "70B": (70, 80, 8)}  # params_b, layers, kv_heads
+CLASS_SHAPES = {
+    "7B": (7, 32, 32),
+    "13B": (13, 40, 40),
+    "70B": (70, 80, 8),
+}  # params_b, layers, kv_heads
 
 
 def close_4dp(value_bytes: int, expected: float, unit: int = GIB) -> bool:
@@ -20,15 +34,22 @@ def close_4dp(value_bytes: int, expected: float, unit: int = GIB) -> bool:
 
 
 def model(inputs: dict) -> ModelSpec:
-    return ModelSpec(num_hidden_layers=inputs.get("layers", 32), num_key_value_heads=inputs.get("kv_heads", 32),
-                     head_dim=inputs.get("head_dim", 128), num_attention_heads=inputs.get("heads"),
-                     params=round(Fraction(str(inputs.get("params_b", 7))) * 10**9),
-                     hidden_size=inputs.get("hidden"), intermediate_size=inputs.get("intermediate"))
+    return ModelSpec(
+        num_hidden_layers=inputs.get("layers", 32),
+        num_key_value_heads=inputs.get("kv_heads", 32),
+        head_dim=inputs.get("head_dim", 128),
+        num_attention_heads=inputs.get("heads"),
+        params=round(Fraction(str(inputs.get("params_b", 7))) * 10**9),
+        hidden_size=inputs.get("hidden"),
+        intermediate_size=inputs.get("intermediate"),
+    )
 
 
 def workload(inputs: dict, **extra) -> Workload:
     kv = KVDtype.parse(inputs.get("kv_dtype", "fp16"))
-    return Workload(context_tokens=inputs.get("context", 1), batch=inputs.get("batch", 1), kv_dtype=kv, **extra)
+    return Workload(
+        context_tokens=inputs.get("context", 1), batch=inputs.get("batch", 1), kv_dtype=kv, **extra
+    )
 
 
 def runtime(inputs: dict, **extra) -> Runtime:
@@ -48,7 +69,9 @@ def weights(fmt: str) -> WeightSpec:
 
 def class_model(name: str) -> ModelSpec:
     params_b, layers, kv = CLASS_SHAPES[name]
-    return ModelSpec(num_hidden_layers=layers, num_key_value_heads=kv, head_dim=128, params=params_b * 10**9)
+    return ModelSpec(
+        num_hidden_layers=layers, num_key_value_heads=kv, head_dim=128, params=params_b * 10**9
+    )
 
 
 def workspace_runtime() -> Runtime:
@@ -57,17 +80,45 @@ def workspace_runtime() -> Runtime:
 
 def cli_args(inputs: dict) -> list[str]:
     """``vramdesk estimate``/``solve`` model and workload options for a seed case's inputs."""
-    args = ["--params-b", str(inputs.get("params_b", 7)), "--layers", str(inputs.get("layers", 32)),
-            "--kv-heads", str(inputs.get("kv_heads", 32)), "--head-dim", str(inputs.get("head_dim", 128)),
-            "--context", str(inputs.get("context", 1)), "--batch", str(inputs.get("batch", 1)),
-            "--kv-dtype", inputs.get("kv_dtype", "fp16")]
-    for key, flag in (("heads", "--heads"), ("weights", "--weights"), ("util", "--util"),
-                      ("fixed_gib", "--fixed-gib"), ("overhead_factor", "--overhead-factor"),
-                      ("vram_gib", "--vram-gib")):
+    args = [
+        "--params-b",
+        str(inputs.get("params_b", 7)),
+        "--layers",
+        str(inputs.get("layers", 32)),
+        "--kv-heads",
+        str(inputs.get("kv_heads", 32)),
+        "--head-dim",
+        str(inputs.get("head_dim", 128)),
+        "--context",
+        str(inputs.get("context", 1)),
+        "--batch",
+        str(inputs.get("batch", 1)),
+        "--kv-dtype",
+        inputs.get("kv_dtype", "fp16"),
+    ]
+    for key, flag in (
+        ("heads", "--heads"),
+        ("weights", "--weights"),
+        ("util", "--util"),
+        ("fixed_gib", "--fixed-gib"),
+        ("overhead_factor", "--overhead-factor"),
+        ("vram_gib", "--vram-gib"),
+    ):
         if key in inputs:
             args += [flag, str(inputs[key])]
     return args
 
 
-__all__ = ["GB", "GIB", "HALF_4DP", "class_model", "cli_args", "close_4dp", "model", "runtime", "weights",
-           "workload", "workspace_runtime"]
+__all__ = [
+    "GB",
+    "GIB",
+    "HALF_4DP",
+    "class_model",
+    "cli_args",
+    "close_4dp",
+    "model",
+    "runtime",
+    "weights",
+    "workload",
+    "workspace_runtime",
+]

@@ -29,10 +29,15 @@ print(json.dumps({"modules": names, "codes": codes, "qt": loaded}))
 
 
 def test_core_and_cli_load_no_qt():
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert result["codes"][:3] == [0, 0, 0] and result["codes"][3] in (0, 1)  # 1: no GPU readable here
+    assert result["codes"][:3] == [0, 0, 0] and result["codes"][3] in (
+        0,
+        1,
+    )  # 1: no GPU readable here
     assert result["qt"] == []
     expected = {m.name for m in pkgutil.walk_packages(vramdesk.core.__path__, "vramdesk.core.")}
     assert set(result["modules"]) == expected and "vramdesk.core.estimate" in expected

@@ -16,8 +16,10 @@ def test_wheel_contains_presets(tmp_path):
     wheel = Path(next(iter(builder.build(directory=str(tmp_path), versions=["standard"]))))
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "vramdesk/_data/presets/gpus/catalog.json" in names
-    bundled = {f"vramdesk/_data/presets/{p.relative_to(ROOT / 'presets').as_posix()}"
-               for p in (ROOT / "presets").rglob("*.json")}
+    bundled = {
+        f"vramdesk/_data/presets/{p.relative_to(ROOT / 'presets').as_posix()}"
+        for p in (ROOT / "presets").rglob("*.json")
+    }
     assert bundled <= names
     assert "vramdesk/core/estimate.py" in names and "vramdesk/cli.py" in names
 

@@ -50,7 +50,11 @@ def _block_size(text: str) -> int | None:
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model (one of --preset, --config, --gguf, or the shape)")
-    g.add_argument("--preset", metavar="NAME", help="bundled or saved model preset (see 'vramdesk presets list')")
+    g.add_argument(
+        "--preset",
+        metavar="NAME",
+        help="bundled or saved model preset (see 'vramdesk presets list')",
+    )
     g.add_argument("--config", metavar="PATH", help="Hugging Face config.json or model folder")
     g.add_argument("--gguf", metavar="PATH", help=".gguf file (header only is read)")
     g.add_argument("--params-b", type=_positive_number, metavar="P", help="parameters in billions")
@@ -61,50 +65,98 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--hidden", type=_whole, metavar="X", help="hidden_size")
     g.add_argument("--intermediate", type=_whole, metavar="I", help="intermediate_size")
     g.add_argument("--vocab", type=_whole, metavar="V", help="vocab_size")
-    g.add_argument("--weights", metavar="FORMAT",
-                   help="fp32, bf16, fp16, fp8, int8, int4, nf4, mxfp4, or a GGUF type (Q4_K_M, Q8_0, ...); "
-                        "default: the preset's or checkpoint's own format")
-    g.add_argument("--group-size", type=_whole, metavar="G", help="group quantization (e.g. 128: 4.25 bpw int4)")
-    g.add_argument("--embeddings", choices=("quantized", "unquantized"),
-                   help="keep embedding and lm_head unquantized (default: unquantized when --group-size is set)")
+    g.add_argument(
+        "--weights",
+        metavar="FORMAT",
+        help="fp32, bf16, fp16, fp8, int8, int4, nf4, mxfp4, or a GGUF type (Q4_K_M, Q8_0, ...); "
+        "default: the preset's or checkpoint's own format",
+    )
+    g.add_argument(
+        "--group-size",
+        type=_whole,
+        metavar="G",
+        help="group quantization (e.g. 128: 4.25 bpw int4)",
+    )
+    g.add_argument(
+        "--embeddings",
+        choices=("quantized", "unquantized"),
+        help="keep embedding and lm_head unquantized (default: unquantized when --group-size is set)",
+    )
 
 
 def _add_workload_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("workload and runtime")
     g.add_argument("--context", type=_whole, required=True, metavar="S", help="tokens per sequence")
-    g.add_argument("--batch", type=_whole, default=1, metavar="B", help="concurrent sequences (default 1)")
-    g.add_argument("--prompt-len", type=_whole, metavar="P", help="prefill length (enables activations)")
+    g.add_argument(
+        "--batch", type=_whole, default=1, metavar="B", help="concurrent sequences (default 1)"
+    )
+    g.add_argument(
+        "--prompt-len", type=_whole, metavar="P", help="prefill length (enables activations)"
+    )
     g.add_argument("--chunk", type=_whole, metavar="C", help="chunked-prefill tokens per step")
-    g.add_argument("--live-buffers", type=_whole, default=4, metavar="N",
-                   help="activation buffers alive at the prefill peak (assumption, default 4)")
-    g.add_argument("--kv-dtype", default="fp16", metavar="DTYPE",
-                   help="fp16, bf16, fp32, fp8, int8, q8_0, q4_0, ... (default fp16)")
-    g.add_argument("--block-size", type=_block_size, default=16, metavar="N",
-                   help="paged-attention block size in tokens (default 16; 'none' for unpaged)")
-    g.add_argument("--shared-prefix", type=_whole, default=0, metavar="N", help="tokens of a common prefix")
+    g.add_argument(
+        "--live-buffers",
+        type=_whole,
+        default=4,
+        metavar="N",
+        help="activation buffers alive at the prefill peak (assumption, default 4)",
+    )
+    g.add_argument(
+        "--kv-dtype",
+        default="fp16",
+        metavar="DTYPE",
+        help="fp16, bf16, fp32, fp8, int8, q8_0, q4_0, ... (default fp16)",
+    )
+    g.add_argument(
+        "--block-size",
+        type=_block_size,
+        default=16,
+        metavar="N",
+        help="paged-attention block size in tokens (default 16; 'none' for unpaged)",
+    )
+    g.add_argument(
+        "--shared-prefix", type=_whole, default=0, metavar="N", help="tokens of a common prefix"
+    )
     g.add_argument("--tp", type=_whole, default=1, metavar="N", help="tensor parallel size")
     g.add_argument("--pp", type=_whole, default=1, metavar="N", help="pipeline parallel size")
-    g.add_argument("--engine", default="formula",
-                   help="formula (default), vllm, sglang, llama.cpp, ollama, transformers")
+    g.add_argument(
+        "--engine",
+        default="formula",
+        help="formula (default), vllm, sglang, llama.cpp, ollama, transformers",
+    )
     g.add_argument("--engine-version", metavar="V", help="engine version (changes some defaults)")
     g.add_argument("--overhead", choices=("multiplier", "workspace"), default="multiplier")
-    g.add_argument("--overhead-factor", default="1.15", metavar="F", help="multiplier form factor (1.15)")
-    g.add_argument("--fixed-gib", default="1.0", metavar="G", help="multiplier form fixed GiB (1.0)")
-    g.add_argument("--workspace-fraction", default="0.05", metavar="F", help="workspace form fraction (0.05)")
+    g.add_argument(
+        "--overhead-factor", default="1.15", metavar="F", help="multiplier form factor (1.15)"
+    )
+    g.add_argument(
+        "--fixed-gib", default="1.0", metavar="G", help="multiplier form fixed GiB (1.0)"
+    )
+    g.add_argument(
+        "--workspace-fraction", default="0.05", metavar="F", help="workspace form fraction (0.05)"
+    )
     g.add_argument("--util", default="0.9", metavar="U", help="gpu_memory_utilization (0.9)")
 
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object with exact integer bytes")
-    p.add_argument("--units", default="GiB", choices=("GiB", "GB", "MiB"), help="display unit (default GiB)")
+    p.add_argument(
+        "--units", default="GiB", choices=("GiB", "GB", "MiB"), help="display unit (default GiB)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = _Parser(prog="vramdesk", description="Will this LLM fit in GPU memory? "
-                     "Run without a command to open the window.")
-    parser.add_argument("--config-dir", metavar="DIR", help="user presets and settings directory "
-                        "(default: $VRAMDESK_CONFIG_DIR or the platform's config dir)")
+    parser = _Parser(
+        prog="vramdesk",
+        description="Will this LLM fit in GPU memory? Run without a command to open the window.",
+    )
+    parser.add_argument(
+        "--config-dir",
+        metavar="DIR",
+        help="user presets and settings directory "
+        "(default: $VRAMDESK_CONFIG_DIR or the platform's config dir)",
+    )
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     est = sub.add_parser("estimate", help="memory breakdown of one scenario")
     _add_model_options(est)
@@ -116,10 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_workload_options(sol)
     bud = sol.add_argument_group("budget (one of)")
     bud.add_argument("--vram-gib", type=_positive_number, metavar="V", help="GPU memory in GiB")
-    bud.add_argument("--gpu", metavar="NAME",
-                     help="catalog GPU name (see 'vramdesk presets list --gpus'), or local[:INDEX] "
-                     "for a local GPU's free memory now (NVML; with --tp N, 'local' takes GPUs "
-                     "0..N-1 and the least free of them)")
+    bud.add_argument(
+        "--gpu",
+        metavar="NAME",
+        help="catalog GPU name (see 'vramdesk presets list --gpus'), or local[:INDEX] "
+        "for a local GPU's free memory now (NVML; with --tp N, 'local' takes GPUs "
+        "0..N-1 and the least free of them)",
+    )
     _add_output_options(sol)
     sol.set_defaults(handler=_cmd_solve)
     gpus = sub.add_parser("gpus", help="local NVIDIA GPUs through NVML")
@@ -152,8 +207,11 @@ def _add_presets_parser(sub: Any) -> None:
 
 
 def _add_validate_parser(sub: Any) -> None:
-    val = sub.add_parser("validate", help="predictions vs real engine measurements "
-                         "(vramdesk-engine-case/1 JSON lines); exit 1 if a check fails")
+    val = sub.add_parser(
+        "validate",
+        help="predictions vs real engine measurements "
+        "(vramdesk-engine-case/1 JSON lines); exit 1 if a check fails",
+    )
     val.add_argument("cases", metavar="CASES.jsonl")
     val.add_argument("--json", action="store_true", help="one JSON object: cases and summary")
     val.set_defaults(handler=_cmd_validate)
@@ -172,8 +230,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _add_calibrate_parser(sub: Any) -> None:
-    cal = sub.add_parser("calibrate", help="parse an engine's start-up log, compare with vramdesk, "
-                         "keep the measured overheads")
+    cal = sub.add_parser(
+        "calibrate",
+        help="parse an engine's start-up log, compare with vramdesk, keep the measured overheads",
+    )
     cal.add_argument("log", metavar="LOGFILE", help="vLLM, SGLang, llama.cpp or Ollama log")
     cal.add_argument("--save", metavar="NAME", help="keep measured overheads as a runtime preset")
     cal.add_argument("--json", action="store_true", help="one JSON object, exact integer bytes")
@@ -230,8 +290,14 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     label, capacity = _local_budget(args) or budget_from_args(vars(args))
     result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
     if args.json:
-        _print_json({"model": sc.model.name, "budget": label, **result.breakdown.to_dict(),
-                     **result.to_dict()})
+        _print_json(
+            {
+                "model": sc.model.name,
+                "budget": label,
+                **result.breakdown.to_dict(),
+                **result.to_dict(),
+            }
+        )
     else:
         from vramdesk.core.report import solve_text
 
@@ -278,11 +344,15 @@ def _cmd_presets_list(args: argparse.Namespace) -> int:
         return EXIT_OK
     for row in rows:
         if args.gpus:
-            print(f"{row['name']:<16} {row['memory_mib']:>7,} MiB  {row['memory_gib']:>7.2f} GiB  {row['source']}")
+            print(
+                f"{row['name']:<16} {row['memory_mib']:>7,} MiB  {row['memory_gib']:>7.2f} GiB  {row['source']}"
+            )
         else:
             flag = "bundled" if row["read_only"] else "saved"
             params = f"{row['params'] / 1e9:,.2f}B" if row["params"] else "?"
-            print(f"{row['slug']:<28} {params:>9} params  {row['weights']:<8} {flag:<8} {row['name']}")
+            print(
+                f"{row['slug']:<28} {params:>9} params  {row['weights']:<8} {flag:<8} {row['name']}"
+            )
     return EXIT_OK
 
 
@@ -355,5 +425,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAIL
     except OSError as exc:
-        print(f"vramdesk: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        print(
+            f"vramdesk: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+            file=sys.stderr,
+        )
         return EXIT_USAGE

@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from vramdesk.core import KVDtype, Runtime, WeightSpec, WeightFormat, Workload, estimate, solve
+from vramdesk.core import KVDtype, Runtime, WeightFormat, WeightSpec, Workload, estimate, solve
 from vramdesk.core.bundled import find_model
 from vramdesk.core.units import GIB
 
@@ -44,8 +44,10 @@ def main() -> None:
         w, rt = WeightSpec(WeightFormat.INT4), Runtime()
         est = _median_seconds(lambda: estimate(preset.model, w, wl, rt))
         sol = _median_seconds(lambda: solve(preset.model, w, wl, rt, 80 * GIB), number=3)
-        print(f"{name:<16} estimate {est * 1e6:9.1f} us ({est / baseline:8.0f}x baseline)   "
-              f"solve {sol * 1e3:8.2f} ms ({sol / est:6.0f} estimates)")
+        print(
+            f"{name:<16} estimate {est * 1e6:9.1f} us ({est / baseline:8.0f}x baseline)   "
+            f"solve {sol * 1e3:8.2f} ms ({sol / est:6.0f} estimates)"
+        )
 
 
 if __name__ == "__main__":

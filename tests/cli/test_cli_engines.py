@@ -82,11 +82,21 @@ def test_calibrate_garbage_log_exit_2(capsys):
 def test_solve_vllm_on_a_catalog_gpu_budgets_from_cuda_total(capsys):
     """RTX 3090 engine case: vLLM 0.6.4 budgets 0.9 x CUDA's 23.58 GiB, not nvidia-smi's 24 GiB."""
     lines = CASES.read_text(encoding="utf-8").splitlines()
-    case = next(
-        r for r in map(json.loads, lines) if r["id"] == "vllm-v0-llama31-8b-rtx3090-mml20k"
-    )
-    args = ["solve", "--preset", "llama-3.1-8b", "--context", str(case["runtime"]["max_model_len"]),
-            "--engine", "vllm", "--engine-version", "0.6.4", "--gpu", "RTX 3090", "--json"]
+    case = next(r for r in map(json.loads, lines) if r["id"] == "vllm-v0-llama31-8b-rtx3090-mml20k")
+    args = [
+        "solve",
+        "--preset",
+        "llama-3.1-8b",
+        "--context",
+        str(case["runtime"]["max_model_len"]),
+        "--engine",
+        "vllm",
+        "--engine-version",
+        "0.6.4",
+        "--gpu",
+        "RTX 3090",
+        "--json",
+    ]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     blocks = case["reported"]["num_gpu_blocks"]
@@ -99,8 +109,17 @@ def test_solve_vllm_on_a_catalog_gpu_budgets_from_cuda_total(capsys):
 
 @pytest.mark.parametrize("engine, hint", [("vllm", "e.g. 0.11.0"), ("llama.cpp", "e.g. b6699")])
 def test_unreadable_engine_version_exits_2_with_one_line(capsys, engine, hint):
-    args = ["estimate", "--preset", "qwen2.5-7b", "--context", "4096", "--engine", engine,
-            "--engine-version", "banana"]
+    args = [
+        "estimate",
+        "--preset",
+        "qwen2.5-7b",
+        "--context",
+        "4096",
+        "--engine",
+        engine,
+        "--engine-version",
+        "banana",
+    ]
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.startswith("vramdesk: error: engine_version:") and hint in err
@@ -108,8 +127,17 @@ def test_unreadable_engine_version_exits_2_with_one_line(capsys, engine, hint):
 
 
 def test_llama_cpp_kv_type_with_vllm_exits_2_with_one_line(capsys):
-    args = ["estimate", "--preset", "qwen2.5-7b", "--context", "4096", "--engine", "vllm",
-            "--kv-dtype", "q4_0"]
+    args = [
+        "estimate",
+        "--preset",
+        "qwen2.5-7b",
+        "--context",
+        "4096",
+        "--engine",
+        "vllm",
+        "--kv-dtype",
+        "q4_0",
+    ]
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.startswith("vramdesk: error: kv_dtype: vLLM has no q4_0 KV cache; use fp16, bf16")

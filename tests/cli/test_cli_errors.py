@@ -13,45 +13,114 @@ CASES = [
     (["estimate", *SHAPE, "--context", "0"], "context_tokens: must be positive"),
     (["estimate", *SHAPE, "--context", "-5"], "context_tokens: must be positive"),
     (["estimate", *SHAPE, "--context", "4096", "--batch", "0"], "batch: must be positive"),
-    (["estimate", *SHAPE, "--context", "4096", "--heads", "30"], "num_key_value_heads: must be a divisor of "
-                                                                   "num_attention_heads (30)"),
-    (["estimate", *SHAPE, "--context", "4096", "--kv-dtype", "fp7"], "kv_dtype: unknown KV cache dtype 'fp7'"),
-    (["estimate", *SHAPE, "--context", "4096", "--weights", "int3"], "weights: unknown weight format 'int3'"),
-    (["estimate", *SHAPE, "--context", "4096", "--util", "1.5"], "gpu_memory_utilization: must be between"),
-    (["estimate", *SHAPE, "--context", "4096", "--util", "abc"], "gpu_memory_utilization: must be a number"),
+    (
+        ["estimate", *SHAPE, "--context", "4096", "--heads", "30"],
+        "num_key_value_heads: must be a divisor of num_attention_heads (30)",
+    ),
+    (
+        ["estimate", *SHAPE, "--context", "4096", "--kv-dtype", "fp7"],
+        "kv_dtype: unknown KV cache dtype 'fp7'",
+    ),
+    (
+        ["estimate", *SHAPE, "--context", "4096", "--weights", "int3"],
+        "weights: unknown weight format 'int3'",
+    ),
+    (
+        ["estimate", *SHAPE, "--context", "4096", "--util", "1.5"],
+        "gpu_memory_utilization: must be between",
+    ),
+    (
+        ["estimate", *SHAPE, "--context", "4096", "--util", "abc"],
+        "gpu_memory_utilization: must be a number",
+    ),
     (["estimate", *SHAPE, "--context", "4096", "--tp", "3"], "tensor_parallel_size: must divide"),
     (["estimate", *SHAPE, "--context", "4096", "--engine", "tgi"], "engine: unknown engine 'tgi'"),
-    (["estimate", "--params-b", "7", "--context", "4096"], "num_hidden_layers: is required with --params-b"),
+    (
+        ["estimate", "--params-b", "7", "--context", "4096"],
+        "num_hidden_layers: is required with --params-b",
+    ),
     (["estimate", "--context", "4096"], "model: give --preset NAME"),
-    (["estimate", "--preset", "no-such-model", "--context", "4096"], "preset: no bundled model named"),
-    (["estimate", "--config", "/nonexistent/config.json", "--context", "4096"], "/nonexistent/config.json"),
+    (
+        ["estimate", "--preset", "no-such-model", "--context", "4096"],
+        "preset: no bundled model named",
+    ),
+    (
+        ["estimate", "--config", "/nonexistent/config.json", "--context", "4096"],
+        "/nonexistent/config.json",
+    ),
     (["estimate", *SHAPE, "--context", "many"], "argument --context: must be a whole number"),
-    (["estimate", "--params-b", "-7", "--layers", "1", "--kv-heads", "1", "--head-dim", "1", "--context", "1"],
-     "argument --params-b: must be a positive number"),
-    (["solve", *SHAPE, "--context", "4096"], "budget: give exactly one of --vram-gib V or --gpu NAME"),
+    (
+        [
+            "estimate",
+            "--params-b",
+            "-7",
+            "--layers",
+            "1",
+            "--kv-heads",
+            "1",
+            "--head-dim",
+            "1",
+            "--context",
+            "1",
+        ],
+        "argument --params-b: must be a positive number",
+    ),
+    (
+        ["solve", *SHAPE, "--context", "4096"],
+        "budget: give exactly one of --vram-gib V or --gpu NAME",
+    ),
     (["solve", *SHAPE, "--context", "4096", "--gpu", "RTX 9999"], "gpu: unknown GPU 'RTX 9999'"),
-    (["estimate", *SHAPE, "--context", "4096", "--weights", "bf16", "--group-size", "128"],
-     "group_size: applies to quantized formats"),
+    (
+        ["estimate", *SHAPE, "--context", "4096", "--weights", "bf16", "--group-size", "128"],
+        "group_size: applies to quantized formats",
+    ),
     (["presets", "show", "nothing-like-this"], "preset: no bundled model named"),
-    (["estimate", "--preset", "llama-3.1-8b", "--context", "4096", "--tp", "64"],
-     "tensor_parallel_size: must divide num_attention_heads (32)"),
-    (["estimate", "--preset", "deepseek-v3", "--context", "4096", "--tp", "3"],
-     "tensor_parallel_size: must divide num_attention_heads (128)"),
-    (["estimate", *SHAPE, "--context", "4096", "--batch", "4", "--shared-prefix", "5000"],
-     "shared_prefix_tokens: must not exceed context_tokens (4096)"),
-    (["estimate", *SHAPE, "--context", "4096", "--block-size", "0"], "block_size: must be positive"),
-    (["estimate", *SHAPE, "--context", "4096", "--fixed-gib", "1e308"], "fixed_overhead_gib: must be between"),
-    (["estimate", *SHAPE, "--context", "4096", "--workspace-fraction", "2", "--overhead", "workspace"],
-     "workspace_fraction: must be between 0 and 1"),
+    (
+        ["estimate", "--preset", "llama-3.1-8b", "--context", "4096", "--tp", "64"],
+        "tensor_parallel_size: must divide num_attention_heads (32)",
+    ),
+    (
+        ["estimate", "--preset", "deepseek-v3", "--context", "4096", "--tp", "3"],
+        "tensor_parallel_size: must divide num_attention_heads (128)",
+    ),
+    (
+        ["estimate", *SHAPE, "--context", "4096", "--batch", "4", "--shared-prefix", "5000"],
+        "shared_prefix_tokens: must not exceed context_tokens (4096)",
+    ),
+    (
+        ["estimate", *SHAPE, "--context", "4096", "--block-size", "0"],
+        "block_size: must be positive",
+    ),
+    (
+        ["estimate", *SHAPE, "--context", "4096", "--fixed-gib", "1e308"],
+        "fixed_overhead_gib: must be between",
+    ),
+    (
+        [
+            "estimate",
+            *SHAPE,
+            "--context",
+            "4096",
+            "--workspace-fraction",
+            "2",
+            "--overhead",
+            "workspace",
+        ],
+        "workspace_fraction: must be between 0 and 1",
+    ),
     (["solve", *SHAPE, "--context", "4096", "--vram-gib", "1e12"], "vram_gib: must be between"),
-    (["estimate", "--preset", "llama-2-7b-hf", "--hidden", "4095", "--context", "4096"],
-     "head_dim: is required: hidden_size (4095) is not a multiple of num_attention_heads (32)"),
+    (
+        ["estimate", "--preset", "llama-2-7b-hf", "--hidden", "4095", "--context", "4096"],
+        "head_dim: is required: hidden_size (4095) is not a multiple of num_attention_heads (32)",
+    ),
     (["estimate", "--gguf", "config.json", "--context", "4096"], "gguf: expects a .gguf file"),
     (["presets", "export", "llama-3.1-8b", "/nonexistent/dir/x.json"], "path: "),
 ]
 
 
-@pytest.mark.parametrize("argv,message", CASES, ids=[c[1].split(":")[0] + "|" + " ".join(c[0][-2:]) for c in CASES])
+@pytest.mark.parametrize(
+    "argv,message", CASES, ids=[c[1].split(":")[0] + "|" + " ".join(c[0][-2:]) for c in CASES]
+)
 def test_bad_input_one_line_exit_2(capsys, argv, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -60,8 +129,12 @@ def test_bad_input_one_line_exit_2(capsys, argv, message):
 
 
 def test_bad_input_in_a_real_process():
-    proc = subprocess.run([sys.executable, "-m", "vramdesk", "estimate", *SHAPE, "--context", "0"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "vramdesk", "estimate", *SHAPE, "--context", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert proc.stderr == "vramdesk: error: context_tokens: must be positive, got 0\n"
     assert proc.stdout == ""

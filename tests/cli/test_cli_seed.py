@@ -28,9 +28,18 @@ def test_weights_decimal(capsys, seed_figures):
     assert out["weights_bytes"] == case["expected_gb"] * 10**9
 
 
-@pytest.mark.parametrize("case_id", ["kv-per-token-7b-mha", "kv-per-token-70b-gqa8", "kv-per-token-gqa8",
-                                     "kv-per-token-mqa", "kv-7b-4096-1seq", "kv-7b-4096-4seq",
-                                     "kv-7b-4096-32seq"])
+@pytest.mark.parametrize(
+    "case_id",
+    [
+        "kv-per-token-7b-mha",
+        "kv-per-token-70b-gqa8",
+        "kv-per-token-gqa8",
+        "kv-per-token-mqa",
+        "kv-7b-4096-1seq",
+        "kv-7b-4096-4seq",
+        "kv-7b-4096-32seq",
+    ],
+)
 def test_kv(capsys, seed_figures, case_id):
     case = seed_figures[case_id]
     out = run_json(capsys, "estimate", *sc.cli_args(case["inputs"]))
@@ -48,12 +57,14 @@ def test_total_70b(capsys, seed_figures):
     case = seed_figures["total-70b-int4-gqa8-8k-x16"]
     out = run_json(capsys, "estimate", *sc.cli_args(case["inputs"]))
     assert sc.close_4dp(out["total_bytes"], case["expected_gib"])
-    assert out["total_bytes"] == sum(out[k] for k in ("weights_bytes", "kv_cache_bytes", "activation_bytes",
-                                                        "overhead_bytes"))
+    assert out["total_bytes"] == sum(
+        out[k] for k in ("weights_bytes", "kv_cache_bytes", "activation_bytes", "overhead_bytes")
+    )
 
 
-@pytest.mark.parametrize("case_id", ["max-concurrency-80-8k", "max-concurrency-80-2k",
-                                     "max-concurrency-80-8k-kvfp8"])
+@pytest.mark.parametrize(
+    "case_id", ["max-concurrency-80-8k", "max-concurrency-80-2k", "max-concurrency-80-8k-kvfp8"]
+)
 def test_max_concurrency(capsys, seed_figures, case_id):
     case = seed_figures[case_id]
     out = run_json(capsys, "solve", *sc.cli_args(case["inputs"]))
@@ -64,9 +75,19 @@ def test_max_concurrency(capsys, seed_figures, case_id):
 
 def test_prefill_activation(capsys, seed_figures):
     i = seed_figures["prefill-activation-7b"]["inputs"]
-    out = run_json(capsys, "estimate", *sc.cli_args({"context": i["prompt_len"], "batch": i["batch"]}),
-                   "--hidden", str(i["hidden"]), "--intermediate", str(i["intermediate"]),
-                   "--prompt-len", str(i["prompt_len"]), "--live-buffers", str(i["live_buffers"]))
+    out = run_json(
+        capsys,
+        "estimate",
+        *sc.cli_args({"context": i["prompt_len"], "batch": i["batch"]}),
+        "--hidden",
+        str(i["hidden"]),
+        "--intermediate",
+        str(i["intermediate"]),
+        "--prompt-len",
+        str(i["prompt_len"]),
+        "--live-buffers",
+        str(i["live_buffers"]),
+    )
     assert out["activation_bytes"] == seed_figures["prefill-activation-7b"]["expected_gib"] * GIB
 
 
@@ -74,8 +95,16 @@ def test_breakdown_and_fits_tables(capsys, seed_figures):
     fits = seed_figures["fits-table"]
     for row in seed_figures["breakdown-table-ctx4096-x8"]["rows"]:
         params_b, layers, kv = sc.CLASS_SHAPES[row["model"]]
-        args = sc.cli_args({"params_b": params_b, "layers": layers, "kv_heads": kv, "context": 4096,
-                            "batch": 8, "weights": row["weights"]}) + ["--overhead", "workspace"]
+        args = sc.cli_args(
+            {
+                "params_b": params_b,
+                "layers": layers,
+                "kv_heads": kv,
+                "context": 4096,
+                "batch": 8,
+                "weights": row["weights"],
+            }
+        ) + ["--overhead", "workspace"]
         out = run_json(capsys, "estimate", *args)
         assert sc.close_4dp(out["weights_bytes"], row["weights_gib"])
         assert sc.close_4dp(out["kv_cache_bytes"], row["kv_gib"])
@@ -88,6 +117,17 @@ def test_kv_scaling_grid(capsys, seed_figures):
     grid = seed_figures["kv-scaling-grid"]["70B_gqa_80x8x128"]
     for context, row in grid.items():
         for batch, expected in zip((1, 8, 32), row, strict=True):
-            out = run_json(capsys, "estimate", *sc.cli_args({"params_b": 70, "layers": 80, "kv_heads": 8,
-                                                             "context": int(context), "batch": batch}))
+            out = run_json(
+                capsys,
+                "estimate",
+                *sc.cli_args(
+                    {
+                        "params_b": 70,
+                        "layers": 80,
+                        "kv_heads": 8,
+                        "context": int(context),
+                        "batch": batch,
+                    }
+                ),
+            )
             assert out["kv_cache_bytes"] == expected * GIB

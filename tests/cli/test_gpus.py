@@ -21,15 +21,30 @@ from vramdesk.core.nvml import ERROR_MESSAGES, FAKE_ENV, query_gpus, snapshot_to
 
 GIB = 2**30
 NO_DRIVER = ERROR_MESSAGES["no_driver"]
-SHAPE = ["--params-b", "7", "--layers", "32", "--kv-heads", "8", "--head-dim", "128",
-         "--context", "4096"]
+SHAPE = [
+    "--params-b",
+    "7",
+    "--layers",
+    "32",
+    "--kv-heads",
+    "8",
+    "--head-dim",
+    "128",
+    "--context",
+    "4096",
+]
 
 
 def _vramdesk(*argv, env_extra=None):
     env = {k: v for k, v in os.environ.items() if k != FAKE_ENV}
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "vramdesk", *argv], capture_output=True, text=True,
-                          timeout=60, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "vramdesk", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
 
 
 @no_driver_here
@@ -59,8 +74,10 @@ def test_gpus_json_exact_bytes_from_the_fake(monkeypatch, capsys):
     assert data["driver_version"] == "550.54.15" and data["cuda_driver_version"] == 12040
     # totals 24564 and 81559 MiB; used and free derived in tests/core/test_nvml.py
     rows = [(g["index"], g["total_bytes"], g["used_bytes"], g["free_bytes"]) for g in data["gpus"]]
-    assert rows == [(0, 25757220864, 1394618425, GPU0_FREE),
-                    (1, 85520809984, 42496688128, GPU1_FREE)]
+    assert rows == [
+        (0, 25757220864, 1394618425, GPU0_FREE),
+        (1, 85520809984, 42496688128, GPU1_FREE),
+    ]
 
 
 def test_gpus_text_from_the_fake(monkeypatch, capsys):
@@ -68,12 +85,16 @@ def test_gpus_text_from_the_fake(monkeypatch, capsys):
     assert main(["gpus"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Driver 550.54.15, CUDA 12.4, NVML 12.550.54.15"
-    assert lines[2] == ("GPU 1: NVIDIA H100 80GB HBM3  total 81,559 MiB (79.65 GiB)  "
-                        "used 40,528 MiB (39.58 GiB)  free 41,031 MiB (40.07 GiB)")
+    assert lines[2] == (
+        "GPU 1: NVIDIA H100 80GB HBM3  total 81,559 MiB (79.65 GiB)  "
+        "used 40,528 MiB (39.58 GiB)  free 41,031 MiB (40.07 GiB)"
+    )
 
 
-@pytest.mark.parametrize(("code", "kind"), [("NVML_ERROR_NO_PERMISSION", "no_permission"),
-                                            ("NVML_ERROR_GPU_IS_LOST", "gpu_lost")])
+@pytest.mark.parametrize(
+    ("code", "kind"),
+    [("NVML_ERROR_NO_PERMISSION", "no_permission"), ("NVML_ERROR_GPU_IS_LOST", "gpu_lost")],
+)
 def test_gpus_json_error_mid_query(monkeypatch, capsys, code, kind):
     fake = FakeNvml(monkeypatch, [rtx_4090(), h100()])
     fake.fail("nvmlDeviceGetMemoryInfo", getattr(pynvml, code), gpu=1)
@@ -110,7 +131,8 @@ def test_solve_on_local_gpu_equals_the_same_custom_budget(monkeypatch, capsys):
     assert local["capacity_bytes"] == 20 * GIB == 21474836480
     assert local["budget"] == "local GPU 0 Test 24G: 20.00 GiB free now (20,480 MiB)"
     assert {k: v for k, v in local.items() if k != "budget"} == {
-        k: v for k, v in custom.items() if k != "budget"}
+        k: v for k, v in custom.items() if k != "budget"
+    }
 
 
 def test_solve_on_local_index_and_tp(monkeypatch, capsys):
@@ -120,11 +142,14 @@ def test_solve_on_local_index_and_tp(monkeypatch, capsys):
     assert _solve_json(capsys, "--gpu", "local", "--tp", "2")["capacity_bytes"] == GPU0_FREE
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--gpu", "local:2"], "gpu: no local GPU 2 (GPUs present: 0, 1)"),
-    (["--gpu", "local:x"], "gpu: expected local, local:INDEX or local:I,J,..."),
-    (["--gpu", "local", "--tp", "4"], "gpu: --tp 4 needs 4 local GPUs; 2 present"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--gpu", "local:2"], "gpu: no local GPU 2 (GPUs present: 0, 1)"),
+        (["--gpu", "local:x"], "gpu: expected local, local:INDEX or local:I,J,..."),
+        (["--gpu", "local", "--tp", "4"], "gpu: --tp 4 needs 4 local GPUs; 2 present"),
+    ],
+)
 def test_solve_on_local_bad_index_exits_2(monkeypatch, capsys, argv, message):
     FakeNvml(monkeypatch, [rtx_4090(), h100()])
     assert main(["solve", *SHAPE, *argv]) == 2

@@ -380,8 +380,12 @@ def test_unreadable_engine_version_is_refused_where_the_accounting_depends_on_it
     wl = Workload(context_tokens=4096)
     for engine, hint in ((Engine.VLLM, "0.11.0"), (Engine.LLAMA_CPP, "b6699")):
         with pytest.raises(InputError, match=hint) as err:
-            estimate(LLAMA8, WeightSpec(WeightFormat.BF16), wl,
-                     Runtime(engine=engine, engine_version="banana"))
+            estimate(
+                LLAMA8,
+                WeightSpec(WeightFormat.BF16),
+                wl,
+                Runtime(engine=engine, engine_version="banana"),
+            )
         assert err.value.field == "engine_version"
     # every version the engine cases record is readable by its engine's profile
     for line in (REFERENCE / "engine-cases.jsonl").read_text(encoding="utf-8").splitlines():
@@ -394,8 +398,10 @@ def test_unreadable_engine_version_is_refused_where_the_accounting_depends_on_it
         warnings = estimate(LLAMA8, WeightSpec(WeightFormat.BF16), wl, rt).warnings
         assert any("engine_version 'banana'" in w for w in warnings), engine
         rt = rt.replace(engine_version="0.5.7")
-        assert not any("engine_version" in w for w in estimate(
-            LLAMA8, WeightSpec(WeightFormat.BF16), wl, rt).warnings)
+        assert not any(
+            "engine_version" in w
+            for w in estimate(LLAMA8, WeightSpec(WeightFormat.BF16), wl, rt).warnings
+        )
 
 
 # ------------------------------------------------------------------- KV cache types
@@ -413,6 +419,10 @@ def test_paged_engines_refuse_kv_types_they_cannot_store():
     # Llama-3.1-8B's 32 layers * 8 heads * 128 * 2 (K, V) = 65,536 values per token take
     # 65,536 / 32 * 18 = 36,864 bytes; 4,096 cells take 150,994,944 bytes
     for engine in (Engine.LLAMA_CPP, Engine.OLLAMA):
-        b = estimate(LLAMA8, WeightSpec(WeightFormat.BF16), wl.replace(kv_dtype=KVDtype.Q4_0),
-                     Runtime(engine=engine))
+        b = estimate(
+            LLAMA8,
+            WeightSpec(WeightFormat.BF16),
+            wl.replace(kv_dtype=KVDtype.Q4_0),
+            Runtime(engine=engine),
+        )
         assert b.kv_cache.bytes == 150_994_944

@@ -321,7 +321,10 @@ def test_real_safetensors_header_without_config(tmp_path):
     m = imported.model
     assert m.checkpoint_bytes == sum(a.nbytes for a in tensors.values())
     assert m.params == sum(a.size for a in tensors.values())
-    assert imported.weights.format is WeightFormat.FP16 and m.checkpoint_format == WeightSpec(WeightFormat.FP16).storage_key()
+    assert (
+        imported.weights.format is WeightFormat.FP16
+        and m.checkpoint_format == WeightSpec(WeightFormat.FP16).storage_key()
+    )
     assert (m.num_hidden_layers, m.hidden_size, m.vocab_size, m.intermediate_size) == (2, 8, 16, 12)
     assert m.num_key_value_heads * m.resolved_head_dim == 4
     # the shape read from the names counts exactly what the file holds
@@ -362,7 +365,11 @@ def test_gguf_header(tmp_path):
     m = load_model(path).model
     # f16 32 x 64 = 4096 bytes; Q8_0 64 x 64 = 128 blocks of 34 bytes = 4352 bytes
     assert m.checkpoint_bytes == 4096 + 4352 and m.params == 32 * 64 + 64 * 64
-    assert m.checkpoint_format == WeightSpec(WeightFormat.Q8_0).storage_key() and m.vocab_size == 32 and m.tie_word_embeddings
+    assert (
+        m.checkpoint_format == WeightSpec(WeightFormat.Q8_0).storage_key()
+        and m.vocab_size == 32
+        and m.tie_word_embeddings
+    )
     assert (m.num_hidden_layers, m.num_attention_heads, m.num_key_value_heads, m.head_dim) == (
         2,
         4,
@@ -579,10 +586,17 @@ def _gguf_key(name, vtype):
     "data,why",
     [
         # a string array claiming 2**60 elements: GGUFReader alone loops and allocates without end
-        (lambda s: _gguf_header(1, _gguf_key("general.architecture", 9), s.pack("<IQ", 8, 2**60)),
-         "cannot fit in the file"),
+        (
+            lambda s: _gguf_header(
+                1, _gguf_key("general.architecture", 9), s.pack("<IQ", 8, 2**60)
+            ),
+            "cannot fit in the file",
+        ),
         # a uint8 array claiming 2**40 bytes in a 60-byte file
-        (lambda s: _gguf_header(1, _gguf_key("general.x", 9), s.pack("<IQ", 0, 2**40)), "runs past the end"),
+        (
+            lambda s: _gguf_header(1, _gguf_key("general.x", 9), s.pack("<IQ", 0, 2**40)),
+            "runs past the end",
+        ),
         # a billion metadata entries
         (lambda s: _gguf_header(10**9), "cannot fit in the file"),
         # a key string longer than the file

@@ -48,8 +48,9 @@ def _nvml_library_loadable() -> bool:
     return True
 
 
-no_driver_here = pytest.mark.skipif(_nvml_library_loadable(),
-                                    reason="this machine has an NVIDIA driver")
+no_driver_here = pytest.mark.skipif(
+    _nvml_library_loadable(), reason="this machine has an NVIDIA driver"
+)
 
 
 @pytest.fixture
@@ -64,21 +65,36 @@ def test_real_binding_without_driver_says_no_driver():
     assert info.value.kind == "no_driver"
     assert str(info.value) == (
         "No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not "
-        "installed. vramdesk works without a GPU; estimates are unaffected.")
+        "installed. vramdesk works without a GPU; estimates are unaffected."
+    )
 
 
 def test_two_gpus_exact_bytes(two_gpus):
     snap = query_gpus()
     assert (snap.driver_version, snap.nvml_version, snap.cuda_driver_version) == (
-        "550.54.15", "12.550.54.15", 12040)
+        "550.54.15",
+        "12.550.54.15",
+        12040,
+    )
     g0, g1 = snap.gpus
-    assert (g0.index, g0.name, g0.uuid) == (0, "NVIDIA GeForce RTX 4090",
-                                            "GPU-4090aaaa-0000-0000-0000-000000000000")
+    assert (g0.index, g0.name, g0.uuid) == (
+        0,
+        "NVIDIA GeForce RTX 4090",
+        "GPU-4090aaaa-0000-0000-0000-000000000000",
+    )
     assert (g0.total_bytes, g0.used_bytes, g0.free_bytes, g0.reserved_bytes) == (
-        25757220864, 1394618425, GPU0_FREE, 330 * MIB)
+        25757220864,
+        1394618425,
+        GPU0_FREE,
+        330 * MIB,
+    )
     assert (g1.index, g1.name) == (1, "NVIDIA H100 80GB HBM3")
     assert (g1.total_bytes, g1.used_bytes, g1.free_bytes, g1.reserved_bytes) == (
-        85520809984, 42496688128, GPU1_FREE, 528 * MIB)
+        85520809984,
+        42496688128,
+        GPU1_FREE,
+        528 * MIB,
+    )
     assert g0.mig_mode is None and g0.mig_note is None and g0.mig_instances == ()
     assert two_gpus.calls[0] == "nvmlInit" and two_gpus.calls[-1] == "nvmlShutdown"
     assert two_gpus.initialized == 0
@@ -89,17 +105,24 @@ def test_memory_v1_fallback_gives_same_used_free_and_no_reserved(monkeypatch):
     g0, g1 = query_gpus().gpus
     # v1 used = reserved + allocated = 1330 MiB + 12345; the same numbers as v2, reserved unknown
     assert (g0.total_bytes, g0.used_bytes, g0.free_bytes, g0.reserved_bytes) == (
-        25757220864, 1394618425, GPU0_FREE, None)
+        25757220864,
+        1394618425,
+        GPU0_FREE,
+        None,
+    )
     assert (g1.used_bytes, g1.free_bytes) == (42496688128, GPU1_FREE)
 
 
 def test_processes_with_unknown_memory_and_hidden_name(two_gpus):
     g0, g1 = query_gpus().gpus
     assert [(p.pid, p.used_bytes, p.name) for p in g0.processes] == [
-        (4242, 1000 * MIB + 12345, "python4242")]
+        (4242, 1000 * MIB + 12345, "python4242")
+    ]
     # pid 5001: NVML gives no per-process memory (None) and refuses its name (NoPermission)
     assert [(p.pid, p.used_bytes, p.name) for p in g1.processes] == [
-        (5000, 30000 * MIB, "python5000"), (5001, None, None)]
+        (5000, 30000 * MIB, "python5000"),
+        (5001, None, None),
+    ]
     assert g0.processes_note is None
 
 
@@ -123,7 +146,8 @@ def test_gpu_lost_while_listing_processes_is_an_error(monkeypatch):
         query_gpus()
     assert (info.value.kind, info.value.gpu_index) == ("gpu_lost", 1)
     assert str(info.value) == (
-        "GPU 1 stopped answering while reading its processes (NVML: GPU is lost).")
+        "GPU 1 stopped answering while reading its processes (NVML: GPU is lost)."
+    )
     assert fake.initialized == 0
 
 
@@ -195,10 +219,13 @@ def test_mig_enabled_gpu_lists_its_instances(monkeypatch):
     assert gpu.mig_mode is True
     # 7 slots, 2 instances of 40192 MiB with 1024 MiB allocated: free 39168 MiB
     rows = [(m.index, m.uuid, m.total_bytes, m.used_bytes, m.free_bytes) for m in gpu.mig_instances]
-    assert rows == [(0, "MIG-0", 40192 * MIB, 1024 * MIB, 39168 * MIB),
-                    (1, "MIG-1", 40192 * MIB, 1024 * MIB, 39168 * MIB)]
-    assert gpu.mig_note == ("MIG is enabled: 2 instance(s); an engine sees one instance, "
-                            "not the whole GPU.")
+    assert rows == [
+        (0, "MIG-0", 40192 * MIB, 1024 * MIB, 39168 * MIB),
+        (1, "MIG-1", 40192 * MIB, 1024 * MIB, 39168 * MIB),
+    ]
+    assert gpu.mig_note == (
+        "MIG is enabled: 2 instance(s); an engine sees one instance, not the whole GPU."
+    )
     assert (gpu.total_bytes, gpu.free_bytes) == (81920 * MIB, (81920 - 2048) * MIB)
 
 
@@ -208,7 +235,8 @@ def test_mig_instances_unlisted_shows_the_parent_only(monkeypatch):
     (gpu,) = query_gpus().gpus
     assert (gpu.mig_mode, gpu.mig_instances) == (True, ())
     assert gpu.mig_note == (
-        "MIG is enabled; its instances could not be listed, only the parent is shown.")
+        "MIG is enabled; its instances could not be listed, only the parent is shown."
+    )
 
 
 def test_mig_disabled(monkeypatch):
@@ -273,8 +301,23 @@ def test_fake_hook_round_trip_without_touching_pynvml(two_gpus, tmp_path, monkey
 
 def test_fake_hook_minimal_file(tmp_path, monkeypatch):
     path = tmp_path / "gpus.json"
-    path.write_text(json.dumps({"driver_version": "1", "nvml_version": "2", "gpus": [
-        {"index": 0, "name": "Demo", "total_bytes": 100, "used_bytes": 40, "free_bytes": 60}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "driver_version": "1",
+                "nvml_version": "2",
+                "gpus": [
+                    {
+                        "index": 0,
+                        "name": "Demo",
+                        "total_bytes": 100,
+                        "used_bytes": 40,
+                        "free_bytes": 60,
+                    }
+                ],
+            }
+        )
+    )
     monkeypatch.setenv(FAKE_ENV, str(path))
     snap = query_gpus()
     assert isinstance(snap, NvmlSnapshot) and snap.cuda_driver_version is None
@@ -292,17 +335,29 @@ def test_fake_hook_error_kinds(monkeypatch, kind):
 GPU_X = '{"driver_version": "1", "nvml_version": "2", "gpus": [{"index": 0, "name": "x", '
 
 
-@pytest.mark.parametrize(("content", "reason"), [
-    ("{", "is not JSON"),
-    ('{"driver_version": "1", "nvml_version": "2"}', "snapshot: missing field 'gpus'"),
-    (GPU_X + '"total_bytes": -1, "used_bytes": 0, "free_bytes": 0}]}',
-     "gpus[0].total_bytes: -1 is not a valid value"),
-    (GPU_X + '"total_bytes": 1, "used_bytes": 1.5, "free_bytes": 0}]}',
-     "gpus[0].used_bytes: 1.5 is not a valid value"),
-    (GPU_X + '"total_bytes": 1, "used_bytes": 1, "free_bytes": 1}]}',
-     "used_bytes + free_bytes exceeds total_bytes"),
-    ('{"driver_version": "1", "nvml_version": "2", "gpus": [], "evil": 1}', "unknown field 'evil'"),
-])
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("{", "is not JSON"),
+        ('{"driver_version": "1", "nvml_version": "2"}', "snapshot: missing field 'gpus'"),
+        (
+            GPU_X + '"total_bytes": -1, "used_bytes": 0, "free_bytes": 0}]}',
+            "gpus[0].total_bytes: -1 is not a valid value",
+        ),
+        (
+            GPU_X + '"total_bytes": 1, "used_bytes": 1.5, "free_bytes": 0}]}',
+            "gpus[0].used_bytes: 1.5 is not a valid value",
+        ),
+        (
+            GPU_X + '"total_bytes": 1, "used_bytes": 1, "free_bytes": 1}]}',
+            "used_bytes + free_bytes exceeds total_bytes",
+        ),
+        (
+            '{"driver_version": "1", "nvml_version": "2", "gpus": [], "evil": 1}',
+            "unknown field 'evil'",
+        ),
+    ],
+)
 def test_fake_hook_bad_file(tmp_path, monkeypatch, content, reason):
     path = tmp_path / "gpus.json"
     path.write_text(content, encoding="utf-8")
@@ -341,10 +396,18 @@ def test_cuda_version_text():
     assert [cuda_version_text(v) for v in (12040, 11080, None)] == ["12.4", "11.8", ""]
 
 
-@pytest.mark.parametrize(("text", "tp", "indices"), [
-    ("local", 1, (0,)), ("LOCAL", 2, (0, 1)), ("local:1", 1, (1,)), ("local:1", 4, (1,)),
-    ("local:0,2", 1, (0, 2)), ("H100 SXM", 1, None), ("localhost", 1, None),
-])
+@pytest.mark.parametrize(
+    ("text", "tp", "indices"),
+    [
+        ("local", 1, (0,)),
+        ("LOCAL", 2, (0, 1)),
+        ("local:1", 1, (1,)),
+        ("local:1", 4, (1,)),
+        ("local:0,2", 1, (0, 2)),
+        ("H100 SXM", 1, None),
+        ("localhost", 1, None),
+    ],
+)
 def test_parse_local_gpu(text, tp, indices):
     assert parse_local_gpu(text, tp) == indices
 
@@ -361,9 +424,13 @@ def test_local_gpu_budget(two_gpus):
     assert "nvmlInit" not in two_gpus.calls  # a catalog name never touches NVML
     # GPU 0 free 24362602439 B = 22.69 GiB = 23233.99 MiB
     assert local_gpu_budget("local") == (
-        "local GPU 0 NVIDIA GeForce RTX 4090: 22.69 GiB free now (23,234 MiB)", GPU0_FREE)
+        "local GPU 0 NVIDIA GeForce RTX 4090: 22.69 GiB free now (23,234 MiB)",
+        GPU0_FREE,
+    )
     assert local_gpu_budget("local:1") == (
-        "local GPU 1 NVIDIA H100 80GB HBM3: 40.07 GiB free now (41,031 MiB)", GPU1_FREE)
+        "local GPU 1 NVIDIA H100 80GB HBM3: 40.07 GiB free now (41,031 MiB)",
+        GPU1_FREE,
+    )
     # TP 2 on GPUs 0 and 1: each rank gets the smaller free memory, GPU 0's
     label, capacity = local_gpu_budget("local", tp=2)
     assert capacity == GPU0_FREE and label.endswith("(23,234 MiB, the least of these GPUs)")
@@ -397,8 +464,9 @@ def test_gpus_text(monkeypatch):
     ]
 
 
-@pytest.mark.parametrize("code", ["NVML_ERROR_ARGUMENT_VERSION_MISMATCH",
-                                  "NVML_ERROR_NOT_SUPPORTED"])
+@pytest.mark.parametrize(
+    "code", ["NVML_ERROR_ARGUMENT_VERSION_MISMATCH", "NVML_ERROR_NOT_SUPPORTED"]
+)
 def test_memory_v2_refused_falls_back_to_v1(monkeypatch, code):
     fake = FakeNvml(monkeypatch, [rtx_4090()])
     v1 = fake.nvmlDeviceGetMemoryInfo

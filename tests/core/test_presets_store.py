@@ -16,16 +16,25 @@ from vramdesk.core.bundled import bundled_models, presets_dir
 from vramdesk.core.errors import FileReadError, InputError
 from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
 from vramdesk.core.presets import (
-    MAX_FILE_BYTES, SCHEMA_VERSION, PresetStore, PresetStoreError, config_dir, export_preset,
-    import_preset, model_preset, scenario_parts, slugify,
+    MAX_FILE_BYTES,
+    SCHEMA_VERSION,
+    PresetStore,
+    PresetStoreError,
+    config_dir,
+    export_preset,
+    import_preset,
+    model_preset,
+    scenario_parts,
+    slugify,
 )
 from vramdesk.core.runtime import Engine, OverheadForm, Runtime
 from vramdesk.core.serialize import scenario_to_dict, to_dict
 from vramdesk.core.workload import Workload
 
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-WORKLOAD = Workload(context_tokens=32768, batch=8, kv_dtype=KVDtype.FP8, prompt_len=2048,
-                    chunk_tokens=512)
+WORKLOAD = Workload(
+    context_tokens=32768, batch=8, kv_dtype=KVDtype.FP8, prompt_len=2048, chunk_tokens=512
+)
 RUNTIME = Runtime(engine=Engine.VLLM, overhead=OverheadForm.WORKSPACE, tensor_parallel_size=2)
 
 
@@ -46,8 +55,12 @@ def _write(directory: Path, name: str, content: str | bytes) -> Path:
 
 
 def _good_doc(name="Good", layers=32):
-    return {"schema_version": SCHEMA_VERSION, "kind": "model", "name": name,
-            "model": {"num_hidden_layers": layers, "num_key_value_heads": 8, "head_dim": 128}}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "model",
+        "name": name,
+        "model": {"num_hidden_layers": layers, "num_key_value_heads": 8, "head_dim": 128},
+    }
 
 
 # ----------------------------------------------------------------------------- location
@@ -90,8 +103,13 @@ def test_scenario_round_trips_and_file_is_readable_json(store):
     assert list(doc)[:3] == ["schema_version", "kind", "name"]
     assert doc["schema_version"] == SCHEMA_VERSION and doc["kind"] == "scenario"
     # only what the user set: Workload's defaults (live_buffers 4, all_logits false) are absent
-    assert doc["workload"] == {"context_tokens": 32768, "batch": 8, "kv_dtype": "fp8",
-                               "prompt_len": 2048, "chunk_tokens": 512}
+    assert doc["workload"] == {
+        "context_tokens": 32768,
+        "batch": 8,
+        "kv_dtype": "fp8",
+        "prompt_len": 2048,
+        "chunk_tokens": 512,
+    }
 
 
 def test_kinds_and_parts(store):
@@ -115,10 +133,27 @@ def test_kinds_and_parts(store):
 
 
 # ----------------------------------------------------------------------------- names
-@pytest.mark.parametrize("name", [
-    "../../etc", "..", ".", "../..", "/etc/passwd", "a/b\\c", "con", "CON", "nul.json", "com1",
-    "日本語のプリセット", "Café Ünïcode", " .hidden ", "x" * 200, "..\\..\\windows", "a\u202eb",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../../etc",
+        "..",
+        ".",
+        "../..",
+        "/etc/passwd",
+        "a/b\\c",
+        "con",
+        "CON",
+        "nul.json",
+        "com1",
+        "日本語のプリセット",
+        "Café Ünïcode",
+        " .hidden ",
+        "x" * 200,
+        "..\\..\\windows",
+        "a\u202eb",
+    ],
+)
 def test_no_name_writes_outside_the_directory(tmp_path, store, name):
     saved = store.save(name, "workload", {"workload": {}})
     assert saved.path.parent == store.directory
@@ -145,8 +180,10 @@ def test_bad_names_are_refused(store, name):
 
 
 def test_name_collisions_get_suffixes(store):
-    slugs = [store.save(n, "workload", {"workload": {}}).slug for n in ("My Model", "my model",
-                                                                          "MY  MODEL")]
+    slugs = [
+        store.save(n, "workload", {"workload": {}}).slug
+        for n in ("My Model", "my model", "MY  MODEL")
+    ]
     assert slugs == ["my-model", "my-model-2", "my-model-3"]
     again = store.save("my model", "workload", {"workload": {"batch": 2}})  # same name: replaced
     assert again.slug == "my-model-2" and len(store.list()) == 3
@@ -155,8 +192,10 @@ def test_name_collisions_get_suffixes(store):
         store.save("My Model", "workload", {"workload": {}}, overwrite=False)
     assert err.value.code == "exists"
     long = "y" * 100
-    assert [store.save(long + s, "workload", {"workload": {}}).slug for s in ("", "!")] == \
-        ["y" * 80, "y" * 78 + "-2"]
+    assert [store.save(long + s, "workload", {"workload": {}}).slug for s in ("", "!")] == [
+        "y" * 80,
+        "y" * 78 + "-2",
+    ]
 
 
 def test_same_name_other_kind_is_another_preset(store):
@@ -266,8 +305,9 @@ def test_corrupt_files_are_moved_aside_and_the_rest_load(config_dir):
         "notjson.json": b"",
         "array.json": b"[1, 2]",
         "latin1.json": json.dumps(_good_doc("Caf\u00e9"), ensure_ascii=False).encode("latin-1"),
-        "noversion.json": json.dumps({k: v for k, v in _good_doc().items()
-                                      if k != "schema_version"}).encode(),
+        "noversion.json": json.dumps(
+            {k: v for k, v in _good_doc().items() if k != "schema_version"}
+        ).encode(),
         "kind.json": json.dumps({**_good_doc(), "kind": "gpu"}).encode(),
         "part.json": json.dumps({**_good_doc(), "model": {"num_hidden_layers": "32"}}).encode(),
         "extra.json": json.dumps({**_good_doc(), "colour": "red"}).encode(),
@@ -282,8 +322,13 @@ def test_corrupt_files_are_moved_aside_and_the_rest_load(config_dir):
         moved = list(directory.glob(f"{name}.corrupt-*"))
         assert len(moved) == 1 and moved[0].read_bytes() == content
         assert not (directory / name).exists()
-        assert sum(f"presets/{name} could not be read" in s and moved[0].name in s
-                   for s in store.problems) == 1
+        assert (
+            sum(
+                f"presets/{name} could not be read" in s and moved[0].name in s
+                for s in store.problems
+            )
+            == 1
+        )
     assert any("Expecting value: line 1 column 1" in s for s in store.problems)
     assert any("kind: unknown kind 'gpu'" in s for s in store.problems)
 
@@ -301,16 +346,26 @@ def test_moved_aside_never_overwrites(config_dir):
 
 def test_newer_schema_is_left_alone(config_dir):
     directory = config_dir / "presets"
-    newer = _write(directory, "future.json",
-                   json.dumps({**_good_doc("Future"), "schema_version": SCHEMA_VERSION + 1,
-                               "model": {"a_field_from_the_future": 1}}))
+    newer = _write(
+        directory,
+        "future.json",
+        json.dumps(
+            {
+                **_good_doc("Future"),
+                "schema_version": SCHEMA_VERSION + 1,
+                "model": {"a_field_from_the_future": 1},
+            }
+        ),
+    )
     before = newer.read_bytes()
     store = PresetStore()
     assert store.list() == [] and newer.read_bytes() == before
     assert list(directory.glob("*.corrupt-*")) == []
-    assert store.problems == [f"presets/future.json was left as it is: "
-                              f"{SCHEMA_VERSION + 1} is newer than this vramdesk reads "
-                              f"({SCHEMA_VERSION})"]
+    assert store.problems == [
+        f"presets/future.json was left as it is: "
+        f"{SCHEMA_VERSION + 1} is newer than this vramdesk reads "
+        f"({SCHEMA_VERSION})"
+    ]
     # saving a preset of the same name must not overwrite the newer file
     assert store.save("Future", "model", {"model": _good_doc()["model"]}).slug == "future-2"
     assert newer.read_bytes() == before
@@ -332,8 +387,9 @@ def test_oversize_file_is_refused(config_dir):
 @pytest.fixture
 def migrations(monkeypatch):
     """A fake registry: schema 0 called the name "title"; 0 -> 1 renames it."""
-    registry = {0: lambda doc: {**{k: v for k, v in doc.items() if k != "title"},
-                                "name": doc["title"]}}
+    registry = {
+        0: lambda doc: {**{k: v for k, v in doc.items() if k != "title"}, "name": doc["title"]}
+    }
     monkeypatch.setattr(_preset_file, "MIGRATIONS", registry)
     return registry
 
@@ -379,8 +435,9 @@ def test_two_stores_see_each_others_saves(config_dir):
     assert {p.slug for p in a.list()} == {p.slug for p in b.list()} == {"from-a", "from-a-2"}
     a.save("From A", "workload", {"workload": {"batch": 7}})  # b has read the old content
     assert scenario_parts(b.get("from-a"))["workload"].batch == 7
-    b.get("from-a").path.write_text(json.dumps({**json.loads(b.get("from-a").path.read_text()),
-                                                "workload": {"batch": 8}}))  # edited by hand
+    b.get("from-a").path.write_text(
+        json.dumps({**json.loads(b.get("from-a").path.read_text()), "workload": {"batch": 8}})
+    )  # edited by hand
     assert scenario_parts(a.get("from-a"))["workload"].batch == 8
     b.delete("from-a")
     assert [p.name for p in a.list()] == ["from a"]
@@ -408,8 +465,9 @@ def test_two_processes_never_lose_a_save(config_dir):
     start = ctx.Event()
     # every name slugs to "shared": each save must pick a free suffix while the other process
     # picks too, so only the lock keeps two saves from landing on one file
-    procs = [ctx.Process(target=_save_many, args=(str(directory), mark, 20, start))
-             for mark in "!?"]
+    procs = [
+        ctx.Process(target=_save_many, args=(str(directory), mark, 20, start)) for mark in "!?"
+    ]
     for p in procs:
         p.start()
     start.set()
@@ -417,10 +475,12 @@ def test_two_processes_never_lose_a_save(config_dir):
         p.join(60)
     assert [p.exitcode for p in procs] == [0, 0]
     presets = PresetStore(directory).list()
-    assert sorted(p.name for p in presets) == sorted("Shared " + m * n for m in "!?"
-                                                     for n in range(1, 21))
-    assert sorted(p.slug for p in presets) == sorted(["shared"] + [f"shared-{n}"
-                                                                   for n in range(2, 41)])
+    assert sorted(p.name for p in presets) == sorted(
+        "Shared " + m * n for m in "!?" for n in range(1, 21)
+    )
+    assert sorted(p.slug for p in presets) == sorted(
+        ["shared"] + [f"shared-{n}" for n in range(2, 41)]
+    )
     for p in presets:
         assert scenario_parts(p)["workload"].batch == len(p.name) - len("Shared ")
     assert [p.name for p in directory.iterdir() if p.name.endswith(".tmp")] == []

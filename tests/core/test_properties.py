@@ -5,8 +5,18 @@ from fractions import Fraction
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from vramdesk.core import (
+    GIB,
+    KVDtype,
+    ModelSpec,
+    Runtime,
+    WeightFormat,
+    WeightSpec,
+    Workload,
+    estimate,
+    solve,
+)
 from vramdesk.core.limits import INT_LIMITS
-from vramdesk.core import GIB, KVDtype, ModelSpec, Runtime, WeightFormat, WeightSpec, Workload, estimate, solve
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -25,8 +35,13 @@ def kv(model, context, batch, kv_dtype=KVDtype.FP16, runtime=Runtime(block_size=
 
 
 def model_of(n_layers, n_kv, d, window=None):
-    return ModelSpec(num_hidden_layers=n_layers, num_key_value_heads=n_kv, head_dim=d, params=10**9,
-                     sliding_window=window)
+    return ModelSpec(
+        num_hidden_layers=n_layers,
+        num_key_value_heads=n_kv,
+        head_dim=d,
+        params=10**9,
+        sliding_window=window,
+    )
 
 
 @SETTINGS
@@ -43,15 +58,33 @@ def test_kv_doubles_when_one_factor_doubles(n_layers, n_kv, d, context, batch, k
 @given(layers, st.integers(1, 16), st.integers(1, 16), head_dims, contexts)
 def test_mha_over_gqa_ratio_is_heads_over_kv_heads(n_layers, n_kv, group, d, context):
     heads = n_kv * group
-    gqa = ModelSpec(num_hidden_layers=n_layers, num_attention_heads=heads, num_key_value_heads=n_kv,
-                    head_dim=d, params=10**9)
+    gqa = ModelSpec(
+        num_hidden_layers=n_layers,
+        num_attention_heads=heads,
+        num_key_value_heads=n_kv,
+        head_dim=d,
+        params=10**9,
+    )
     mha = gqa.replace(num_key_value_heads=heads)
-    assert Fraction(kv(mha, context, 1), kv(gqa, context, 1)) == Fraction(heads, n_kv) == Fraction(gqa.gqa_ratio)
+    assert (
+        Fraction(kv(mha, context, 1), kv(gqa, context, 1))
+        == Fraction(heads, n_kv)
+        == Fraction(gqa.gqa_ratio)
+    )
 
 
 @SETTINGS
-@given(layers, kv_heads, head_dims, windows, contexts, contexts, batches, batches,
-       st.sampled_from([None, 16, 128]))
+@given(
+    layers,
+    kv_heads,
+    head_dims,
+    windows,
+    contexts,
+    contexts,
+    batches,
+    batches,
+    st.sampled_from([None, 16, 128]),
+)
 def test_total_grows_with_context_and_batch(n_layers, n_kv, d, window, c1, c2, b1, b2, block):
     m = model_of(n_layers, n_kv, d, window)
     rt = Runtime(block_size=block)
@@ -68,14 +101,25 @@ def _fits(m, w, wl, rt, capacity, batch, context):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(1, 80), st.integers(1, 16), head_dims, windows, st.integers(1, 65_536),
-       st.integers(8, 200), st.sampled_from([None, 16]), st.sampled_from([None, 512]))
-def test_solver_max_concurrency_fits_and_one_more_does_not(n_layers, n_kv, d, window, context, gib, block,
-                                                             prompt):
+@given(
+    st.integers(1, 80),
+    st.integers(1, 16),
+    head_dims,
+    windows,
+    st.integers(1, 65_536),
+    st.integers(8, 200),
+    st.sampled_from([None, 16]),
+    st.sampled_from([None, 512]),
+)
+def test_solver_max_concurrency_fits_and_one_more_does_not(
+    n_layers, n_kv, d, window, context, gib, block, prompt
+):
     m = model_of(n_layers, n_kv, d, window).replace(max_position_embeddings=131_072)
     w = WeightSpec(WeightFormat.INT4)
     rt = Runtime(block_size=block)
-    wl = Workload(context_tokens=context, batch=1, prompt_len=None if prompt is None else min(prompt, context))
+    wl = Workload(
+        context_tokens=context, batch=1, prompt_len=None if prompt is None else min(prompt, context)
+    )
     r = solve(m, w, wl, rt, gib * GIB)
     assume(r.usable_bytes > 0)
     n = r.max_concurrency
@@ -87,9 +131,18 @@ def test_solver_max_concurrency_fits_and_one_more_does_not(n_layers, n_kv, d, wi
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(1, 80), st.integers(1, 16), head_dims, windows, st.integers(1, 64), st.integers(8, 200),
-       st.sampled_from([None, 16]))
-def test_solver_max_context_fits_and_one_more_does_not(n_layers, n_kv, d, window, batch, gib, block):
+@given(
+    st.integers(1, 80),
+    st.integers(1, 16),
+    head_dims,
+    windows,
+    st.integers(1, 64),
+    st.integers(8, 200),
+    st.sampled_from([None, 16]),
+)
+def test_solver_max_context_fits_and_one_more_does_not(
+    n_layers, n_kv, d, window, batch, gib, block
+):
     limit = 131_072
     m = model_of(n_layers, n_kv, d, window).replace(max_position_embeddings=limit)
     w = WeightSpec(WeightFormat.INT4)

@@ -27,5 +27,9 @@ def test_group_quantized_int4_keeps_embeddings_16_bit():
     spec = WeightSpec(WeightFormat.INT4, group_size=128)
     counts = count_params(p.model)
     linear = counts.attention + counts.mlp
-    expected = -(-linear * Fraction(17, 4) // 8) + (counts.embedding + counts.lm_head + counts.norms) * 2
-    assert estimate(p.model, spec, Workload(context_tokens=1024), Runtime()).weights.bytes == expected
+    expected = (
+        -(-linear * Fraction(17, 4) // 8) + (counts.embedding + counts.lm_head + counts.norms) * 2
+    )
+    assert (
+        estimate(p.model, spec, Workload(context_tokens=1024), Runtime()).weights.bytes == expected
+    )

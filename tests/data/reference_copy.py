@@ -16,8 +16,17 @@ COPY = HERE / "reference"
 #: ``../shared/reference`` beside the checkout (the layout of the workplace and of CI).
 SHARED = HERE.parents[2] / "shared" / "reference"
 
-PROSE_KEYS = {"about", "note", "notes", "source", "config_source", "true_params_source",
-              "true_params_definition", "printed", "printed_total"}
+PROSE_KEYS = {
+    "about",
+    "note",
+    "notes",
+    "source",
+    "config_source",
+    "true_params_source",
+    "true_params_definition",
+    "printed",
+    "printed_total",
+}
 
 
 def strip_prose(value):
@@ -43,7 +52,9 @@ def expected_files(shared: Path) -> dict[str, str]:
     out["engine-cases.jsonl"] = "\n".join(lines) + "\n"
     for cfg in sorted((shared / "models").glob("*/config.json")):
         rel = f"models/{cfg.parent.name}/config.json"
-        out[rel] = json.dumps(json.loads(cfg.read_text(encoding="utf-8")), indent=1, sort_keys=True) + "\n"
+        out[rel] = (
+            json.dumps(json.loads(cfg.read_text(encoding="utf-8")), indent=1, sort_keys=True) + "\n"
+        )
     return out
 
 

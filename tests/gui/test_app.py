@@ -113,7 +113,10 @@ def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):
     assert c.solve_result.capacity_bytes == free
     window.chart.redraw()
     # the capacity line is the free memory itself: no second line on top of it
-    assert window.chart.capacity_line.value() == to_unit(free) and not window.chart.free_line.isVisible()
+    assert (
+        window.chart.capacity_line.value() == to_unit(free)
+        and not window.chart.free_line.isVisible()
+    )
     box.setCurrentIndex(target.choices("target").index("local:0:total"))
     window.chart.redraw()
     assert window.chart.free_line.isVisible() and window.chart.free_line.value() == to_unit(free)

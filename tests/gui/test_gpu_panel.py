@@ -54,8 +54,10 @@ def test_real_query_without_driver_shows_one_line(qtbot, make_panel):
     panel = make_panel(refresh_on_start=False)
     with qtbot.waitSignal(panel.queryFailed, timeout=10000) as blocker:
         panel.refresh()
-    message = ("No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. "
-               "vramdesk works without a GPU; estimates are unaffected.")
+    message = (
+        "No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. "
+        "vramdesk works without a GPU; estimates are unaffected."
+    )
     assert blocker.args == [message]
     assert panel.message_label.text() == message and not panel.message_label.isHidden()
     assert panel.snapshot() is None and _rows(panel) == []
@@ -185,9 +187,14 @@ def test_row_tooltip_lists_mig_instances_and_processes(qtbot, make_panel, monkey
         panel.refresh()
     # MIG 3g.40gb: 40192 MiB = 39.25 GiB, free 39168 MiB = 38.25 GiB
     assert panel._rows[0].bar.toolTip().splitlines() == [
-        "GPU-a100", "MIG 0: 38.25 GiB free of 39.25 GiB", "MIG 1: 38.25 GiB free of 39.25 GiB",
-        "MIG is enabled: 2 instance(s); an engine sees one instance, not the whole GPU."]
+        "GPU-a100",
+        "MIG 0: 38.25 GiB free of 39.25 GiB",
+        "MIG 1: 38.25 GiB free of 39.25 GiB",
+        "MIG is enabled: 2 instance(s); an engine sees one instance, not the whole GPU.",
+    ]
     # pid 5000: 30000 MiB = 29.30 GiB; pid 5001: no memory figure and no name
     assert panel._rows[1].name.toolTip().splitlines() == [
-        "GPU-h100bbbb-0000-0000-0000-000000000000", "PID 5000 (python5000): 29.30 GiB",
-        "PID 5001: memory not reported"]
+        "GPU-h100bbbb-0000-0000-0000-000000000000",
+        "PID 5000 (python5000): 29.30 GiB",
+        "PID 5001: memory not reported",
+    ]

@@ -19,7 +19,10 @@ def test_bottom_right_legend_follows_the_plot_area(qtbot):
     assert pin.legend.pos().y() == box.height() - own.height() - 30
     plot.resize(900, 500)
     qtbot.wait(50)
-    assert pin.legend.pos().x() == pin.vb.boundingRect().width() - pin.legend.boundingRect().width() - 10
+    assert (
+        pin.legend.pos().x()
+        == pin.vb.boundingRect().width() - pin.legend.boundingRect().width() - 10
+    )
 
 
 def test_deleting_the_plot_raises_nothing_in_the_event_loop(qtbot):

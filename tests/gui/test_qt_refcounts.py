@@ -30,8 +30,13 @@ print(sys.getrefcount(True) - before_true, sys.getrefcount(None) - before_none)
 
 
 def test_signal_emission_keeps_singleton_refcounts():
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120,
-                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     lost_true, lost_none = (int(x) for x in proc.stdout.split())
     assert lost_true > -100 and lost_none > -100, (lost_true, lost_none)

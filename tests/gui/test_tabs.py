@@ -161,8 +161,9 @@ def test_solver_tab_labels_both_verdicts_when_they_disagree(make_main_window):
     kv = labels["Verdict (KV budget, as an engine sizes it)"]
     total = labels["Verdict (estimated total vs capacity, margin included)"]
     assert kv == "33 x 4,096 tokens fit"
-    total_text, cap_text = format_bytes(r.breakdown.total_bytes, c.unit), format_bytes(
-        r.capacity_bytes, c.unit
+    total_text, cap_text = (
+        format_bytes(r.breakdown.total_bytes, c.unit),
+        format_bytes(r.capacity_bytes, c.unit),
     )
     expected = f"{total_text} > {cap_text}"
     assert total == f"does NOT fit: {expected}"

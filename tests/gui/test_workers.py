@@ -49,8 +49,9 @@ def test_on_error_is_required():
 def test_abandoned_worker_delivers_nothing_and_is_released(qtbot):
     gate = threading.Event()
     seen = []
-    worker = run_in_thread(lambda: gate.wait(5) and 42,
-                           _recorder(seen, "ok"), _recorder(seen, "err"))
+    worker = run_in_thread(
+        lambda: gate.wait(5) and 42, _recorder(seen, "ok"), _recorder(seen, "err")
+    )
     worker.abandon()
     assert worker.is_abandoned() and worker.wait(20) is False
     with qtbot.waitSignal(worker.signals.delivered, timeout=5000):

@@ -8,16 +8,49 @@ and :func:`solve` a :class:`SolveResult`. Bytes are exact ints throughout.
 from vramdesk.core.errors import FileReadError, InputError, UnsupportedModelError, VramdeskError
 from vramdesk.core.estimate import Breakdown, Part, estimate, kv_bytes_per_token
 from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec, group_quant_bits
-from vramdesk.core.model import ModelSpec, ParamCount, count_params, sliding_layer_pattern, total_params
+from vramdesk.core.model import (
+    ModelSpec,
+    ParamCount,
+    count_params,
+    sliding_layer_pattern,
+    total_params,
+)
 from vramdesk.core.runtime import Engine, MlaCache, OverheadForm, Runtime
 from vramdesk.core.solve import Advice, SolveResult, fits_on, solve, vllm_style_lines
 from vramdesk.core.units import GB, GIB, MIB, Unit, format_bytes
 from vramdesk.core.workload import Workload
 
 __all__ = [
-    "GB", "GIB", "MIB", "Advice", "Breakdown", "Engine", "FileReadError", "InputError", "KVDtype",
-    "MlaCache", "ModelSpec", "OverheadForm", "ParamCount", "Part", "Runtime", "SolveResult", "Unit",
-    "UnsupportedModelError", "VramdeskError", "WeightFormat", "WeightSpec", "Workload",
-    "count_params", "estimate", "fits_on", "format_bytes", "group_quant_bits", "kv_bytes_per_token",
-    "sliding_layer_pattern", "solve", "total_params", "vllm_style_lines",
+    "GB",
+    "GIB",
+    "MIB",
+    "Advice",
+    "Breakdown",
+    "Engine",
+    "FileReadError",
+    "InputError",
+    "KVDtype",
+    "MlaCache",
+    "ModelSpec",
+    "OverheadForm",
+    "ParamCount",
+    "Part",
+    "Runtime",
+    "SolveResult",
+    "Unit",
+    "UnsupportedModelError",
+    "VramdeskError",
+    "WeightFormat",
+    "WeightSpec",
+    "Workload",
+    "count_params",
+    "estimate",
+    "fits_on",
+    "format_bytes",
+    "group_quant_bits",
+    "kv_bytes_per_token",
+    "sliding_layer_pattern",
+    "solve",
+    "total_params",
+    "vllm_style_lines",
 ]

@@ -28,15 +28,33 @@ MAX_FAKE_BYTES = 1 << 20
 _INT, _STR = (int,), (str,)
 _OPT = type(None)
 # field -> (accepted types, required)
-_SNAPSHOT = {"driver_version": (_STR, True), "nvml_version": (_STR, True),
-             "cuda_driver_version": ((int, _OPT), False), "gpus": ((list,), True)}
-_GPU = {"index": (_INT, True), "name": (_STR, True), "uuid": (_STR, False),
-        "total_bytes": (_INT, True), "used_bytes": (_INT, True), "free_bytes": (_INT, True),
-        "reserved_bytes": ((int, _OPT), False), "mig_mode": ((bool, _OPT), False),
-        "mig_note": ((str, _OPT), False), "mig_instances": ((list,), False),
-        "processes": ((list,), False), "processes_note": ((str, _OPT), False)}
-_MIG = {"index": (_INT, True), "uuid": (_STR, False), "total_bytes": (_INT, True),
-        "used_bytes": (_INT, True), "free_bytes": (_INT, True)}
+_SNAPSHOT = {
+    "driver_version": (_STR, True),
+    "nvml_version": (_STR, True),
+    "cuda_driver_version": ((int, _OPT), False),
+    "gpus": ((list,), True),
+}
+_GPU = {
+    "index": (_INT, True),
+    "name": (_STR, True),
+    "uuid": (_STR, False),
+    "total_bytes": (_INT, True),
+    "used_bytes": (_INT, True),
+    "free_bytes": (_INT, True),
+    "reserved_bytes": ((int, _OPT), False),
+    "mig_mode": ((bool, _OPT), False),
+    "mig_note": ((str, _OPT), False),
+    "mig_instances": ((list,), False),
+    "processes": ((list,), False),
+    "processes_note": ((str, _OPT), False),
+}
+_MIG = {
+    "index": (_INT, True),
+    "uuid": (_STR, False),
+    "total_bytes": (_INT, True),
+    "used_bytes": (_INT, True),
+    "free_bytes": (_INT, True),
+}
 _PROCESS = {"pid": (_INT, True), "used_bytes": ((int, _OPT), False), "name": ((str, _OPT), False)}
 
 
@@ -74,8 +92,9 @@ def _load(path: Path) -> dict[str, Any]:
         raise _bad(f"{path} is not JSON: {err}") from None
 
 
-def _checked(data: Any, spec: dict[str, tuple[tuple[type, ...], bool]],
-             where: str) -> dict[str, Any]:
+def _checked(
+    data: Any, spec: dict[str, tuple[tuple[type, ...], bool]], where: str
+) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise _bad(f"{where} must be an object")
     unknown = sorted(set(data) - set(spec))
@@ -103,9 +122,11 @@ def _gpu(data: Any, where: str) -> GpuInfo:
     d = dict(_checked(data, _GPU, where))
     d["mig_instances"] = tuple(
         MigInstance(**{"uuid": "", **_checked(m, _MIG, f"{where}.mig_instances")})
-        for m in d.get("mig_instances", ()))
-    d["processes"] = tuple(GpuProcess(**_checked(p, _PROCESS, f"{where}.processes"))
-                           for p in d.get("processes", ()))
+        for m in d.get("mig_instances", ())
+    )
+    d["processes"] = tuple(
+        GpuProcess(**_checked(p, _PROCESS, f"{where}.processes")) for p in d.get("processes", ())
+    )
     d.setdefault("uuid", "")
     if d["used_bytes"] + d["free_bytes"] > d["total_bytes"]:
         raise _bad(f"{where}: used_bytes + free_bytes exceeds total_bytes")

@@ -24,8 +24,13 @@ from vramdesk.core.nvml import (
 
 # Refusals an optional call may meet without failing the query.
 # (ARGUMENT_VERSION_MISMATCH: a driver without the v2 memory struct; the v1 call follows.)
-_TOLERATED = ("NVML_ERROR_NOT_SUPPORTED", "NVML_ERROR_NO_PERMISSION", "NVML_ERROR_NOT_FOUND",
-              "NVML_ERROR_FUNCTION_NOT_FOUND", "NVML_ERROR_ARGUMENT_VERSION_MISMATCH")
+_TOLERATED = (
+    "NVML_ERROR_NOT_SUPPORTED",
+    "NVML_ERROR_NO_PERMISSION",
+    "NVML_ERROR_NOT_FOUND",
+    "NVML_ERROR_FUNCTION_NOT_FOUND",
+    "NVML_ERROR_ARGUMENT_VERSION_MISMATCH",
+)
 MIG_UNLISTED = "MIG is enabled; its instances could not be listed, only the parent is shown."
 
 
@@ -61,13 +66,17 @@ class NvmlQuery:
 
     def error(self, err: Exception, gpu: int | None = None, what: str = "") -> GpuQueryError:
         code = getattr(err, "value", None)
-        kind = next((k for n, k in KIND_BY_CODE_NAME.items() if getattr(self.nv, n, None) == code),
-                    "unknown")
+        kind = next(
+            (k for n, k in KIND_BY_CODE_NAME.items() if getattr(self.nv, n, None) == code),
+            "unknown",
+        )
         base = ERROR_MESSAGES[kind]
         if gpu is not None:
-            base = (f"GPU {gpu} stopped answering while reading its {what} (NVML: {err})."
-                    if kind == "gpu_lost"
-                    else f"GPU {gpu}, reading its {what}: {base} (NVML: {err})")
+            base = (
+                f"GPU {gpu} stopped answering while reading its {what} (NVML: {err})."
+                if kind == "gpu_lost"
+                else f"GPU {gpu}, reading its {what}: {base} (NVML: {err})"
+            )
         elif kind == "unknown":
             base = f"{base} (NVML: {err})"
         return GpuQueryError(kind, base, gpu)
@@ -100,7 +109,8 @@ class NvmlQuery:
             driver_version=driver,
             nvml_version="" if isinstance(nvml, Exception) else _text(nvml),
             cuda_driver_version=None if isinstance(cuda, Exception) else int(cuda),
-            gpus=tuple(self.gpu(i) for i in range(count)))
+            gpus=tuple(self.gpu(i) for i in range(count)),
+        )
 
     def gpu(self, i: int) -> GpuInfo:
         nv = self.nv
@@ -109,11 +119,19 @@ class NvmlQuery:
         mig_mode, mig_note, instances = self.mig(i, handle)
         processes, note = self.processes(i, handle)
         return GpuInfo(
-            index=i, name=_text(self.call(i, "name", nv.nvmlDeviceGetName, handle)),
+            index=i,
+            name=_text(self.call(i, "name", nv.nvmlDeviceGetName, handle)),
             uuid=_text(self.call(i, "UUID", nv.nvmlDeviceGetUUID, handle)),
-            total_bytes=total, used_bytes=total - free, free_bytes=free, reserved_bytes=reserved,
-            mig_mode=mig_mode, mig_note=mig_note, mig_instances=instances,
-            processes=processes, processes_note=note)
+            total_bytes=total,
+            used_bytes=total - free,
+            free_bytes=free,
+            reserved_bytes=reserved,
+            mig_mode=mig_mode,
+            mig_note=mig_note,
+            mig_instances=instances,
+            processes=processes,
+            processes_note=note,
+        )
 
     def memory(self, i: int | None, handle: Any) -> tuple[int, int, int | None]:
         """Return ``(total, free, reserved)`` bytes: v2 where it exists, else v1 (reserved None)."""
@@ -137,8 +155,14 @@ class NvmlQuery:
         if isinstance(count, Exception):
             return True, MIG_UNLISTED, ()
         instances = tuple(m for m in (self.mig_instance(i, handle, k) for k in range(count)) if m)
-        note = (f"MIG is enabled: {len(instances)} instance(s); an engine sees one instance, "
-                "not the whole GPU.") if instances else "MIG is enabled with no instance created."
+        note = (
+            (
+                f"MIG is enabled: {len(instances)} instance(s); an engine sees one instance, "
+                "not the whole GPU."
+            )
+            if instances
+            else "MIG is enabled with no instance created."
+        )
         return True, note, instances
 
     def mig_instance(self, i: int, handle: Any, k: int) -> MigInstance | None:
@@ -160,5 +184,8 @@ class NvmlQuery:
     def process(self, p: Any) -> GpuProcess:
         used = getattr(p, "usedGpuMemory", None)
         name = self.optional(None, "process name", self.nv.nvmlSystemGetProcessName, p.pid)
-        return GpuProcess(int(p.pid), None if used is None else int(used),
-                          None if isinstance(name, Exception) else _text(name))
+        return GpuProcess(
+            int(p.pid),
+            None if used is None else int(used),
+            None if isinstance(name, Exception) else _text(name),
+        )

@@ -38,10 +38,18 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 KINDS = ("model", "workload", "scenario", "runtime")
 #: The parts each kind may hold, in file order, and those it must hold.
-PARTS = {"model": ("model", "weights"), "workload": ("workload",), "runtime": ("runtime",),
-         "scenario": ("model", "weights", "workload", "runtime")}
-REQUIRED = {"model": ("model",), "workload": ("workload",), "runtime": ("runtime",),
-            "scenario": ("model", "workload")}
+PARTS = {
+    "model": ("model", "weights"),
+    "workload": ("workload",),
+    "runtime": ("runtime",),
+    "scenario": ("model", "weights", "workload", "runtime"),
+}
+REQUIRED = {
+    "model": ("model",),
+    "workload": ("workload",),
+    "runtime": ("runtime",),
+    "scenario": ("model", "workload"),
+}
 #: Optional facts a model (or scenario) preset may carry, as the bundled model presets do.
 METADATA = ("published_params", "source", "hf_repo")
 
@@ -50,8 +58,14 @@ MAX_NAME_CHARS = 200
 MAX_SLUG_CHARS = 80
 _HEADER = ("schema_version", "kind", "name")
 # Windows device names: "con.json" cannot be created there.
-_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
-             *(f"lpt{i}" for i in range(10))}
+_RESERVED = {
+    "con",
+    "prn",
+    "aux",
+    "nul",
+    *(f"com{i}" for i in range(10)),
+    *(f"lpt{i}" for i in range(10)),
+}
 
 
 class NewerSchemaError(FileReadError):
@@ -90,18 +104,27 @@ def check_name(name: object) -> str:
     if not name:
         raise InputError("name", "must not be empty", "required")
     if len(name) > MAX_NAME_CHARS:
-        raise InputError("name", f"must be at most {MAX_NAME_CHARS} characters", "too_long",
-                         {"max": MAX_NAME_CHARS})
+        raise InputError(
+            "name",
+            f"must be at most {MAX_NAME_CHARS} characters",
+            "too_long",
+            {"max": MAX_NAME_CHARS},
+        )
     if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in name):
-        raise InputError("name", "must not contain control characters or lone surrogates",
-                         "invalid")
+        raise InputError(
+            "name", "must not contain control characters or lone surrogates", "invalid"
+        )
     return name
 
 
 def check_kind(kind: object) -> str:
     if kind not in KINDS:
-        raise InputError("kind", f"unknown kind {kind!r}; known: {', '.join(KINDS)}",
-                         "unknown_choice", {"choices": list(KINDS)})
+        raise InputError(
+            "kind",
+            f"unknown kind {kind!r}; known: {', '.join(KINDS)}",
+            "unknown_choice",
+            {"choices": list(KINDS)},
+        )
     return str(kind)
 
 
@@ -166,8 +189,12 @@ def migrate(doc: dict[str, Any]) -> dict[str, Any]:
     if isinstance(version, bool) or not isinstance(version, int):
         raise InputError("schema_version", f"must be a whole number, got {version!r}", "not_int")
     if version > SCHEMA_VERSION:
-        raise NewerSchemaError("schema_version", f"{version} is newer than this vramdesk reads "
-                               f"({SCHEMA_VERSION})", "newer", {"version": version})
+        raise NewerSchemaError(
+            "schema_version",
+            f"{version} is newer than this vramdesk reads ({SCHEMA_VERSION})",
+            "newer",
+            {"version": version},
+        )
     while version < SCHEMA_VERSION:
         step = MIGRATIONS.get(version)
         if step is None:
@@ -175,11 +202,17 @@ def migrate(doc: dict[str, Any]) -> dict[str, Any]:
         try:
             doc = step(copy.deepcopy(doc))
         except Exception as exc:  # noqa: BLE001 - a step on untrusted data may raise anything
-            raise MigrationError("schema_version", f"migration from {version} to {version + 1} "
-                                 f"failed ({type(exc).__name__}: {exc})", "migration") from exc
+            raise MigrationError(
+                "schema_version",
+                f"migration from {version} to {version + 1} failed ({type(exc).__name__}: {exc})",
+                "migration",
+            ) from exc
         if not isinstance(doc, dict):
-            raise MigrationError("schema_version", f"migration from {version} to {version + 1} "
-                                 "did not give a JSON object", "migration")
+            raise MigrationError(
+                "schema_version",
+                f"migration from {version} to {version + 1} did not give a JSON object",
+                "migration",
+            )
         version += 1
         doc["schema_version"] = version
     return doc
@@ -198,8 +231,9 @@ def read_limited(path: Path) -> bytes:
     with open(path, "rb") as fh:
         raw = fh.read(MAX_FILE_BYTES + 1)
     if len(raw) > MAX_FILE_BYTES:
-        raise FileReadError("path", f"is larger than {MAX_FILE_BYTES} bytes", "too_large",
-                            {"max": MAX_FILE_BYTES})
+        raise FileReadError(
+            "path", f"is larger than {MAX_FILE_BYTES} bytes", "too_large", {"max": MAX_FILE_BYTES}
+        )
     return raw
 
 
@@ -247,8 +281,12 @@ def error_reason(exc: BaseException) -> str:
 def make_document(name: str, kind: str, data: dict[str, Any]) -> dict[str, Any]:
     """The JSON document of a preset: header first, then its parts in :data:`PARTS` order."""
     ordered = [k for k in PARTS[kind] + METADATA if k in data]
-    return {"schema_version": SCHEMA_VERSION, "kind": kind, "name": name,
-            **{k: data[k] for k in ordered}}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": kind,
+        "name": name,
+        **{k: data[k] for k in ordered},
+    }
 
 
 def fsync_dir(directory: Path) -> None:

@@ -85,8 +85,14 @@ class Breakdown:
             "active_params": self.active_params,
             "gpus": self.gpus,
             "engine": self.engine.value,
-            "formulas": {p.key: {"formula": p.formula, "substituted": p.substituted,
-                                 "assumptions": list(p.assumptions)} for p in self.parts},
+            "formulas": {
+                p.key: {
+                    "formula": p.formula,
+                    "substituted": p.substituted,
+                    "assumptions": list(p.assumptions),
+                }
+                for p in self.parts
+            },
             "warnings": list(self.warnings),
             "extras": dict(self.extras),
         }

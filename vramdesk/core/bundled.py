@@ -100,10 +100,14 @@ class GpuSpec:
         if not _budgets_from_cuda_total(engine):
             return f"{self.name} ({self.memory_mib:,} MiB)"
         if self.cuda_total_mib is None:
-            return (f"{self.name} ({self.memory_mib:,} MiB nvidia-smi total; CUDA total unknown, "
-                    f"so {engine.value} will see about 0.5 % less than this)")
-        return (f"{self.name} ({self.cuda_total_mib:,} MiB CUDA total as {engine.value} sees it; "
-                f"nvidia-smi {self.memory_mib:,} MiB)")
+            return (
+                f"{self.name} ({self.memory_mib:,} MiB nvidia-smi total; CUDA total unknown, "
+                f"so {engine.value} will see about 0.5 % less than this)"
+            )
+        return (
+            f"{self.name} ({self.cuda_total_mib:,} MiB CUDA total as {engine.value} sees it; "
+            f"nvidia-smi {self.memory_mib:,} MiB)"
+        )
 
 
 def _budgets_from_cuda_total(engine: Engine) -> bool:
@@ -127,9 +131,16 @@ def model_preset_from_dict(slug: str, data: dict[str, Any], *, read_only: bool) 
     if not model.name:
         model = model.replace(name=name)
     weights = from_dict(WeightSpec, data.get("weights", {}), what="weights")
-    return ModelPreset(slug=slug, name=name, model=model, weights=weights,
-                       published_params=data.get("published_params"), source=data.get("source", ""),
-                       hf_repo=data.get("hf_repo", ""), read_only=read_only)
+    return ModelPreset(
+        slug=slug,
+        name=name,
+        model=model,
+        weights=weights,
+        published_params=data.get("published_params"),
+        source=data.get("source", ""),
+        hf_repo=data.get("hf_repo", ""),
+        read_only=read_only,
+    )
 
 
 @functools.cache
@@ -147,9 +158,16 @@ def gpu_catalog() -> tuple[GpuSpec, ...]:
     """The GPU catalog, in file order."""
     data = json.loads((presets_dir() / "gpus" / "catalog.json").read_text(encoding="utf-8"))
     return tuple(
-        GpuSpec(g["name"], g["memory_mib"], g.get("vendor", ""), g["source"],
-                g.get("cuda_total_mib"), g.get("cuda_total_source", ""))
-        for g in data["gpus"])
+        GpuSpec(
+            g["name"],
+            g["memory_mib"],
+            g.get("vendor", ""),
+            g["source"],
+            g.get("cuda_total_mib"),
+            g.get("cuda_total_source", ""),
+        )
+        for g in data["gpus"]
+    )
 
 
 @functools.cache
@@ -158,7 +176,9 @@ def bundled_workloads() -> tuple[tuple[str, Workload], ...]:
     out = []
     for path in sorted((presets_dir() / "workloads").glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
-        out.append((data.get("name", path.stem), from_dict(Workload, data["workload"], what="workload")))
+        out.append(
+            (data.get("name", path.stem), from_dict(Workload, data["workload"], what="workload"))
+        )
     return tuple(out)
 
 

@@ -108,8 +108,14 @@ def weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
         total = model.checkpoint_bytes
         formula = "checkpoint bytes / (TP * PP)"
         subst = f"{total:,} / ({runtime.tensor_parallel_size} * {runtime.pipeline_parallel_size})"
-        return Part("weights", "Weights", ceil_bytes(Fraction(total, shards)), formula, subst,
-                    ("exact size from the checkpoint's index (total_size)",))
+        return Part(
+            "weights",
+            "Weights",
+            ceil_bytes(Fraction(total, shards)),
+            formula,
+            subst,
+            ("exact size from the checkpoint's index (total_size)",),
+        )
     groups = weight_groups(model, spec)
     total = sum(ceil_bytes(Fraction(n) * b / 8) for _, n, b in groups)
     if len(groups) == 1:
@@ -123,12 +129,18 @@ def weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
         subst = f"({subst}) / ({runtime.tensor_parallel_size} * {runtime.pipeline_parallel_size})"
     notes = []
     if not spec.format.exact:
-        notes.append(f"{spec.format.label} is a mixed file type: {_fmt_bits(spec.format.bits)} bits "
-                     "per weight is approximate; import the .gguf for the exact size")
+        notes.append(
+            f"{spec.format.label} is a mixed file type: {_fmt_bits(spec.format.bits)} bits "
+            "per weight is approximate; import the .gguf for the exact size"
+        )
     if spec.group_size is not None:
-        notes.append(f"group quantization: {spec.format.bits} + ({spec.scale_bits} + {spec.zero_bits}) / "
-                     f"{spec.group_size} = {_fmt_bits(spec.bits_per_weight)} bits per weight")
-    return Part("weights", "Weights", ceil_bytes(Fraction(total, shards)), formula, subst, tuple(notes))
+        notes.append(
+            f"group quantization: {spec.format.bits} + ({spec.scale_bits} + {spec.zero_bits}) / "
+            f"{spec.group_size} = {_fmt_bits(spec.bits_per_weight)} bits per weight"
+        )
+    return Part(
+        "weights", "Weights", ceil_bytes(Fraction(total, shards)), formula, subst, tuple(notes)
+    )
 
 
 # ----------------------------------------------------------------- activations
@@ -147,10 +159,17 @@ def activation_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> P
     allocator, and must be calibrated by measurement.
     """
     if workload.prompt_len is None:
-        return Part("activations", "Activations", 0, "0 (no prefill modelled)",
-                    "0 (give a prompt length to model the prefill peak)")
+        return Part(
+            "activations",
+            "Activations",
+            0,
+            "0 (no prefill modelled)",
+            "0 (give a prompt length to model the prefill peak)",
+        )
     hidden = model.hidden_size or 0
-    inter = model.intermediate_size or ((model.moe_intermediate_size or 0) * max(1, model.num_experts_per_tok))
+    inter = model.intermediate_size or (
+        (model.moe_intermediate_size or 0) * max(1, model.num_experts_per_tok)
+    )
     if workload.chunk_tokens is not None:
         in_flight = min(workload.chunk_tokens, workload.batch * workload.prompt_len)
         flight_sym, flight_val = "min(chunk, batch * prompt_len)", f"{in_flight:,}"
@@ -161,10 +180,16 @@ def activation_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> P
     positions = in_flight if workload.all_logits else min(workload.batch, in_flight)
     vocab = model.vocab_size or 0
     logits = positions * vocab * LOGIT_BYTES
-    formula = f"{flight_sym} * (hidden + intermediate) * 2 * live_buffers + logit_positions * vocab * 4"
-    subst = (f"{flight_val} * ({hidden} + {inter}) * 2 * {workload.live_buffers} + "
-             f"{positions:,} * {vocab} * 4")
-    notes = (f"live_buffers = {workload.live_buffers} is an assumption; calibrate it by measurement",)
+    formula = (
+        f"{flight_sym} * (hidden + intermediate) * 2 * live_buffers + logit_positions * vocab * 4"
+    )
+    subst = (
+        f"{flight_val} * ({hidden} + {inter}) * 2 * {workload.live_buffers} + "
+        f"{positions:,} * {vocab} * 4"
+    )
+    notes = (
+        f"live_buffers = {workload.live_buffers} is an assumption; calibrate it by measurement",
+    )
     return Part("activations", "Activations", body + logits, formula, subst, notes)
 
 
@@ -179,21 +204,33 @@ def overhead_part(weights: Part, kv: Part, act: Part, runtime: Runtime) -> Part:
     base = weights.bytes + kv.bytes + act.bytes
     if runtime.overhead is OverheadForm.WORKSPACE:
         frac = runtime.workspace_fraction
-        return Part("overhead", "Overhead (workspace)", ceil_bytes(weights.bytes * Fraction(frac)),
-                    "weights * workspace_fraction", f"{weights.bytes:,} * {float(frac):g}")
+        return Part(
+            "overhead",
+            "Overhead (workspace)",
+            ceil_bytes(weights.bytes * Fraction(frac)),
+            "weights * workspace_fraction",
+            f"{weights.bytes:,} * {float(frac):g}",
+        )
     factor = Fraction(runtime.overhead_factor)
     fixed = runtime.fixed_overhead_bytes
     extra = ceil_bytes(base * (factor - 1)) + fixed
-    return Part("overhead", "Overhead (multiplier)", extra,
-                "(weights + kv + activations) * (factor - 1) + fixed",
-                f"{base:,} * ({float(factor):g} - 1) + {fixed:,}",
-                (f"factor {float(factor):g} covers allocator fragmentation; fixed "
-                 f"{fixed / GIB:g} GiB covers the CUDA context and workspaces",))
+    return Part(
+        "overhead",
+        "Overhead (multiplier)",
+        extra,
+        "(weights + kv + activations) * (factor - 1) + fixed",
+        f"{base:,} * ({float(factor):g} - 1) + {fixed:,}",
+        (
+            f"factor {float(factor):g} covers allocator fragmentation; fixed "
+            f"{fixed / GIB:g} GiB covers the CUDA context and workspaces",
+        ),
+    )
 
 
 # -------------------------------------------------------------------- estimate
-def estimate(model: ModelSpec, weights: WeightSpec, workload: Workload,
-             runtime: Runtime | None = None) -> Breakdown:
+def estimate(
+    model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime | None = None
+) -> Breakdown:
     """Forward estimate: the memory one GPU needs for this model and traffic.
 
     Parameters
@@ -225,7 +262,9 @@ def estimate(model: ModelSpec, weights: WeightSpec, workload: Workload,
     return profile_for(runtime.engine).estimate(model, weights, workload, runtime)
 
 
-def validate_inputs(model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime) -> None:
+def validate_inputs(
+    model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+) -> None:
     """Validate the four inputs and their combination.
 
     Raises
@@ -242,32 +281,52 @@ def validate_inputs(model: ModelSpec, weights: WeightSpec, workload: Workload, r
     tp = runtime.tensor_parallel_size
     kv, heads = model.num_key_value_heads, model.num_attention_heads
     if tp > 1 and heads and heads % tp:
-        raise InputError("tensor_parallel_size", f"must divide num_attention_heads ({heads})", "divisor",
-                         {"heads": heads})
+        raise InputError(
+            "tensor_parallel_size",
+            f"must divide num_attention_heads ({heads})",
+            "divisor",
+            {"heads": heads},
+        )
     if tp > 1 and not model.is_mla and kv % tp and tp % kv:
-        raise InputError("tensor_parallel_size",
-                         f"must divide num_key_value_heads ({kv}) or be a multiple of it", "divisor")
+        raise InputError(
+            "tensor_parallel_size",
+            f"must divide num_key_value_heads ({kv}) or be a multiple of it",
+            "divisor",
+        )
     if runtime.shared_prefix_tokens > workload.context_tokens:
-        raise InputError("shared_prefix_tokens", f"must not exceed context_tokens ({workload.context_tokens})",
-                         "too_large", {"max": workload.context_tokens})
+        raise InputError(
+            "shared_prefix_tokens",
+            f"must not exceed context_tokens ({workload.context_tokens})",
+            "too_large",
+            {"max": workload.context_tokens},
+        )
     if runtime.pipeline_parallel_size > model.num_hidden_layers:
-        raise InputError("pipeline_parallel_size",
-                         f"must not exceed num_hidden_layers ({model.num_hidden_layers})", "too_large")
+        raise InputError(
+            "pipeline_parallel_size",
+            f"must not exceed num_hidden_layers ({model.num_hidden_layers})",
+            "too_large",
+        )
 
 
-def formula_estimate(model: ModelSpec, weights: WeightSpec, workload: Workload,
-                     runtime: Runtime) -> Breakdown:
+def formula_estimate(
+    model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+) -> Breakdown:
     """The neutral profile of the source documents (inputs already validated)."""
     w = weights_part(model, weights, runtime)
     kv = kv_cache_part(model, workload, runtime)
     act = activation_part(model, workload, runtime)
     over = overhead_part(w, kv, act, runtime)
     return Breakdown(
-        weights=w, kv_cache=kv, activations=act, overhead=over,
+        weights=w,
+        kv_cache=kv,
+        activations=act,
+        overhead=over,
         kv_bytes_per_token=kv_bytes_per_token(model, workload.kv_dtype, runtime),
-        params=total_params(model), active_params=_active_params(model),
+        params=total_params(model),
+        active_params=_active_params(model),
         gpus=runtime.tensor_parallel_size * runtime.pipeline_parallel_size,
-        engine=runtime.engine, warnings=tuple(estimate_warnings(model, weights, workload)),
+        engine=runtime.engine,
+        warnings=tuple(estimate_warnings(model, weights, workload)),
     )
 
 
@@ -285,13 +344,16 @@ def estimate_warnings(model: ModelSpec, weights: WeightSpec, workload: Workload)
     out = []
     limit = model.max_position_embeddings
     if limit and workload.context_tokens > limit:
-        out.append(f"context_tokens {workload.context_tokens:,} exceeds max_position_embeddings "
-                   f"{limit:,}: computed anyway (rope scaling may allow it)")
+        out.append(
+            f"context_tokens {workload.context_tokens:,} exceeds max_position_embeddings "
+            f"{limit:,}: computed anyway (rope scaling may allow it)"
+        )
     if not weights.format.exact:
-        out.append(f"{weights.format.label} is a mixed llama.cpp file type: weight bytes are approximate")
+        out.append(
+            f"{weights.format.label} is a mixed llama.cpp file type: weight bytes are approximate"
+        )
     if workload.chunk_tokens is not None and workload.prompt_len is None:
         out.append("chunk_tokens has no effect without a prompt length (no prefill is modelled)")
     if weights.format is WeightFormat.FP32:
         out.append("fp32 weights: most engines load in 16 bits (set bf16 if you will)")
     return out
-

@@ -98,20 +98,34 @@ class WeightFormat(enum.Enum):
         """
         key = str(text).strip().lower().removeprefix("gguf:")
         aliases = {
-            "float32": "fp32", "f32": "fp32", "float": "fp32",
-            "float16": "fp16", "f16": "fp16", "half": "fp16",
+            "float32": "fp32",
+            "f32": "fp32",
+            "float": "fp32",
+            "float16": "fp16",
+            "f16": "fp16",
+            "half": "fp16",
             "bfloat16": "bf16",
-            "float8": "fp8", "f8": "fp8", "fp8_e4m3": "fp8", "e4m3": "fp8",
-            "w8a8-int8": "int8", "bnb-int8": "int8", "int8_weight": "int8",
-            "nf4": "bnb-nf4", "q2_k_mix": "q2_k (mix)",
+            "float8": "fp8",
+            "f8": "fp8",
+            "fp8_e4m3": "fp8",
+            "e4m3": "fp8",
+            "w8a8-int8": "int8",
+            "bnb-int8": "int8",
+            "int8_weight": "int8",
+            "nf4": "bnb-nf4",
+            "q2_k_mix": "q2_k (mix)",
         }
         key = aliases.get(key, key)
         for member in cls:
             if member.label.lower() == key:
                 return member
         names = ", ".join(m.label for m in cls)
-        raise InputError(field, f"unknown weight format {text!r}; known: {names}", "unknown_choice",
-                         {"value": text})
+        raise InputError(
+            field,
+            f"unknown weight format {text!r}; known: {names}",
+            "unknown_choice",
+            {"value": text},
+        )
 
 
 class KVDtype(enum.Enum):
@@ -148,21 +162,34 @@ class KVDtype(enum.Enum):
         """
         key = str(text).strip().lower()
         aliases = {
-            "f16": "fp16", "float16": "fp16", "half": "fp16", "auto": "fp16",
-            "bfloat16": "bf16", "f32": "fp32", "float32": "fp32",
-            "fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "float8": "fp8", "e4m3": "fp8",
+            "f16": "fp16",
+            "float16": "fp16",
+            "half": "fp16",
+            "auto": "fp16",
+            "bfloat16": "bf16",
+            "f32": "fp32",
+            "float32": "fp32",
+            "fp8_e4m3": "fp8",
+            "fp8_e5m2": "fp8",
+            "float8": "fp8",
+            "e4m3": "fp8",
         }
         key = aliases.get(key, key)
         for member in cls:
             if member.label == key:
                 return member
         names = ", ".join(m.label for m in cls)
-        raise InputError(field, f"unknown KV cache dtype {text!r}; known: {names}", "unknown_choice",
-                         {"value": text})
+        raise InputError(
+            field,
+            f"unknown KV cache dtype {text!r}; known: {names}",
+            "unknown_choice",
+            {"value": text},
+        )
 
 
-def group_quant_bits(bits: int | Fraction, group_size: int, scale_bits: int = 16,
-                     zero_bits: int = 16) -> Fraction:
+def group_quant_bits(
+    bits: int | Fraction, group_size: int, scale_bits: int = 16, zero_bits: int = 16
+) -> Fraction:
     """Bits per weight of a group-quantized format (GPTQ/AWQ style).
 
     ``bpw = bits + (scale_bits + zero_bits) / group_size``: each group of
@@ -178,7 +205,6 @@ def group_quant_bits(bits: int | Fraction, group_size: int, scale_bits: int = 16
     if group_size <= 0:
         raise InputError("group_size", f"must be positive, got {group_size}", "too_small")
     return Fraction(bits) + Fraction(scale_bits + zero_bits, group_size)
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,8 +258,17 @@ class WeightSpec:
         Recorded as ``ModelSpec.checkpoint_format`` by the importers, so that the estimate can
         use a checkpoint's exact byte size only while the user keeps the checkpoint's format.
         """
-        return "|".join(str(v) for v in (self.format.label, self.group_size, self.scale_bits,
-                                          self.zero_bits, self.keeps_embeddings, self.experts_only))
+        return "|".join(
+            str(v)
+            for v in (
+                self.format.label,
+                self.group_size,
+                self.scale_bits,
+                self.zero_bits,
+                self.keeps_embeddings,
+                self.experts_only,
+            )
+        )
 
     def label(self) -> str:
         """A short human label, e.g. ``"int4 (g128, 4.25 bpw)"``."""
@@ -258,8 +293,11 @@ class WeightSpec:
         check_int("scale_bits", self.scale_bits)
         check_int("zero_bits", self.zero_bits)
         if self.group_size is not None and not self.format.quantized:
-            raise InputError("group_size", f"applies to quantized formats, not {self.format.label}",
-                             "not_applicable")
+            raise InputError(
+                "group_size",
+                f"applies to quantized formats, not {self.format.label}",
+                "not_applicable",
+            )
         return self
 
     def replace(self, **changes: object) -> WeightSpec:

@@ -60,7 +60,7 @@ def _gpu_layers(model: ModelSpec, runtime: Runtime) -> list[str]:
     """Layer types of the pipeline stage that holds the most layers (the first one)."""
     types = list(model.resolved_layer_types())
     per_stage = math.ceil(len(types) / runtime.pipeline_parallel_size)
-    stages = [types[i:i + per_stage] for i in range(0, len(types), per_stage)]
+    stages = [types[i : i + per_stage] for i in range(0, len(types), per_stage)]
     return max(stages, key=lambda s: (len(s), s.count(FULL)))
 
 
@@ -131,18 +131,25 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
         row_s = f"2 * {kv_heads_per_gpu(model, runtime)} * {model.resolved_head_dim} * {_fmt_e(e)}"
     token_text = _token_text(workload, runtime)
     if n_slide:
-        formula = (f"{row} * (full_layers * tokens_full + sliding_layers * tokens_sliding)")
-        subst = (f"{row_s} * ({n_full} * {tokens['full_attention']:,} + {n_slide} * "
-                 f"{tokens['sliding_attention']:,})")
+        formula = f"{row} * (full_layers * tokens_full + sliding_layers * tokens_sliding)"
+        subst = (
+            f"{row_s} * ({n_full} * {tokens['full_attention']:,} + {n_slide} * "
+            f"{tokens['sliding_attention']:,})"
+        )
     else:
         formula = f"{row} * layers * {token_text[0]}"
         subst = f"{row_s} * {n_full} * {token_text[1]}"
     notes = []
     if model.is_mla:
-        notes.append("MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank"
-                     if not v else "MLA cache expanded to per-head K and V (older llama.cpp layout)")
+        notes.append(
+            "MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank"
+            if not v
+            else "MLA cache expanded to per-head K and V (older llama.cpp layout)"
+        )
     if n_slide:
-        notes.append(f"{n_slide} sliding-window layers cache at most {model.sliding_window} tokens per sequence")
+        notes.append(
+            f"{n_slide} sliding-window layers cache at most {model.sliding_window} tokens per sequence"
+        )
     return Part("kv_cache", "KV cache", total, formula, subst, tuple(notes))
 
 
@@ -158,6 +165,8 @@ def _token_text(workload: Workload, runtime: Runtime) -> tuple[str, str]:
     val = f"{_round_block(ctx, block):,}" if paged else f"{ctx:,}"
     shared = shared_prefix_tokens(workload, runtime)
     if shared and batch > 1:
-        return (f"(batch * {sym} - (batch - 1) * shared_prefix)",
-                f"({batch} * {val} - {batch - 1} * {shared:,})")
+        return (
+            f"(batch * {sym} - (batch - 1) * shared_prefix)",
+            f"({batch} * {val} - {batch - 1} * {shared:,})",
+        )
     return f"{sym} * batch", f"{val} * {batch}"

@@ -86,13 +86,17 @@ def check_int(field: str, value: object, *, optional: bool = False) -> None:
     if value is None and optional:
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(field, f"must be a whole number, got {value!r}", "not_int", {"value": value})
+        raise InputError(
+            field, f"must be a whole number, got {value!r}", "not_int", {"value": value}
+        )
     lo, hi = INT_LIMITS[field]
     if value < lo:
         reason = "must be positive" if lo == 1 else f"must be at least {lo}"
         raise InputError(field, f"{reason}, got {value}", "too_small", {"min": lo, "value": value})
     if value > hi:
-        raise InputError(field, f"must be at most {hi}, got {value}", "too_large", {"max": hi, "value": value})
+        raise InputError(
+            field, f"must be at most {hi}, got {value}", "too_large", {"max": hi, "value": value}
+        )
 
 
 def check_real(field: str, value: object) -> None:
@@ -114,6 +118,8 @@ def check_real(field: str, value: object) -> None:
     # compare as typed decimals: the float 0.01 is a hair above 1/100, so 1/100 must not fail it
     if not Fraction(repr(lo)) <= exact <= Fraction(repr(hi)):
         raise InputError(
-            field, f"must be between {lo:g} and {hi:g}, got {float(value):g}", "out_of_range",
+            field,
+            f"must be between {lo:g} and {hi:g}, got {float(value):g}",
+            "out_of_range",
             {"min": lo, "max": hi, "value": value},
         )

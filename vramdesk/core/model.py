@@ -115,8 +115,9 @@ class ModelSpec:
             return self.head_dim
         if self.hidden_size and self.num_attention_heads:
             return self.hidden_size // self.num_attention_heads
-        raise InputError("head_dim", "is required when hidden_size or num_attention_heads is missing",
-                         "required")
+        raise InputError(
+            "head_dim", "is required when hidden_size or num_attention_heads is missing", "required"
+        )
 
     @property
     def is_mla(self) -> bool:
@@ -166,35 +167,60 @@ class ModelSpec:
         """
         check_int("num_hidden_layers", self.num_hidden_layers)
         check_int("num_key_value_heads", self.num_key_value_heads)
-        for name in ("hidden_size", "num_attention_heads", "intermediate_size", "vocab_size",
-                     "max_position_embeddings", "params", "head_dim", "sliding_window",
-                     "moe_intermediate_size"):
+        for name in (
+            "hidden_size",
+            "num_attention_heads",
+            "intermediate_size",
+            "vocab_size",
+            "max_position_embeddings",
+            "params",
+            "head_dim",
+            "sliding_window",
+            "moe_intermediate_size",
+        ):
             check_int(name, getattr(self, name), optional=True)
-        for name in ("num_local_experts", "num_experts_per_tok", "n_shared_experts",
-                     "first_k_dense_replace"):
+        for name in (
+            "num_local_experts",
+            "num_experts_per_tok",
+            "n_shared_experts",
+            "first_k_dense_replace",
+        ):
             check_int(name, getattr(self, name))
         heads = self.num_attention_heads
         if heads and not self.is_mla and heads % self.num_key_value_heads:
-            raise InputError("num_key_value_heads",
-                             f"must be a divisor of num_attention_heads ({heads})", "divisor",
-                             {"heads": heads})
+            raise InputError(
+                "num_key_value_heads",
+                f"must be a divisor of num_attention_heads ({heads})",
+                "divisor",
+                {"heads": heads},
+            )
         if self.is_mla:
             check_int("kv_lora_rank", self.kv_lora_rank)
             check_int("qk_rope_head_dim", self.qk_rope_head_dim)
         elif self.head_dim is None and heads and self.hidden_size and self.hidden_size % heads:
-            raise InputError("head_dim", f"is required: hidden_size ({self.hidden_size}) is not a multiple of "
-                             f"num_attention_heads ({heads})", "required")
+            raise InputError(
+                "head_dim",
+                f"is required: hidden_size ({self.hidden_size}) is not a multiple of "
+                f"num_attention_heads ({heads})",
+                "required",
+            )
         else:
             self.resolved_head_dim  # noqa: B018 - raises when underivable
         if self.num_local_experts and self.num_experts_per_tok > self.num_local_experts:
-            raise InputError("num_experts_per_tok",
-                             f"must not exceed num_local_experts ({self.num_local_experts})",
-                             "too_large")
+            raise InputError(
+                "num_experts_per_tok",
+                f"must not exceed num_local_experts ({self.num_local_experts})",
+                "too_large",
+            )
         if self.first_k_dense_replace > self.num_hidden_layers:
-            raise InputError("first_k_dense_replace", "must not exceed num_hidden_layers",
-                             "too_large")
-        if isinstance(self.encoder_params, bool) or not isinstance(self.encoder_params, int) \
-                or self.encoder_params < 0:
+            raise InputError(
+                "first_k_dense_replace", "must not exceed num_hidden_layers", "too_large"
+            )
+        if (
+            isinstance(self.encoder_params, bool)
+            or not isinstance(self.encoder_params, int)
+            or self.encoder_params < 0
+        ):
             raise InputError("encoder_params", "must be a whole number, zero or more", "too_small")
         self._validate_layer_types()
         return self
@@ -203,22 +229,27 @@ class ModelSpec:
         if self.layer_types is None:
             return
         if len(self.layer_types) != self.num_hidden_layers:
-            raise InputError("layer_types",
-                             f"has {len(self.layer_types)} entries for {self.num_hidden_layers} layers",
-                             "length")
+            raise InputError(
+                "layer_types",
+                f"has {len(self.layer_types)} entries for {self.num_hidden_layers} layers",
+                "length",
+            )
         bad = sorted(set(self.layer_types) - {FULL, SLIDING})
         if bad:
             raise InputError("layer_types", f"unknown layer type {bad[0]!r}", "unknown_choice")
         if SLIDING in self.layer_types and not self.sliding_window:
-            raise InputError("sliding_window", "is required when layer_types has sliding layers",
-                             "required")
+            raise InputError(
+                "sliding_window", "is required when layer_types has sliding layers", "required"
+            )
 
     def replace(self, **changes: object) -> ModelSpec:
         """Return a copy with ``changes`` applied (not validated)."""
         return dataclasses.replace(self, **changes)
 
 
-def sliding_layer_pattern(num_hidden_layers: int, pattern: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+def sliding_layer_pattern(
+    num_hidden_layers: int, pattern: str | list[str] | tuple[str, ...]
+) -> tuple[str, ...]:
     """Expand a sliding-window layer pattern into one layer type per layer.
 
     Parameters
@@ -244,8 +275,11 @@ def sliding_layer_pattern(num_hidden_layers: int, pattern: str | list[str] | tup
     if isinstance(pattern, (list, tuple)):
         expanded = tuple({"full": FULL, "sliding": SLIDING}.get(p, p) for p in pattern)
         if len(expanded) != num_hidden_layers:
-            raise InputError("layer_types", f"has {len(expanded)} entries for {num_hidden_layers} layers",
-                             "length")
+            raise InputError(
+                "layer_types",
+                f"has {len(expanded)} entries for {num_hidden_layers} layers",
+                "length",
+            )
         return expanded
     text = pattern.strip().lower()
     if text == "all":
@@ -258,9 +292,11 @@ def sliding_layer_pattern(num_hidden_layers: int, pattern: str | list[str] | tup
     if sep and local.isdigit() and glob.isdigit() and int(local) >= 1 and int(glob) >= 1:
         period = int(local) + int(glob)
         return tuple(SLIDING if i % period < int(local) else FULL for i in range(num_hidden_layers))
-    raise InputError("layer_types",
-                     f"unknown pattern {pattern!r}: use all, none, alternating, N:M or a list",
-                     "unknown_choice")
+    raise InputError(
+        "layer_types",
+        f"unknown pattern {pattern!r}: use all, none, alternating, N:M or a list",
+        "unknown_choice",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,8 +322,17 @@ class ParamCount:
     @property
     def total(self) -> int:
         """All parameters, tied tensors counted once."""
-        return (self.embedding + self.lm_head + self.attention + self.mlp + self.routed_experts
-                + self.router + self.norms + self.other + self.expert_biases)
+        return (
+            self.embedding
+            + self.lm_head
+            + self.attention
+            + self.mlp
+            + self.routed_experts
+            + self.router
+            + self.norms
+            + self.other
+            + self.expert_biases
+        )
 
 
 def _attention_params(m: ModelSpec) -> int:
@@ -331,8 +376,11 @@ def _position_params(m: ModelSpec) -> int:
     if not m.learned_position_embeddings:
         return 0
     if not m.max_position_embeddings:
-        raise InputError("max_position_embeddings",
-                         "is required to count learned position embeddings", "required")
+        raise InputError(
+            "max_position_embeddings",
+            "is required to count learned position embeddings",
+            "required",
+        )
     return m.max_position_embeddings * m.hidden_size
 
 
@@ -362,8 +410,9 @@ def count_params(m: ModelSpec) -> ParamCount:
         if not getattr(m, name):
             raise InputError(name, "is required to count parameters (or give params)", "required")
     if not m.intermediate_size and not (m.is_moe and m.moe_intermediate_size):
-        raise InputError("intermediate_size", "is required to count parameters (or give params)",
-                         "required")
+        raise InputError(
+            "intermediate_size", "is required to count parameters (or give params)", "required"
+        )
     h, layers = m.hidden_size, m.num_hidden_layers
     embedding = m.vocab_size * h
     lm_head = 0 if m.tie_word_embeddings else m.vocab_size * h
@@ -381,17 +430,27 @@ def count_params(m: ModelSpec) -> ParamCount:
         routed = moe_layers * m.num_local_experts * (per_expert - expert_bias)
         expert_biases = moe_layers * m.num_local_experts * expert_bias
         active_routed = moe_layers * m.num_experts_per_tok * per_expert
-        router = moe_layers * (h * m.num_local_experts
-                               + (m.num_local_experts if m.router_bias or m.moe_score_bias else 0))
+        router = moe_layers * (
+            h * m.num_local_experts
+            + (m.num_local_experts if m.router_bias or m.moe_score_bias else 0)
+        )
         shared_width = m.shared_expert_intermediate_size or (m.n_shared_experts * width)
         if shared_width:
             mlp += moe_layers * _ffn_params(m.replace(expert_bias=False), shared_width)
         if m.shared_expert_gate:
             router += moe_layers * h
     other = _position_params(m) + m.encoder_params
-    counts = ParamCount(embedding=embedding, lm_head=lm_head, attention=attention, mlp=mlp,
-                        routed_experts=routed, router=router, norms=norms, other=other,
-                        expert_biases=expert_biases)
+    counts = ParamCount(
+        embedding=embedding,
+        lm_head=lm_head,
+        attention=attention,
+        mlp=mlp,
+        routed_experts=routed,
+        router=router,
+        norms=norms,
+        other=other,
+        expert_biases=expert_biases,
+    )
     active = counts.total - routed - expert_biases + active_routed
     return dataclasses.replace(counts, active=active)
 
@@ -411,5 +470,6 @@ def total_params(m: ModelSpec) -> int:
 
 def refuse_unsupported(kind: str, detail: str) -> UnsupportedModelError:
     """Build the error for an architecture the memory model cannot size."""
-    return UnsupportedModelError("architectures", f"{kind} is not supported: {detail}", "unsupported",
-                                 {"kind": kind})
+    return UnsupportedModelError(
+        "architectures", f"{kind} is not supported: {detail}", "unsupported", {"kind": kind}
+    )

@@ -49,13 +49,13 @@ FAKE_ENV = "VRAMDESK_FAKE_NVML"
 #: Every ``GpuQueryError.kind``, each with the message a user reads.
 ERROR_MESSAGES: dict[str, str] = {
     "no_binding": "The NVIDIA binding (the nvidia-ml-py package, module pynvml) is not installed. "
-                  "vramdesk works without a GPU; estimates are unaffected.",
+    "vramdesk works without a GPU; estimates are unaffected.",
     "no_driver": "No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. "
-                 "vramdesk works without a GPU; estimates are unaffected.",
+    "vramdesk works without a GPU; estimates are unaffected.",
     "driver_not_loaded": "The NVIDIA driver is installed but not loaded (is the kernel module "
-                         "running?). vramdesk works without a GPU; estimates are unaffected.",
+    "running?). vramdesk works without a GPU; estimates are unaffected.",
     "driver_mismatch": "The NVIDIA driver and its NVML library differ in version (a driver update "
-                       "without a reboot?). Reboot or reload the driver to read the GPUs.",
+    "without a reboot?). Reboot or reload the driver to read the GPUs.",
     "no_permission": "Permission denied reading the NVIDIA GPUs (check access to /dev/nvidia*).",
     "no_gpu": "The NVIDIA driver is loaded but reports no GPU.",
     "gpu_lost": "A GPU stopped answering (NVML: GPU is lost or needs a reset).",
@@ -226,8 +226,12 @@ def _chosen(snapshot: NvmlSnapshot, indices: Sequence[int]) -> list[GpuInfo]:
     for i in indices:
         if i not in by_index:
             have = ", ".join(str(k) for k in sorted(by_index)) or "none"
-            raise InputError("gpu", f"no local GPU {i} (GPUs present: {have})", "unknown_choice",
-                             {"index": i, "present": sorted(by_index)})
+            raise InputError(
+                "gpu",
+                f"no local GPU {i} (GPUs present: {have})",
+                "unknown_choice",
+                {"index": i, "present": sorted(by_index)},
+            )
     return [by_index[i] for i in indices]
 
 
@@ -237,8 +241,9 @@ def _memory_of(gpu: GpuInfo, which: Literal["free", "total"]) -> int:
     return gpu.free_bytes if which == "free" else gpu.total_bytes
 
 
-def local_budget_bytes(snapshot: NvmlSnapshot, indices: Sequence[int],
-                       which: Literal["free", "total"] = "free") -> int:
+def local_budget_bytes(
+    snapshot: NvmlSnapshot, indices: Sequence[int], which: Literal["free", "total"] = "free"
+) -> int:
     """Return the free (or total) memory summed over the chosen local GPUs.
 
     Parameters
@@ -269,8 +274,9 @@ def local_budget_bytes(snapshot: NvmlSnapshot, indices: Sequence[int],
     return sum(_memory_of(g, which) for g in _chosen(snapshot, indices))
 
 
-def local_per_gpu_bytes(snapshot: NvmlSnapshot, indices: Sequence[int],
-                        which: Literal["free", "total"] = "free") -> int:
+def local_per_gpu_bytes(
+    snapshot: NvmlSnapshot, indices: Sequence[int], which: Literal["free", "total"] = "free"
+) -> int:
     """Return the free (or total) memory of the tightest chosen GPU: a per-GPU budget.
 
     A TP group is limited by its fullest member, since every rank holds an equal shard.
@@ -298,8 +304,10 @@ def fits_now(total_bytes_needed: int, available_bytes: int) -> FitVerdict:
     """
     margin = available_bytes - total_bytes_needed
     if margin >= 0:
-        text = (f"Fits in the {format_bytes(available_bytes)} free right now with "
-                f"{format_bytes(margin)} to spare")
+        text = (
+            f"Fits in the {format_bytes(available_bytes)} free right now with "
+            f"{format_bytes(margin)} to spare"
+        )
     else:
         text = f"Needs {format_bytes(-margin)} more than is free right now"
     return FitVerdict(margin >= 0, margin, text)
@@ -328,13 +336,18 @@ def parse_local_gpu(text: str, tp: int = 1) -> tuple[int, ...] | None:
         return tuple(range(max(1, tp)))
     parts = [p.strip() for p in rest.split(",")]
     if not all(p.isdigit() for p in parts) or len(set(parts)) != len(parts):
-        raise InputError("gpu", f"expected local, local:INDEX or local:I,J,... (got {text!r})",
-                         "invalid", {"value": text})
+        raise InputError(
+            "gpu",
+            f"expected local, local:INDEX or local:I,J,... (got {text!r})",
+            "invalid",
+            {"value": text},
+        )
     return tuple(int(p) for p in parts)
 
 
-def local_gpu_budget(text: str, tp: int = 1,
-                     query: Callable[[], NvmlSnapshot] | None = None) -> tuple[str, int] | None:
+def local_gpu_budget(
+    text: str, tp: int = 1, query: Callable[[], NvmlSnapshot] | None = None
+) -> tuple[str, int] | None:
     """Return the budget ``(label, capacity_bytes)`` of ``--gpu local[:INDEX]``, or ``None``.
 
     The capacity is per GPU: the free memory of the tightest chosen GPU right now
@@ -362,8 +375,12 @@ def local_gpu_budget(text: str, tp: int = 1,
         return None
     snapshot = (query or query_gpus)()
     if len(snapshot.gpus) < len(indices) and ":" not in text:
-        raise InputError("gpu", f"--tp {tp} needs {tp} local GPUs; {len(snapshot.gpus)} present",
-                         "too_large", {"tp": tp, "present": len(snapshot.gpus)})
+        raise InputError(
+            "gpu",
+            f"--tp {tp} needs {tp} local GPUs; {len(snapshot.gpus)} present",
+            "too_large",
+            {"tp": tp, "present": len(snapshot.gpus)},
+        )
     free = local_per_gpu_bytes(snapshot, indices, "free")
     names = ", ".join(f"GPU {g.index} {g.name}" for g in _chosen(snapshot, indices))
     least = "" if len(indices) == 1 else ", the least of these GPUs"
@@ -374,13 +391,27 @@ def local_gpu_budget(text: str, tp: int = 1,
 def gpus_text(snapshot: NvmlSnapshot) -> str:
     """``vramdesk gpus``: a driver line, then one line per GPU (MiB and GiB), then notes."""
     cuda = cuda_version_text(snapshot.cuda_driver_version)
-    lines = [f"Driver {snapshot.driver_version}" + (f", CUDA {cuda}" if cuda else "")
-             + (f", NVML {snapshot.nvml_version}" if snapshot.nvml_version else "")]
+    lines = [
+        f"Driver {snapshot.driver_version}"
+        + (f", CUDA {cuda}" if cuda else "")
+        + (f", NVML {snapshot.nvml_version}" if snapshot.nvml_version else "")
+    ]
     for g in snapshot.gpus:
-        lines.append(f"GPU {g.index}: {g.name}  " + _mib_gib("total", g.total_bytes) + "  "
-                     + _mib_gib("used", g.used_bytes) + "  " + _mib_gib("free", g.free_bytes))
-        lines += [f"  MIG {m.index}: " + _mib_gib("total", m.total_bytes) + "  "
-                  + _mib_gib("free", m.free_bytes) for m in g.mig_instances]
+        lines.append(
+            f"GPU {g.index}: {g.name}  "
+            + _mib_gib("total", g.total_bytes)
+            + "  "
+            + _mib_gib("used", g.used_bytes)
+            + "  "
+            + _mib_gib("free", g.free_bytes)
+        )
+        lines += [
+            f"  MIG {m.index}: "
+            + _mib_gib("total", m.total_bytes)
+            + "  "
+            + _mib_gib("free", m.free_bytes)
+            for m in g.mig_instances
+        ]
         lines += [f"  {note}" for note in (g.mig_note, g.processes_note) if note]
     return "\n".join(lines)
 

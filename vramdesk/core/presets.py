@@ -30,9 +30,23 @@ import filelock
 import platformdirs
 
 from vramdesk.core._preset_file import (
-    KINDS, MAX_FILE_BYTES, MIGRATIONS, SCHEMA_VERSION, MigrationError,
-    NewerSchemaError, check_kind, check_name, error_reason, fsync_dir, make_document, normalize,
-    parse_document, parse_parts, read_limited, slugify, write_json_atomic,
+    KINDS,
+    MAX_FILE_BYTES,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    MigrationError,
+    NewerSchemaError,
+    check_kind,
+    check_name,
+    error_reason,
+    fsync_dir,
+    make_document,
+    normalize,
+    parse_document,
+    parse_parts,
+    read_limited,
+    slugify,
+    write_json_atomic,
 )
 from vramdesk.core._preset_file import MAX_SLUG_CHARS as _MAX_SLUG_CHARS
 from vramdesk.core.bundled import ModelPreset, find_model, model_preset_from_dict, presets_dir
@@ -116,13 +130,15 @@ class PresetStore:
         ``directory``: the bundled presets directory, which is read-only.
     """
 
-    def __init__(self, directory: Path | None = None, *,
-                 lock_timeout_s: float = LOCK_TIMEOUT_S) -> None:
+    def __init__(
+        self, directory: Path | None = None, *, lock_timeout_s: float = LOCK_TIMEOUT_S
+    ) -> None:
         self.directory = Path(directory) if directory is not None else config_dir() / "presets"
         bundled = presets_dir().resolve()
         if self.directory.resolve() == bundled or bundled in self.directory.resolve().parents:
-            raise InputError("directory", "is the bundled presets directory, which is read-only",
-                             "read_only")
+            raise InputError(
+                "directory", "is the bundled presets directory, which is read-only", "read_only"
+            )
         self.problems: list[str] = []
         self.lock_timeout_s = lock_timeout_s
         self._lock = filelock.FileLock(self.directory / ".lock", timeout=lock_timeout_s)
@@ -155,17 +171,22 @@ class PresetStore:
             ``preset``: no such preset.
         """
         presets = self._scan()
-        for test in (lambda p: p.slug == name, lambda p: p.name.casefold() == name.casefold(),
-                     lambda p: p.slug == slugify(name)):
+        for test in (
+            lambda p: p.slug == name,
+            lambda p: p.name.casefold() == name.casefold(),
+            lambda p: p.slug == slugify(name),
+        ):
             for p in presets:
                 if test(p):
                     return p
-        raise InputError("preset", f"no user preset named {name!r}", "unknown_choice",
-                         {"name": name})
+        raise InputError(
+            "preset", f"no user preset named {name!r}", "unknown_choice", {"name": name}
+        )
 
     # ------------------------------------------------------------------ writing
-    def save(self, name: str, kind: str, data: dict[str, Any], *,
-             overwrite: bool = True) -> UserPreset:
+    def save(
+        self, name: str, kind: str, data: dict[str, Any], *, overwrite: bool = True
+    ) -> UserPreset:
         """Save a preset; a preset of the same name and kind is replaced (if ``overwrite``).
 
         ``data`` holds the parts as ``to_dict`` writes them (see :class:`UserPreset`); they
@@ -185,8 +206,12 @@ class PresetStore:
         with self._locked():
             same = [p for p in self._scan() if p.name == name and p.kind == kind]
             if same and not overwrite:
-                raise InputError("name", f"a {kind} preset named {name!r} already exists",
-                                 "exists", {"name": name})
+                raise InputError(
+                    "name",
+                    f"a {kind} preset named {name!r} already exists",
+                    "exists",
+                    {"name": name},
+                )
             path = same[0].path if same else self.directory / f"{self._free_slug(name)}.json"
             write_json_atomic(path, make_document(name, kind, data))
         return UserPreset(path.stem, name, kind, data, path)
@@ -207,8 +232,12 @@ class PresetStore:
             presets = self._scan()
             old = _pick(presets, slug)
             if any(p.name == new_name and p.kind == old.kind and p is not old for p in presets):
-                raise InputError("name", f"a {old.kind} preset named {new_name!r} already exists",
-                                 "exists", {"name": new_name})
+                raise InputError(
+                    "name",
+                    f"a {old.kind} preset named {new_name!r} already exists",
+                    "exists",
+                    {"name": new_name},
+                )
             own = old.slug.casefold()
             new_slug = self._free_slug(new_name, own=own)
             path = old.path if new_slug == own else self.directory / f"{new_slug}.json"
@@ -253,8 +282,11 @@ class PresetStore:
             name, kind, data = parse_document(read_limited(path), path.stem)
             data = normalize(kind, data)
         except (ValueError, RecursionError, OSError) as exc:
-            raise FileReadError("path", f"{path} cannot be imported: {error_reason(exc)}",
-                                getattr(exc, "code", "invalid")) from None
+            raise FileReadError(
+                "path",
+                f"{path} cannot be imported: {error_reason(exc)}",
+                getattr(exc, "code", "invalid"),
+            ) from None
         return self.save(name, kind, data, overwrite=overwrite)
 
     def export(self, slug: str, path: Path) -> Path:
@@ -283,11 +315,14 @@ class PresetStore:
             with self._lock:
                 yield
         except filelock.Timeout:
-            raise PresetStoreError(f"another vramdesk has held {self._lock.lock_file} for over "
-                                   f"{self.lock_timeout_s:g} s; try again") from None
+            raise PresetStoreError(
+                f"another vramdesk has held {self._lock.lock_file} for over "
+                f"{self.lock_timeout_s:g} s; try again"
+            ) from None
         except OSError as exc:
-            raise PresetStoreError(f"could not write {exc.filename or self.directory}: "
-                                   f"{error_reason(exc)}") from exc
+            raise PresetStoreError(
+                f"could not write {exc.filename or self.directory}: {error_reason(exc)}"
+            ) from exc
 
     def _free_slug(self, name: str, own: str | None = None) -> str:
         base = slugify(name)
@@ -295,7 +330,7 @@ class PresetStore:
         slug, n = base, 1
         while slug in taken:
             n += 1
-            slug = base[:_MAX_SLUG_CHARS - len(str(n)) - 1].rstrip("-") + f"-{n}"
+            slug = base[: _MAX_SLUG_CHARS - len(str(n)) - 1].rstrip("-") + f"-{n}"
         return slug
 
     def _report(self, sentence: str) -> None:
@@ -378,8 +413,12 @@ def model_preset(user: UserPreset) -> ModelPreset:
         ``preset``: the preset holds no model (a workload or runtime preset).
     """
     if "model" not in user.data:
-        raise InputError("preset", f"{user.name!r} is a {user.kind} preset, not a model",
-                         "wrong_kind", {"kind": user.kind})
+        raise InputError(
+            "preset",
+            f"{user.name!r} is a {user.kind} preset, not a model",
+            "wrong_kind",
+            {"kind": user.kind},
+        )
     return model_preset_from_dict(user.slug, {**user.data, "name": user.name}, read_only=False)
 
 
@@ -391,8 +430,9 @@ def scenario_parts(user: UserPreset) -> dict[str, object]:
     return parse_parts(user.kind, user.data)
 
 
-def import_preset(path: Path, *, overwrite: bool = False,
-                  store: PresetStore | None = None) -> UserPreset:
+def import_preset(
+    path: Path, *, overwrite: bool = False, store: PresetStore | None = None
+) -> UserPreset:
     """``vramdesk presets import PATH``: :meth:`PresetStore.import_file` on the user store."""
     return (store or PresetStore()).import_file(Path(path), overwrite=overwrite)
 
@@ -420,16 +460,36 @@ def export_preset(name: str, path: Path, *, store: PresetStore | None = None) ->
     try:
         bundled = find_model(name)
     except InputError:
-        raise InputError("preset", f"no user preset or bundled model named {name!r}",
-                         "unknown_choice", {"name": name}) from None
-    data = {"model": to_dict(bundled.model), "weights": to_dict(bundled.weights),
-            "published_params": bundled.published_params, "source": bundled.source,
-            "hf_repo": bundled.hf_repo}
+        raise InputError(
+            "preset",
+            f"no user preset or bundled model named {name!r}",
+            "unknown_choice",
+            {"name": name},
+        ) from None
+    data = {
+        "model": to_dict(bundled.model),
+        "weights": to_dict(bundled.weights),
+        "published_params": bundled.published_params,
+        "source": bundled.source,
+        "hf_repo": bundled.hf_repo,
+    }
     return _export_doc(make_document(bundled.name, "model", data), bundled.slug, Path(path))
 
 
 __all__ = [
-    "KINDS", "MAX_FILE_BYTES", "MIGRATIONS", "SCHEMA_VERSION", "MigrationError",
-    "NewerSchemaError", "PresetStore", "PresetStoreError", "UserPreset", "config_dir",
-    "export_preset", "import_preset", "model_preset", "scenario_parts", "slugify",
+    "KINDS",
+    "MAX_FILE_BYTES",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "MigrationError",
+    "NewerSchemaError",
+    "PresetStore",
+    "PresetStoreError",
+    "UserPreset",
+    "config_dir",
+    "export_preset",
+    "import_preset",
+    "model_preset",
+    "scenario_parts",
+    "slugify",
 ]

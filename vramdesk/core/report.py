@@ -29,16 +29,25 @@ def _model_line(sc: Any, b: Breakdown) -> str:
 def breakdown_text(sc: Any, b: Breakdown, unit: Unit = Unit.GIB) -> str:
     """The breakdown as lines: model, each part with its formula, total, KV per token."""
     gpus = f" per GPU ({b.gpus} GPUs)" if b.gpus > 1 else ""
-    lines = [_model_line(sc, b),
-             f"Weights {sc.weights.label()}, KV cache {sc.workload.kv_dtype.label}, "
-             f"context {sc.workload.context_tokens:,} x {sc.workload.batch} sequences, engine {b.engine.value}", ""]
+    lines = [
+        _model_line(sc, b),
+        f"Weights {sc.weights.label()}, KV cache {sc.workload.kv_dtype.label}, "
+        f"context {sc.workload.context_tokens:,} x {sc.workload.batch} sequences, engine {b.engine.value}",
+        "",
+    ]
     for part in b.parts:
-        lines.append(f"{part.label:<22} {format_bytes(part.bytes, unit):>14}   {part.bytes:>18,} bytes")
+        lines.append(
+            f"{part.label:<22} {format_bytes(part.bytes, unit):>14}   {part.bytes:>18,} bytes"
+        )
         lines.append(f"    = {part.formula}")
         lines.append(f"    = {part.substituted}")
         lines.extend(f"    assumption: {a}" for a in part.assumptions)
-    lines.append(f"{'Total' + gpus:<22} {format_bytes(b.total_bytes, unit):>14}   {b.total_bytes:>18,} bytes")
-    lines.append(f"KV cache per token: {b.kv_bytes_per_token:,} bytes ({b.kv_bytes_per_token / KIB:g} KiB)")
+    lines.append(
+        f"{'Total' + gpus:<22} {format_bytes(b.total_bytes, unit):>14}   {b.total_bytes:>18,} bytes"
+    )
+    lines.append(
+        f"KV cache per token: {b.kv_bytes_per_token:,} bytes ({b.kv_bytes_per_token / KIB:g} KiB)"
+    )
     lines.extend(f"warning: {w}" for w in b.warnings)
     return "\n".join(lines)
 
@@ -46,26 +55,41 @@ def breakdown_text(sc: Any, b: Breakdown, unit: Unit = Unit.GIB) -> str:
 def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB) -> str:
     """The reverse solver's answers as lines."""
     rt, wl = sc.runtime, sc.workload
-    lines = [_model_line(sc, r.breakdown),
-             f"Budget: {budget_label} = {format_bytes(r.capacity_bytes, unit)} per GPU, "
-             f"gpu_memory_utilization {float(rt.gpu_memory_utilization):g}",
-             f"Usable for KV cache and activations: {format_bytes(r.usable_bytes, unit)}",
-             f"KV budget: {format_bytes(r.kv_budget_bytes, unit)} ({r.kv_budget_bytes:,} bytes)"]
+    lines = [
+        _model_line(sc, r.breakdown),
+        f"Budget: {budget_label} = {format_bytes(r.capacity_bytes, unit)} per GPU, "
+        f"gpu_memory_utilization {float(rt.gpu_memory_utilization):g}",
+        f"Usable for KV cache and activations: {format_bytes(r.usable_bytes, unit)}",
+        f"KV budget: {format_bytes(r.kv_budget_bytes, unit)} ({r.kv_budget_bytes:,} bytes)",
+    ]
     lines += r.vllm_lines()
-    lines.append(f"Max concurrency at {wl.context_tokens:,} tokens: {r.max_concurrency} "
-                 f"(exact {float(r.max_concurrency_exact):.4f})")
-    limit = {"memory": "memory", "max_position_embeddings": "max_position_embeddings",
-             "limit": "the context limit"}[r.max_context_limited_by]
-    lines.append(f"Max context at {wl.batch} concurrent: {r.max_context:,} tokens (limited by {limit})")
+    lines.append(
+        f"Max concurrency at {wl.context_tokens:,} tokens: {r.max_concurrency} "
+        f"(exact {float(r.max_concurrency_exact):.4f})"
+    )
+    limit = {
+        "memory": "memory",
+        "max_position_embeddings": "max_position_embeddings",
+        "limit": "the context limit",
+    }[r.max_context_limited_by]
+    lines.append(
+        f"Max context at {wl.batch} concurrent: {r.max_context:,} tokens (limited by {limit})"
+    )
     verdict = "fit" if r.fits else "do NOT fit"
-    lines.append(f"Verdict (KV budget, as an engine sizes it): {wl.batch} x {wl.context_tokens:,} tokens "
-                 f"{verdict}")
+    lines.append(
+        f"Verdict (KV budget, as an engine sizes it): {wl.batch} x {wl.context_tokens:,} tokens "
+        f"{verdict}"
+    )
     total = format_bytes(r.breakdown.total_bytes, unit)
     cap = format_bytes(r.capacity_bytes, unit)
-    lines.append(f"Verdict (estimated total {total} vs capacity {cap}, overhead margin included): "
-                 + ("fits" if r.fits_total else "does NOT fit"))
-    lines.append("Smallest GPU count (tensor parallel): "
-                 + (str(r.min_gpus) if r.min_gpus else "none up to 64"))
+    lines.append(
+        f"Verdict (estimated total {total} vs capacity {cap}, overhead margin included): "
+        + ("fits" if r.fits_total else "does NOT fit")
+    )
+    lines.append(
+        "Smallest GPU count (tensor parallel): "
+        + (str(r.min_gpus) if r.min_gpus else "none up to 64")
+    )
     if r.advice:
         lines.append("What would make it fit (each lever alone, most effective first):")
         lines.extend(f"  {'+' if a.fits else '-'} {a.describe(unit)}" for a in r.advice)
@@ -87,16 +111,33 @@ def preset_rows(problems: list[str] | None = None) -> list[dict[str, Any]]:
     presets = list(bundled_models()) + [model_preset(u) for u in store.list("model")]
     if problems is not None:
         problems.extend(store.problems)
-    return [{"slug": p.slug, "name": p.name, "params": total_params(p.model), "weights": p.weights.label(),
-             "read_only": p.read_only, "source": p.source} for p in presets]
+    return [
+        {
+            "slug": p.slug,
+            "name": p.name,
+            "params": total_params(p.model),
+            "weights": p.weights.label(),
+            "read_only": p.read_only,
+            "source": p.source,
+        }
+        for p in presets
+    ]
 
 
 def gpu_rows() -> list[dict[str, Any]]:
     """The GPU catalog as rows (name, memory_mib, memory_bytes, memory_gib, source)."""
     from vramdesk.core.bundled import gpu_catalog
 
-    return [{"name": g.name, "memory_mib": g.memory_mib, "memory_bytes": g.memory_bytes,
-             "memory_gib": g.memory_bytes / 2**30, "source": g.source} for g in gpu_catalog()]
+    return [
+        {
+            "name": g.name,
+            "memory_mib": g.memory_mib,
+            "memory_bytes": g.memory_bytes,
+            "memory_gib": g.memory_bytes / 2**30,
+            "source": g.source,
+        }
+        for g in gpu_catalog()
+    ]
 
 
 def preset_detail(name: str) -> dict[str, Any]:
@@ -113,8 +154,17 @@ def preset_detail(name: str) -> dict[str, Any]:
 
     p = resolve_model_preset(name)
     m = p.model
-    return {"slug": p.slug, "name": p.name, "read_only": p.read_only, "hf_repo": p.hf_repo,
-            "model": to_dict(m), "weights": to_dict(p.weights) or {"format": p.weights.format.label},
-            "params": total_params(m), "published_params": p.published_params,
-            "attention": m.attention_kind(), "head_dim": m.resolved_head_dim if not m.is_mla else None,
-            "gqa_ratio": m.gqa_ratio, "source": p.source}
+    return {
+        "slug": p.slug,
+        "name": p.name,
+        "read_only": p.read_only,
+        "hf_repo": p.hf_repo,
+        "model": to_dict(m),
+        "weights": to_dict(p.weights) or {"format": p.weights.format.label},
+        "params": total_params(m),
+        "published_params": p.published_params,
+        "attention": m.attention_kind(),
+        "head_dim": m.resolved_head_dim if not m.is_mla else None,
+        "gqa_ratio": m.gqa_ratio,
+        "source": p.source,
+    }

@@ -39,7 +39,13 @@ class Engine(enum.Enum):
         InputError
             ``field``: unknown engine.
         """
-        key = str(text).strip().lower().replace("llamacpp", "llama.cpp").replace("llama-cpp", "llama.cpp")
+        key = (
+            str(text)
+            .strip()
+            .lower()
+            .replace("llamacpp", "llama.cpp")
+            .replace("llama-cpp", "llama.cpp")
+        )
         for member in cls:
             if member.value == key:
                 return member
@@ -152,25 +158,40 @@ class Runtime:
         check_int("pipeline_parallel_size", self.pipeline_parallel_size)
         check_real("overhead_factor", self.overhead_factor)
         check_real("workspace_fraction", self.workspace_fraction)
-        if isinstance(self.fixed_overhead_bytes, bool) or not isinstance(self.fixed_overhead_bytes, int) \
-                or self.fixed_overhead_bytes < 0:
+        if (
+            isinstance(self.fixed_overhead_bytes, bool)
+            or not isinstance(self.fixed_overhead_bytes, int)
+            or self.fixed_overhead_bytes < 0
+        ):
             raise InputError("fixed_overhead_gib", "must be zero or more", "too_small")
         if not isinstance(self.overhead, OverheadForm):
-            raise InputError("overhead", f"unknown overhead form {self.overhead!r}", "unknown_choice")
+            raise InputError(
+                "overhead", f"unknown overhead form {self.overhead!r}", "unknown_choice"
+            )
         self._validate_engine_knobs()
         return self
 
     def _validate_engine_knobs(self) -> None:
-        for name in ("max_num_batched_tokens", "n_ubatch", "n_parallel", "n_gpu_layers",
-                     "non_torch_bytes", "activation_peak_bytes", "cuda_graph_bytes",
-                     "profiled_peak_bytes", "loaded_weights_bytes", "compute_buffer_bytes"):
+        for name in (
+            "max_num_batched_tokens",
+            "n_ubatch",
+            "n_parallel",
+            "n_gpu_layers",
+            "non_torch_bytes",
+            "activation_peak_bytes",
+            "cuda_graph_bytes",
+            "profiled_peak_bytes",
+            "loaded_weights_bytes",
+            "compute_buffer_bytes",
+        ):
             check_int(name, getattr(self, name), optional=True)
         if self.mem_fraction_static is not None:
             check_real("mem_fraction_static", self.mem_fraction_static)
         for name in ("cache_type_k", "cache_type_v"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), KVDtype):
-                raise InputError(name, f"must be a KVDtype, got {getattr(self, name)!r}",
-                                 "unknown_choice")
+                raise InputError(
+                    name, f"must be a KVDtype, got {getattr(self, name)!r}", "unknown_choice"
+                )
 
     def replace(self, **changes: object) -> Runtime:
         """Return a copy with ``changes`` applied (not validated)."""

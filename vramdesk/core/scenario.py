@@ -53,7 +53,9 @@ def resolve_model_preset(name: str):
         except InputError:
             raise bundled_error from None
         if user.kind not in ("model", "scenario"):
-            raise InputError("preset", f"{name!r} is a saved {user.kind} preset, not a model", "wrong_kind")
+            raise InputError(
+                "preset", f"{name!r} is a saved {user.kind} preset, not a model", "wrong_kind"
+            ) from None
         return model_preset(user)
 
 
@@ -65,8 +67,12 @@ def _number(field: str, value: Any) -> Fraction:
 
 
 _SHAPE_FLAGS = {  # option -> ModelSpec field
-    "layers": "num_hidden_layers", "kv_heads": "num_key_value_heads", "head_dim": "head_dim",
-    "heads": "num_attention_heads", "hidden": "hidden_size", "intermediate": "intermediate_size",
+    "layers": "num_hidden_layers",
+    "kv_heads": "num_key_value_heads",
+    "head_dim": "head_dim",
+    "heads": "num_attention_heads",
+    "hidden": "hidden_size",
+    "intermediate": "intermediate_size",
     "vocab": "vocab_size",
 }
 
@@ -83,14 +89,21 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
     """
     sources = [k for k in ("preset", "config", "gguf") if opts.get(k)]
     if len(sources) > 1:
-        raise InputError("model", f"give only one of --preset, --config, --gguf (got {', '.join(sources)})",
-                         "conflict")
+        raise InputError(
+            "model",
+            f"give only one of --preset, --config, --gguf (got {', '.join(sources)})",
+            "conflict",
+        )
     overrides = {f: opts[o] for o, f in _SHAPE_FLAGS.items() if opts.get(o) is not None}
     if opts.get("params_b") is not None:
         overrides["params"] = round(_number("params_b", opts["params_b"]) * 10**9)
     if sources == ["gguf"] and not str(opts["gguf"]).lower().endswith(".gguf"):
-        raise InputError("gguf", f"expects a .gguf file, got {opts['gguf']!r} (use --config for config.json "
-                         "or a model folder)", "wrong_type")
+        raise InputError(
+            "gguf",
+            f"expects a .gguf file, got {opts['gguf']!r} (use --config for config.json "
+            "or a model folder)",
+            "wrong_type",
+        )
     if sources == ["preset"]:
         preset = resolve_model_preset(opts["preset"])
         return preset.model.replace(**overrides), preset.weights
@@ -100,13 +113,22 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
         imported = load_model(opts[sources[0]])
         return imported.model.replace(**overrides), imported.weights
     if "params" not in overrides:
-        raise InputError("model", "give --preset NAME, --config PATH, --gguf PATH, or --params-b with "
-                         "--layers, --kv-heads and --head-dim", "required")
+        raise InputError(
+            "model",
+            "give --preset NAME, --config PATH, --gguf PATH, or --params-b with "
+            "--layers, --kv-heads and --head-dim",
+            "required",
+        )
     for opt in ("layers", "kv_heads", "head_dim"):
         if opts.get(opt) is None:
-            raise InputError(_SHAPE_FLAGS[opt], f"is required with --params-b (--{opt.replace('_', '-')})",
-                             "required")
-    return ModelSpec(name=f"{opts['params_b']:g}B custom", **overrides), WeightSpec(WeightFormat.FP16)
+            raise InputError(
+                _SHAPE_FLAGS[opt],
+                f"is required with --params-b (--{opt.replace('_', '-')})",
+                "required",
+            )
+    return ModelSpec(name=f"{opts['params_b']:g}B custom", **overrides), WeightSpec(
+        WeightFormat.FP16
+    )
 
 
 def weights_from_args(opts: dict[str, Any], default: WeightSpec) -> WeightSpec:
@@ -123,10 +145,14 @@ def weights_from_args(opts: dict[str, Any], default: WeightSpec) -> WeightSpec:
 
 def workload_from_args(opts: dict[str, Any]) -> Workload:
     """The workload from ``--context``, ``--batch``, ``--prompt-len``, ``--chunk``, ``--kv-dtype``."""
-    return Workload(context_tokens=opts["context"], batch=opts.get("batch", 1),
-                    kv_dtype=KVDtype.parse(opts.get("kv_dtype") or "fp16"),
-                    prompt_len=opts.get("prompt_len"), chunk_tokens=opts.get("chunk"),
-                    live_buffers=opts.get("live_buffers", 4))
+    return Workload(
+        context_tokens=opts["context"],
+        batch=opts.get("batch", 1),
+        kv_dtype=KVDtype.parse(opts.get("kv_dtype") or "fp16"),
+        prompt_len=opts.get("prompt_len"),
+        chunk_tokens=opts.get("chunk"),
+        live_buffers=opts.get("live_buffers", 4),
+    )
 
 
 def runtime_from_args(opts: dict[str, Any]) -> Runtime:
@@ -135,13 +161,16 @@ def runtime_from_args(opts: dict[str, Any]) -> Runtime:
     check_real("fixed_overhead_gib", fixed)
     return Runtime(
         gpu_memory_utilization=_number("gpu_memory_utilization", opts.get("util", "0.9")),
-        block_size=opts.get("block_size", 16), shared_prefix_tokens=opts.get("shared_prefix", 0),
-        tensor_parallel_size=opts.get("tp", 1), pipeline_parallel_size=opts.get("pp", 1),
+        block_size=opts.get("block_size", 16),
+        shared_prefix_tokens=opts.get("shared_prefix", 0),
+        tensor_parallel_size=opts.get("tp", 1),
+        pipeline_parallel_size=opts.get("pp", 1),
         overhead=OverheadForm(opts.get("overhead", "multiplier")),
         overhead_factor=_number("overhead_factor", opts.get("overhead_factor", "1.15")),
         fixed_overhead_bytes=gib_to_bytes(fixed),
         workspace_fraction=_number("workspace_fraction", opts.get("workspace_fraction", "0.05")),
-        engine=Engine.parse(opts.get("engine") or "formula"), engine_version=opts.get("engine_version"),
+        engine=Engine.parse(opts.get("engine") or "formula"),
+        engine_version=opts.get("engine_version"),
     )
 
 
@@ -154,8 +183,12 @@ def scenario_from_args(opts: dict[str, Any]) -> Scenario:
         The first invalid or missing field, named.
     """
     model, default_weights = model_from_args(opts)
-    sc = Scenario(model, weights_from_args(opts, default_weights), workload_from_args(opts),
-                  runtime_from_args(opts))
+    sc = Scenario(
+        model,
+        weights_from_args(opts, default_weights),
+        workload_from_args(opts),
+        runtime_from_args(opts),
+    )
     from vramdesk.core.estimate import validate_inputs
 
     validate_inputs(sc.model, sc.weights, sc.workload, sc.runtime)

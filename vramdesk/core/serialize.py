@@ -75,7 +75,9 @@ def _decode(name: str, tp: Any, value: Any) -> Any:
             return tp(value)
         except ValueError:
             choices = ", ".join(str(m.value) for m in tp)
-            raise InputError(name, f"unknown value {value!r}; known: {choices}", "unknown_choice") from None
+            raise InputError(
+                name, f"unknown value {value!r}; known: {choices}", "unknown_choice"
+            ) from None
     if tp is Fraction:
         if isinstance(value, bool) or not isinstance(value, int | float | str):
             raise InputError(name, f"must be a number, got {value!r}", "not_number")
@@ -127,14 +129,22 @@ def from_dict(cls: type[T], data: dict[str, Any], *, what: str = "") -> T:
     return cls(**kwargs)
 
 
-def scenario_to_dict(model: ModelSpec | None = None, weights: WeightSpec | None = None,
-                     workload: Workload | None = None, runtime: Runtime | None = None) -> dict[str, Any]:
+def scenario_to_dict(
+    model: ModelSpec | None = None,
+    weights: WeightSpec | None = None,
+    workload: Workload | None = None,
+    runtime: Runtime | None = None,
+) -> dict[str, Any]:
     """The parts given, each as a non-default dict under its own key."""
     parts = {"model": model, "weights": weights, "workload": workload, "runtime": runtime}
     return {k: to_dict(v) for k, v in parts.items() if v is not None}
 
 
-TYPES: dict[str, type] = {"model": ModelSpec, "weights": WeightSpec, "workload": Workload,
-                          "runtime": Runtime}
+TYPES: dict[str, type] = {
+    "model": ModelSpec,
+    "weights": WeightSpec,
+    "workload": Workload,
+    "runtime": Runtime,
+}
 
 __all__ = ["TYPES", "MlaCache", "OverheadForm", "from_dict", "scenario_to_dict", "to_dict"]

@@ -72,9 +72,11 @@ class Advice:
         if self.reason == "overhead":
             return f"{self.action} saves {saves} but is not enough: the fixed overhead alone exceeds the usable memory"
         if self.reason == "kv_alone":
-            return (f"{self.action} saves {saves} but is not enough: the KV cache and activations alone "
-                    f"({format_bytes(self.need_bytes, unit)}) exceed the {format_bytes(self.room_bytes, unit)} "
-                    "left after overhead")
+            return (
+                f"{self.action} saves {saves} but is not enough: the KV cache and activations alone "
+                f"({format_bytes(self.need_bytes, unit)}) exceed the {format_bytes(self.room_bytes, unit)} "
+                "left after overhead"
+            )
         return f"{self.action}: saves {saves}{per_gpu} (not enough alone)"
 
     @property
@@ -84,8 +86,13 @@ class Advice:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
-        return {"lever": self.lever, "value": self.value, "saves_bytes": self.saves_bytes,
-                "fits": self.fits, "text": self.text}
+        return {
+            "lever": self.lever,
+            "value": self.value,
+            "saves_bytes": self.saves_bytes,
+            "fits": self.fits,
+            "text": self.text,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,22 +153,30 @@ class SolveResult:
 
 
 def vllm_style_lines(kv_cache_tokens: int, max_model_len: int) -> list[str]:
-    """vLLM's start-up lines for a KV budget of ``kv_cache_tokens``.
+    """VLLM's start-up lines for a KV budget of ``kv_cache_tokens``.
 
     ``"GPU KV cache size: 129,024 tokens"`` and ``"Maximum concurrency for 8192 tokens per
     request: 15.75x"`` (tokens / max_model_len, two decimals), as vLLM's
     ``vllm/v1/core/kv_cache_utils.py`` logs them.
     """
     ratio = kv_cache_tokens / max_model_len
-    return [f"GPU KV cache size: {kv_cache_tokens:,} tokens",
-            f"Maximum concurrency for {max_model_len:,} tokens per request: {ratio:.2f}x"]
+    return [
+        f"GPU KV cache size: {kv_cache_tokens:,} tokens",
+        f"Maximum concurrency for {max_model_len:,} tokens per request: {ratio:.2f}x",
+    ]
 
 
 class _Problem:
     """One solve: fixed model, weights and runtime; workload varies."""
 
-    def __init__(self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
-                 capacity_bytes: int) -> None:
+    def __init__(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        capacity_bytes: int,
+    ) -> None:
         self.model, self.weights, self.workload, self.runtime = model, weights, workload, runtime
         self.capacity = capacity_bytes
         self.base = estimate(model, weights, workload, runtime)
@@ -199,7 +214,10 @@ class _Problem:
         if shortest > limit or not self.fits(batch, shortest):
             return 0, "memory"
         if self.fits(batch, limit):
-            return limit, "max_position_embeddings" if self.model.max_position_embeddings else "limit"
+            return (
+                limit,
+                "max_position_embeddings" if self.model.max_position_embeddings else "limit",
+            )
         lo, hi = shortest, limit  # fits(lo), not fits(hi)
         while hi - lo > 1:
             mid = (lo + hi) // 2
@@ -210,8 +228,9 @@ class _Problem:
         return lo, "memory"
 
 
-def solve(model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
-          capacity_bytes: int) -> SolveResult:
+def solve(
+    model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime, capacity_bytes: int
+) -> SolveResult:
     """Reverse-solve the workload on one GPU of ``capacity_bytes``.
 
     Parameters
@@ -236,8 +255,11 @@ def solve(model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Ru
         Invalid inputs, or ``budget_bytes`` not positive.
     """
     if not isinstance(capacity_bytes, int) or capacity_bytes <= 0:
-        raise InputError("budget_bytes", f"must be a positive number of bytes, got {capacity_bytes!r}",
-                         "too_small")
+        raise InputError(
+            "budget_bytes",
+            f"must be a positive number of bytes, got {capacity_bytes!r}",
+            "too_small",
+        )
     p = _Problem(model, weights, workload, runtime, capacity_bytes)
     base = p.base
     ctx, batch = workload.context_tokens, workload.batch
@@ -254,18 +276,33 @@ def solve(model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Ru
     advice = () if fits else tuple(advise(p, max_conc, max_ctx, min_gpus))
     notes = []
     if p.usable + base.weights.bytes <= 0:
-        notes.append("the fixed overhead alone exceeds this GPU's usable memory: no GPU count of this "
-                     "size can help")
+        notes.append(
+            "the fixed overhead alone exceeds this GPU's usable memory: no GPU count of this "
+            "size can help"
+        )
     if model.sliding_window:
-        notes.append("sliding-window layers: KV cache size in tokens counts every layer at full "
-                     "context; max concurrency and max context are solved exactly")
+        notes.append(
+            "sliding-window layers: KV cache size in tokens counts every layer at full "
+            "context; max concurrency and max context are solved exactly"
+        )
     return SolveResult(
-        capacity_bytes=capacity_bytes, usable_bytes=p.usable, kv_budget_bytes=kv_budget,
-        kv_cache_tokens=tokens, kv_cache_blocks=blocks if block else None,
-        max_concurrency=max_conc, max_concurrency_exact=exact, max_context=max_ctx,
-        max_context_limited_by=limited_by, fits=fits, fits_total=fits_on(base, capacity_bytes),
-        min_gpus=min_gpus, advice=advice,
-        breakdown=base, context_tokens=ctx, notes=tuple(notes))
+        capacity_bytes=capacity_bytes,
+        usable_bytes=p.usable,
+        kv_budget_bytes=kv_budget,
+        kv_cache_tokens=tokens,
+        kv_cache_blocks=blocks if block else None,
+        max_concurrency=max_conc,
+        max_concurrency_exact=exact,
+        max_context=max_ctx,
+        max_context_limited_by=limited_by,
+        fits=fits,
+        fits_total=fits_on(base, capacity_bytes),
+        min_gpus=min_gpus,
+        advice=advice,
+        breakdown=base,
+        context_tokens=ctx,
+        notes=tuple(notes),
+    )
 
 
 def _tp_allowed(model: ModelSpec, tp: int) -> bool:
@@ -276,8 +313,9 @@ def _tp_allowed(model: ModelSpec, tp: int) -> bool:
     return model.is_mla or kv % tp == 0 or tp % kv == 0
 
 
-def smallest_tp(model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
-                capacity_bytes: int) -> int | None:
+def smallest_tp(
+    model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime, capacity_bytes: int
+) -> int | None:
     """The smallest tensor-parallel size in :data:`TP_CANDIDATES` at which the workload fits.
 
     Sizes that do not divide ``num_attention_heads`` (or the KV heads) are skipped, as
@@ -311,17 +349,28 @@ def advise(p: _Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> li
         out.append(Advice("kv_dtype", "fp8", saves, ok, "Store the KV cache in fp8"))
     if max_ctx >= 1:
         saves = current - _total_at(p, wl.batch, max_ctx)
-        out.append(Advice("context_tokens", max_ctx, saves, True, f"Cap the context at {max_ctx:,} tokens"))
+        out.append(
+            Advice("context_tokens", max_ctx, saves, True, f"Cap the context at {max_ctx:,} tokens")
+        )
     if max_conc >= 1:
         saves = current - _total_at(p, max_conc, wl.context_tokens)
-        out.append(Advice("batch", max_conc, saves, True, f"Cap concurrency at {max_conc} sequences"))
+        out.append(
+            Advice("batch", max_conc, saves, True, f"Cap concurrency at {max_conc} sequences")
+        )
     out.extend(_weight_levers(p))
     if min_gpus is not None and min_gpus > p.runtime.tensor_parallel_size:
         rt = p.runtime.replace(tensor_parallel_size=min_gpus)
         alt = estimate(p.model, p.weights, wl, rt)
         saves = base.total_bytes - alt.total_bytes
-        out.append(Advice("tensor_parallel_size", min_gpus, saves, True,
-                          f"Shard over {min_gpus} GPUs (tensor parallel)"))
+        out.append(
+            Advice(
+                "tensor_parallel_size",
+                min_gpus,
+                saves,
+                True,
+                f"Shard over {min_gpus} GPUs (tensor parallel)",
+            )
+        )
     out.sort(key=lambda a: (not a.fits, -a.saves_bytes))
     return out
 
@@ -341,15 +390,29 @@ def _weight_levers(p: _Problem) -> list[Advice]:
         saves = p.base.weights.bytes - alt.base.weights.bytes
         last = (spec, saves)
         if alt.fits(p.workload.batch, p.workload.context_tokens):
-            return [Advice("weights", spec.label(), saves, True, f"Quantize the weights to {spec.label()}")]
+            return [
+                Advice(
+                    "weights", spec.label(), saves, True, f"Quantize the weights to {spec.label()}"
+                )
+            ]
     if last is None:
         return []
     spec, saves = last
     room = p.usable + p.base.weights.bytes  # what is left after the overhead, before weights
     need = p.need(p.workload.batch, p.workload.context_tokens)
     reason = "overhead" if room <= 0 else "kv_alone" if need > room else ""
-    return [Advice("weights", spec.label(), saves, False, f"Quantizing the weights to {spec.label()}",
-                   reason, need, room)]
+    return [
+        Advice(
+            "weights",
+            spec.label(),
+            saves,
+            False,
+            f"Quantizing the weights to {spec.label()}",
+            reason,
+            need,
+            room,
+        )
+    ]
 
 
 def fits_on(breakdown: Breakdown, capacity_bytes: int) -> bool:

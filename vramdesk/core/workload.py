@@ -64,11 +64,16 @@ class Workload:
         check_int("chunk_tokens", self.chunk_tokens, optional=True)
         check_int("live_buffers", self.live_buffers)
         if not isinstance(self.kv_dtype, KVDtype):
-            raise InputError("kv_dtype", f"must be a KVDtype, got {self.kv_dtype!r}", "unknown_choice")
+            raise InputError(
+                "kv_dtype", f"must be a KVDtype, got {self.kv_dtype!r}", "unknown_choice"
+            )
         if self.prompt_len is not None and self.prompt_len > self.context_tokens:
-            raise InputError("prompt_len",
-                             f"must not exceed context_tokens ({self.context_tokens})", "too_large",
-                             {"max": self.context_tokens})
+            raise InputError(
+                "prompt_len",
+                f"must not exceed context_tokens ({self.context_tokens})",
+                "too_large",
+                {"max": self.context_tokens},
+            )
         return self
 
     def replace(self, **changes: object) -> Workload:

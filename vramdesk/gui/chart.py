@@ -45,7 +45,10 @@ class BreakdownChart(QWidget):
         self.plot.setXRange(-0.6, 1.8, padding=0)
         self.plot.getAxis("bottom").setTicks([[(0, self.tr("estimate (per GPU)"))]])
         self.legend_corner = CornerLegend(
-            self.plot, "bottom-right", (10, 30), labelTextColor="#222",
+            self.plot,
+            "bottom-right",
+            (10, 30),
+            labelTextColor="#222",
             brush=pg.mkBrush(255, 255, 255, 220),
         )
         self.legend = self.legend_corner.legend
@@ -119,7 +122,9 @@ class BreakdownChart(QWidget):
         ]
         t = self.controller.target
         # when the target is the local GPU's free memory, the capacity line already is that line
-        free = None if t.kind == "local" and t.which == "free" else self.controller.local_free_bytes()
+        free = (
+            None if t.kind == "local" and t.which == "free" else self.controller.local_free_bytes()
+        )
         highest.append(self._set_line(self.free_line, free, self.tr("local free")))
         # above every line: a line spans the whole width, so text at its height would cross it
         self.total_text.setPos(0, max(highest))

@@ -48,8 +48,12 @@ class CompareTab(QWidget):
         self.picker.itemChanged.connect(lambda _i: self._timer.start())
         self.plot = pg.PlotWidget(background="w")
         self.legend_corner = CornerLegend(
-            self.plot, "top-left", (10, 5), labelTextColor="#222",
-            brush=pg.mkBrush(255, 255, 255, 220), colCount=2,
+            self.plot,
+            "top-left",
+            (10, 5),
+            labelTextColor="#222",
+            brush=pg.mkBrush(255, 255, 255, 220),
+            colCount=2,
         )
         self.legend = self.legend_corner.legend
         self.plot.showGrid(y=True, alpha=0.25)

@@ -155,11 +155,19 @@ def capacity_bytes_of(value: Any, unit_label: str) -> int:
         return n_bytes
     typed = f"{_short_number(value)} {unit_label}"
     if n_bytes < lo:
-        raise InputError("custom_capacity", f"must be positive, got {typed}", "too_small",
-                         {"min": f"{lo} B", "value": typed})
+        raise InputError(
+            "custom_capacity",
+            f"must be positive, got {typed}",
+            "too_small",
+            {"min": f"{lo} B", "value": typed},
+        )
     limit = f"{_short_number(Fraction(hi, to_bytes(1)))} {unit_label}"
-    raise InputError("custom_capacity", f"must be at most {limit}, got {typed}", "too_large",
-                     {"max": limit, "value": typed})
+    raise InputError(
+        "custom_capacity",
+        f"must be at most {limit}, got {typed}",
+        "too_large",
+        {"max": limit, "value": typed},
+    )
 
 
 def _short_number(value: Any) -> str:

@@ -94,9 +94,15 @@ class GpuPanel(QWidget):
     gpusChanged = Signal(object)
     queryFailed = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None, *,
-                 query: Callable[[], NvmlSnapshot] = query_gpus, auto_refresh: bool = True,
-                 interval_ms: int = 2000, refresh_on_start: bool = True) -> None:
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        query: Callable[[], NvmlSnapshot] = query_gpus,
+        auto_refresh: bool = True,
+        interval_ms: int = 2000,
+        refresh_on_start: bool = True,
+    ) -> None:
         super().__init__(parent)
         self._query = query
         self._worker: Worker | None = None
@@ -208,8 +214,11 @@ class GpuPanel(QWidget):
 
     def _on_query_errored(self, err: Exception) -> None:
         self._query_done()
-        message = str(err) if isinstance(err, GpuQueryError) else self.tr(
-            "Could not read the GPUs: {0}").format(err)
+        message = (
+            str(err)
+            if isinstance(err, GpuQueryError)
+            else self.tr("Could not read the GPUs: {0}").format(err)
+        )
         self._snapshot = None
         self._show(None)
         self.message_label.setText(message)
@@ -236,17 +245,21 @@ class GpuPanel(QWidget):
 
     def figures_text(self, gpu: GpuInfo) -> str:
         """Return a row's text, e.g. ``"1.30 GiB used of 23.99 GiB · 22.69 GiB free"``."""
-        used, total, free = (format_bytes(b, self._unit)
-                             for b in (gpu.used_bytes, gpu.total_bytes, gpu.free_bytes))
+        used, total, free = (
+            format_bytes(b, self._unit) for b in (gpu.used_bytes, gpu.total_bytes, gpu.free_bytes)
+        )
         return self.tr("{0} used of {1} · {2} free").format(used, total, free)
 
     def details_text(self, gpu: GpuInfo) -> str:
         """Return the row's tooltip: UUID, MIG instances, compute processes and notes."""
         fmt = self._unit
         lines = [gpu.uuid] if gpu.uuid else []
-        lines += [self.tr("MIG {0}: {1} free of {2}").format(
-            m.index, format_bytes(m.free_bytes, fmt), format_bytes(m.total_bytes, fmt))
-            for m in gpu.mig_instances]
+        lines += [
+            self.tr("MIG {0}: {1} free of {2}").format(
+                m.index, format_bytes(m.free_bytes, fmt), format_bytes(m.total_bytes, fmt)
+            )
+            for m in gpu.mig_instances
+        ]
         lines += [self.process_text(p) for p in gpu.processes]
         return "\n".join(lines + [n for n in (gpu.mig_note, gpu.processes_note) if n])
 
@@ -254,8 +267,9 @@ class GpuPanel(QWidget):
         """Return ``"PID 5000 (python): 29.30 GiB"``, or "memory not reported" without a figure."""
         pid = f"PID {process.pid}" + (f" ({process.name})" if process.name else "")
         used = process.used_bytes
-        return f"{pid}: " + (format_bytes(used, self._unit) if used is not None
-                             else self.tr("memory not reported"))
+        return f"{pid}: " + (
+            format_bytes(used, self._unit) if used is not None else self.tr("memory not reported")
+        )
 
     def driver_text(self, snapshot: NvmlSnapshot) -> str:
         """``"Driver 550.54.15 · CUDA 12.4"`` (CUDA shown only when NVML reports it)."""

@@ -41,7 +41,11 @@ class KvGrowthTab(QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLabel("bottom", self.tr("context (tokens per sequence)"))
         self.legend_corner = CornerLegend(
-            self.plot, "top-left", (30, 30), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220)
+            self.plot,
+            "top-left",
+            (30, 30),
+            labelTextColor="#222",
+            brush=pg.mkBrush(255, 255, 255, 220),
         )
         self.legend = self.legend_corner.legend
         # a fixed set of curves, built once: one slot per grid concurrency, one for the current

@@ -29,8 +29,13 @@ class CornerLegend:
         Passed to ``pg.LegendItem`` (brush, labelTextColor, colCount, ...).
     """
 
-    def __init__(self, plot: pg.PlotWidget, corner: str = "top-left", margin: tuple[int, int] = (10, 10),
-                 **kwargs: object) -> None:
+    def __init__(
+        self,
+        plot: pg.PlotWidget,
+        corner: str = "top-left",
+        margin: tuple[int, int] = (10, 10),
+        **kwargs: object,
+    ) -> None:
         item = plot.getPlotItem()
         self.vb = item.vb
         self.right, self.bottom = corner.endswith("right"), corner.startswith("bottom")

@@ -102,9 +102,13 @@ class Worker(QRunnable):
         QTimer.singleShot(0, partial(_RUNNING.discard, self))
 
 
-def run_in_thread(fn: Callable[[], Any], on_result: Callable[[Any], None],
-                  on_error: Callable[[Exception], None], *,
-                  pool: QThreadPool | None = None) -> Worker:
+def run_in_thread(
+    fn: Callable[[], Any],
+    on_result: Callable[[Any], None],
+    on_error: Callable[[Exception], None],
+    *,
+    pool: QThreadPool | None = None,
+) -> Worker:
     """Run ``fn()`` on the thread pool; call ``on_result`` or ``on_error`` on this thread.
 
     Parameters

@@ -36,8 +36,13 @@ def _register_engines() -> None:
     from vramdesk.core.engines.transformers import TransformersProfile
     from vramdesk.core.engines.vllm import VllmProfile
 
-    profiles = (VllmProfile(), SglangProfile(), LlamaCppProfile(), OllamaProfile(),
-                TransformersProfile())
+    profiles = (
+        VllmProfile(),
+        SglangProfile(),
+        LlamaCppProfile(),
+        OllamaProfile(),
+        TransformersProfile(),
+    )
     for profile in profiles:
         register(profile)
 

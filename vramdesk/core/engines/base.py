@@ -21,8 +21,9 @@ from vramdesk.core.workload import Workload
 PAGED_KV_DTYPES = (KVDtype.FP16, KVDtype.BF16, KVDtype.FP32, KVDtype.FP8)
 
 
-def check_kv_dtype(engine_name: str, kv_dtype: KVDtype,
-                   allowed: tuple[KVDtype, ...] = PAGED_KV_DTYPES) -> None:
+def check_kv_dtype(
+    engine_name: str, kv_dtype: KVDtype, allowed: tuple[KVDtype, ...] = PAGED_KV_DTYPES
+) -> None:
     """Refuse a KV cache type the engine cannot store.
 
     Raises
@@ -34,8 +35,12 @@ def check_kv_dtype(engine_name: str, kv_dtype: KVDtype,
         return
     ggml = kv_dtype.bytes_per_element.denominator > 1  # q8_0, q4_0, ...: ggml block types
     hint = " (a llama.cpp cache type: use --engine llama.cpp or ollama)" if ggml else ""
-    raise InputError("kv_dtype", f"{engine_name} has no {kv_dtype.label} KV cache; use fp16, bf16 "
-                     f"or fp8{hint}", "unsupported", {"allowed": [d.label for d in allowed]})
+    raise InputError(
+        "kv_dtype",
+        f"{engine_name} has no {kv_dtype.label} KV cache; use fp16, bf16 or fp8{hint}",
+        "unsupported",
+        {"allowed": [d.label for d in allowed]},
+    )
 
 
 class EngineProfile:
@@ -52,13 +57,15 @@ class EngineProfile:
     engine: Engine = Engine.FORMULA
     budgets_from_cuda_total: bool = False
 
-    def estimate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
-                 runtime: Runtime) -> Breakdown:
+    def estimate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> Breakdown:
         """Return the breakdown per GPU (inputs already validated)."""
         raise NotImplementedError
 
-    def validate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
-                 runtime: Runtime) -> None:
+    def validate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> None:
         """Refuse inputs this engine cannot run; called by every profile's :meth:`estimate`.
 
         Raises
@@ -79,8 +86,10 @@ class EngineProfile:
         """Return a warning when ``version`` has no digit at all (it cannot name a release)."""
         if not version or not version.strip() or re.search(r"\d", version):
             return ()
-        return (f"engine_version {version[:40]!r} is not a release number; the "
-                f"{self.engine.value} accounting does not depend on it",)
+        return (
+            f"engine_version {version[:40]!r} is not a release number; the "
+            f"{self.engine.value} accounting does not depend on it",
+        )
 
     def usable_bytes(self, breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> int:
         """Bytes per GPU left for KV cache and activations on a GPU of ``capacity_bytes``.
@@ -95,9 +104,16 @@ class EngineProfile:
         """Overhead the solver sets aside besides weights, KV and activations."""
         raise NotImplementedError
 
-    def figures(self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime,
-                *, gpu_total_bytes: int | None = None,
-                counts: dict[str, int] | None = None) -> dict[str, int | Fraction]:
+    def figures(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        *,
+        gpu_total_bytes: int | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> dict[str, int | Fraction]:
         """Predict the figures the engine prints at start-up (inputs already validated).
 
         Parameters
@@ -116,8 +132,11 @@ class EngineProfile:
         """
         b = self.estimate(model, weights, workload, runtime)
         out: dict[str, int | Fraction] = {
-            "weights_bytes": b.weights.bytes, "kv_cache_bytes": b.kv_cache.bytes,
-            "activation_peak_bytes": b.activations.bytes, "peak_bytes": b.total_bytes}
+            "weights_bytes": b.weights.bytes,
+            "kv_cache_bytes": b.kv_cache.bytes,
+            "activation_peak_bytes": b.activations.bytes,
+            "peak_bytes": b.total_bytes,
+        }
         out.update(b.extras)
         return out
 
@@ -133,15 +152,18 @@ class FormulaProfile(EngineProfile):
 
     engine = Engine.FORMULA
 
-    def estimate(self, model: ModelSpec, weights: WeightSpec, workload: Workload,
-                 runtime: Runtime) -> Breakdown:
+    def estimate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> Breakdown:
         """Return :func:`vramdesk.core.estimate.formula_estimate` after :meth:`validate`.
 
         Engine profiles build on this (``super().estimate``), so their checks run here too.
         """
         self.validate(model, weights, workload, runtime)
-        return with_parts(formula_estimate(model, weights, workload, runtime),
-                          warnings=self.version_warnings(runtime.engine_version))
+        return with_parts(
+            formula_estimate(model, weights, workload, runtime),
+            warnings=self.version_warnings(runtime.engine_version),
+        )
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Return the fixed overhead (multiplier form) or the workspace (workspace form)."""
@@ -150,17 +172,35 @@ class FormulaProfile(EngineProfile):
         return runtime.fixed_overhead_bytes
 
 
-def with_parts(base: Breakdown, *, weights: Part | None = None, kv_cache: Part | None = None,
-               activations: Part | None = None, overhead: Part | None = None,
-               extras: dict[str, int] | None = None, warnings: tuple[str, ...] = ()) -> Breakdown:
+def with_parts(
+    base: Breakdown,
+    *,
+    weights: Part | None = None,
+    kv_cache: Part | None = None,
+    activations: Part | None = None,
+    overhead: Part | None = None,
+    extras: dict[str, int] | None = None,
+    warnings: tuple[str, ...] = (),
+) -> Breakdown:
     """Return ``base`` with some parts replaced, ``extras`` merged, ``warnings`` appended."""
     return dataclasses.replace(
-        base, weights=weights or base.weights, kv_cache=kv_cache or base.kv_cache,
-        activations=activations or base.activations, overhead=overhead or base.overhead,
-        extras={**base.extras, **(extras or {})}, warnings=base.warnings + tuple(warnings))
+        base,
+        weights=weights or base.weights,
+        kv_cache=kv_cache or base.kv_cache,
+        activations=activations or base.activations,
+        overhead=overhead or base.overhead,
+        extras={**base.extras, **(extras or {})},
+        warnings=base.warnings + tuple(warnings),
+    )
 
 
 def measured_part(key: str, label: str, value: int, source: str) -> Part:
     """Build a part from a measurement (a start-up log) instead of a formula."""
-    return Part(key, label, value, f"measured ({source})", f"{value:,} bytes as printed",
-                ("measured figure: it replaces vramdesk's model of this term",))
+    return Part(
+        key,
+        label,
+        value,
+        f"measured ({source})",
+        f"{value:,} bytes as printed",
+        ("measured figure: it replaces vramdesk's model of this term",),
+    )

@@ -72,9 +72,12 @@ def check_build(text: str | None) -> None:
     """
     if text is None or not text.strip() or build_number(text) is not None:
         return
-    raise InputError("engine_version", f"cannot read a llama.cpp build from {text[:40]!r}: "
-                     "expected e.g. b6699 (the build number 'llama-server --version' prints)",
-                     "invalid")
+    raise InputError(
+        "engine_version",
+        f"cannot read a llama.cpp build from {text[:40]!r}: "
+        "expected e.g. b6699 (the build number 'llama-server --version' prints)",
+        "invalid",
+    )
 
 
 def pad(value: int, multiple: int = CELL_PAD) -> int:

@@ -95,9 +95,13 @@ def check_version(text: str | None) -> None:
     head = text[:100]
     if re.search(r"\d{1,4}\.\d{1,4}", head) or re.search(r"\bV[01]\b", head, re.IGNORECASE):
         return
-    raise InputError("engine_version", f"cannot read a vLLM release from {head[:40]!r}: expected "
-                     "e.g. 0.11.0 (or 'V0 0.6.4'); the defaults, profile run and budget "
-                     "depend on it", "invalid")
+    raise InputError(
+        "engine_version",
+        f"cannot read a vLLM release from {head[:40]!r}: expected "
+        "e.g. 0.11.0 (or 'V0 0.6.4'); the defaults, profile run and budget "
+        "depend on it",
+        "invalid",
+    )
 
 
 def default_gpu_memory_utilization(version: str | None) -> Fraction:
@@ -156,7 +160,14 @@ def _per_channel(spec: WeightSpec) -> bool:
 
 def _per_channel_bytes(model: ModelSpec) -> tuple[int, str, str]:
     counts = count_params(model)
-    kept = counts.embedding + counts.lm_head + counts.norms + counts.router + counts.other + counts.expert_biases
+    kept = (
+        counts.embedding
+        + counts.lm_head
+        + counts.norms
+        + counts.router
+        + counts.other
+        + counts.expert_biases
+    )
     kept += vocab_padding_params(model)
     linear = (
         total_params(model) - counts.total + counts.attention + counts.mlp + counts.routed_experts
@@ -346,6 +357,7 @@ class VllmProfile(FormulaProfile):
         """Check the version and that vLLM can store the KV cache type (:func:`check_kv_dtype`)."""
         super().validate(model, weights, workload, runtime)
         check_kv_dtype("vLLM", workload.kv_dtype)
+
     #: ``requested_memory = torch.cuda.mem_get_info()[1] * gpu_memory_utilization`` (gpu_worker.py)
     budgets_from_cuda_total = True
 

@@ -86,7 +86,9 @@ def check_gguf_bounds(path: Path) -> None:
             raise w.fail("unsupported GGUF version")
         n_tensors, n_kv = w.u64(), w.u64()
         if n_kv * 13 > len(buf) or n_tensors * 24 > len(buf):  # smallest possible entries
-            raise w.fail(f"{n_kv:,} metadata entries and {n_tensors:,} tensors cannot fit in the file")
+            raise w.fail(
+                f"{n_kv:,} metadata entries and {n_tensors:,} tensors cannot fit in the file"
+            )
         for _ in range(n_kv):
             w.string()
             w.value(w.u32())

@@ -180,20 +180,32 @@ def infer_shape(h: SafetensorsHeader, what: str) -> tuple[dict[str, Any], list[s
     t = h.tensors
     shapes = {key: t.get(name, {}).get("shape") for key, name in _NAMES.items()}
     if not all(isinstance(v, list) and len(v) == 2 and all(v) for v in shapes.values()):
-        raise FileReadError("config", f"{what} has no config.json beside it and its tensor names "
-                            "are not Llama-style; put the model's config.json next to it",
-                            "no_config")
+        raise FileReadError(
+            "config",
+            f"{what} has no config.json beside it and its tensor names "
+            "are not Llama-style; put the model's config.json next to it",
+            "no_config",
+        )
     (vocab, hidden), q_rows, k_rows = shapes["embed"], shapes["q"][0], shapes["k"][0]
     head_dim, from_norm = _head_dim(t, q_rows, k_rows)
     layers = len({int(m.group(1)) for k in t if (m := _LAYER.match(k))})
-    fields = {"num_hidden_layers": layers, "hidden_size": hidden, "vocab_size": vocab,
-              "intermediate_size": shapes["up"][0], "head_dim": head_dim,
-              "num_attention_heads": q_rows // head_dim, "num_key_value_heads": k_rows // head_dim,
-              "qk_norm": from_norm, "qkv_bias": "model.layers.0.self_attn.q_proj.bias" in t,
-              "tie_word_embeddings": "lm_head.weight" not in t}
+    fields = {
+        "num_hidden_layers": layers,
+        "hidden_size": hidden,
+        "vocab_size": vocab,
+        "intermediate_size": shapes["up"][0],
+        "head_dim": head_dim,
+        "num_attention_heads": q_rows // head_dim,
+        "num_key_value_heads": k_rows // head_dim,
+        "qk_norm": from_norm,
+        "qkv_bias": "model.layers.0.self_attn.q_proj.bias" in t,
+        "tie_word_embeddings": "lm_head.weight" not in t,
+    }
     how = "from q_norm" if from_norm else "assumed"
-    return fields, [f"no config.json: shape read from tensor names ({layers} layers); head_dim "
-                    f"{how} = {head_dim}; KV heads x head_dim = {k_rows} is exact"]
+    return fields, [
+        f"no config.json: shape read from tensor names ({layers} layers); head_dim "
+        f"{how} = {head_dim}; KV heads x head_dim = {k_rows} is exact"
+    ]
 
 
 def _head_dim(t: dict[str, Any], q_rows: int, k_rows: int) -> tuple[int, bool]:
