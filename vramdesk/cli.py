@@ -283,8 +283,11 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
+    import dataclasses
+
     from vramdesk.core.scenario import budget_from_args, scenario_from_args
     from vramdesk.core.solve import solve
+    from vramdesk.core.views import catalog_fits
 
     sc = scenario_from_args(vars(args))
     label, capacity = _local_budget(args) or budget_from_args(vars(args))
@@ -296,6 +299,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
                 "budget": label,
                 **result.breakdown.to_dict(),
                 **result.to_dict(),
+                "catalog_fits": [dataclasses.asdict(r) for r in catalog_fits(result.breakdown)],
             }
         )
     else:

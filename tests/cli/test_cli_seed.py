@@ -131,3 +131,18 @@ def test_kv_scaling_grid(capsys, seed_figures):
                 ),
             )
             assert out["kv_cache_bytes"] == expected * GIB
+
+
+def test_solve_lists_the_fits_table_on_every_catalog_gpu(capsys, seed_figures):
+    fits = seed_figures["fits-table"]
+    for row in seed_figures["breakdown-table-ctx4096-x8"]["rows"]:
+        params_b, layers, kv = sc.CLASS_SHAPES[row["model"]]
+        args = sc.cli_args(
+            {"params_b": params_b, "layers": layers, "kv_heads": kv, "context": 4096, "batch": 8,
+             "weights": row["weights"], "vram_gib": 80}
+        ) + ["--overhead", "workspace"]
+        out = run_json(capsys, "solve", *args)
+        by_name = {r["name"]: r for r in out["catalog_fits"]}
+        got = [by_name[f"Generic {cap} GiB"]["fits"] for cap in fits["capacities"]]
+        assert got == fits["fits"][f"{row['model']} {row['weights']}"]
+        assert all(r["total_bytes"] == out["total_bytes"] for r in out["catalog_fits"])

@@ -164,6 +164,18 @@ def fits_table(breakdown: Breakdown, gpus: Iterable[tuple[str, int]]) -> list[Fi
     return [FitRow(name, cap, total, cap - total, fits_on(breakdown, cap)) for name, cap in gpus]
 
 
+def catalog_fits(breakdown: Breakdown) -> list[FitRow]:
+    """:func:`fits_table` on every catalog GPU, each at the capacity the breakdown's engine sees.
+
+    vLLM and SGLang size their budget from CUDA's total where the catalog knows it
+    (:meth:`vramdesk.core.bundled.GpuSpec.capacity_for`); other engines from nvidia-smi's.
+    """
+    from vramdesk.core.bundled import gpu_catalog
+
+    engine = breakdown.engine
+    return fits_table(breakdown, [(g.name, g.capacity_for(engine)) for g in gpu_catalog()])
+
+
 # -------------------------------------------------------------------- KV growth
 def batch_for_live_tokens(live_tokens: int, context_tokens: int) -> int:
     """Concurrent sequences of ``context_tokens`` that hold at least ``live_tokens`` in all.

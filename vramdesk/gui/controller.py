@@ -322,10 +322,7 @@ class ScenarioController(QObject):
         """The current breakdown on every catalog GPU."""
         if self._breakdown is None:
             return []
-        engine = self._valid["runtime"].engine
-        return views.fits_table(
-            self._breakdown, [(g.name, g.capacity_for(engine)) for g in self.gpu_catalog()]
-        )
+        return views.catalog_fits(self._breakdown)
 
     def kv_growth(self, contexts: list[int], batches: list[int]) -> dict[int, list[int]]:
         """KV bytes over ``contexts`` for each of ``batches`` under the current inputs."""
