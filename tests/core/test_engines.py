@@ -129,6 +129,21 @@ def test_vllm_versions():
     assert not subtracts_cuda_graphs("0.11.0") and not subtracts_cuda_graphs("V0 ~0.6.4")
 
 
+def test_vllm_tag_prefix_is_not_the_v0_marker():
+    # "v0.11.0" / "V0.11.0" is a GitHub tag of release 0.11.0 (V1 engine), not "V0 0.11.0"
+    for tag in ("v0.11.0", "V0.11.0"):
+        assert parse_version(tag) == (False, (0, 11, 0))
+    assert parse_version("v0.6.4") == (True, (0, 6, 4))  # V0 by release (< 0.8), not by tag
+    assert parse_version("V0 0.11.0")[0] is True  # the marker, separated from the release
+    # the activation peak follows the engine, so the tag must model V1's, not V0's
+    wl, bf16 = Workload(context_tokens=4096), WeightSpec(WeightFormat.BF16)
+    act = {
+        v: estimate(LLAMA8, bf16, wl, Runtime(engine=Engine.VLLM, engine_version=v)).activations
+        for v in ("v0.11.0", "0.11.0", "V0 0.11.0")
+    }
+    assert act["v0.11.0"].bytes == act["0.11.0"].bytes != act["V0 0.11.0"].bytes
+
+
 def test_vllm_hybrid_groups():
     # gpt-oss: 12 sliding + 12 full -> one group of 12 layers per type
     assert kv_groups([SLIDING, FULL] * 12) == (12, {SLIDING: 1, FULL: 1})

@@ -57,6 +57,9 @@ V1_LOGIT_BUFFERS = Fraction(88, 10)
 #: V0 prefill-peak multiple of ``T * (hidden + 2 * intermediate) * 2``, fitted to the
 #: Llama-3.1-8B RTX 3090 run (1.6).
 V0_MLP_BUFFERS = Fraction(16, 10)
+#: The V0/V1 engine marker ("V0 ~0.6.4", "0.7.2 (V1 engine)"); a ``v``/``V`` followed by a
+#: release (``v0.11.0``, the GitHub tag style) is a tag prefix, not the marker.
+ENGINE_MARKER = re.compile(r"\bV([01])\b(?!\.\d)", re.IGNORECASE)
 #: Non-torch memory (CUDA context outside torch, NCCL buffers), fitted to the logs:
 #: V0 0.35 GiB; V1 0.13-0.14 GiB at TP 1, 0.54 GiB at TP 2 (NCCL).
 V0_NON_TORCH = 360 * MIB
@@ -67,15 +70,15 @@ V1_NCCL = 400 * MIB
 def parse_version(text: str | None) -> tuple[bool, tuple[int, ...]]:
     """``(is_v0, release)`` from free text: ``"V0 ~0.6.4"``, ``"0.11.0"``, ``"0.7.2 (V1 engine)"``.
 
-    The V1 engine is the default from 0.8.0; unknown versions are read as the newest.
+    The V1 engine is the default from 0.8.0; unknown versions are read as the newest. A tag
+    prefix (``"v0.11.0"``, ``"V0.6.4"``) is not the engine marker (:data:`ENGINE_MARKER`).
     """
     text = (text or "")[:100]
     found = re.search(r"(\d{1,4})\.(\d{1,4})(?:\.(\d{1,4}))?", text)
     release = tuple(int(g) for g in found.groups() if g is not None) if found else (99,)
-    if re.search(r"\bV0\b", text, re.IGNORECASE):
-        return True, release
-    if re.search(r"\bV1\b", text, re.IGNORECASE):
-        return False, release
+    marker = ENGINE_MARKER.search(text)
+    if marker:
+        return marker.group(1) == "0", release
     return release < (0, 8), release
 
 
@@ -93,7 +96,7 @@ def check_version(text: str | None) -> None:
     if text is None or not text.strip():
         return
     head = text[:100]
-    if re.search(r"\d{1,4}\.\d{1,4}", head) or re.search(r"\bV[01]\b", head, re.IGNORECASE):
+    if re.search(r"\d{1,4}\.\d{1,4}", head) or ENGINE_MARKER.search(head):
         return
     raise InputError(
         "engine_version",
