@@ -1,35 +1,36 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="ja_JP">
 <context>
     <name>BreakdownChart</name>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="45" />
+        <location filename="../../vramdesk/gui/chart.py" line="46"/>
         <source>estimate (per GPU)</source>
         <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).</extracomment>
         <translation>見積もり（GPU あたり）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="109" />
+        <location filename="../../vramdesk/gui/chart.py" line="116"/>
         <source>total {0}</source>
         <translation>合計 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="119" />
+        <location filename="../../vramdesk/gui/chart.py" line="128"/>
         <source>local free</source>
         <translation>ローカルの空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="122" />
+        <location filename="../../vramdesk/gui/chart.py" line="131"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="130" />
+        <location filename="../../vramdesk/gui/chart.py" line="139"/>
         <source>local GPU {0} ({1})</source>
         <translation>ローカル GPU {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="131" />
+        <location filename="../../vramdesk/gui/chart.py" line="140"/>
         <source>custom</source>
         <translation>指定容量</translation>
     </message>
@@ -37,68 +38,68 @@
 <context>
     <name>CalibrateDialog</name>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="76" />
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="76"/>
         <source>Calibrate from an engine log</source>
         <extracomment>At most this many characters of pasted text are parsed (the core caps files the same way).</extracomment>
         <translation>エンジンのログから較正</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="81" />
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="81"/>
         <source>Paste a vLLM, SGLang, llama.cpp or Ollama start-up log here</source>
         <translation>vLLM・SGLang・llama.cpp・Ollama の起動ログをここに貼り付けてください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="83" />
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="83"/>
         <source>Open log…</source>
         <translation>ログを開く…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87" />
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87"/>
         <source>Figure</source>
         <translation>数値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87" />
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87"/>
         <source>Measured</source>
         <translation>実測</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87" />
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87"/>
         <source>vramdesk</source>
         <translation>vramdesk</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87" />
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87"/>
         <source>Difference</source>
         <translation>差</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="91" />
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="91"/>
         <source>Preset name</source>
         <translation>プリセット名</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="92" />
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="92"/>
         <source>Save as calibrated runtime</source>
         <translation>較正済みランタイムとして保存</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="152" />
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="152"/>
         <source>Open engine log</source>
         <translation>エンジンのログを開く</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="152" />
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="152"/>
         <source>Logs (*.log *.txt);;All files (*)</source>
         <translation>ログ (*.log *.txt);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="170" />
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="170"/>
         <source>Saved runtime preset “{0}”</source>
         <translation>ランタイムプリセット「{0}」を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="184" />
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="184"/>
         <source>No log yet</source>
         <translation>ログはまだありません</translation>
     </message>
@@ -106,66 +107,66 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="128" />
+        <location filename="../../vramdesk/gui/compare_tab.py" line="140"/>
         <source>memory per GPU ({0})</source>
-        <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
+        <extracomment>Width of one bar of a group; the four parts plus the total sit side by side. The y range is the tallest bar times this: the legend (2 columns, 3 rows) sits above the bars.</extracomment>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
 </context>
 <context>
     <name>ExportMenu</name>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="29" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="29"/>
         <source>Export chart (PNG/SVG)…</source>
         <translation>グラフをエクスポート（PNG/SVG）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="30" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="30"/>
         <source>Export breakdown (CSV/Markdown/JSON)…</source>
         <translation>内訳をエクスポート（CSV/Markdown/JSON）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="31" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="31"/>
         <source>Export comparison (CSV/Markdown/JSON)…</source>
         <translation>比較をエクスポート（CSV/Markdown/JSON）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="32" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="32"/>
         <source>Copy breakdown as Markdown</source>
         <translation>内訳を Markdown でコピー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="33" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="33"/>
         <source>Copy comparison as Markdown</source>
         <translation>比較を Markdown でコピー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="43" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="43"/>
         <source>Saved {0}</source>
         <translation>{0} を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="74" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="74"/>
         <source>Breakdown copied to the clipboard</source>
         <translation>内訳をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="80" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="80"/>
         <source>Comparison copied to the clipboard</source>
         <translation>比較をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="85" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="85"/>
         <source>Export chart</source>
         <translation>グラフをエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="92" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="92"/>
         <source>Export breakdown</source>
         <translation>内訳をエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="99" />
+        <location filename="../../vramdesk/gui/export_menu.py" line="99"/>
         <source>Export comparison</source>
         <translation>比較をエクスポート</translation>
     </message>
@@ -173,22 +174,27 @@
 <context>
     <name>FiguresTable</name>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="32" />
+        <location filename="../../vramdesk/gui/figures_table.py" line="32"/>
         <source>Part</source>
         <translation>項目</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="32" />
+        <location filename="../../vramdesk/gui/figures_table.py" line="32"/>
         <source>Bytes</source>
         <translation>バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="32" />
+        <location filename="../../vramdesk/gui/figures_table.py" line="32"/>
         <source>Size</source>
         <translation>サイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="80" />
+        <location filename="../../vramdesk/gui/figures_table.py" line="59"/>
+        <source>Size ({0})</source>
+        <translation>サイズ ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/figures_table.py" line="81"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
@@ -196,37 +202,37 @@
 <context>
     <name>FitsTab</name>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="31" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="31"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="32" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="32"/>
         <source>Capacity</source>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="33" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="33"/>
         <source>Needs</source>
         <translation>必要量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="34" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="34"/>
         <source>Headroom</source>
         <translation>余裕</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="35" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="35"/>
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="54" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="54"/>
         <source>✔ fits</source>
         <translation>✔ 収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="54" />
+        <location filename="../../vramdesk/gui/fits_tab.py" line="54"/>
         <source>✘ does not fit</source>
         <translation>✘ 収まらない</translation>
     </message>
@@ -234,48 +240,48 @@
 <context>
     <name>GpuPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="114" />
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="120"/>
         <source>Refresh</source>
         <extracomment>Auto-refresh interval limits, seconds.</extracomment>
         <translation>更新</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="115" />
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="121"/>
         <source>Auto-refresh every</source>
         <translation>自動更新の間隔</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="118" />
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="124"/>
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="212" />
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="220"/>
         <source>Could not read the GPUs: {0}</source>
         <translation>GPU を読み取れませんでした: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="241" />
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="251"/>
         <source>{0} used of {1} · {2} free</source>
         <translation>{1} 中 {0} 使用 · {2} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="247" />
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="258"/>
         <source>MIG {0}: {1} free of {2}</source>
         <translation>MIG {0}: {2} 中 {1} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="258" />
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="271"/>
         <source>memory not reported</source>
         <translation>メモリ情報なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="262" />
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="276"/>
         <source>Driver {0}</source>
         <translation>ドライバー {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="264" />
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="278"/>
         <source> · CUDA {0}</source>
         <translation> · CUDA {0}</translation>
     </message>
@@ -283,28 +289,28 @@
 <context>
     <name>InputError</name>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="19" />
+        <location filename="../../vramdesk/gui/messages.py" line="19"/>
         <source>must be a divisor of num_attention_heads ({heads})</source>
         <extracomment>(code, parameters the template needs) -&gt; English template, marked for lupdate.</extracomment>
         <translation>num_attention_heads（{heads}）の約数にしてください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="22" />
+        <location filename="../../vramdesk/gui/messages.py" line="22"/>
         <source>must be at least {min}, got {value}</source>
         <translation>{min} 以上にしてください（入力値 {value}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="25" />
+        <location filename="../../vramdesk/gui/messages.py" line="25"/>
         <source>must be at most {max}, got {value}</source>
         <translation>{max} 以下にしてください（入力値 {value}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="28" />
+        <location filename="../../vramdesk/gui/messages.py" line="28"/>
         <source>must be between {min} and {max}, got {value}</source>
         <translation>{min} から {max} の範囲にしてください（入力値 {value}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="31" />
+        <location filename="../../vramdesk/gui/messages.py" line="31"/>
         <source>must be a whole number, got {value}</source>
         <translation>整数を入力してください（入力値 {value}）</translation>
     </message>
@@ -312,23 +318,24 @@
 <context>
     <name>KvGrowthTab</name>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="40" />
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="42"/>
         <source>context (tokens per sequence)</source>
+        <extracomment>One colour per curve slot (Okabe-Ito): the grid&apos;s concurrencies, then the current one.</extracomment>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="44" />
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="57"/>
         <source>capacity</source>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="79" />
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="95"/>
         <source>KV cache ({0})</source>
         <translation>KV キャッシュ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="89" />
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="98" />
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="108"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="120"/>
         <source>{0} concurrent</source>
         <translation>同時 {0}</translation>
     </message>
@@ -336,77 +343,77 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="126" />
+        <location filename="../../vramdesk/gui/main_window.py" line="127"/>
         <source>Reverse solver</source>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="127" />
+        <location filename="../../vramdesk/gui/main_window.py" line="128"/>
         <source>Fits</source>
         <translation>適合</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="128" />
+        <location filename="../../vramdesk/gui/main_window.py" line="129"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="129" />
+        <location filename="../../vramdesk/gui/main_window.py" line="130"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="140" />
+        <location filename="../../vramdesk/gui/main_window.py" line="141"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="144" />
+        <location filename="../../vramdesk/gui/main_window.py" line="145"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="170" />
+        <location filename="../../vramdesk/gui/main_window.py" line="172"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="171" />
+        <location filename="../../vramdesk/gui/main_window.py" line="173"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="173" />
+        <location filename="../../vramdesk/gui/main_window.py" line="175"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="176" />
+        <location filename="../../vramdesk/gui/main_window.py" line="178"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="177" />
+        <location filename="../../vramdesk/gui/main_window.py" line="179"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="184" />
+        <location filename="../../vramdesk/gui/main_window.py" line="187"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="191" />
+        <location filename="../../vramdesk/gui/main_window.py" line="194"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="192" />
+        <location filename="../../vramdesk/gui/main_window.py" line="195"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="243" />
+        <location filename="../../vramdesk/gui/main_window.py" line="256"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
@@ -414,275 +421,301 @@
 <context>
     <name>ModelForm</name>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="27" />
+        <location filename="../../vramdesk/gui/model_form.py" line="34"/>
         <source>Model</source>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="43" />
+        <location filename="../../vramdesk/gui/model_form.py" line="51"/>
         <source>Import config.json / model folder…</source>
         <translation>config.json / モデルフォルダーをインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="47" />
+        <location filename="../../vramdesk/gui/model_form.py" line="55"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="51" />
+        <location filename="../../vramdesk/gui/model_form.py" line="59"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="52" />
+        <location filename="../../vramdesk/gui/model_form.py" line="60"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="53" />
+        <location filename="../../vramdesk/gui/model_form.py" line="61"/>
         <source>Layers (num_hidden_layers)</source>
         <translation>層数（num_hidden_layers）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="54" />
+        <location filename="../../vramdesk/gui/model_form.py" line="62"/>
         <source>hidden_size</source>
         <translation>hidden_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="55" />
+        <location filename="../../vramdesk/gui/model_form.py" line="63"/>
         <source>Attention heads</source>
         <translation>アテンションヘッド数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="56" />
+        <location filename="../../vramdesk/gui/model_form.py" line="64"/>
         <source>KV heads (num_key_value_heads)</source>
         <translation>KV ヘッド数（num_key_value_heads）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="57" />
+        <location filename="../../vramdesk/gui/model_form.py" line="65"/>
         <source>head_dim</source>
         <translation>head_dim</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="58" />
+        <location filename="../../vramdesk/gui/model_form.py" line="66"/>
         <source>intermediate_size</source>
         <translation>intermediate_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="59" />
+        <location filename="../../vramdesk/gui/model_form.py" line="67"/>
         <source>vocab_size</source>
         <translation>vocab_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="60" />
+        <location filename="../../vramdesk/gui/model_form.py" line="68"/>
         <source>Tied embeddings</source>
         <translation>埋め込みを共有（tie）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="61" />
+        <location filename="../../vramdesk/gui/model_form.py" line="69"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="64" />
+        <location filename="../../vramdesk/gui/model_form.py" line="72"/>
         <source>Parameters</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="65" />
+        <location filename="../../vramdesk/gui/model_form.py" line="73"/>
         <source>computed from the shape</source>
         <translation>構成から計算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="68" />
+        <location filename="../../vramdesk/gui/model_form.py" line="76"/>
         <source>MoE experts (0 = dense)</source>
         <translation>MoE エキスパート数（0 = 密）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="69" />
+        <location filename="../../vramdesk/gui/model_form.py" line="77"/>
         <source>Experts per token</source>
         <translation>トークンあたりのエキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="70" />
+        <location filename="../../vramdesk/gui/model_form.py" line="78"/>
         <source>Expert intermediate size</source>
         <translation>エキスパートの中間次元</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="71" />
+        <location filename="../../vramdesk/gui/model_form.py" line="79"/>
         <source>Shared experts</source>
         <translation>共有エキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="72" />
+        <location filename="../../vramdesk/gui/model_form.py" line="80"/>
         <source>Dense leading layers</source>
         <translation>先頭の密な層の数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="73" />
+        <location filename="../../vramdesk/gui/model_form.py" line="81"/>
         <source>Sliding window (tokens)</source>
         <translation>スライディングウィンドウ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="73" />
+        <location filename="../../vramdesk/gui/model_form.py" line="81"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="75" />
+        <location filename="../../vramdesk/gui/model_form.py" line="83"/>
         <source>every layer slides</source>
         <translation>全層がスライディング</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="76" />
+        <location filename="../../vramdesk/gui/model_form.py" line="84"/>
         <source>no sliding layers</source>
         <translation>スライディング層なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="77" />
+        <location filename="../../vramdesk/gui/model_form.py" line="85"/>
         <source>alternating</source>
         <translation>交互</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="80" />
+        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
         <source>per-layer list (from preset)</source>
         <translation>層ごとの一覧（プリセットから）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="82" />
+        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
         <source>Sliding layers</source>
         <translation>スライディング層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="83" />
+        <location filename="../../vramdesk/gui/model_form.py" line="91"/>
         <source>head_dim (derived)</source>
         <translation>head_dim（導出値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="84" />
+        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
         <source>GQA ratio</source>
         <translation>GQA 比</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="85" />
+        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
         <source>Parameter count</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="86" />
+        <location filename="../../vramdesk/gui/model_form.py" line="94"/>
         <source>KV bytes per token</source>
         <translation>トークンあたりの KV バイト数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="105" />
+        <location filename="../../vramdesk/gui/model_form.py" line="113"/>
         <source> (shape gives {0:,})</source>
         <translation>（構成から計算すると {0:,}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="107" />
+        <location filename="../../vramdesk/gui/model_form.py" line="115"/>
         <source>, active {0:,}</source>
         <translation>、アクティブ {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="119" />
+        <location filename="../../vramdesk/gui/model_form.py" line="127"/>
         <source> (bundled, read-only)</source>
         <translation>（同梱・読み取り専用）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="119" />
+        <location filename="../../vramdesk/gui/model_form.py" line="127"/>
         <source> (mine)</source>
         <translation>（ユーザー）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="140" />
+        <location filename="../../vramdesk/gui/model_form.py" line="157"/>
+        <source>Custom (edited)</source>
+        <translation>カスタム (編集済み)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="169"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="174"/>
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="142" />
+        <location filename="../../vramdesk/gui/model_form.py" line="171"/>
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="192"/>
+        <source>Imported: {0}</source>
+        <translation>インポート: {0}</translation>
+    </message>
+</context>
+<context>
+    <name>PresetLibrary</name>
+    <message>
+        <location filename="../../vramdesk/gui/library.py" line="80"/>
+        <source>{0} (saved)</source>
+        <extracomment>What each kind of preset stores from the current inputs. Every problem sentence seen since start (files moved aside), for the window to report.</extracomment>
+        <translation>{0} (保存済み)</translation>
     </message>
 </context>
 <context>
     <name>PresetsPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="36" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="40"/>
         <source>Load</source>
         <translation>読み込む</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="37" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="41"/>
         <source>Delete</source>
         <translation>削除</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="38" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="42"/>
         <source>Save model…</source>
         <translation>モデルを保存…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="39" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="43"/>
         <source>Save workload…</source>
         <translation>ワークロードを保存…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="40" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="44"/>
         <source>Save scenario…</source>
         <translation>シナリオを保存…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="41" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="45"/>
         <source>Rename…</source>
         <translation>名前を変更…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="42" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="46"/>
         <source>Import file…</source>
         <translation>ファイルからインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="43" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="47"/>
         <source>Export file…</source>
         <translation>ファイルへエクスポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="88" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="67"/>
+        <source>Dismiss</source>
+        <translation>閉じる</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="114"/>
         <source>Saved {0} preset “{1}”</source>
         <translation>{0} プリセット「{1}」を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="121" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="148"/>
         <source>Exported to {0}</source>
         <translation>{0} にエクスポートしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="126" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="153"/>
         <source>Save preset</source>
         <translation>プリセットを保存</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="126" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="153"/>
         <source>Name of the {0} preset:</source>
         <translation>{0} プリセットの名前:</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="135" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="162"/>
         <source>Rename preset</source>
         <translation>プリセットの名前を変更</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="135" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="162"/>
         <source>New name:</source>
         <translation>新しい名前:</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="140" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="167"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="169"/>
         <source>Import preset</source>
         <translation>プリセットをインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="148" />
+        <location filename="../../vramdesk/gui/presets_panel.py" line="175"/>
         <source>Export preset</source>
         <translation>プリセットをエクスポート</translation>
     </message>
@@ -690,77 +723,77 @@
 <context>
     <name>RuntimeForm</name>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="21" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="21"/>
         <source>Runtime</source>
         <translation>ランタイム</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="22" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="22"/>
         <source>Engine</source>
         <translation>エンジン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="23" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="23"/>
         <source>gpu_memory_utilization</source>
         <translation>gpu_memory_utilization</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="24" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="24"/>
         <source>KV block size (tokens)</source>
         <translation>KV ブロックサイズ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="24" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="24"/>
         <source>unpaged</source>
         <translation>ページングなし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="25" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="25"/>
         <source>Shared prefix (tokens)</source>
         <translation>共通プレフィックス（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="26" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="26"/>
         <source>Tensor parallel (TP)</source>
         <translation>テンソル並列（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="27" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="27"/>
         <source>Pipeline parallel (PP)</source>
         <translation>パイプライン並列（PP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="29" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="29"/>
         <source>multiplier: (w + kv + act) x factor + fixed</source>
         <translation>乗数: (重み + KV + 活性化) × 係数 + 固定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="30" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="30"/>
         <source>workspace: weights x fraction</source>
         <translation>ワークスペース: 重み × 比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="32" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="32"/>
         <source>Overhead form</source>
         <translation>オーバーヘッドの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="33" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="33"/>
         <source>Overhead factor</source>
         <translation>オーバーヘッド係数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="34" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="34"/>
         <source>Fixed overhead (GiB)</source>
         <translation>固定オーバーヘッド（GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="35" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="35"/>
         <source>Workspace fraction</source>
         <translation>ワークスペース比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="37" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="37"/>
         <source>Engine caps sliding layers at the window</source>
         <translation>スライディング層をウィンドウ長で打ち切る</translation>
     </message>
@@ -768,131 +801,154 @@
 <context>
     <name>SolverTab</name>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="48" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="48"/>
         <source>GPU capacity</source>
         <translation>GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="49" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="49"/>
         <source>Usable for KV + activations</source>
         <translation>KV と活性化に使える量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="50" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="50"/>
         <source>KV cache budget</source>
         <translation>KV キャッシュの予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="51" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="51"/>
         <source>vLLM would print</source>
         <translation>vLLM の表示</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="52" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="52"/>
         <source>Max concurrency at the context</source>
         <translation>このコンテキストでの最大同時数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="53" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="53"/>
         <source>Max context at the concurrency</source>
         <translation>この同時数での最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="54" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="54"/>
         <source>Smallest GPU count (TP)</source>
         <translation>必要な最小 GPU 数（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="55" />
         <source>Verdict</source>
-        <translation>判定</translation>
+        <translation type="vanished">判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="70" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="71"/>
         <source>Lever</source>
         <translation>対策</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="70" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="71"/>
         <source>Value</source>
         <translation>値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="70" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="71"/>
         <source>Saves</source>
         <translation>削減量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="70" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="71"/>
         <source>Advice</source>
         <translation>助言</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="37" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="37"/>
         <source>Fit advisor (when it does not fit): levers, most effective first</source>
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="93" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="55"/>
+        <source>Verdict (KV budget, as an engine sizes it)</source>
+        <translation>判定 (推論エンジンが確保するKV予算)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="56"/>
+        <source>Verdict (estimated total vs capacity)</source>
+        <translation>判定 (推定合計と容量の比較)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="94"/>
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="105" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="106"/>
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="110" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="111"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="112" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="113"/>
         <source>none up to 64</source>
         <translation>64 台まででは不可</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="113" />
+        <location filename="../../vramdesk/gui/solver_tab.py" line="132"/>
+        <source>{0} tokens fit</source>
+        <translation>{0} トークンが収まる</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="132"/>
+        <source>{0} tokens do NOT fit</source>
+        <translation>{0} トークンは収まらない</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="139"/>
         <source>fits</source>
         <translation>収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="113" />
-        <source>does not fit</source>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="139"/>
+        <source>does NOT fit</source>
         <translation>収まらない</translation>
+    </message>
+    <message>
+        <source>does not fit</source>
+        <translation type="vanished">収まらない</translation>
     </message>
 </context>
 <context>
     <name>TargetForm</name>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="60" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="60"/>
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="61" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="61"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="83" />
-        <location filename="../../vramdesk/gui/runtime_form.py" line="98" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="83"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="98"/>
         <source>Custom capacity</source>
         <translation>容量を指定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="104" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="104"/>
         <source>local GPU {0} (total, {1})</source>
         <translation>ローカル GPU {0}（総容量 {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="109" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="109"/>
         <source>local GPU {0} (free now)</source>
         <translation>ローカル GPU {0}（現在の空き）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="113" />
+        <location filename="../../vramdesk/gui/runtime_form.py" line="113"/>
         <source>{0} (not available now)</source>
         <translation>{0}（現在は利用不可）</translation>
     </message>
@@ -900,62 +956,62 @@
 <context>
     <name>WeightsForm</name>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="16" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="16"/>
         <source>Weight format</source>
         <translation>重みの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="17" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="17"/>
         <source> (approx.)</source>
         <translation>（近似）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="18" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="18"/>
         <source>Format</source>
         <translation>形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="19" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="19"/>
         <source>Group size</source>
         <translation>グループサイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="19" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="19"/>
         <source>none</source>
         <translation>なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="20" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="20"/>
         <source>Scale bits per group</source>
         <translation>グループあたりのスケールのビット数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="21" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="21"/>
         <source>Zero-point bits per group</source>
         <translation>グループあたりのゼロ点のビット数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="23" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="23"/>
         <source>auto (16-bit when group-quantized)</source>
         <translation>自動（グループ量子化なら 16 ビット）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="24" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="24"/>
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="25" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="25"/>
         <source>no</source>
         <translation>いいえ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="27" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="27"/>
         <source>Embeddings unquantized</source>
         <translation>埋め込みを量子化しない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="28" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="28"/>
         <source>Only experts quantized</source>
         <translation>エキスパートのみ量子化</translation>
     </message>
@@ -963,62 +1019,62 @@
 <context>
     <name>WorkloadForm</name>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="36" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="36"/>
         <source>Workload</source>
         <translation>ワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="37" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="37"/>
         <source>Context (tokens per sequence)</source>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="38" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="38"/>
         <source>Concurrent sequences</source>
         <translation>同時シーケンス数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="41" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="41"/>
         <source>or live tokens in all</source>
         <translation>または保持トークン総数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="42" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="42"/>
         <source>context x concurrency</source>
         <translation>コンテキスト × 同時数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="45" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="45"/>
         <source>Prompt length (prefill)</source>
         <translation>プロンプト長（プリフィル）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="45" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="45"/>
         <source>no prefill</source>
         <translation>プリフィルなし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="46" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="46"/>
         <source>Prefill chunk (tokens)</source>
         <translation>プリフィルのチャンク（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="46" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="46"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="47" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="47"/>
         <source>Live activation buffers</source>
         <translation>同時に生きている活性化バッファ数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="48" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="48"/>
         <source>Logits for every position</source>
         <translation>全位置のロジットを保持</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="49" />
+        <location filename="../../vramdesk/gui/workload_form.py" line="49"/>
         <source>KV cache dtype</source>
         <translation>KV キャッシュの型</translation>
     </message>
@@ -1026,7 +1082,7 @@
 <context>
     <name>window</name>
     <message>
-        <location filename="../../vramdesk/gui/session.py" line="53" />
+        <location filename="../../vramdesk/gui/session.py" line="53"/>
         <source>Last session not restored: {0}</source>
         <translation>前回のセッションを復元できませんでした: {0}</translation>
     </message>

@@ -159,7 +159,7 @@ def test_solver_tab_labels_both_verdicts_when_they_disagree(make_main_window):
     labels = {form.labelForField(v).text(): v.text() for v in window.solver_tab.values.values()}
     assert "Verdict" not in labels
     kv = labels["Verdict (KV budget, as an engine sizes it)"]
-    total = labels["Verdict (estimated total vs capacity, margin included)"]
+    total = labels["Verdict (estimated total vs capacity)"]
     assert kv == "33 x 4,096 tokens fit"
     total_text, cap_text = (
         format_bytes(r.breakdown.total_bytes, c.unit),

@@ -84,7 +84,7 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
     total = format_bytes(r.breakdown.total_bytes, unit)
     cap = format_bytes(r.capacity_bytes, unit)
     lines.append(
-        f"Verdict (estimated total {total} vs capacity {cap}, overhead margin included): "
+        f"Verdict (estimated total {total} vs capacity {cap}): "
         + ("fits" if r.fits_total else "does NOT fit")
     )
     lines.append(

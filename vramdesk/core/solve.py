@@ -105,9 +105,10 @@ class SolveResult:
     Two verdicts answer two questions. ``fits``: the workload's KV cache and activations fit
     the KV budget the way a serving engine sizes it (``capacity * gpu_memory_utilization -
     reserved - weights``); ``max_concurrency`` and ``max_context`` answer the same question.
-    ``fits_total``: the forward estimate's total (with its overhead margin) is within the
+    ``fits_total``: the forward estimate's total (with whatever overhead the engine profile
+    adds: the formula profile's 1.15 margin, vLLM's profiled terms, ...) is within the
     capacity, as the fits table compares it. They can differ near the edge, because the
-    multiplier form's 1.15 margin and the 0.9 utilization reserve different amounts.
+    overhead the total carries and what ``gpu_memory_utilization`` holds back differ.
     """
 
     capacity_bytes: int
@@ -319,8 +320,11 @@ def smallest_tp(
     """The smallest tensor-parallel size in :data:`TP_CANDIDATES` at which the workload fits.
 
     Sizes that do not divide ``num_attention_heads`` (or the KV heads) are skipped, as
-    engines refuse them. ``None`` when even 64 GPUs are not enough.
+    engines refuse them. ``None`` when even 64 GPUs are not enough, or when the engine has
+    no tensor parallelism (``EngineProfile.shards_heads``: llama.cpp, Ollama).
     """
+    if not profile_for(runtime.engine).shards_heads:
+        return None
     for tp in TP_CANDIDATES:
         if not _tp_allowed(model, tp):
             continue

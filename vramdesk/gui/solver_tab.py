@@ -53,7 +53,7 @@ class SolverTab(QWidget):
             ("max_context", self.tr("Max context at the concurrency")),
             ("min_gpus", self.tr("Smallest GPU count (TP)")),
             ("fits", self.tr("Verdict (KV budget, as an engine sizes it)")),
-            ("fits_total", self.tr("Verdict (estimated total vs capacity, margin included)")),
+            ("fits_total", self.tr("Verdict (estimated total vs capacity)")),
         ]
         for key, label in rows:
             value = QLabel("—")
