@@ -441,3 +441,23 @@ def test_paged_engines_refuse_kv_types_they_cannot_store():
             Runtime(engine=engine),
         )
         assert b.kv_cache.bytes == 150_994_944
+
+
+# ------------------------------------------------------------------- multi-GPU split
+def test_llamacpp_and_ollama_refuse_a_split_they_do_not_shard():
+    # llama.cpp splits whole layers across GPUs: --tp 8 used to report the whole model "per
+    # GPU" on each of 8 GPUs; a --pp layer split is not modelled either, so both are refused
+    wl, bf16 = Workload(context_tokens=4096), WeightSpec(WeightFormat.BF16)
+    for engine in (Engine.LLAMA_CPP, Engine.OLLAMA):
+        for field in ("tensor_parallel_size", "pipeline_parallel_size"):
+            rt = Runtime(engine=engine).replace(**{field: 2})
+            with pytest.raises(InputError, match="llama.cpp") as err:
+                estimate(LLAMA8, bf16, wl, rt)
+            assert err.value.field == field
+        # the solver does not offer "add GPUs (tensor parallel)" for them: Llama-3.1-8B in
+        # bf16 (16 GB of weights) cannot fit 8 GiB, and no GPU count is proposed
+        result = solve(LLAMA8, bf16, wl, Runtime(engine=engine), 8 << 30)
+        assert result.min_gpus is None
+        assert all(a.lever != "tensor_parallel_size" for a in result.advice)
+    # vLLM shards heads, so it still gets a GPU count
+    assert solve(LLAMA8, bf16, wl, Runtime(engine=Engine.VLLM), 8 << 30).min_gpus is not None

@@ -48,6 +48,8 @@ class EngineProfile:
 
     Subclasses set ``engine`` and override :meth:`estimate` and :meth:`reserved_bytes`.
 
+    ``shards_heads`` is False for engines without tensor parallelism (llama.cpp, Ollama).
+
     ``budgets_from_cuda_total`` is True for engines whose KV budget is a fraction of the
     total CUDA reports (``torch.cuda.mem_get_info``), which is 0.3-2 % below nvidia-smi's
     ``memory.total``: a catalog GPU then gives them its ``cuda_total_mib``
@@ -56,6 +58,9 @@ class EngineProfile:
 
     engine: Engine = Engine.FORMULA
     budgets_from_cuda_total: bool = False
+    #: Whether ``tensor_parallel_size`` shards heads (the solver's "add GPUs" lever); False
+    #: for llama.cpp and Ollama, which split whole layers across GPUs.
+    shards_heads: bool = True
 
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime

@@ -229,9 +229,41 @@ class LlamaCppProfile(FormulaProfile):
 
     engine = Engine.LLAMA_CPP
 
+    #: llama.cpp splits layers (``--split-mode layer``) rather than sharding heads.
+    shards_heads = False
+
     def check_engine_version(self, version: str | None) -> None:
         """Refuse a version without a build number (:func:`check_build`)."""
         check_build(version)
+
+    def validate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> None:
+        """Check the version and refuse a multi-GPU split this profile does not model.
+
+        Raises
+        ------
+        InputError
+            ``tensor_parallel_size`` > 1: llama.cpp has no tensor parallelism in vLLM's sense
+            (``--split-mode layer`` puts whole layers on each GPU, ``src/llama-model.cpp``);
+            ``pipeline_parallel_size`` > 1: that layer split is not modelled (the weights and
+            KV of every layer would be counted on each GPU).
+        """
+        super().validate(model, weights, workload, runtime)
+        if runtime.tensor_parallel_size > 1:
+            raise InputError(
+                "tensor_parallel_size",
+                "llama.cpp splits layers across GPUs rather than sharding heads; "
+                "estimate one GPU holding all layers (--tp 1)",
+                "unsupported",
+            )
+        if runtime.pipeline_parallel_size > 1:
+            raise InputError(
+                "pipeline_parallel_size",
+                "llama.cpp's layer split across GPUs is not modelled yet; estimate one GPU "
+                "holding all layers (--pp 1)",
+                "unsupported",
+            )
 
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
