@@ -402,8 +402,7 @@ def test_cuda_version_text():
         ("local", 1, (0,)),
         ("LOCAL", 2, (0, 1)),
         ("local:1", 1, (1,)),
-        ("local:1", 4, (1,)),
-        ("local:0,2", 1, (0, 2)),
+        ("local:0,2", 2, (0, 2)),
         ("H100 SXM", 1, None),
         ("localhost", 1, None),
     ],
@@ -417,6 +416,13 @@ def test_parse_local_gpu_refuses(text):
     with pytest.raises(InputError) as info:
         parse_local_gpu(text)
     assert info.value.field == "gpu"
+
+
+@pytest.mark.parametrize(("text", "tp"), [("local:1", 4), ("local:0,1", 4), ("local:0,2", 1)])
+def test_named_local_gpus_must_be_one_tp_group(text, tp):
+    # the solver sizes one GPU of a TP group: --tp 4 with one or two named GPUs cannot be budgeted
+    with pytest.raises(InputError, match="needs"):
+        parse_local_gpu(text, tp)
 
 
 def test_local_gpu_budget(two_gpus):

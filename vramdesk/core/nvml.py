@@ -327,7 +327,8 @@ def parse_local_gpu(text: str, tp: int = 1) -> tuple[int, ...] | None:
     Raises
     ------
     InputError
-        Field ``"gpu"``: indices that are not non-negative integers, or repeated.
+        Field ``"gpu"``: indices that are not non-negative integers, repeated, or not
+        ``tp`` of them (the solver sizes one GPU of a TP group of exactly ``tp`` GPUs).
     """
     head, sep, rest = text.strip().partition(":")
     if head.lower() != "local":
@@ -341,6 +342,13 @@ def parse_local_gpu(text: str, tp: int = 1) -> tuple[int, ...] | None:
             f"expected local, local:INDEX or local:I,J,... (got {text!r})",
             "invalid",
             {"value": text},
+        )
+    if len(parts) != max(1, tp):
+        raise InputError(
+            "gpu",
+            f"--tp {max(1, tp)} needs {max(1, tp)} local GPU(s), {text!r} names {len(parts)}",
+            "count",
+            {"value": text, "tp": tp},
         )
     return tuple(int(p) for p in parts)
 
