@@ -283,6 +283,25 @@ def test_transformers_ignores_blocks_and_adds_bnb_buffer():
     assert nf4.overhead.bytes == 14336 * 4096 * 2
 
 
+def test_transformers_caches_deepseek_mla_expanded():
+    # modeling_deepseek_v3.py caches per-head K (qk_nope + qk_rope) and V (v_head_dim).
+    # DeepSeek-V3: 61 layers x 128 heads x ((128 + 64) + 128) x 2 bytes (fp16) = 4,997,120
+    # bytes per token, 4,997,120,000 for 1,000 tokens; vLLM's latent cache is
+    # 61 x (512 + 64) x 2 = 70,272 bytes per token
+    from vramdesk.core.importers import model_from_config
+
+    cfg = json.loads((REFERENCE / "models" / "deepseek-v3" / "config.json").read_text("utf-8"))
+    model = model_from_config(cfg).model
+    layers, heads = cfg["num_hidden_layers"], cfg["num_attention_heads"]
+    k = cfg["qk_nope_head_dim"] + cfg["qk_rope_head_dim"]
+    wl = Workload(context_tokens=1000)
+    hf = estimate(model, WeightSpec(), wl, Runtime(engine=Engine.TRANSFORMERS))
+    assert hf.kv_cache.bytes == 1000 * layers * heads * (k + cfg["v_head_dim"]) * 2
+    latent = cfg["kv_lora_rank"] + cfg["qk_rope_head_dim"]
+    vllm = VllmProfile().block_bytes(model, wl, Runtime(engine=Engine.VLLM))
+    assert vllm == 16 * layers * latent * 2  # one 16-token block over the 61-layer group
+
+
 def test_llamacpp_flash_attention_default_by_build():
     from vramdesk.core.engines.llamacpp import FA_AUTO_SINCE_BUILD, flash_attention
 

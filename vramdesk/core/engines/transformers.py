@@ -10,6 +10,10 @@ Sources (read in huggingface/transformers and bitsandbytes-foundation/bitsandbyt
   weights, 16-bit embeddings, lm_head and norms; each matmul dequantizes (or, for int8
   outliers, materialises) a 16-bit copy of one weight matrix, so the largest linear
   layer in 16 bits is the extra transient buffer.
+* ``src/transformers/models/deepseek_v3/modeling_deepseek_v3.py`` (and ``deepseek_v2/
+  modeling_deepseek_v2.py``) ``DeepseekV3Attention.forward``: the cache is updated with the
+  up-projected per-head K (``qk_nope_head_dim + qk_rope_head_dim``) and V (``v_head_dim``),
+  not the compressed latent, so MLA is cached expanded (:attr:`MlaCache.EXPANDED`).
 * ``torch.cuda.max_memory_allocated()`` (the usual "peak" figure) excludes the CUDA
   context and the allocator's cached free blocks.
 """
@@ -22,7 +26,7 @@ from vramdesk.core.engines.base import FormulaProfile, with_parts
 from vramdesk.core.estimate import Breakdown, Part
 from vramdesk.core.formats import WeightFormat, WeightSpec
 from vramdesk.core.model import ModelSpec
-from vramdesk.core.runtime import Engine, Runtime
+from vramdesk.core.runtime import Engine, MlaCache, Runtime
 from vramdesk.core.workload import Workload
 
 #: Formats bitsandbytes quantizes on load.
@@ -49,8 +53,14 @@ class TransformersProfile(FormulaProfile):
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:
-        """Estimate: formula weights and activations, unpaged KV, bitsandbytes buffer."""
-        runtime = runtime.replace(block_size=None, shared_prefix_tokens=0)
+        """Estimate: formula weights and activations, unpaged KV, bitsandbytes buffer.
+
+        MLA models (DeepSeek-V2/V3) are cached expanded, per head, as the transformers
+        implementation stores them (module docstring).
+        """
+        runtime = runtime.replace(
+            block_size=None, shared_prefix_tokens=0, mla_cache=MlaCache.EXPANDED
+        )
         base = super().estimate(model, weights, workload, runtime)
         buf = dequant_buffer_bytes(model, weights)
         over = Part(
