@@ -44,8 +44,8 @@ def _whole(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
 
 
-def _block_size(text: str) -> int | None:
-    return None if text.strip().lower() in ("none", "off") else _whole(text)
+def _block_size(text: str) -> int | str:
+    return "none" if text.strip().lower() in ("none", "off") else _whole(text)
 
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
@@ -107,35 +107,26 @@ def _add_workload_options(p: argparse.ArgumentParser) -> None:
         metavar="DTYPE",
         help="fp16, bf16, fp32, fp8, int8, q8_0, q4_0, ... (default fp16)",
     )
-    g.add_argument(
-        "--block-size",
-        type=_block_size,
-        default=16,
-        metavar="N",
-        help="paged-attention block size in tokens (default 16; 'none' for unpaged)",
-    )
-    g.add_argument(
-        "--shared-prefix", type=_whole, default=0, metavar="N", help="tokens of a common prefix"
-    )
-    g.add_argument("--tp", type=_whole, default=1, metavar="N", help="tensor parallel size")
-    g.add_argument("--pp", type=_whole, default=1, metavar="N", help="pipeline parallel size")
-    g.add_argument(
-        "--engine",
-        default="formula",
-        help="formula (default), vllm, sglang, llama.cpp, ollama, transformers",
-    )
+    _add_runtime_options(g)
+
+
+def _add_runtime_options(g: Any) -> None:
+    """Runtime options: no argparse defaults, so that only what the user typed overrides
+    ``--runtime-preset`` (the defaults are :class:`vramdesk.core.runtime.Runtime`'s)."""
+    g.add_argument("--runtime-preset", metavar="NAME",
+                   help="a saved runtime (e.g. from 'vramdesk calibrate --save'); flags override it")
+    g.add_argument("--block-size", type=_block_size, metavar="N",
+                   help="paged-attention block size in tokens (default 16; 'none' for unpaged)")
+    g.add_argument("--shared-prefix", type=_whole, metavar="N", help="tokens of a common prefix (0)")
+    g.add_argument("--tp", type=_whole, metavar="N", help="tensor parallel size (1)")
+    g.add_argument("--pp", type=_whole, metavar="N", help="pipeline parallel size (1)")
+    g.add_argument("--engine", help="formula (default), vllm, sglang, llama.cpp, ollama, transformers")
     g.add_argument("--engine-version", metavar="V", help="engine version (changes some defaults)")
-    g.add_argument("--overhead", choices=("multiplier", "workspace"), default="multiplier")
-    g.add_argument(
-        "--overhead-factor", default="1.15", metavar="F", help="multiplier form factor (1.15)"
-    )
-    g.add_argument(
-        "--fixed-gib", default="1.0", metavar="G", help="multiplier form fixed GiB (1.0)"
-    )
-    g.add_argument(
-        "--workspace-fraction", default="0.05", metavar="F", help="workspace form fraction (0.05)"
-    )
-    g.add_argument("--util", default="0.9", metavar="U", help="gpu_memory_utilization (0.9)")
+    g.add_argument("--overhead", choices=("multiplier", "workspace"), help="overhead form (multiplier)")
+    g.add_argument("--overhead-factor", metavar="F", help="multiplier form factor (1.15)")
+    g.add_argument("--fixed-gib", metavar="G", help="multiplier form fixed GiB (1.0)")
+    g.add_argument("--workspace-fraction", metavar="F", help="workspace form fraction (0.05)")
+    g.add_argument("--util", metavar="U", help="gpu_memory_utilization (0.9)")
 
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:
@@ -290,7 +281,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from vramdesk.core.views import catalog_fits
 
     sc = scenario_from_args(vars(args))
-    label, capacity = _local_budget(args) or budget_from_args(vars(args))
+    label, capacity = _local_budget(args, sc.runtime.tensor_parallel_size) or budget_from_args(
+        {**vars(args), "engine": sc.runtime.engine.value}
+    )
     result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
     if args.json:
         _print_json(
@@ -309,13 +302,13 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _local_budget(args: argparse.Namespace) -> tuple[str, int] | None:
+def _local_budget(args: argparse.Namespace, tp: int) -> tuple[str, int] | None:
     """``--gpu local[:INDEX]``: a local GPU's free memory now; None for any other budget."""
     if args.gpu is None or args.vram_gib is not None:
         return None  # budget_from_args handles (and refuses) the rest
     from vramdesk.core.nvml import local_gpu_budget
 
-    return local_gpu_budget(args.gpu, args.tp)
+    return local_gpu_budget(args.gpu, tp)
 
 
 def _cmd_gpus(args: argparse.Namespace) -> int:

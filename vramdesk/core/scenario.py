@@ -155,23 +155,58 @@ def workload_from_args(opts: dict[str, Any]) -> Workload:
     )
 
 
-def runtime_from_args(opts: dict[str, Any]) -> Runtime:
-    """The runtime from the engine, parallelism, paging and overhead options."""
-    fixed = _number("fixed_overhead_gib", opts.get("fixed_gib", "1.0"))
+def _fixed_bytes(value: Any) -> int:
+    fixed = _number("fixed_overhead_gib", value)
     check_real("fixed_overhead_gib", fixed)
-    return Runtime(
-        gpu_memory_utilization=_number("gpu_memory_utilization", opts.get("util", "0.9")),
-        block_size=opts.get("block_size", 16),
-        shared_prefix_tokens=opts.get("shared_prefix", 0),
-        tensor_parallel_size=opts.get("tp", 1),
-        pipeline_parallel_size=opts.get("pp", 1),
-        overhead=OverheadForm(opts.get("overhead", "multiplier")),
-        overhead_factor=_number("overhead_factor", opts.get("overhead_factor", "1.15")),
-        fixed_overhead_bytes=gib_to_bytes(fixed),
-        workspace_fraction=_number("workspace_fraction", opts.get("workspace_fraction", "0.05")),
-        engine=Engine.parse(opts.get("engine") or "formula"),
-        engine_version=opts.get("engine_version"),
-    )
+    return gib_to_bytes(fixed)
+
+
+#: Runtime options: option name -> (Runtime field, conversion of the typed value).
+_RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
+    "util": ("gpu_memory_utilization", lambda v: _number("gpu_memory_utilization", v)),
+    "block_size": ("block_size", lambda v: None if v == "none" else v),
+    "shared_prefix": ("shared_prefix_tokens", lambda v: v),
+    "tp": ("tensor_parallel_size", lambda v: v),
+    "pp": ("pipeline_parallel_size", lambda v: v),
+    "overhead": ("overhead", OverheadForm),
+    "overhead_factor": ("overhead_factor", lambda v: _number("overhead_factor", v)),
+    "fixed_gib": ("fixed_overhead_bytes", _fixed_bytes),
+    "workspace_fraction": ("workspace_fraction", lambda v: _number("workspace_fraction", v)),
+    "engine": ("engine", Engine.parse),
+    "engine_version": ("engine_version", str),
+}
+
+
+def runtime_preset(name: str) -> Runtime:
+    """The runtime of a saved ``runtime`` (or ``scenario``) preset, e.g. a calibration.
+
+    Raises
+    ------
+    InputError
+        ``runtime_preset``: no such saved preset, or one without a runtime.
+    """
+    from vramdesk.core.presets import PresetStore, scenario_parts
+
+    try:
+        user = PresetStore().find(name)
+    except InputError:
+        raise InputError("runtime_preset", f"no saved preset named {name!r}", "unknown_choice") from None
+    runtime = scenario_parts(user).get("runtime")
+    if not isinstance(runtime, Runtime):
+        raise InputError("runtime_preset", f"{name!r} is a saved {user.kind} preset with no runtime",
+                         "wrong_kind")
+    return runtime
+
+
+def runtime_from_args(opts: dict[str, Any]) -> Runtime:
+    """The runtime: ``--runtime-preset`` (or the defaults), then every runtime option given.
+
+    Options left out (``None``) keep the preset's value, or :class:`Runtime`'s default.
+    """
+    base = runtime_preset(opts["runtime_preset"]) if opts.get("runtime_preset") else Runtime()
+    changes = {field: convert(opts[option]) for option, (field, convert) in _RUNTIME_OPTIONS.items()
+               if opts.get(option) is not None}
+    return base.replace(**changes)
 
 
 def scenario_from_args(opts: dict[str, Any]) -> Scenario:
