@@ -281,7 +281,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from vramdesk.core.views import catalog_fits
 
     sc = scenario_from_args(vars(args))
-    label, capacity = _local_budget(args, sc.runtime.tensor_parallel_size) or budget_from_args(
+    label, capacity = _local_budget(args, sc.runtime) or budget_from_args(
         {**vars(args), "engine": sc.runtime.engine.value}
     )
     result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
@@ -302,13 +302,24 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _local_budget(args: argparse.Namespace, tp: int) -> tuple[str, int] | None:
-    """``--gpu local[:INDEX]``: a local GPU's free memory now; None for any other budget."""
+def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | None:
+    """``--gpu local[:INDEX]``: the free memory now, or for vLLM/SGLang the total (they ask for
+    ``util x total`` and refuse to start when less is free: then a warning); None otherwise."""
     if args.gpu is None or args.vram_gib is not None:
         return None  # budget_from_args handles (and refuses) the rest
-    from vramdesk.core.nvml import local_gpu_budget
+    from vramdesk.core.engines import profile_for
+    from vramdesk.core.nvml import engine_local_budget, local_gpu_budget
 
-    return local_gpu_budget(args.gpu, tp)
+    tp = runtime.tensor_parallel_size
+    if not profile_for(runtime.engine).budgets_from_cuda_total:
+        return local_gpu_budget(args.gpu, tp)
+    budget = engine_local_budget(args.gpu, tp, runtime.gpu_memory_utilization)
+    if budget is None:
+        return None
+    label, total, warning = budget
+    if warning:
+        print(f"vramdesk: warning: {warning}", file=sys.stderr)
+    return label, total
 
 
 def _cmd_gpus(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ import pytest
 from tests.core.test_nvml import GPU0_FREE, GPU1_FREE, no_driver_here
 from tests.fake_nvml import FakeGpu, FakeNvml, h100, rtx_4090
 from vramdesk.cli import main
+from vramdesk.core.units import MIB
 from vramdesk.core.nvml import ERROR_MESSAGES, FAKE_ENV, query_gpus, snapshot_to_dict
 
 GIB = 2**30
@@ -140,6 +141,22 @@ def test_solve_on_local_index_and_tp(monkeypatch, capsys):
     assert _solve_json(capsys, "--gpu", "local:1")["capacity_bytes"] == GPU1_FREE
     # --tp 2 without an index: GPUs 0 and 1, each rank limited by GPU 0's free memory
     assert _solve_json(capsys, "--gpu", "local", "--tp", "2")["capacity_bytes"] == GPU0_FREE
+
+
+def test_vllm_on_a_local_gpu_budgets_from_its_total_and_warns_when_too_little_is_free(
+    monkeypatch, capsys
+):
+    # vLLM asks for 0.9 x total and refuses to start when less is free: the H100 fake has
+    # 81559 - 528 - 40000 = 41031 MiB free < 0.9 x 81559 MiB, so the budget is the total and a
+    # warning says vLLM would not start; the RTX 4090 (23234 MiB free > 0.9 x 24564) gives none.
+    FakeNvml(monkeypatch, [rtx_4090(), h100()])
+    out = _solve_json(capsys, "--gpu", "local:1", "--engine", "vllm")
+    assert out["capacity_bytes"] == 81559 * MIB
+    assert "the engine would refuse to start" in capsys.readouterr().err
+    assert main(["solve", *SHAPE, "--gpu", "local:1", "--engine", "vllm"]) == 0
+    assert "GPU 1 has 40.07 GiB free, less than gpu_memory_utilization 0.9" in capsys.readouterr().err
+    assert main(["solve", *SHAPE, "--gpu", "local:0", "--engine", "vllm"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize(

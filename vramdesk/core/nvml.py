@@ -35,9 +35,11 @@ of kind ``"unknown"`` whose message names the variable.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from typing import Any, Literal
 
 from vramdesk.core.errors import InputError, VramdeskError
@@ -394,6 +396,46 @@ def local_gpu_budget(
     least = "" if len(indices) == 1 else ", the least of these GPUs"
     mib = format_bytes(free, Unit.MIB, 0)
     return f"local {names}: {format_bytes(free)} free now ({mib}{least})", free
+
+
+def engine_local_budget(
+    text: str, tp: int, util: Fraction, query: Callable[[], NvmlSnapshot] | None = None
+) -> tuple[str, int, str | None] | None:
+    """``--gpu local[:INDEX]`` for engines that size their budget as ``util * total`` (vLLM, SGLang).
+
+    vLLM does not budget from the free memory: it asks for ``gpu_memory_utilization * total``
+    and refuses to start when less than that is free (``vllm/v1/worker/gpu_worker.py``,
+    "Free memory on device ... is less than desired GPU memory utilization"). So the
+    capacity is the chosen GPUs' (smallest) total, and a warning says when one of them has
+    less free memory than the engine will ask for.
+
+    Returns
+    -------
+    tuple or None
+        ``(label, total_bytes per GPU, warning or None)``; ``None`` if ``text`` is not ``local``.
+
+    Raises
+    ------
+    GpuQueryError, InputError
+        As :func:`local_gpu_budget`.
+    """
+    indices = parse_local_gpu(text, tp)
+    if indices is None:
+        return None
+    snapshot = (query or query_gpus)()
+    total = local_per_gpu_bytes(snapshot, indices, "total")
+    chosen = _chosen(snapshot, indices)
+    want = math.floor(total * Fraction(util))
+    short = [g for g in chosen if g.free_bytes < want]
+    names = ", ".join(f"GPU {g.index} {g.name}" for g in chosen)
+    label = f"local {names}: {format_bytes(total)} total ({format_bytes(total, Unit.MIB, 0)})"
+    warning = None
+    if short:
+        g = short[0]
+        warning = (f"GPU {g.index} has {format_bytes(g.free_bytes)} free, less than "
+                   f"gpu_memory_utilization {float(util):g} x {format_bytes(total)} = {format_bytes(want)}: "
+                   "the engine would refuse to start (free the GPU or lower --util)")
+    return label, total, warning
 
 
 def gpus_text(snapshot: NvmlSnapshot) -> str:
