@@ -480,3 +480,51 @@ def test_llamacpp_and_ollama_refuse_a_split_they_do_not_shard():
         assert all(a.lever != "tensor_parallel_size" for a in result.advice)
     # vLLM shards heads, so it still gets a GPU count
     assert solve(LLAMA8, bf16, wl, Runtime(engine=Engine.VLLM), 8 << 30).min_gpus is not None
+
+
+def test_llamacpp_ollama_and_transformers_refuse_kv_types_they_cannot_store():
+    wl, bf16 = Workload(context_tokens=4096), WeightSpec(WeightFormat.BF16)
+    # llama.cpp's -ctk/-ctv list has no fp8 and no int8 (int8 used to be sized at 1 byte)
+    for engine, dtype in (
+        (Engine.LLAMA_CPP, KVDtype.FP8),
+        (Engine.LLAMA_CPP, KVDtype.INT8),
+        (Engine.OLLAMA, KVDtype.BF16),
+        (Engine.OLLAMA, KVDtype.Q5_0),
+    ):
+        with pytest.raises(InputError, match=f"has no {dtype.label} KV cache") as err:
+            estimate(LLAMA8, bf16, wl.replace(kv_dtype=dtype), Runtime(engine=engine))
+        assert err.value.field == "kv_dtype"
+    with pytest.raises(InputError) as err:
+        estimate(LLAMA8, bf16, wl, Runtime(engine=Engine.LLAMA_CPP, cache_type_k=KVDtype.FP8))
+    assert err.value.field == "cache_type_k"
+    for dtype in (KVDtype.Q8_0, KVDtype.Q4_0):
+        with pytest.raises(InputError, match="transformers has no") as err:
+            estimate(LLAMA8, bf16, wl.replace(kv_dtype=dtype), Runtime(engine=Engine.TRANSFORMERS))
+        assert err.value.field == "kv_dtype"
+    estimate(LLAMA8, bf16, wl.replace(kv_dtype=KVDtype.BF16), Runtime(engine=Engine.LLAMA_CPP))
+    # the solver's smaller-cache lever is q8_0 under llama.cpp: 4,096 cells x 32 layers x
+    # 2 rows of 1,024 values; fp16 2,048 bytes a row, q8_0 1,024 / 32 * 34 = 1,088:
+    # 4,096 * 32 * 2 * (2,048 - 1,088) = 251,658,240 bytes saved
+    result = solve(LLAMA8, bf16, wl, Runtime(engine=Engine.LLAMA_CPP), 8 << 30)
+    lever = next(a for a in result.advice if a.lever == "kv_dtype")
+    assert (lever.value, lever.saves_bytes) == ("q8_0", 251_658_240)
+
+
+def test_vllm_block_sizes_and_llamacpp_block_size_warning():
+    wl, bf16 = Workload(context_tokens=4096), WeightSpec(WeightFormat.BF16)
+    old = Runtime(engine=Engine.VLLM, engine_version="0.11.0")
+    for size in (24, 256):  # not in BlockSize = Literal[1, 8, 16, 32, 64, 128]
+        with pytest.raises(InputError, match="vLLM accepts") as err:
+            estimate(LLAMA8, bf16, wl, old.replace(block_size=size))
+        assert err.value.field == "block_size"
+    estimate(LLAMA8, bf16, wl, old.replace(block_size=128))
+    newest = Runtime(engine=Engine.VLLM)  # no version: the newest, multiples of 8
+    estimate(LLAMA8, bf16, wl, newest.replace(block_size=256))
+    with pytest.raises(InputError, match="multiple of 8"):
+        estimate(LLAMA8, bf16, wl, newest.replace(block_size=12))
+    # llama.cpp does not page: a non-default block size is ignored with a warning
+    rt = Runtime(engine=Engine.LLAMA_CPP)
+    assert not any("block_size" in w for w in estimate(LLAMA8, bf16, wl, rt).warnings)
+    b = estimate(LLAMA8, bf16, wl, rt.replace(block_size=32))
+    assert any("block_size 32 ignored" in w for w in b.warnings)
+    assert b.kv_cache.bytes == estimate(LLAMA8, bf16, wl, rt).kv_cache.bytes

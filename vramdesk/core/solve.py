@@ -20,7 +20,7 @@ from typing import Any
 from vramdesk.core.engines import profile_for
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, estimate
-from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
+from vramdesk.core.formats import WeightFormat, WeightSpec
 from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Runtime
@@ -338,19 +338,22 @@ def smallest_tp(
 def advise(p: _Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> list[Advice]:
     """Levers that would make a non-fitting workload fit, most effective first.
 
-    Each lever is tried alone: KV cache to fp8, cap context, cap concurrency, quantize
-    weights (int8 then int4 with group-128 scales), add GPUs. Levers that cannot make it
+    Each lever is tried alone: KV cache to the engine's smallest type (fp8; q8_0 for
+    llama.cpp), cap context, cap concurrency, quantize weights (int8 then int4 with
+    group-128 scales), add GPUs. Levers that cannot make it
     fit are listed too, after those that can, so that the user sees why (quantizing
     weights often cannot help when the KV cache alone is over the budget).
     """
     wl, base = p.workload, p.base
     current = base.kv_cache.bytes + base.activations.bytes + base.weights.bytes
     out: list[Advice] = []
-    if wl.kv_dtype.bytes_per_element > 1:
-        alt = _Problem(p.model, p.weights, wl.replace(kv_dtype=KVDtype.FP8), p.runtime, p.capacity)
+    compact = profile_for(p.runtime.engine).compact_kv_dtype  # fp8; q8_0 for llama.cpp
+    if wl.kv_dtype.bytes_per_element > compact.bytes_per_element:
+        alt = _Problem(p.model, p.weights, wl.replace(kv_dtype=compact), p.runtime, p.capacity)
         saves = base.kv_cache.bytes - alt.base.kv_cache.bytes
         ok = alt.fits(wl.batch, wl.context_tokens)
-        out.append(Advice("kv_dtype", "fp8", saves, ok, "Store the KV cache in fp8"))
+        label = compact.label
+        out.append(Advice("kv_dtype", label, saves, ok, f"Store the KV cache in {label}"))
     if max_ctx >= 1:
         saves = current - _total_at(p, wl.batch, max_ctx)
         out.append(

@@ -22,24 +22,35 @@ PAGED_KV_DTYPES = (KVDtype.FP16, KVDtype.BF16, KVDtype.FP32, KVDtype.FP8)
 
 
 def check_kv_dtype(
-    engine_name: str, kv_dtype: KVDtype, allowed: tuple[KVDtype, ...] = PAGED_KV_DTYPES
+    engine_name: str,
+    kv_dtype: KVDtype,
+    allowed: tuple[KVDtype, ...] = PAGED_KV_DTYPES,
+    field: str = "kv_dtype",
 ) -> None:
     """Refuse a KV cache type the engine cannot store.
 
     Raises
     ------
     InputError
-        ``kv_dtype``: e.g. "vLLM has no q4_0 KV cache; use fp16, bf16 or fp8".
+        ``field`` (``kv_dtype``, or llama.cpp's ``cache_type_k``/``cache_type_v``): e.g.
+        "vLLM has no q4_0 KV cache; use fp16, bf16, fp32 or fp8".
     """
     if kv_dtype in allowed:
         return
     ggml = kv_dtype.bytes_per_element.denominator > 1  # q8_0, q4_0, ...: ggml block types
-    hint = " (a llama.cpp cache type: use --engine llama.cpp or ollama)" if ggml else ""
+    engine_ggml = any(d.bytes_per_element.denominator > 1 for d in allowed)
+    hint = (
+        " (a llama.cpp cache type: use --engine llama.cpp or ollama)"
+        if ggml and not engine_ggml
+        else ""
+    )
+    labels = [d.label for d in allowed]
     raise InputError(
-        "kv_dtype",
-        f"{engine_name} has no {kv_dtype.label} KV cache; use fp16, bf16 or fp8{hint}",
+        field,
+        f"{engine_name} has no {kv_dtype.label} KV cache; use "
+        f"{', '.join(labels[:-1])} or {labels[-1]}{hint}",
         "unsupported",
-        {"allowed": [d.label for d in allowed]},
+        {"allowed": labels},
     )
 
 
@@ -61,6 +72,8 @@ class EngineProfile:
     #: Whether ``tensor_parallel_size`` shards heads (the solver's "add GPUs" lever); False
     #: for llama.cpp and Ollama, which split whole layers across GPUs.
     shards_heads: bool = True
+    #: The smallest KV cache type the engine stores, the solver's "smaller KV cache" lever.
+    compact_kv_dtype: KVDtype = KVDtype.FP8
 
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime

@@ -22,7 +22,12 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from vramdesk.core.engines.base import FormulaProfile, measured_part, with_parts
+from vramdesk.core.engines.base import (
+    FormulaProfile,
+    check_kv_dtype,
+    measured_part,
+    with_parts,
+)
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, Part, kv_row_elements, weights_part
 from vramdesk.core.formats import KVDtype, WeightSpec
@@ -33,6 +38,21 @@ from vramdesk.core.workload import Workload
 
 #: Cell padding of the KV cache (llama-kv-cache.cpp ``get_padding`` / the iSWA cache).
 CELL_PAD = 256
+#: Cache types llama.cpp accepts for ``-ctk``/``-ctv`` (``common/arg.cpp``
+#: ``kv_cache_types``): no fp8 and no plain int8.
+LLAMACPP_KV_DTYPES = (
+    KVDtype.FP32,
+    KVDtype.FP16,
+    KVDtype.BF16,
+    KVDtype.Q8_0,
+    KVDtype.Q4_0,
+    KVDtype.Q4_1,
+    KVDtype.IQ4_NL,
+    KVDtype.Q5_0,
+    KVDtype.Q5_1,
+)
+#: The default ``block_size`` of :class:`Runtime`, which cannot be told from an explicit 16.
+DEFAULT_BLOCK_SIZE = 16
 #: Default physical batch ``n_ubatch`` (common/common.h).
 DEFAULT_UBATCH = 512
 
@@ -231,6 +251,9 @@ class LlamaCppProfile(FormulaProfile):
 
     #: llama.cpp splits layers (``--split-mode layer``) rather than sharding heads.
     shards_heads = False
+    compact_kv_dtype = KVDtype.Q8_0
+    #: Cache types this engine stores (Ollama narrows them).
+    kv_dtypes: tuple[KVDtype, ...] = LLAMACPP_KV_DTYPES
 
     def check_engine_version(self, version: str | None) -> None:
         """Refuse a version without a build number (:func:`check_build`)."""
@@ -248,8 +271,15 @@ class LlamaCppProfile(FormulaProfile):
             (``--split-mode layer`` puts whole layers on each GPU, ``src/llama-model.cpp``);
             ``pipeline_parallel_size`` > 1: that layer split is not modelled (the weights and
             KV of every layer would be counted on each GPU).
+        kv_dtype, cache_type_k, cache_type_v
+            A type outside :attr:`kv_dtypes` (fp8, int8).
         """
         super().validate(model, weights, workload, runtime)
+        name = "Ollama" if self.engine is Engine.OLLAMA else "llama.cpp"
+        check_kv_dtype(name, workload.kv_dtype, self.kv_dtypes)
+        for field in ("cache_type_k", "cache_type_v"):
+            if getattr(runtime, field) is not None:
+                check_kv_dtype(name, getattr(runtime, field), self.kv_dtypes, field)
         if runtime.tensor_parallel_size > 1:
             raise InputError(
                 "tensor_parallel_size",
@@ -268,8 +298,20 @@ class LlamaCppProfile(FormulaProfile):
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:
-        """Device weights, device KV cache, compute buffer; no fixed overhead is printed."""
+        """Device weights, device KV cache, compute buffer; no fixed overhead is printed.
+
+        llama.cpp does not page its cache (cells, padded to 256): a ``block_size`` other than
+        the default 16 is ignored with a warning (an explicit 16 cannot be told apart).
+        """
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
+        if runtime.block_size not in (None, DEFAULT_BLOCK_SIZE):
+            base = with_parts(
+                base,
+                warnings=(
+                    f"block_size {runtime.block_size} ignored: llama.cpp does not page its KV "
+                    f"cache (cells padded to {CELL_PAD})",
+                ),
+            )
         split = kv_split(model, workload, runtime)
         split["weights_bytes_host"] = weight_split(model, weights, runtime)["host"]
         return with_parts(

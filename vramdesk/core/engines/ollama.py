@@ -6,6 +6,7 @@ Sources (read in ollama/ollama, not copied):
   cells, so every parallel slot gets a full ``num_ctx``.
 * ``llm/memory.go`` ``EstimateGPULayers``: per GPU it reserves the GPU's minimum memory,
   ``OLLAMA_GPU_OVERHEAD`` (0 by default), the compute graph and the layers' weights + KV.
+* ``fs/ggml/ggml.go`` ``SupportsKVCacheType``: ``OLLAMA_KV_CACHE_TYPE`` is f16, q8_0 or q4_0.
 * ``discover/gpu.go``: ``cudaMinimumMemory = rocmMinimumMemory = 457 MiB``.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from vramdesk.core.engines.base import with_parts
 from vramdesk.core.engines.llamacpp import LlamaCppProfile
 from vramdesk.core.estimate import Breakdown, Part
-from vramdesk.core.formats import WeightSpec
+from vramdesk.core.formats import KVDtype, WeightSpec
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, Runtime
 from vramdesk.core.units import MIB
@@ -28,6 +29,7 @@ class OllamaProfile(LlamaCppProfile):
     """Ollama: :class:`LlamaCppProfile`, ``n_ctx = num_ctx * num_parallel``, 457 MiB reserved."""
 
     engine = Engine.OLLAMA
+    kv_dtypes = (KVDtype.FP16, KVDtype.Q8_0, KVDtype.Q4_0)
 
     def check_engine_version(self, version: str | None) -> None:
         """Accept any Ollama version ("0.5.7"): its accounting here does not depend on it."""

@@ -14,6 +14,8 @@ Sources (read in huggingface/transformers and bitsandbytes-foundation/bitsandbyt
   modeling_deepseek_v2.py``) ``DeepseekV3Attention.forward``: the cache is updated with the
   up-projected per-head K (``qk_nope_head_dim + qk_rope_head_dim``) and V (``v_head_dim``),
   not the compressed latent, so MLA is cached expanded (:attr:`MlaCache.EXPANDED`).
+* ``DynamicCache`` stores K and V in a torch dtype: there are no ggml block types
+  (q8_0, q4_0, ...) in transformers.
 * ``torch.cuda.max_memory_allocated()`` (the usual "peak" figure) excludes the CUDA
   context and the allocator's cached free blocks.
 """
@@ -22,13 +24,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from vramdesk.core.engines.base import FormulaProfile, with_parts
+from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, with_parts
 from vramdesk.core.estimate import Breakdown, Part
-from vramdesk.core.formats import WeightFormat, WeightSpec
+from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, MlaCache, Runtime
 from vramdesk.core.workload import Workload
 
+#: KV cache types a torch tensor can hold (the ggml block types excluded).
+TORCH_KV_DTYPES = (KVDtype.FP16, KVDtype.BF16, KVDtype.FP32, KVDtype.FP8, KVDtype.INT8)
 #: Formats bitsandbytes quantizes on load.
 BNB_FORMATS = (WeightFormat.INT8, WeightFormat.NF4)
 
@@ -49,6 +53,19 @@ class TransformersProfile(FormulaProfile):
     """transformers ``generate``: see the module docstring for the sources followed."""
 
     engine = Engine.TRANSFORMERS
+
+    def validate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> None:
+        """Refuse ggml KV cache types (:data:`TORCH_KV_DTYPES`).
+
+        Raises
+        ------
+        InputError
+            ``kv_dtype``: q8_0, q4_0 and the other llama.cpp block types.
+        """
+        super().validate(model, weights, workload, runtime)
+        check_kv_dtype("transformers", workload.kv_dtype, TORCH_KV_DTYPES)
 
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime

@@ -46,6 +46,11 @@ SCALE_BYTES = 4
 #: its CUDA-graph estimate from the budget, as read in ``vllm/config/cache.py`` and
 #: ``gpu_worker.py`` of recent releases; the exact first release is an assumption.
 RECENT_SINCE = (0, 14)
+#: ``BlockSize = Literal[1, 8, 16, 32, 64, 128]`` of ``vllm/config/cache.py`` (0.10-0.11;
+#: ``--block-size`` choices 8-128 in 0.6). Releases from :data:`RECENT_SINCE` (and unknown
+#: versions) are not checked against a list: a multiple of 8 is required there, an
+#: assumption rather than a value read in their source.
+BLOCK_SIZES = (1, 8, 16, 32, 64, 128)
 #: Profile-run defaults: V0 ``max(max_model_len, 2048)`` tokens and 256 sequences; V1 (the
 #: OpenAI server on large GPUs) 8192 tokens and 1024 sequences (``vllm/engine/arg_utils.py``).
 V0_MIN_BATCHED_TOKENS, V0_MAX_NUM_SEQS = 2048, 256
@@ -116,6 +121,30 @@ def subtracts_cuda_graphs(version: str | None) -> bool:
     """Whether the release subtracts CUDA-graph memory from the KV budget."""
     is_v0, release = parse_version(version)
     return not is_v0 and release >= RECENT_SINCE
+
+
+def check_block_size(block_size: int | None, version: str | None) -> None:
+    """Refuse a ``block_size`` vLLM does not accept (:data:`BLOCK_SIZES`).
+
+    Raises
+    ------
+    InputError
+        ``block_size``: not in :data:`BLOCK_SIZES` for releases before :data:`RECENT_SINCE`,
+        not a multiple of 8 for later (or unknown) releases. ``None`` is vLLM's default, 16.
+    """
+    if block_size is None:
+        return
+    if parse_version(version)[1] < RECENT_SINCE:
+        if block_size not in BLOCK_SIZES:
+            raise InputError(
+                "block_size",
+                f"vLLM accepts {', '.join(map(str, BLOCK_SIZES))}, got {block_size}",
+                "unsupported",
+            )
+    elif block_size % 8:
+        raise InputError(
+            "block_size", f"must be a multiple of 8 for vLLM, got {block_size}", "unsupported"
+        )
 
 
 # ----------------------------------------------------------------------- weights
@@ -357,9 +386,16 @@ class VllmProfile(FormulaProfile):
     def validate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> None:
-        """Check the version and that vLLM can store the KV cache type (:func:`check_kv_dtype`)."""
+        """Check the version, the KV cache type (:func:`check_kv_dtype`) and the block size.
+
+        Raises
+        ------
+        InputError
+            ``engine_version``, ``kv_dtype`` or ``block_size`` (:func:`check_block_size`).
+        """
         super().validate(model, weights, workload, runtime)
         check_kv_dtype("vLLM", workload.kv_dtype)
+        check_block_size(runtime.block_size, runtime.engine_version)
 
     #: ``requested_memory = torch.cuda.mem_get_info()[1] * gpu_memory_utilization`` (gpu_worker.py)
     budgets_from_cuda_total = True
