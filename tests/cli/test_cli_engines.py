@@ -57,6 +57,20 @@ def test_validate_bad_input_one_line_exit_2(tmp_path, capsys, content, message):
     assert message in err and err.count("\n") == 1
 
 
+def test_validate_nan_tolerance_is_one_line_exit_2_not_invalid_json(tmp_path, capsys):
+    # a NaN tolerance used to be accepted and --json printed a bare NaN
+    record = json.loads(CASES.read_text(encoding="utf-8").splitlines()[0])
+    name = next(iter(record["check"]))
+    record["check"][name]["tolerance_rel"] = float("nan")
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert main(["validate", str(path), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"cases.jsonl:1: check.{name}.tolerance_rel: must be finite" in captured.err
+    assert captured.err.count("\n") == 1
+
+
 def test_calibrate_log_with_a_preset_and_save(capsys, config_dir):
     log = str(LOGS / "vllm-v1-0.11-memory-profile-debug.log")
     assert (

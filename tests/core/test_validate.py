@@ -100,6 +100,40 @@ def test_bad_lines_rejected(text, code):
     assert (err.value.field, err.value.code) == ("c.jsonl:1", code)
 
 
+def _set(record, path, value):
+    *heads, last = path.split(".")
+    target = record
+    for head in heads:
+        target = target[head]
+    target[last] = value
+
+
+def _check_path():
+    return f"check.{next(iter(next(iter(RECORDS.values()))['check']))}.tolerance_rel"
+
+
+@pytest.mark.parametrize(
+    "path, value, reason",
+    [
+        ("CHECK", float("nan"), "must be finite, got nan"),
+        ("CHECK", -0.01, "must be a number >= 0, got -0.01"),
+        ("gpu.total_bytes_per_gpu", -1, "must be a positive integer, got -1"),
+        ("gpu.total_bytes_per_gpu", 0, "must be a positive integer, got 0"),
+        ("params", 1.5, "must be a positive integer, got 1.5"),
+        ("runtime.gpu_memory_utilization", float("inf"), "must be finite, got inf"),
+        ("reported.weights_bytes", float("-inf"), "must be finite, got -inf"),
+    ],
+)
+def test_every_number_checked_naming_file_line_and_field(path, value, reason):
+    # json.dumps writes NaN / Infinity, which json.loads reads back: the case must refuse them
+    path = _check_path() if path == "CHECK" else path
+    record = json.loads(_line())
+    _set(record, path, value)
+    with pytest.raises(InputError) as err:
+        parse_cases("\n\n" + json.dumps(record), "cases.jsonl")
+    assert str(err.value) == f"cases.jsonl:3: {path}: {reason}"
+
+
 def test_duplicate_id_and_missing_fields_rejected():
     with pytest.raises(InputError, match="duplicate id"):
         parse_cases(_line() + "\n" + _line())

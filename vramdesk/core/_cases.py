@@ -7,6 +7,8 @@ line length and number of cases are capped, and each error names the file and li
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,8 @@ GIVEN_RUNTIME = {
 }
 #: Reported counts a predictor may build on.
 GIVEN_COUNTS = ("kv_cache_tokens", "num_gpu_blocks")
+#: Sizes and totals that must be positive integers when present (not null).
+_POSITIVE_INTS = ("params", "gpu.count", "gpu.total_bytes_per_gpu", "weights.file_bytes")
 _MODEL_ALIASES = {"n_routed_experts": "num_local_experts", "num_experts": "num_local_experts"}
 _MODEL_IGNORED = {"rope_dim", "partial_rotary_factor", "sliding_window_pattern"}
 
@@ -122,7 +126,61 @@ def _parse_line(line: str, where: str) -> dict[str, Any]:
     ):
         if not isinstance(record.get(key), kind):
             raise InputError(where, f"{key} must be a {kind.__name__}", "invalid")
+    check_numbers(record, where)
     return record
+
+
+def _numbers(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    """Yield ``(dotted path, number)`` for every number nested in ``value``."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _numbers(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _numbers(item, f"{path}[{i}]")
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield path, value
+
+
+def check_numbers(record: dict[str, Any], where: str) -> None:
+    """Check every number of a case: finite; sizes and totals positive; tolerances >= 0.
+
+    Python's ``json`` reads ``NaN``, ``Infinity`` and ``1e999``; they would propagate into
+    the report (and make ``--json`` invalid), so they are refused here.
+
+    Raises
+    ------
+    InputError
+        Field ``<file>:<line>: <dotted path>``, e.g. ``cases.jsonl:3: gpu.total_bytes_per_gpu``
+        with "must be positive, got -1".
+    """
+    for path, value in _numbers(record, ""):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InputError(f"{where}: {path}", f"must be finite, got {value}", "not_finite")
+    for path in _POSITIVE_INTS:
+        head, _, tail = path.partition(".")
+        value = record.get(head) if not tail else record[head].get(tail)
+        if value is not None and (not _is_int(value) or value <= 0):
+            raise InputError(
+                f"{where}: {path}", f"must be a positive integer, got {value!r}", "not_positive"
+            )
+    for name, check in record["check"].items():
+        tol = check.get("tolerance_rel") if isinstance(check, dict) else None
+        if not isinstance(check, dict) or (tol is not None and not _non_negative(tol)):
+            got = tol if isinstance(check, dict) else check
+            raise InputError(
+                f"{where}: check.{name}.tolerance_rel",
+                f"must be a number >= 0, got {got!r}",
+                "invalid",
+            )
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _non_negative(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
 
 
 # ------------------------------------------------------------------------ inputs
