@@ -209,3 +209,39 @@ def test_run_calibration_with_a_preset_and_save(config_dir):
     assert json.loads(json.dumps(out))["summary"] == "vllm: 9 figures"
     bare = run_calibration(LOGS / "garbage.log", {})
     assert bare["figures"] == [] and bare["text"].startswith("no figures found")
+
+
+def test_vllm_version_read_from_the_log_and_used_when_none_is_given(config_dir):
+    from vramdesk.core.calibration import run_calibration
+
+    # "vLLM API server version 0.11.0"; V0: "Initializing an LLM engine (v0.6.4.post1)"
+    assert read_log(LOGS / "vllm-v1-0.11-llama8b.log").engine_version == "0.11.0"
+    v0_log = LOGS / "vllm-v0-0.6-llama8b.log"
+    assert read_log(v0_log).engine_version == "0.6.4.post1"
+    assert read_log(LOGS / "llamacpp-gptoss-iswa.log").engine_version is None
+
+    def predicted(version):
+        opts = {"preset": "llama-3.1-8b", "kv_dtype": "bf16", "engine_version": version}
+        out = run_calibration(v0_log, opts)
+        return {r["name"]: r["predicted"] for r in out["figures"]}, out["notes"]
+
+    # no --engine-version: modelled as the log's 0.6.4 (V0), not as the newest release
+    figures, notes = predicted(None)
+    assert figures == predicted("0.6.4.post1")[0] != predicted("0.11.0")[0]
+    assert notes == ["using the log's engine version 0.6.4.post1"]
+
+
+def test_calibrate_says_which_of_the_users_values_the_log_replaces():
+    from vramdesk.core.calibration import run_calibration
+
+    # the log states max_model_len 16,000 and gpu_memory_utilization 0.90
+    opts = {"preset": "llama-3.1-8b", "context": 8000, "util": "0.85", "engine_version": "0.11.0"}
+    out = run_calibration(LOGS / "vllm-v1-0.11-memory-profile-debug.log", opts)
+    assert out["notes"] == [
+        "using the log's max_model_len 16,000 (you gave --context 8,000)",
+        "using the log's gpu_memory_utilization 0.9 (you gave --util 0.85)",
+    ]
+    assert out["text"].endswith("\n".join(out["notes"]))
+    # values that agree with the log, or were not given, say nothing
+    opts = {"preset": "llama-3.1-8b", "context": 16000, "engine_version": "0.11.0"}
+    assert run_calibration(LOGS / "vllm-v1-0.11-memory-profile-debug.log", opts)["notes"] == []

@@ -78,10 +78,13 @@ def scenario_for_log(
     The engine becomes the detected one when the runtime's is the formula; vLLM's
     ``gpu_memory_utilization`` and ``max_model_len`` (the context) come from the log when it
     prints them; llama.cpp's ``n_ctx`` sets the context of one slot, and its ``n_ubatch``,
-    ``n_seq_max`` and ``flash_attn`` fill the runtime's unset knobs.
+    ``n_seq_max`` and ``flash_attn`` fill the runtime's unset knobs; the release the log
+    prints fills an unset ``engine_version``. :func:`override_notes` says what was replaced.
     """
     if runtime.engine is Engine.FORMULA and parsed.engine is not None:
         runtime = runtime.replace(engine=parsed.engine)
+    if runtime.engine_version is None and parsed.engine_version is not None:
+        runtime = runtime.replace(engine_version=parsed.engine_version)
     for name, knob in _LOG_KNOBS.items():
         if parsed.value(name) is not None and getattr(runtime, knob) is None:
             value = parsed.value(name)
@@ -95,6 +98,31 @@ def scenario_for_log(
     if context is not None:
         workload = workload.replace(context_tokens=int(context))
     return workload, runtime
+
+
+def override_notes(
+    parsed: ParsedLog, opts: dict[str, Any], workload: Workload, runtime: Runtime
+) -> list[str]:
+    """One line per value the user gave that the log's (:func:`scenario_for_log`) replaces.
+
+    E.g. "using the log's max_model_len 16,000 (you gave --context 8,000)"; also the log's
+    ``gpu_memory_utilization`` over ``--util`` and the engine version used when none was given.
+    """
+    wl, rt = scenario_for_log(parsed, workload, runtime)
+    notes = []
+    if opts.get("context") and wl.context_tokens != int(opts["context"]):
+        src = "max_model_len" if parsed.value("max_model_len") is not None else "n_ctx per slot"
+        notes.append(
+            f"using the log's {src} {wl.context_tokens:,} (you gave --context {opts['context']:,})"
+        )
+    if opts.get("util") is not None and rt.gpu_memory_utilization != runtime.gpu_memory_utilization:
+        notes.append(
+            f"using the log's gpu_memory_utilization {float(rt.gpu_memory_utilization):g} "
+            f"(you gave --util {opts['util']})"
+        )
+    if parsed.engine_version is not None and not opts.get("engine_version"):
+        notes.append(f"using the log's engine version {parsed.engine_version}")
+    return notes
 
 
 def compare(
@@ -244,7 +272,8 @@ def run_calibration(log_path: str | Path, opts: dict[str, Any]) -> dict[str, Any
     Returns
     -------
     dict
-        ``{"log", "engine", "summary", "figures": [Row.to_dict()...], "saved": path or None}``.
+        ``{"log", "engine", "summary", "figures": [Row.to_dict()...], "saved": path or None,
+        "notes": [the log's values that replaced the user's (:func:`override_notes`)]}``.
 
     Raises
     ------
@@ -256,6 +285,7 @@ def run_calibration(log_path: str | Path, opts: dict[str, Any]) -> dict[str, Any
     parsed = read_log(log_path)
     scenario = _scenario(parsed, opts) if any(opts.get(k) for k in MODEL_OPTIONS) else None
     rows = compare(parsed, *scenario) if scenario else compare(parsed)
+    notes = override_notes(parsed, opts, scenario[2], scenario[3]) if scenario else []
     saved = None
     if opts.get("save"):
         saved = str(
@@ -270,7 +300,8 @@ def run_calibration(log_path: str | Path, opts: dict[str, Any]) -> dict[str, Any
         "truncated": parsed.truncated,
         "figures": [r.to_dict() for r in rows],
         "saved": saved,
-        "text": format_rows(rows, parsed),
+        "notes": notes,
+        "text": "\n".join([format_rows(rows, parsed), *notes]),
     }
 
 
@@ -286,5 +317,7 @@ def _scenario(
         opts["context"] = int(ctx)
     if not opts.get("engine") and parsed.engine is not None:
         opts["engine"] = parsed.engine.value
+    if not opts.get("engine_version") and parsed.engine_version is not None:
+        opts["engine_version"] = parsed.engine_version  # before the version's defaults apply
     sc = scenario_from_args(opts)
     return sc.model, sc.weights, sc.workload, sc.runtime

@@ -64,6 +64,8 @@ class ParsedLog:
     engine: Engine | None
     figures: dict[str, Figure] = field(default_factory=dict)
     truncated: bool = False
+    #: The release the log prints (vLLM: "0.11.0", "0.6.4.post1"), or None.
+    engine_version: str | None = None
 
     def value(self, name: str) -> int | Fraction | None:
         """Return the value of figure ``name``, or ``None``."""
@@ -88,6 +90,13 @@ def _count(number: str) -> int:
 
 _Handler = Callable[[re.Match[str]], dict[str, int | Fraction]]
 _SUMMED = {"kv_cache_bytes_k", "kv_cache_bytes_v", "weights_bytes_host", "kv_buffer"}
+
+
+#: vLLM's version lines: "vLLM API server version 0.11.0" (``entrypoints/openai/api_server.py``)
+#: and "Initializing an LLM engine (v0.6.4.post1)" (``engine/llm_engine.py``).
+_VLLM_VERSION = re.compile(
+    r"(?:vLLM API server version |LLM engine \(v)(\d{1,4}\.\d{1,4}[\w.+-]{0,40})"
+)
 
 
 def _rules() -> list[tuple[Engine, re.Pattern[str], _Handler]]:
@@ -329,16 +338,18 @@ def parse_log(text: str) -> ParsedLog:
         ``kv_cache_bytes_k``/``_v``, ``kv_cache_bytes_full_layers``/``_swa_layers``,
         ``kv_cache_cells``, ``kv_cache_cells_swa``, ``compute_buffer_bytes`` (first device),
         ``output_buffer_bytes``. The first occurrence of a figure wins (multi-rank logs
-        repeat lines); K, V and host weights are summed over their lines.
+        repeat lines); K, V and host weights are summed over their lines. ``engine_version``:
+        the vLLM release the log prints (:data:`_VLLM_VERSION`).
     """
     found: dict[str, Figure] = {}
     kv_sizes: list[Figure] = []
     hints: dict[Engine, int] = {}
-    ollama = False
+    ollama, version = False, None
     text = text[:MAX_LOG_BYTES]
     for number, line in enumerate(text.splitlines(), 1):
         line = line[:MAX_LINE_CHARS]
         ollama = ollama or bool(_OLLAMA.search(line))
+        version = version or (_VLLM_VERSION.search(line) or [None, None])[1]
         for engine, pattern, handler in _RULES:
             match = pattern.search(line)
             if match:
@@ -357,6 +368,7 @@ def parse_log(text: str) -> ParsedLog:
             for k, v in found.items()
             if not k.startswith(("kv_size", "kv_buffer", "iswa", "kv_cells_line"))
         },
+        engine_version=version if engine is Engine.VLLM else None,
     )
 
 
