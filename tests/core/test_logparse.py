@@ -245,3 +245,28 @@ def test_calibrate_says_which_of_the_users_values_the_log_replaces():
     # values that agree with the log, or were not given, say nothing
     opts = {"preset": "llama-3.1-8b", "context": 16000, "engine_version": "0.11.0"}
     assert run_calibration(LOGS / "vllm-v1-0.11-memory-profile-debug.log", opts)["notes"] == []
+
+
+def test_saved_calibration_keeps_engine_and_version_and_never_overwrites_silently(config_dir):
+    from vramdesk.core.calibration import run_calibration
+    from vramdesk.core.presets import PresetStore
+
+    v1 = LOGS / "vllm-v1-0.11-llama8b.log"  # "vLLM API server version 0.11.0"
+    out = run_calibration(v1, {"save": "h100"})
+    runtime = PresetStore().find("h100").data["runtime"]
+    assert (runtime["engine"], runtime["engine_version"]) == ("vllm", "0.11.0")
+    assert runtime["cuda_graph_bytes"] == -gib("0.46")  # "took -0.46 GiB"
+    assert out["notes"] == []
+    for blank in ("", "  "):
+        with pytest.raises(InputError) as err:
+            run_calibration(v1, {"save": blank})
+        assert (err.value.field, err.value.reason) == ("name", "is required")
+    # the same name again: refused (its figures would be lost) unless forced
+    debug = LOGS / "vllm-v1-0.11-memory-profile-debug.log"  # prints no version
+    with pytest.raises(InputError, match="already exists") as err:
+        run_calibration(debug, {"save": "h100"})
+    assert err.value.field == "name"
+    assert PresetStore().find("h100").data["runtime"]["cuda_graph_bytes"] == -gib("0.46")
+    forced = run_calibration(debug, {"save": "h100", "force": True})
+    assert PresetStore().find("h100").data["runtime"]["activation_peak_bytes"] == gib("4.78")
+    assert any("no vLLM version" in n for n in forced["notes"])

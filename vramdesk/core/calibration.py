@@ -176,7 +176,10 @@ def compare(
 
 
 def calibrated_runtime(parsed: ParsedLog, runtime: Runtime | None = None) -> Runtime:
-    """``runtime`` with the log's engine and measured overheads as inputs.
+    """``runtime`` with the log's engine, its version (when unset) and measured overheads.
+
+    The version travels with the figures: whether vLLM subtracts the CUDA-graph figure
+    depends on the release, and an unset version is read as the newest.
 
     vLLM V0 logs print the torch peak with the weights included: the activation peak kept is
     ``peak - weights`` when both are printed and no activation line is.
@@ -211,24 +214,48 @@ def calibrated_runtime(parsed: ParsedLog, runtime: Runtime | None = None) -> Run
         )
     if parsed.engine is not None:
         changes["engine"] = parsed.engine
+    if runtime.engine_version is None and parsed.engine_version is not None:
+        changes["engine_version"] = parsed.engine_version
     return runtime.replace(**changes).validate()
 
 
-def save_calibration(name: str, runtime: Runtime) -> Path:
-    """Save ``runtime`` as a user runtime preset named ``name``; return its file.
+def save_calibration(name: str, runtime: Runtime, *, force: bool = False) -> Path:
+    """Save ``runtime`` (engine, engine_version, figures) as a user runtime preset ``name``.
 
     Uses the preset store (:class:`vramdesk.core.presets.PresetStore`, kind ``"runtime"``):
     written atomically under its lock in the config directory (``VRAMDESK_CONFIG_DIR`` or the
-    platform's), the name slugged so it cannot leave that directory.
+    platform's), the name slugged so it cannot leave that directory. An existing runtime
+    preset of the same name is replaced only with ``force``: its figures may come from
+    another run or release, and merging them would mix runs silently.
+
+    Returns
+    -------
+    Path
+        The preset's file.
 
     Raises
     ------
     InputError
-        ``name`` invalid.
+        ``name``: empty ("is required"), invalid, or taken and ``force`` is false.
     """
+    from vramdesk.core.errors import InputError
     from vramdesk.core.presets import PresetStore
 
-    return PresetStore().save(name, "runtime", {"runtime": to_dict(runtime)}).path
+    if not isinstance(name, str) or not name.strip():
+        raise InputError("name", "is required", "required")
+    store = PresetStore()
+    try:
+        return store.save(name, "runtime", {"runtime": to_dict(runtime)}, overwrite=force).path
+    except InputError as exc:
+        if exc.code != "exists":
+            raise
+        raise InputError(
+            "name",
+            f"a runtime preset named {name.strip()!r} already exists; its figures would be "
+            "lost: choose another name (or replace it with force)",
+            "exists",
+            {"name": name.strip()},
+        ) from None
 
 
 def format_rows(rows: list[Row], parsed: ParsedLog) -> str:
@@ -267,7 +294,7 @@ def run_calibration(log_path: str | Path, opts: dict[str, Any]) -> dict[str, Any
         Command-line style options (:func:`vramdesk.core.scenario.scenario_from_args` names);
         with one of :data:`MODEL_OPTIONS` vramdesk's prediction is shown beside each figure,
         the context defaulting to the log's ``max_model_len`` / ``n_ctx``; ``save`` names the
-        runtime preset to write.
+        runtime preset to write (``force``: replace one of that name).
 
     Returns
     -------
@@ -287,12 +314,14 @@ def run_calibration(log_path: str | Path, opts: dict[str, Any]) -> dict[str, Any
     rows = compare(parsed, *scenario) if scenario else compare(parsed)
     notes = override_notes(parsed, opts, scenario[2], scenario[3]) if scenario else []
     saved = None
-    if opts.get("save"):
-        saved = str(
-            save_calibration(
-                opts["save"], calibrated_runtime(parsed, scenario[3] if scenario else None)
+    if opts.get("save") is not None:
+        kept = calibrated_runtime(parsed, scenario[3] if scenario else None)
+        saved = str(save_calibration(opts["save"], kept, force=bool(opts.get("force"))))
+        if kept.engine is Engine.VLLM and kept.engine_version is None:
+            notes.append(
+                "the log prints no vLLM version and none was given: the saved preset is "
+                "read as the newest release (give --engine-version)"
             )
-        )
     return {
         "log": str(log_path),
         "engine": parsed.engine.value if parsed.engine else None,
