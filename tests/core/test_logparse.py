@@ -270,3 +270,11 @@ def test_saved_calibration_keeps_engine_and_version_and_never_overwrites_silentl
     forced = run_calibration(debug, {"save": "h100", "force": True})
     assert PresetStore().find("h100").data["runtime"]["activation_peak_bytes"] == gib("4.78")
     assert any("no vLLM version" in n for n in forced["notes"])
+
+
+def test_describe_pluralises_the_figure_count():
+    # one vLLM line with one figure: "Model loading took 14.9905 GiB"
+    one = parse_log("INFO [gpu_model_runner.py] Model loading took 14.9905 GiB and 5.1 seconds")
+    assert one.describe() == "vllm: 1 figure"
+    two = parse_log("# GPU blocks: 1945\nGPU KV cache size: 420,736 tokens")
+    assert two.describe() == "vllm: 2 figures"

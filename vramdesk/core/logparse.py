@@ -77,7 +77,8 @@ class ParsedLog:
         if not self.figures:
             return "no figures found: not a vLLM, SGLang, llama.cpp or Ollama start-up log"
         engine = self.engine.value if self.engine else "unknown engine"
-        return f"{engine}: {len(self.figures)} figures"
+        n = len(self.figures)
+        return f"{engine}: {n} figure{'' if n == 1 else 's'}"
 
 
 def _bytes(number: str, unit: str) -> int:
