@@ -227,6 +227,7 @@ def _add_calibrate_parser(sub: Any) -> None:
     )
     cal.add_argument("log", metavar="LOGFILE", help="vLLM, SGLang, llama.cpp or Ollama log")
     cal.add_argument("--save", metavar="NAME", help="keep measured overheads as a runtime preset")
+    cal.add_argument("--force", action="store_true", help="with --save: replace a preset of that name")
     cal.add_argument("--json", action="store_true", help="one JSON object, exact integer bytes")
     _add_model_options(cal)
     g = cal.add_argument_group("scenario (optional: with a model, vramdesk's prediction is shown)")
@@ -396,7 +397,7 @@ def _cmd_presets_export(args: argparse.Namespace) -> int:
 
 
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    print(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
 
 
 def _run_gui(argv: Sequence[str]) -> int:

@@ -48,3 +48,16 @@ def test_unknown_runtime_preset_is_one_line(capsys):
     assert main(["estimate", "--preset", "llama-3.1-8b", "--context", "1024", "--runtime-preset", "nope"]) == 2
     err = capsys.readouterr().err
     assert err == "vramdesk: error: runtime_preset: no saved preset named 'nope'\n"
+
+
+def test_calibrate_save_refuses_to_replace_unless_forced(capsys):
+    from tests.conftest import DATA
+
+    log = str(DATA / "engine-logs" / "vllm-v1-0.11-llama8b.log")
+    assert main(["calibrate", log, "--save", "h100"]) == 0
+    capsys.readouterr()
+    assert main(["calibrate", log, "--save", "h100"]) == 2
+    assert "h100" in capsys.readouterr().err
+    assert main(["calibrate", log, "--save", "h100", "--force"]) == 0
+    saved = PresetStore().find("h100")
+    assert saved.kind == "runtime"
