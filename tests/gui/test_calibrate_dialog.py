@@ -3,21 +3,12 @@
 import json
 
 from tests.conftest import DATA
-from vramdesk.core import GIB, Engine, KVDtype, ModelSpec, Runtime, WeightSpec, Workload
+from tests.core.test_logparse import LLAMA8  # the Llama-3.1-8B shape the log excerpts describe
+from vramdesk.core import GIB, Engine, KVDtype, Runtime, WeightSpec, Workload
 from vramdesk.core.errors import InputError
 from vramdesk.gui.calibrate_dialog import CalibrateDialog
 
 LOGS = DATA / "engine-logs"
-LLAMA8 = ModelSpec(
-    num_hidden_layers=32,
-    hidden_size=4096,
-    num_attention_heads=32,
-    num_key_value_heads=8,
-    head_dim=128,
-    intermediate_size=14336,
-    vocab_size=128256,
-    max_position_embeddings=131072,
-)
 
 
 def _scenario():
