@@ -2,6 +2,20 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="ja_JP">
 <context>
+    <name>BoundForm</name>
+    <message>
+        <location filename="../../vramdesk/gui/binding.py" line="116"/>
+        <source>a whole number from {0} to {1}</source>
+        <extracomment>Largest value a QSpinBox holds (a C int). Background of a field the core refused (a palette colour keeps the native spin arrows). Longest error text shown in a form (the full text is in the tooltip). Longest unbroken run in a shown error before a zero-width space lets it wrap. InputError field names that are shown by a widget of another name.</extracomment>
+        <translation>{0} から {1} までの整数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/binding.py" line="141"/>
+        <source>a number from {0:g} to {1:g}</source>
+        <translation>{0:g} から {1:g} までの数</translation>
+    </message>
+</context>
+<context>
     <name>BreakdownChart</name>
     <message>
         <location filename="../../vramdesk/gui/chart.py" line="46"/>

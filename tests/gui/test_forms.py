@@ -315,3 +315,19 @@ def test_custom_capacity_limit_is_stated_in_the_unit_typed(make_main_window):
     assert c.problem.reason == "must be at most 1,073,741,824 GiB, got 1e+30 GiB"
     c.set_field("custom_capacity", (2e12, "MiB"))  # 2**60 B = 2**40 MiB = 1,099,511,627,776 MiB
     assert c.problem.reason == "must be at most 1,099,511,627,776 MiB, got 2,000,000,000,000 MiB"
+
+
+def test_spin_boxes_state_their_range_and_keep_it_after_a_mark(make_main_window):
+    # the boxes refuse values outside the core's limits, so the tooltip says what they accept
+    from vramdesk.core.limits import INT_LIMITS
+
+    window = make_main_window()
+    fields = {n: w for f in window.forms for n, w in f.fields.items()}
+    lo, hi = INT_LIMITS["num_key_value_heads"]
+    hint = f"a whole number from {lo:,} to {hi:,}"
+    box = fields["num_key_value_heads"]
+    assert box.toolTip() == hint
+    box.setValue(7)  # not a divisor of 32 heads: marked with the reason
+    assert "divisor" in box.toolTip()
+    box.setValue(8)
+    assert box.toolTip() == hint

@@ -112,6 +112,8 @@ class BoundForm(QGroupBox):
         if special is not None:
             box.setSpecialValueText(special)
         none_at = box.minimum() if special is not None else None
+        lo, hi = INT_LIMITS[name]
+        _hint(box, self.tr("a whole number from {0} to {1}").format(f"{lo:,}", f"{min(hi, box.maximum()):,}"))
 
         def get() -> int | None:
             return None if box.value() == none_at else box.value()
@@ -134,7 +136,9 @@ class BoundForm(QGroupBox):
         box = QDoubleSpinBox()
         box.setDecimals(decimals)
         box.setSingleStep(step)
-        box.setRange(*FLOAT_LIMITS[limits or name])
+        lo, hi = FLOAT_LIMITS[limits or name]
+        box.setRange(lo, hi)
+        _hint(box, self.tr("a number from {0:g} to {1:g}").format(lo, hi))
         box.valueChanged.connect(lambda _v: self._edited(name))
         return self._register(
             name, label, box, box.value, lambda v: box.setValue(float(Fraction(v)))
@@ -260,10 +264,16 @@ def wrappable(text: str) -> str:
     return " ".join(words)
 
 
+def _hint(widget: QWidget, text: str) -> None:
+    """Show the accepted range as the widget's tooltip (the box refuses values outside it)."""
+    widget.setProperty("hint", text)
+    widget.setToolTip(text)
+
+
 def mark_widget(widget: QWidget, reason: str | None) -> None:
     """Mark ``widget`` invalid with ``reason`` as its tooltip, or clear the mark (None)."""
     widget.setProperty("invalid", reason is not None)
-    widget.setToolTip(reason or "")
+    widget.setToolTip(reason or widget.property("hint") or "")
     palette = QPalette()  # the application's palette: clears the mark
     if reason:
         for role in (QPalette.ColorRole.Base, QPalette.ColorRole.Button, QPalette.ColorRole.Window):
