@@ -181,13 +181,23 @@ class _Problem:
         self.model, self.weights, self.workload, self.runtime = model, weights, workload, runtime
         self.capacity = capacity_bytes
         self.base = estimate(model, weights, workload, runtime)
+        self._need = {
+            (workload.batch, workload.context_tokens): self.base.kv_cache.bytes
+            + self.base.activations.bytes
+        }
         self.usable = profile_for(runtime.engine).usable_bytes(self.base, capacity_bytes, runtime)
 
     def need(self, batch: int, context: int) -> int:
-        """KV cache + activations per GPU for ``batch`` sequences of ``context`` tokens."""
-        wl = self.workload.replace(batch=batch, context_tokens=context)
-        b = estimate(self.model, self.weights, wl, self.runtime)
-        return b.kv_cache.bytes + b.activations.bytes
+        """KV cache + activations per GPU for ``batch`` sequences of ``context`` tokens.
+
+        Memoised: the searches, the verdict and the advisor ask for the same points.
+        """
+        key = (batch, context)
+        if key not in self._need:
+            wl = self.workload.replace(batch=batch, context_tokens=context)
+            b = estimate(self.model, self.weights, wl, self.runtime)
+            self._need[key] = b.kv_cache.bytes + b.activations.bytes
+        return self._need[key]
 
     def fits(self, batch: int, context: int) -> bool:
         return self.need(batch, context) <= self.usable

@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, Signal
 
 from vramdesk.core import bundled, nvml, views
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import Breakdown, estimate
+from vramdesk.core.estimate import Breakdown, estimate, validate_inputs
 from vramdesk.core.formats import WeightSpec
 from vramdesk.core.limits import INT_LIMITS, check_int, check_real
 from vramdesk.core.model import ModelSpec, sliding_layer_pattern
@@ -285,9 +285,10 @@ class ScenarioController(QObject):
         try:
             model = self._effective_model()
             parts = (model, self._draft["weights"], self._draft["workload"], self._draft["runtime"])
-            breakdown = estimate(*parts)
+            validate_inputs(*parts)  # input errors first, before a local-GPU lookup can fail
             capacity = self.capacity_bytes()
             result = solve(*parts, capacity) if capacity else None
+            breakdown = result.breakdown if result else estimate(*parts)  # solve already estimated
         except InputError as exc:
             return self._reject(exc)
         self.compute_count += 1
