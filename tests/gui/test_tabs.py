@@ -227,3 +227,22 @@ def test_vllm_budgets_from_cuda_total_on_catalog_gpus(make_main_window):
     assert c.solve_result.kv_budget_bytes == expected.kv_budget_bytes
     row = next(r for r in c.fits_rows() if r.name == "H100 80GB")
     assert row.capacity_bytes == gpu.cuda_total_mib * 2**20
+
+
+def test_mla_model_shows_no_per_head_width(make_main_window):
+    # DeepSeek-V3 caches one latent row per token: hidden/heads = 7168/128 = 56 is no K/V width
+    from vramdesk.core.bundled import find_model
+
+    window = make_main_window()
+    window.controller.load_model_preset(find_model("deepseek-v3"))
+    d = window.controller.derived()
+    assert d.head_dim is None and d.gqa_ratio is None and d.attention_kind == "MLA"
+
+
+def test_solver_tab_says_llama_cpp_splits_layers(make_main_window):
+    from vramdesk.core import Engine
+
+    window = make_main_window()
+    assert window.controller.set_field("engine", Engine.LLAMA_CPP)
+    text = window.solver_tab.values["min_gpus"].text()
+    assert text == "not computed (llama.cpp splits layers across GPUs rather than sharding heads)"

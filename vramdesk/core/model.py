@@ -131,8 +131,11 @@ class ModelSpec:
 
     @property
     def gqa_ratio(self) -> float | None:
-        """``num_attention_heads / num_key_value_heads`` (1 = MHA, heads = MQA), or None."""
-        if not self.num_attention_heads:
+        """``num_attention_heads / num_key_value_heads`` (1 = MHA, heads = MQA), or None.
+
+        None also for MLA, whose cache is one latent row, not per-head K/V.
+        """
+        if not self.num_attention_heads or self.is_mla:
             return None
         return self.num_attention_heads / self.num_key_value_heads
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from vramdesk.core.estimate import Breakdown
-from vramdesk.core.solve import SolveResult
+from vramdesk.core.solve import SolveResult, min_gpus_text
 from vramdesk.core.units import KIB, Unit, format_bytes
 from vramdesk.core.views import catalog_fits
 
@@ -87,14 +87,7 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
         f"Verdict (estimated total {total} vs capacity {cap}): "
         + ("fits" if r.fits_total else "does NOT fit")
     )
-    from vramdesk.core.engines import profile_for
-
-    if not profile_for(rt.engine).shards_heads:
-        lines.append(f"Smallest GPU count: not computed ({rt.engine.value} splits layers across GPUs "
-                     "rather than sharding heads)")
-    else:
-        lines.append("Smallest GPU count (tensor parallel): "
-                     + (str(r.min_gpus) if r.min_gpus else "none up to 64"))
+    lines.append(f"Smallest GPU count (tensor parallel): {min_gpus_text(r, rt.engine)}")
     if r.advice:
         lines.append("What would make it fit (each lever alone, most effective first):")
         lines.extend(f"  {'+' if a.fits else '-'} {a.describe(unit)}" for a in r.advice)

@@ -23,7 +23,7 @@ from vramdesk.core.estimate import Breakdown, estimate
 from vramdesk.core.formats import WeightFormat, WeightSpec
 from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model import ModelSpec
-from vramdesk.core.runtime import Runtime
+from vramdesk.core.runtime import Engine, Runtime
 from vramdesk.core.units import Unit, format_bytes
 from vramdesk.core.workload import Workload
 
@@ -314,6 +314,17 @@ def solve(
         context_tokens=ctx,
         notes=tuple(notes),
     )
+
+
+def min_gpus_text(result: SolveResult, engine: Engine) -> str:
+    """The smallest GPU count as a user reads it, for the CLI and the window alike."""
+    from vramdesk.core.engines import profile_for
+
+    if not profile_for(engine).shards_heads:
+        return f"not computed ({engine.value} splits layers across GPUs rather than sharding heads)"
+    if result.min_gpus is None:
+        return f"none up to {TP_CANDIDATES[-1]}"
+    return str(result.min_gpus)
 
 
 def _tp_allowed(model: ModelSpec, tp: int) -> bool:

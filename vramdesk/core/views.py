@@ -71,7 +71,8 @@ class Derived:
 def derived_values(model: ModelSpec, breakdown: Breakdown, workload: Workload) -> Derived:
     """Collect the derived values of ``model`` for display next to the form."""
     try:
-        head_dim: int | None = model.resolved_head_dim
+        # MLA has no per-head K/V width: hidden/heads (56 for DeepSeek-V3) would mislead
+        head_dim: int | None = None if model.is_mla else model.resolved_head_dim
     except InputError:
         head_dim = None
     try:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vramdesk.core.solve import SolveResult
+from vramdesk.core.solve import SolveResult, min_gpus_text
 from vramdesk.core.units import format_bytes
 from vramdesk.gui.controller import ScenarioController
 
@@ -110,7 +110,7 @@ class SolverTab(QWidget):
         v["max_context"].setText(
             self.tr("{0:,} tokens (limited by {1})").format(r.max_context, r.max_context_limited_by)
         )
-        v["min_gpus"].setText(self.tr("none up to 64") if r.min_gpus is None else str(r.min_gpus))
+        v["min_gpus"].setText(min_gpus_text(r, self.controller.runtime.engine))
         self._show_verdicts(r)
         self.advice.setRowCount(len(r.advice))
         for row, a in enumerate(r.advice):
