@@ -246,3 +246,26 @@ def test_solver_tab_says_llama_cpp_splits_layers(make_main_window):
     assert window.controller.set_field("engine", Engine.LLAMA_CPP)
     text = window.solver_tab.values["min_gpus"].text()
     assert text == "not computed (llama.cpp splits layers across GPUs rather than sharding heads)"
+
+
+def test_unit_toggle_redraws_without_re_estimating(make_main_window, monkeypatch, qtbot):
+    from vramdesk.core import views as core_views
+    from vramdesk.core.units import Unit
+
+    window = make_main_window()
+    qtbot.wait(100)  # let the start-up refreshes run before counting
+    calls = {"kv_growth": 0, "compare": 0}
+    for name in calls:
+        real = getattr(core_views, name)
+
+        def counted(*a, _real=real, _name=name, **k):
+            calls[_name] += 1
+            return _real(*a, **k)
+
+        monkeypatch.setattr(core_views, name, counted)
+    before = window.kv_tab.grid_bytes()
+    window.controller.set_unit(Unit.GB)
+    qtbot.wait(100)  # past the tabs' 20 ms coalescing timers
+    assert calls == {"kv_growth": 0, "compare": 0}
+    assert window.kv_tab.grid_bytes() == before
+    assert window.kv_tab.table.item(0, 0).text().endswith("GB")

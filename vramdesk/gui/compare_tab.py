@@ -74,8 +74,10 @@ class CompareTab(QWidget):
         self._timer = QTimer(self, singleShot=True, interval=20)
         self._timer.timeout.connect(self.refresh)
         controller.breakdownChanged.connect(self._timer.start)
-        controller.unitChanged.connect(self._timer.start)
+        controller.unitChanged.connect(self._redraw)  # same figures, other unit: no re-estimate
         library.presetsChanged.connect(self.fill_picker)
+        self.rows: list = []
+        self._choices: dict = {}
         self.fill_picker()
 
     def _make_bar(self, key: str) -> pg.BarGraphItem:
@@ -89,7 +91,9 @@ class CompareTab(QWidget):
         checked = set(self.checked_keys())
         self.picker.blockSignals(True)
         self.picker.clear()
-        for key, preset in self.library.model_choices():
+        # the one scan of the preset directory: edits reuse it until presetsChanged
+        self._choices = dict(self.library.model_choices())
+        for key, preset in self._choices.items():
             item = QListWidgetItem(preset.name)
             item.setToolTip(preset.name)
             item.setData(Qt.ItemDataRole.UserRole, key)
@@ -122,9 +126,11 @@ class CompareTab(QWidget):
 
     def refresh(self) -> None:
         """Estimate the checked presets under the current workload and redraw."""
-        choices = dict(self.library.model_choices())  # one scan of the preset directory
-        presets = [choices[k] for k in self.checked_keys() if k in choices]
+        presets = [self._choices[k] for k in self.checked_keys() if k in self._choices]
         self.rows = self.controller.compare([(p.name, p.model, p.weights) for p in presets])
+        self._redraw()
+
+    def _redraw(self) -> None:
         self._draw_bars()
         self._fill_table()
 

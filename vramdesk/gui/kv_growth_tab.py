@@ -66,7 +66,9 @@ class KvGrowthTab(QWidget):
         self._timer = QTimer(self, singleShot=True, interval=20)
         self._timer.timeout.connect(self.refresh)
         controller.breakdownChanged.connect(self._timer.start)
-        controller.unitChanged.connect(self._timer.start)
+        controller.unitChanged.connect(self._draw)  # same figures, other unit: no re-estimate
+        self._series: dict[int, list[int]] = {}
+        self._contexts: list[int] = []
         self.refresh()
 
     def batches(self) -> list[int]:
@@ -76,20 +78,26 @@ class KvGrowthTab(QWidget):
         return batches if current in batches else [*batches, current]
 
     def refresh(self) -> None:
-        """Recompute the curves and the grid from the core (through the controller)."""
+        """Recompute the curves and the grid from the core (through the controller), once."""
         if self.controller.breakdown is None:
             return
         limit = max(
             self.controller.model.max_position_embeddings or 0, views.SOURCE_GRID_CONTEXTS[-1]
         )
-        contexts = views.growth_contexts(limit)
-        unit = self.controller.unit
-        batches = self.batches()
-        series = self.controller.kv_growth(contexts, batches)
+        # the grid's contexts are among the curves' points: one kv_growth call serves both
+        self._contexts = sorted(set(views.growth_contexts(limit)) | set(views.SOURCE_GRID_CONTEXTS))
+        self._series = self.controller.kv_growth(self._contexts, self.batches())
+        self._draw()
+
+    def _draw(self) -> None:
+        """Draw the last computed curves, capacity line and grid in the current unit."""
+        if not self._series:
+            return
+        contexts, unit, batches = self._contexts, self.controller.unit, self.batches()
         self.curves = dict(zip(batches, self.slots, strict=False))
         for i, curve in enumerate(self.slots):
-            batch = batches[i] if i < len(batches) else None
-            ys = [] if batch is None else [to_unit(v, unit) for v in series[batch]]
+            batch = batches[i] if i < len(batches) and batches[i] in self._series else None
+            ys = [] if batch is None else [to_unit(v, unit) for v in self._series[batch]]
             curve.setData(contexts if ys else [], ys)
             self._label(curve, batch)
         self.plot.setLabel("left", self.tr("KV cache ({0})").format(unit.label))
@@ -114,7 +122,8 @@ class KvGrowthTab(QWidget):
 
     def _fill_grid(self) -> None:
         contexts, batches = views.SOURCE_GRID_CONTEXTS, views.SOURCE_GRID_BATCHES
-        grid = self.controller.kv_growth(list(contexts), list(batches))
+        at = [self._contexts.index(c) for c in contexts]
+        grid = {b: [self._series[b][i] for i in at] for b in batches}
         unit = self.controller.unit
         self.table.setRowCount(len(contexts))
         self.table.setHorizontalHeaderLabels([self.tr("{0} concurrent").format(b) for b in batches])
