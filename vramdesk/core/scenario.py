@@ -155,7 +155,14 @@ def workload_from_args(opts: dict[str, Any]) -> Workload:
     )
 
 
-def _fixed_bytes(value: Any) -> int:
+def fixed_overhead_bytes(value: Any) -> int:
+    """Bytes of a fixed overhead typed in GiB (checked against ``FLOAT_LIMITS``), exact.
+
+    Raises
+    ------
+    InputError
+        ``fixed_overhead_gib``: not a number, or out of range.
+    """
     fixed = _number("fixed_overhead_gib", value)
     check_real("fixed_overhead_gib", fixed)
     return gib_to_bytes(fixed)
@@ -170,7 +177,7 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
     "pp": ("pipeline_parallel_size", lambda v: v),
     "overhead": ("overhead", OverheadForm),
     "overhead_factor": ("overhead_factor", lambda v: _number("overhead_factor", v)),
-    "fixed_gib": ("fixed_overhead_bytes", _fixed_bytes),
+    "fixed_gib": ("fixed_overhead_bytes", fixed_overhead_bytes),
     "workspace_fraction": ("workspace_fraction", lambda v: _number("workspace_fraction", v)),
     "engine": ("engine", Engine.parse),
     "engine_version": ("engine_version", str),

@@ -20,6 +20,7 @@ from typing import Any
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, estimate
 from vramdesk.core.formats import WeightSpec
+from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params, sliding_layer_pattern
 from vramdesk.core.runtime import Runtime
 from vramdesk.core.solve import fits_on
@@ -188,13 +189,25 @@ def batch_for_live_tokens(live_tokens: int, context_tokens: int) -> int:
     Raises
     ------
     InputError
-        ``live_tokens``: not a positive whole number.
+        ``live_tokens``: not a positive whole number, or more than ``INT_LIMITS["batch"]``
+        sequences of ``context_tokens`` would be needed.
     """
     if isinstance(live_tokens, bool) or not isinstance(live_tokens, int) or live_tokens < 1:
         raise InputError(
             "live_tokens", f"must be a positive whole number, got {live_tokens!r}", "too_small"
         )
-    return -(-live_tokens // context_tokens)
+    batch = -(-live_tokens // context_tokens)
+    max_batch = INT_LIMITS["batch"][1]
+    if batch > max_batch:
+        limit = max_batch * context_tokens
+        raise InputError(
+            "live_tokens",
+            f"must be at most {limit:,} ({max_batch:,} sequences of {context_tokens:,}), "
+            f"got {live_tokens:,}",
+            "too_large",
+            {"max": limit, "value": live_tokens},
+        )
+    return batch
 
 
 def compact_text(text: str, keep: int = 12) -> str:

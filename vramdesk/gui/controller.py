@@ -20,12 +20,12 @@ from vramdesk.core import bundled, nvml, views
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, estimate, validate_inputs
 from vramdesk.core.formats import WeightSpec
-from vramdesk.core.limits import INT_LIMITS, check_int, check_real
 from vramdesk.core.model import ModelSpec, sliding_layer_pattern
 from vramdesk.core.runtime import Runtime
+from vramdesk.core.scenario import fixed_overhead_bytes
 from vramdesk.core.serialize import TYPES, scenario_to_dict
 from vramdesk.core.solve import SolveResult, solve
-from vramdesk.core.units import Unit, gib_to_bytes
+from vramdesk.core.units import Unit
 from vramdesk.core.workload import Workload
 from vramdesk.gui.fields import FIELD_PART, Target, capacity_bytes_of, convert_field, parse_int_text
 from vramdesk.gui.messages import reason_text
@@ -164,8 +164,7 @@ class ScenarioController(QObject):
         elif name == "sliding_pattern":
             self._pattern = str(raw).strip().lower()
         elif name == "fixed_overhead_gib":
-            check_real("fixed_overhead_gib", raw)
-            self._replace("runtime", fixed_overhead_bytes=gib_to_bytes(raw))
+            self._replace("runtime", fixed_overhead_bytes=fixed_overhead_bytes(raw))
         elif name == "target":
             self._target = self._target.with_key(str(raw))
         elif name == "custom_capacity":
@@ -185,17 +184,6 @@ class ScenarioController(QObject):
         if live is None:
             raise InputError("live_tokens", "is required", "required")
         batch = views.batch_for_live_tokens(live, self._draft["workload"].context_tokens)
-        try:
-            check_int("batch", batch)
-        except InputError:
-            context, max_batch = self._draft["workload"].context_tokens, INT_LIMITS["batch"][1]
-            limit = max_batch * context
-            raise InputError(
-                "live_tokens",
-                f"must be at most {limit:,} ({max_batch:,} sequences of {context:,}), got {live:,}",
-                "too_large",
-                {"max": limit, "value": live},
-            ) from None
         self._replace("workload", batch=batch)
 
     def _replace(self, part: str, **changes: Any) -> None:
