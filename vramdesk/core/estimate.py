@@ -12,6 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from vramdesk.core.breakdown import Breakdown, Part
+from vramdesk.core.errors import InputError
 from vramdesk.core.formats import WeightFormat, WeightSpec
 from vramdesk.core.kv_cache import (  # noqa: F401 - re-exported: the KV terms are part of the estimate
     cached_tokens,
@@ -262,6 +263,30 @@ def estimate(
     return profile_for(runtime.engine).estimate(model, weights, workload, runtime)
 
 
+def tp_problem(model: ModelSpec, tp: int) -> InputError | None:
+    """Why ``model`` cannot be sharded over ``tp`` GPUs, or None when it can.
+
+    Engines shard attention heads: ``tp`` must divide ``num_attention_heads``, and the KV heads
+    must divide evenly or be replicated (``tp`` a multiple of ``num_key_value_heads``; vLLM
+    ``get_num_kv_heads``). MLA's latent cache is replicated, so only the query heads count.
+    """
+    kv, heads = model.num_key_value_heads, model.num_attention_heads
+    if tp > 1 and heads and heads % tp:
+        return InputError(
+            "tensor_parallel_size",
+            f"must divide num_attention_heads ({heads})",
+            "divisor",
+            {"heads": heads},
+        )
+    if tp > 1 and not model.is_mla and kv % tp and tp % kv:
+        return InputError(
+            "tensor_parallel_size",
+            f"must divide num_key_value_heads ({kv}) or be a multiple of it",
+            "divisor",
+        )
+    return None
+
+
 def validate_inputs(
     model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
 ) -> None:
@@ -272,27 +297,13 @@ def validate_inputs(
     InputError
         The first invalid field, e.g. ``tensor_parallel_size`` not dividing the KV heads.
     """
-    from vramdesk.core.errors import InputError
-
     model.validate()
     weights.validate()
     workload.validate()
     runtime.validate()
-    tp = runtime.tensor_parallel_size
-    kv, heads = model.num_key_value_heads, model.num_attention_heads
-    if tp > 1 and heads and heads % tp:
-        raise InputError(
-            "tensor_parallel_size",
-            f"must divide num_attention_heads ({heads})",
-            "divisor",
-            {"heads": heads},
-        )
-    if tp > 1 and not model.is_mla and kv % tp and tp % kv:
-        raise InputError(
-            "tensor_parallel_size",
-            f"must divide num_key_value_heads ({kv}) or be a multiple of it",
-            "divisor",
-        )
+    problem = tp_problem(model, runtime.tensor_parallel_size)
+    if problem is not None:
+        raise problem
     if runtime.shared_prefix_tokens > workload.context_tokens:
         raise InputError(
             "shared_prefix_tokens",

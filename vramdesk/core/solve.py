@@ -19,7 +19,7 @@ from typing import Any
 
 from vramdesk.core.engines import profile_for
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import Breakdown, estimate
+from vramdesk.core.estimate import Breakdown, estimate, tp_problem
 from vramdesk.core.formats import WeightFormat, WeightSpec
 from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model import ModelSpec
@@ -327,14 +327,6 @@ def min_gpus_text(result: SolveResult, engine: Engine) -> str:
     return str(result.min_gpus)
 
 
-def _tp_allowed(model: ModelSpec, tp: int) -> bool:
-    heads = model.num_attention_heads
-    if heads and heads % tp:
-        return False
-    kv = model.num_key_value_heads
-    return model.is_mla or kv % tp == 0 or tp % kv == 0
-
-
 def smallest_tp(
     model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime, capacity_bytes: int
 ) -> int | None:
@@ -347,7 +339,7 @@ def smallest_tp(
     if not profile_for(runtime.engine).shards_heads:
         return None
     for tp in TP_CANDIDATES:
-        if not _tp_allowed(model, tp):
+        if tp_problem(model, tp) is not None:
             continue
         rt = runtime.replace(tensor_parallel_size=tp)
         p = _Problem(model, weights, workload, rt, capacity_bytes)
