@@ -21,7 +21,7 @@ from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, estimate
 from vramdesk.core.formats import WeightSpec
 from vramdesk.core.limits import INT_LIMITS
-from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params, sliding_layer_pattern
+from vramdesk.core.model import ModelSpec, count_params, sliding_layer_pattern
 from vramdesk.core.runtime import Runtime
 from vramdesk.core.solve import fits_on
 from vramdesk.core.units import Unit, format_bytes, to_unit
@@ -107,12 +107,6 @@ def describe_layer_pattern(model: ModelSpec) -> str:
         if sliding_layer_pattern(model.num_hidden_layers, name) == model.layer_types:
             return name
     return "custom"
-
-
-def layer_counts(model: ModelSpec) -> dict[str, int]:
-    """Number of full-attention and sliding-window layers."""
-    types = model.resolved_layer_types()
-    return {FULL: types.count(FULL), SLIDING: types.count(SLIDING)}
 
 
 # ------------------------------------------------------------------ the chart
