@@ -126,11 +126,12 @@ class SolveResult:
     advice: tuple[Advice, ...]
     breakdown: Breakdown
     context_tokens: int
+    logged_concurrency: Fraction | None = None
     notes: tuple[str, ...] = field(default=())
 
     def vllm_lines(self) -> list[str]:
         """The two start-up lines vLLM prints, computed for this budget."""
-        return vllm_style_lines(self.kv_cache_tokens, self.context_tokens)
+        return vllm_style_lines(self.kv_cache_tokens, self.context_tokens, self.logged_concurrency)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict with SPEC §8's keys (exact integer bytes)."""
@@ -153,14 +154,17 @@ class SolveResult:
         }
 
 
-def vllm_style_lines(kv_cache_tokens: int, max_model_len: int) -> list[str]:
+def vllm_style_lines(
+    kv_cache_tokens: int, max_model_len: int, concurrency: Fraction | None = None
+) -> list[str]:
     """VLLM's start-up lines for a KV budget of ``kv_cache_tokens``.
 
     ``"GPU KV cache size: 129,024 tokens"`` and ``"Maximum concurrency for 8192 tokens per
-    request: 15.75x"`` (tokens / max_model_len, two decimals), as vLLM's
-    ``vllm/v1/core/kv_cache_utils.py`` logs them.
+    request: 15.75x"`` (two decimals), as vLLM's ``vllm/v1/core/kv_cache_utils.py`` logs
+    them. ``concurrency`` is the engine's own figure when it has one (vLLM's hybrid
+    sliding-window allocator counts blocks per request); else tokens / max_model_len.
     """
-    ratio = kv_cache_tokens / max_model_len
+    ratio = float(concurrency) if concurrency is not None else kv_cache_tokens / max_model_len
     return [
         f"GPU KV cache size: {kv_cache_tokens:,} tokens",
         f"Maximum concurrency for {max_model_len:,} tokens per request: {ratio:.2f}x",
@@ -275,11 +279,9 @@ def solve(
     base = p.base
     ctx, batch = workload.context_tokens, workload.batch
     kv_budget = p.usable - base.activations.bytes
-    block = runtime.block_size
-    per_token = base.kv_bytes_per_token
-    unit = per_token * (block or 1)
-    blocks = max(0, kv_budget // unit) if unit else 0
-    tokens = blocks * (block or 1)
+    tokens, blocks, logged = profile_for(runtime.engine).kv_capacity(
+        base, model, workload, runtime, kv_budget
+    )
     max_conc, exact = p.max_concurrency(ctx)
     max_ctx, limited_by = p.max_context(batch)
     fits = p.need(batch, ctx) <= p.usable
@@ -301,7 +303,8 @@ def solve(
         usable_bytes=p.usable,
         kv_budget_bytes=kv_budget,
         kv_cache_tokens=tokens,
-        kv_cache_blocks=blocks if block else None,
+        kv_cache_blocks=blocks,
+        logged_concurrency=logged,
         max_concurrency=max_conc,
         max_concurrency_exact=exact,
         max_context=max_ctx,

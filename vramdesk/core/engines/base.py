@@ -122,6 +122,26 @@ class EngineProfile:
         """Overhead the solver sets aside besides weights, KV and activations."""
         raise NotImplementedError
 
+    def kv_capacity(
+        self,
+        breakdown: Breakdown,
+        model: ModelSpec,
+        workload: Workload,
+        runtime: Runtime,
+        kv_budget_bytes: int,
+    ) -> tuple[int, int | None, Fraction]:
+        """What the engine would log for a KV budget: ``(tokens, blocks, concurrency)``.
+
+        Default: whole ``block_size`` blocks of ``kv_bytes_per_token`` bytes (every layer at
+        full context), and concurrency ``tokens / context_tokens``. Engines with their own
+        allocator (vLLM's hybrid sliding-window groups) override it.
+        """
+        block = runtime.block_size
+        unit = breakdown.kv_bytes_per_token * (block or 1)
+        blocks = max(0, kv_budget_bytes // unit) if unit else 0
+        tokens = blocks * (block or 1)
+        return tokens, (blocks if block else None), Fraction(tokens, workload.context_tokens)
+
     def figures(
         self,
         model: ModelSpec,

@@ -431,6 +431,19 @@ class VllmProfile(FormulaProfile):
         """Non-torch memory (and CUDA graphs where subtracted): the overhead part."""
         return breakdown.overhead.bytes
 
+    def kv_capacity(
+        self,
+        breakdown: Breakdown,
+        model: ModelSpec,
+        workload: Workload,
+        runtime: Runtime,
+        kv_budget_bytes: int,
+    ) -> tuple[int, int | None, Fraction]:
+        """Blocks, tokens and concurrency as vLLM logs them (:meth:`block_figures`)."""
+        blocks = max(0, kv_budget_bytes // breakdown.extras["kv_block_bytes"])
+        f = self.block_figures(model, workload, runtime, blocks)
+        return int(f["kv_cache_tokens"]), blocks, Fraction(f["max_concurrency"])
+
     @staticmethod
     def block_bytes(model: ModelSpec, workload: Workload, runtime: Runtime) -> int:
         """Bytes of one block over one group: ``block_size * per_token_per_layer * group_size``."""
