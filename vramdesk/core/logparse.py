@@ -311,6 +311,20 @@ def read_log(path: str | Path) -> ParsedLog:
     FileReadError
         ``log``: the file cannot be read.
     """
+    text, truncated = read_log_text(path)
+    parsed = parse_log(text)
+    parsed.truncated = truncated
+    return parsed
+
+
+def read_log_text(path: str | Path) -> tuple[str, bool]:
+    """The first :data:`MAX_LOG_BYTES` of a log as text, and whether the file was longer.
+
+    Raises
+    ------
+    FileReadError
+        ``log``: the file cannot be read.
+    """
     p = Path(path)
     try:
         with p.open("rb") as fh:
@@ -319,9 +333,7 @@ def read_log(path: str | Path) -> ParsedLog:
         raise FileReadError(
             "log", f"cannot read {p}: {exc.strerror or exc}", "unreadable"
         ) from None
-    parsed = parse_log(raw[:MAX_LOG_BYTES].decode("utf-8", errors="replace"))
-    parsed.truncated = len(raw) > MAX_LOG_BYTES
-    return parsed
+    return raw[:MAX_LOG_BYTES].decode("utf-8", errors="replace"), len(raw) > MAX_LOG_BYTES
 
 
 def parse_log(text: str) -> ParsedLog:

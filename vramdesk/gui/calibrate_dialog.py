@@ -29,15 +29,15 @@ from PySide6.QtWidgets import (
 from vramdesk.core.calibration import Row, calibrated_runtime, compare, save_calibration
 from vramdesk.core.errors import InputError, VramdeskError
 from vramdesk.core.formats import WeightSpec
-from vramdesk.core.logparse import ParsedLog, parse_log, read_log
+from vramdesk.core.logparse import MAX_LOG_BYTES, ParsedLog, parse_log, read_log_text
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Runtime
 from vramdesk.core.units import Unit, format_bytes
 from vramdesk.core.workload import Workload
 
 Scenario = tuple[ModelSpec, WeightSpec, Workload, Runtime]
-#: At most this many characters of pasted text are parsed (the core caps files the same way).
-MAX_PASTE_CHARS = 16 * 1024 * 1024
+#: At most this many characters of pasted text are parsed: the core's cap on a log file.
+MAX_PASTE_CHARS = MAX_LOG_BYTES
 
 
 def _cell(name: str, value: int | Fraction | None) -> str:
@@ -118,14 +118,15 @@ class CalibrateDialog(QDialog):
     def load_file(self, path: str) -> None:
         """Read a log file (size-capped by the core) into the dialog."""
         try:
-            parsed = read_log(path)
+            text, truncated = read_log_text(path)  # read once, capped by the core
         except VramdeskError as exc:
             self.status.setText(str(exc))
             return
+        parsed = parse_log(text)
+        parsed.truncated = truncated
         self.log_edit.blockSignals(True)
         try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                self.log_edit.setPlainText(fh.read(MAX_PASTE_CHARS))
+            self.log_edit.setPlainText(text)
         finally:
             self.log_edit.blockSignals(False)
         self._show(parsed)
