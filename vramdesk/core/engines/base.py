@@ -122,6 +122,32 @@ class EngineProfile:
         """Overhead the solver sets aside besides weights, KV and activations."""
         raise NotImplementedError
 
+    def need_bytes(self, breakdown: Breakdown) -> int:
+        """Bytes per GPU that must fit in :meth:`usable_bytes`: KV cache + activations.
+
+        The solver's every verdict compares this with the usable memory; engines whose
+        activations live outside the budget (SGLang's static pool) override it.
+        """
+        return breakdown.kv_cache.bytes + breakdown.activations.bytes
+
+    def at_point(
+        self, workload: Workload, runtime: Runtime, batch: int, context: int
+    ) -> tuple[Workload, Runtime]:
+        """The inputs for ``batch`` concurrent sequences of ``context`` tokens each.
+
+        The solver varies these two; engines whose concurrency is a runtime knob
+        (llama.cpp's ``-np`` slots) move that knob with the batch.
+        """
+        return workload.replace(batch=batch, context_tokens=context), runtime
+
+    def context_breaks(self, workload: Workload, runtime: Runtime) -> tuple[int, ...]:
+        """Context lengths after which the need may drop (the engine changes a setting).
+
+        Between two breaks the need grows with context; the solver searches each segment.
+        None by default; vLLM V0 turns chunked prefill on above 32K tokens.
+        """
+        return ()
+
     def kv_capacity(
         self,
         breakdown: Breakdown,

@@ -342,6 +342,13 @@ class LlamaCppProfile(FormulaProfile):
         """Return the overhead part (0 for llama.cpp; Ollama's minimum memory)."""
         return breakdown.overhead.bytes
 
+    def at_point(
+        self, workload: Workload, runtime: Runtime, batch: int, context: int
+    ) -> tuple[Workload, Runtime]:
+        """``batch`` sequences are ``batch`` slots: a set ``n_parallel`` moves with it."""
+        wl = workload.replace(batch=batch, context_tokens=context)
+        return wl, runtime if runtime.n_parallel is None else runtime.replace(n_parallel=batch)
+
     @staticmethod
     def _weights(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
         if runtime.loaded_weights_bytes is not None:

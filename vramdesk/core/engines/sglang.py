@@ -72,13 +72,17 @@ class SglangProfile(FormulaProfile):
         )
 
     def usable_bytes(self, breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> int:
-        """Return ``floor(total * mem_fraction_static) - weights + activations``.
+        """Return the KV pool: ``floor(total * mem_fraction_static) - weights``.
 
-        The KV pool is the static fraction less the weights; activations are added back
-        because the solver subtracts them again, and they live outside the static pool.
+        Activations live outside the static pool (``total * (1 - mem_fraction_static)``), so
+        only the KV cache is compared with it (:meth:`need_bytes`).
         """
         static = math.floor(capacity_bytes * mem_fraction(runtime))
-        return static - breakdown.weights.bytes + breakdown.activations.bytes
+        return static - breakdown.weights.bytes
+
+    def need_bytes(self, breakdown: Breakdown) -> int:
+        """The KV cache alone: activations are outside the static pool."""
+        return breakdown.kv_cache.bytes
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Nothing besides the static fraction (see :meth:`usable_bytes`)."""
@@ -100,9 +104,7 @@ class SglangProfile(FormulaProfile):
         tokens = (counts or {}).get("kv_cache_tokens")
         cell = kv_bytes_per_token(model, workload.kv_dtype, runtime)
         if tokens is None and gpu_total_bytes is not None:
-            tokens = (
-                max(0, self.usable_bytes(b, gpu_total_bytes, runtime) - b.activations.bytes) // cell
-            )
+            tokens = max(0, self.usable_bytes(b, gpu_total_bytes, runtime)) // cell
         if tokens is None:
             return out
         k_el, v_el = kv_row_elements(model, runtime)
