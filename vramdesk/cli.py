@@ -240,6 +240,9 @@ def _add_calibrate_parser(sub: Any) -> None:
     g.add_argument("--engine", help="default: the engine the log names")
     g.add_argument("--engine-version", metavar="V", help="engine version (changes some defaults)")
     g.add_argument("--util", default="0.9", metavar="U", help="gpu_memory_utilization (the log's)")
+    b = cal.add_argument_group("budget (optional: predicts the KV figures when the log has no total)")
+    b.add_argument("--vram-gib", type=_positive_number, metavar="V", help="GPU memory in GiB")
+    b.add_argument("--gpu", metavar="NAME", help="catalog GPU name (see 'vramdesk presets list --gpus')")
     cal.set_defaults(handler=_cmd_calibrate)
 
 

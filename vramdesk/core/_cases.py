@@ -34,8 +34,9 @@ GIVEN_RUNTIME = {
     "weights_bytes": "loaded_weights_bytes",
     "compute_buffer_bytes": "compute_buffer_bytes",
 }
-#: Reported counts a predictor may build on.
-GIVEN_COUNTS = ("kv_cache_tokens", "num_gpu_blocks")
+#: Reported KV figures a predictor may build on: each feeds every figure derived from it,
+#: in any direction (bytes -> blocks -> tokens -> concurrency, and back).
+GIVEN_COUNTS = ("kv_cache_tokens", "num_gpu_blocks", "kv_cache_bytes")
 #: Sizes and totals that must be positive integers when present (not null).
 _POSITIVE_INTS = ("params", "gpu.count", "gpu.total_bytes_per_gpu", "weights.file_bytes")
 _MODEL_ALIASES = {"n_routed_experts": "num_local_experts", "num_experts": "num_local_experts"}

@@ -202,6 +202,12 @@ class EngineProfile:
             "peak_bytes": b.total_bytes,
         }
         out.update(b.extras)
+        given = (counts or {}).get("kv_cache_bytes")
+        if given is not None:  # a given KV budget feeds the capacity figures (kv_capacity)
+            tokens, blocks, concurrency = self.kv_capacity(b, model, workload, runtime, given)
+            out.update(kv_cache_tokens=tokens, max_concurrency=concurrency)
+            if blocks is not None:
+                out["num_gpu_blocks"] = blocks
         return out
 
 

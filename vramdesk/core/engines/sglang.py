@@ -98,11 +98,18 @@ class SglangProfile(FormulaProfile):
         gpu_total_bytes: int | None = None,
         counts: dict[str, int] | None = None,
     ) -> dict[str, int | Fraction]:
-        """Pool tokens (given, or from the static fraction) and the K and V sizes."""
+        """Pool tokens (given, from a given pool size, or from the static fraction), K and V.
+
+        ``max_total_num_tokens = pool bytes // cell`` (``model_runner.py``
+        ``profile_max_num_token``), ``cell`` the bytes per token over the GPU's layers.
+        """
         b = self.estimate(model, weights, workload, runtime)
         out: dict[str, int | Fraction] = {"weights_bytes": b.weights.bytes}
-        tokens = (counts or {}).get("kv_cache_tokens")
+        counts = counts or {}
+        tokens = counts.get("kv_cache_tokens")
         cell = kv_bytes_per_token(model, workload.kv_dtype, runtime)
+        if tokens is None and counts.get("kv_cache_bytes") is not None:
+            tokens = counts["kv_cache_bytes"] // cell  # a given pool size feeds the tokens
         if tokens is None and gpu_total_bytes is not None:
             tokens = max(0, self.usable_bytes(b, gpu_total_bytes, runtime)) // cell
         if tokens is None:

@@ -464,7 +464,16 @@ class VllmProfile(FormulaProfile):
         gpu_total_bytes: int | None = None,
         counts: dict[str, int] | None = None,
     ) -> dict[str, int | Fraction]:
-        """Start-up figures: weights, profiler terms, KV budget, blocks, tokens, concurrency."""
+        """Start-up figures: weights, profiler terms, KV budget, blocks, tokens, concurrency.
+
+        A given KV figure feeds every figure derived from it, in any direction
+        (``kv_cache_utils.py``: ``num_blocks = budget // block_bytes``, tokens ``num_blocks //
+        groups * block_size``): given ``num_gpu_blocks`` is used as is; given
+        ``kv_cache_tokens`` gives ``tokens // block_size * groups`` blocks; given
+        ``kv_cache_bytes`` (or the budget from ``gpu_total_bytes``) gives ``bytes //
+        block_bytes`` blocks. Block bytes use the KV heads one GPU holds (``max(1, kv_heads
+        // TP)``). Without a budget, ``kv_cache_bytes`` is ``blocks * block_bytes``.
+        """
         counts = counts or {}
         b = self.estimate(model, weights, workload, runtime)
         out: dict[str, int | Fraction] = {
@@ -476,14 +485,19 @@ class VllmProfile(FormulaProfile):
             "peak_bytes": b.weights.bytes + b.activations.bytes,
             **b.extras,
         }
+        unit = b.extras["kv_block_bytes"]
+        _, groups = kv_groups(layer_types_per_gpu(model, runtime))
+        given_bytes = counts.get("kv_cache_bytes")
+        budget = given_bytes
+        if budget is None and gpu_total_bytes is not None:
+            budget = out["kv_cache_bytes"] = kv_budget_bytes(gpu_total_bytes, b, runtime)
         blocks = counts.get("num_gpu_blocks")
-        if gpu_total_bytes is not None:
-            out["kv_cache_bytes"] = kv_budget_bytes(gpu_total_bytes, b, runtime)
-            if blocks is None:
-                blocks = max(0, out["kv_cache_bytes"] // b.extras["kv_block_bytes"])
-        elif counts.get("kv_cache_tokens") is not None and blocks is None:
-            per_token = b.extras["kv_block_bytes"] // (runtime.block_size or 16)
-            out["kv_cache_bytes"] = counts["kv_cache_tokens"] * per_token
+        if blocks is None and counts.get("kv_cache_tokens") is not None:
+            blocks = counts["kv_cache_tokens"] // (runtime.block_size or 16) * sum(groups.values())
+        if blocks is None and budget is not None:
+            blocks = max(0, budget // unit)
+        if blocks is not None and budget is None:
+            out["kv_cache_bytes"] = blocks * unit
         if blocks is not None:
             out.update(self.block_figures(model, workload, runtime, blocks))
         return out
