@@ -40,6 +40,7 @@ from vramdesk.core.engines.vllm import (
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import formula_estimate
 from vramdesk.core.model import FULL, SLIDING
+from vramdesk.core.runtime import OverheadForm
 
 
 def _config(slug):
@@ -71,11 +72,37 @@ def test_every_engine_has_its_own_profile():
 
 
 def test_formula_profile_unchanged_by_the_new_runtime_fields():
-    # the appended Runtime fields default to "not set": the formula profile ignores them
+    # the appended Runtime fields default to "not set": the formula profile is unchanged
     work = Workload(context_tokens=4096, batch=3, prompt_len=512)
     plain = formula_estimate(LLAMA8, WeightSpec(), work, Runtime())
-    knobs = Runtime(n_ubatch=4096, flash_attn=True, max_num_batched_tokens=99, non_torch_bytes=7)
-    assert estimate(LLAMA8, WeightSpec(), work, knobs).to_dict() == plain.to_dict()
+    assert estimate(LLAMA8, WeightSpec(), work, Runtime()).to_dict() == plain.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("engine", "field", "value"),
+    [
+        (Engine.FORMULA, "n_ubatch", 4096),
+        (Engine.FORMULA, "flash_attn", True),
+        (Engine.FORMULA, "max_num_batched_tokens", 99),
+        (Engine.FORMULA, "non_torch_bytes", 7),
+        (Engine.LLAMA_CPP, "gpu_memory_utilization", Fraction(8, 10)),
+        (Engine.LLAMA_CPP, "block_size", 32),
+        (Engine.LLAMA_CPP, "shared_prefix_tokens", 64),
+        (Engine.OLLAMA, "overhead_factor", Fraction(12, 10)),
+        (Engine.VLLM, "n_gpu_layers", 10),
+        (Engine.VLLM, "overhead", OverheadForm.WORKSPACE),
+        (Engine.SGLANG, "gpu_memory_utilization", Fraction(8, 10)),
+        (Engine.SGLANG, "cache_type_k", KVDtype.Q8_0),
+        (Engine.TRANSFORMERS, "mem_fraction_static", Fraction(8, 10)),
+    ],
+)
+def test_a_knob_the_engine_lacks_is_refused_naming_the_field(engine, field, value):
+    # issue 10.5: per-engine option groups; a set knob of another engine is not ignored
+    rt = Runtime(engine=engine).replace(**{field: value})
+    with pytest.raises(InputError) as err:
+        estimate(LLAMA8, WeightSpec(), Workload(context_tokens=4096), rt)
+    assert err.value.field == field
+    assert f"{engine.value} has no {field}" in err.value.reason
 
 
 # --------------------------------------------------------------------------- vLLM
@@ -522,9 +549,9 @@ def test_vllm_block_sizes_and_llamacpp_block_size_warning():
     estimate(LLAMA8, bf16, wl, newest.replace(block_size=256))
     with pytest.raises(InputError, match="multiple of 8"):
         estimate(LLAMA8, bf16, wl, newest.replace(block_size=12))
-    # llama.cpp does not page: a non-default block size is ignored with a warning
+    # llama.cpp does not page: a set block size is refused (issue 10.5), not ignored
     rt = Runtime(engine=Engine.LLAMA_CPP)
     assert not any("block_size" in w for w in estimate(LLAMA8, bf16, wl, rt).warnings)
-    b = estimate(LLAMA8, bf16, wl, rt.replace(block_size=32))
-    assert any("block_size 32 ignored" in w for w in b.warnings)
-    assert b.kv_cache.bytes == estimate(LLAMA8, bf16, wl, rt).kv_cache.bytes
+    with pytest.raises(InputError, match="llama.cpp has no block_size") as err:
+        estimate(LLAMA8, bf16, wl, rt.replace(block_size=32))
+    assert err.value.field == "block_size"

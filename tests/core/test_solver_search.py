@@ -97,11 +97,10 @@ def model_of(layers, kv_heads, group, head_dim, window, vocab):
 
 def runtime_for(engine: Engine, version_index: int, block: int | None) -> Runtime:
     versions = VERSIONS.get(engine, [None])
-    return Runtime(
-        engine=engine,
-        engine_version=versions[version_index % len(versions)],
-        block_size=block if engine is not Engine.VLLM else (block or 16),
-    )
+    rt = Runtime(engine=engine, engine_version=versions[version_index % len(versions)])
+    if engine is Engine.FORMULA:
+        return rt.replace(block_size=block)
+    return rt  # vLLM pages in its default 16; the others do not page
 
 
 models = st.builds(

@@ -53,13 +53,26 @@ def breakdown_text(sc: Any, b: Breakdown, unit: Unit = Unit.GIB) -> str:
     return "\n".join(lines)
 
 
+def _budget_knob(rt: Any) -> str:
+    """The engine's own budget knob, as the Budget line shows it (only one it has)."""
+    from vramdesk.core.runtime import Engine, engine_options
+
+    if "gpu_memory_utilization" in engine_options(rt.engine):
+        return f", gpu_memory_utilization {float(rt.gpu_memory_utilization):g}"
+    if rt.engine is Engine.SGLANG:
+        from vramdesk.core.engines.sglang import mem_fraction
+
+        return f", mem_fraction_static {float(mem_fraction(rt)):g}"
+    return f" ({rt.engine.value} sizes its buffers exactly: no utilization fraction)"
+
+
 def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB) -> str:
     """The reverse solver's answers as lines."""
     rt, wl = sc.runtime, sc.workload
     lines = [
         _model_line(sc, r.breakdown),
-        f"Budget: {budget_label} = {format_bytes(r.capacity_bytes, unit)} per GPU, "
-        f"gpu_memory_utilization {float(rt.gpu_memory_utilization):g}",
+        f"Budget: {budget_label} = {format_bytes(r.capacity_bytes, unit)} per GPU"
+        f"{_budget_knob(rt)}",
         f"Usable for KV cache and activations: {format_bytes(r.usable_bytes, unit)}",
         f"KV budget: {format_bytes(r.kv_budget_bytes, unit)} ({r.kv_budget_bytes:,} bytes)",
     ]
@@ -92,11 +105,15 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
         lines.append("What would make it fit (each lever alone, most effective first):")
         lines.extend(f"  {'+' if a.fits else '-'} {a.describe(unit)}" for a in r.advice)
     lines.extend(f"note: {n}" for n in r.notes)
-    lines.append(f"Estimated total {format_bytes(r.breakdown.total_bytes, unit)} on every catalog GPU:")
+    lines.append(
+        f"Estimated total {format_bytes(r.breakdown.total_bytes, unit)} on every catalog GPU:"
+    )
     for row in catalog_fits(r.breakdown):
         mark = "fits" if row.fits else "does NOT fit"
-        lines.append(f"  {row.name:<16} {format_bytes(row.capacity_bytes, unit):>12}  "
-                     f"headroom {format_bytes(row.headroom_bytes, unit):>12}  {mark}")
+        lines.append(
+            f"  {row.name:<16} {format_bytes(row.capacity_bytes, unit):>12}  "
+            f"headroom {format_bytes(row.headroom_bytes, unit):>12}  {mark}"
+        )
     return "\n".join(lines)
 
 

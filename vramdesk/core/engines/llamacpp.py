@@ -51,8 +51,6 @@ LLAMACPP_KV_DTYPES = (
     KVDtype.Q5_0,
     KVDtype.Q5_1,
 )
-#: The default ``block_size`` of :class:`Runtime`, which cannot be told from an explicit 16.
-DEFAULT_BLOCK_SIZE = 16
 #: Default physical batch ``n_ubatch`` (common/common.h).
 DEFAULT_UBATCH = 512
 
@@ -300,18 +298,11 @@ class LlamaCppProfile(FormulaProfile):
     ) -> Breakdown:
         """Device weights, device KV cache, compute buffer; no fixed overhead is printed.
 
-        llama.cpp does not page its cache (cells, padded to 256): a ``block_size`` other than
-        the default 16 is ignored with a warning (an explicit 16 cannot be told apart).
+        llama.cpp does not page its cache (cells, padded to 256): ``block_size`` is not one of
+        its options (:data:`vramdesk.core.runtime.ENGINE_OPTION_GROUPS`), so a set one is
+        refused by :meth:`Runtime.validate`.
         """
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
-        if runtime.block_size not in (None, DEFAULT_BLOCK_SIZE):
-            base = with_parts(
-                base,
-                warnings=(
-                    f"block_size {runtime.block_size} ignored: llama.cpp does not page its KV "
-                    f"cache (cells padded to {CELL_PAD})",
-                ),
-            )
         split = kv_split(model, workload, runtime)
         split["weights_bytes_host"] = weight_split(model, weights, runtime)["host"]
         return with_parts(
