@@ -60,14 +60,27 @@ DEFAULT_UBATCH = 512
 FA_AUTO_SINCE_BUILD = 6325
 
 
-def flash_attention(runtime: Runtime) -> bool:
-    """Whether flash attention is on: ``flash_attn``, else the build's default.
+def is_quantized(dtype: KVDtype) -> bool:
+    """Whether ``dtype`` is a ggml block type (``q8_0``, ``q4_0``, ...), not f16/bf16/f32."""
+    return dtype.bytes_per_element.denominator > 1
 
-    llama.cpp builds from :data:`FA_AUTO_SINCE_BUILD` on (and unknown builds) default to
-    ``auto`` (on for GPU backends); older builds and Ollama default to off.
+
+def flash_attention(runtime: Runtime, workload: Workload | None = None) -> bool:
+    """Whether flash attention is on: ``flash_attn`` (on/off), else the engine's ``auto``.
+
+    * llama.cpp (``common/arg.cpp``, ``src/llama-context.cpp``): builds from
+      :data:`FA_AUTO_SINCE_BUILD` on (and unknown builds, read as the newest) default to
+      ``-fa auto``, which turns it on where the GPU backend supports it; older builds
+      default to off.
+    * Ollama (``llm/server.go``): it stores a quantized ``OLLAMA_KV_CACHE_TYPE`` only with
+      flash attention on, so a quantized cache (``workload.kv_dtype``) means it is on; an
+      f16 cache keeps the conservative default, off (``OLLAMA_FLASH_ATTENTION`` unset in
+      releases before flash attention became automatic; an assumption for newer ones).
     """
     if runtime.flash_attn is not None:
         return runtime.flash_attn
+    if runtime.engine is Engine.OLLAMA:
+        return workload is not None and any(map(is_quantized, requested_types(workload, runtime)))
     if runtime.engine is not Engine.LLAMA_CPP:
         return False
     build = build_number(runtime.engine_version)
@@ -127,9 +140,34 @@ def cells(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str, i
     return {FULL: full, SLIDING: pad(min(full, model.sliding_window * seqs + ubatch))}
 
 
-def cache_types(workload: Workload, runtime: Runtime) -> tuple[KVDtype, KVDtype]:
-    """``(type_k, type_v)``: ``cache_type_k``/``cache_type_v`` or the workload's ``kv_dtype``."""
+def requested_types(workload: Workload, runtime: Runtime) -> tuple[KVDtype, KVDtype]:
+    """``(type_k, type_v)`` asked for: ``cache_type_k``/``cache_type_v`` or ``kv_dtype``."""
     return runtime.cache_type_k or workload.kv_dtype, runtime.cache_type_v or workload.kv_dtype
+
+
+def ollama_drops_quantized_cache(workload: Workload, runtime: Runtime) -> bool:
+    """Ollama with flash attention off and a quantized cache: it falls back to f16.
+
+    ``llm/server.go`` logs "quantized kv cache requested but flash attention disabled" (or
+    "OLLAMA_FLASH_ATTENTION must be enabled to use a quantized OLLAMA_KV_CACHE_TYPE") and
+    starts with the default f16 cache.
+    """
+    return (
+        runtime.engine is Engine.OLLAMA
+        and runtime.flash_attn is False
+        and any(map(is_quantized, requested_types(workload, runtime)))
+    )
+
+
+def cache_types(workload: Workload, runtime: Runtime) -> tuple[KVDtype, KVDtype]:
+    """``(type_k, type_v)`` the engine stores.
+
+    :func:`requested_types`, except that Ollama without flash attention stores f16
+    (:func:`ollama_drops_quantized_cache`).
+    """
+    if ollama_drops_quantized_cache(workload, runtime):
+        return KVDtype.FP16, KVDtype.FP16
+    return requested_types(workload, runtime)
 
 
 def row_bytes(elements: int, dtype: KVDtype) -> int:
@@ -191,7 +229,7 @@ def compute_buffer_bytes(model: ModelSpec, workload: Workload, runtime: Runtime)
     heads = model.num_attention_heads or model.num_key_value_heads
     kq = (
         0
-        if flash_attention(runtime)
+        if flash_attention(runtime, workload)
         else heads * cells(model, workload, runtime)[FULL] * ubatch * 4
     )
     logits = ubatch * (model.vocab_size or 0) * 4
@@ -271,6 +309,11 @@ class LlamaCppProfile(FormulaProfile):
             KV of every layer would be counted on each GPU).
         kv_dtype, cache_type_k, cache_type_v
             A type outside :attr:`kv_dtypes` (fp8, int8).
+        flash_attn
+            llama.cpp with a quantized V cache and flash attention off (explicitly, or the
+            default of builds before :data:`FA_AUTO_SINCE_BUILD`): the engine refuses to start
+            ("quantized V cache requires flash_attn", ``src/llama-context.cpp``). A quantized
+            K cache alone is allowed. Ollama does not refuse: it falls back to f16.
         """
         super().validate(model, weights, workload, runtime)
         name = "Ollama" if self.engine is Engine.OLLAMA else "llama.cpp"
@@ -278,6 +321,21 @@ class LlamaCppProfile(FormulaProfile):
         for field in ("cache_type_k", "cache_type_v"):
             if getattr(runtime, field) is not None:
                 check_kv_dtype(name, getattr(runtime, field), self.kv_dtypes, field)
+        _, type_v = cache_types(workload, runtime)
+        if self.engine is Engine.LLAMA_CPP and is_quantized(type_v):
+            if not flash_attention(runtime, workload):
+                how = (
+                    "--flash-attn off"
+                    if runtime.flash_attn is False
+                    else f"build {build_number(runtime.engine_version)}'s default (off)"
+                )
+                raise InputError(
+                    "flash_attn",
+                    f"llama.cpp refuses a quantized V cache ({type_v.label}) without flash "
+                    f"attention ({how}; src/llama-context.cpp): use --flash-attn on or an f16 "
+                    "V cache",
+                    "unsupported",
+                )
         if runtime.tensor_parallel_size > 1:
             raise InputError(
                 "tensor_parallel_size",
@@ -302,11 +360,19 @@ class LlamaCppProfile(FormulaProfile):
         its options (:data:`vramdesk.core.runtime.ENGINE_OPTION_GROUPS`), so a set one is
         refused by :meth:`Runtime.validate`.
         """
+        warnings = []
+        if ollama_drops_quantized_cache(workload, runtime):
+            warnings.append(
+                f"Ollama stores a {workload.kv_dtype.label} cache only with flash attention on: "
+                "with it off it falls back to f16 (llm/server.go), as counted here"
+            )
+            workload = workload.replace(kv_dtype=KVDtype.FP16)
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
         split = kv_split(model, workload, runtime)
         split["weights_bytes_host"] = weight_split(model, weights, runtime)["host"]
         return with_parts(
             base,
+            warnings=tuple(warnings),
             weights=self._weights(model, weights, runtime),
             kv_cache=self._kv(split),
             activations=self._compute(model, workload, runtime),
@@ -375,6 +441,8 @@ class LlamaCppProfile(FormulaProfile):
                 "activations", "Compute buffer", runtime.compute_buffer_bytes, "compute buffer size"
             )
         value = compute_buffer_bytes(model, workload, runtime)
+        fa = flash_attention(runtime, workload)
+        setting = {True: "on", False: "off", None: "auto"}[runtime.flash_attn]
         return Part(
             "activations",
             "Compute buffer",
@@ -382,7 +450,11 @@ class LlamaCppProfile(FormulaProfile):
             "max(n_head * cells * n_ubatch * 4 [no FA], n_ubatch * vocab * 4)"
             " + n_ubatch * (hidden + ffn) * 4",
             f"{value:,}",
-            ("modelled within about 15 %: calibrate from the log's compute buffer line",),
+            (
+                f"flash attention {'on' if fa else 'off'} (--flash-attn {setting}): "
+                + ("no f32 KQ scores" if fa else "the f32 KQ scores are in the buffer"),
+                "modelled within about 15 %: calibrate from the log's compute buffer line",
+            ),
         )
 
     def figures(
