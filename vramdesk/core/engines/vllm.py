@@ -54,6 +54,12 @@ BLOCK_SIZES = (1, 8, 16, 32, 64, 128)
 #: Profile-run defaults: V0 ``max(max_model_len, 2048)`` tokens and 256 sequences; V1 (the
 #: OpenAI server on large GPUs) 8192 tokens and 1024 sequences (``vllm/engine/arg_utils.py``).
 V0_MIN_BATCHED_TOKENS, V0_MAX_NUM_SEQS = 2048, 256
+#: V0 enables chunked prefill by itself above this ``max_model_len`` (``arg_utils.py``
+#: ``use_long_context = max_model_len > 32768``).
+V0_LONG_CONTEXT = 32_768
+#: First release whose V0 chunked-prefill default is 2048 tokens (512 before); an assumption
+#: between the 0.6 logs (512) and the 0.8.5 logs (2048).
+V0_CHUNKED_2048_SINCE = (0, 7)
 V1_BATCHED_TOKENS, V1_MAX_NUM_SEQS = 8192, 1024
 #: Live fp32 logit-sized buffers at the V1 profile peak (the dummy sampler run), fitted to
 #: Llama-3.1-8B (8.71) and Qwen3-32B TP2 (8.92) on vLLM 0.11 / H100: 8.8 within 2 %. The
@@ -253,16 +259,52 @@ def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> P
 
 
 # ------------------------------------------------------------------ activations
-def batched_tokens(workload: Workload, runtime: Runtime) -> int:
+def v0_auto_chunked_prefill(
+    workload: Workload, runtime: Runtime, model: ModelSpec | None = None
+) -> bool:
+    """Whether vLLM V0 turns chunked prefill on by itself for this run.
+
+    ``vllm/engine/arg_utils.py`` ``create_engine_config`` (0.6-0.8, V0): when
+    ``--enable-chunked-prefill`` is not given and ``max_model_len > 32768`` on a GPU, it enables
+    chunked prefill unless the model has a sliding window or prefix caching, LoRA or
+    speculative decoding is on ("Chunked prefill is enabled by default for models with
+    max_model_len > 32K"). Here: V0, no ``max_num_batched_tokens`` or chunk given, context
+    above :data:`V0_LONG_CONTEXT`, no sliding window, no shared prefix (prefix caching).
+    """
+    return (
+        parse_version(runtime.engine_version)[0]
+        and runtime.max_num_batched_tokens is None
+        and workload.chunk_tokens is None
+        and workload.context_tokens > V0_LONG_CONTEXT
+        and runtime.shared_prefix_tokens == 0
+        and not (model is not None and model.sliding_window)
+    )
+
+
+def v0_chunked_default(version: str | None) -> int:
+    """``max_num_batched_tokens`` V0 uses once chunked prefill is on and none is given.
+
+    ``vllm/config.py`` ``SchedulerConfig``: 512 in 0.6 ("Chunked prefill is enabled with
+    max_num_batched_tokens=512"); 2048 in later V0 engines (0.8.5 logs print 2048; the first
+    release with 2048 is an assumption, :data:`V0_CHUNKED_2048_SINCE`).
+    """
+    return 2048 if parse_version(version)[1] >= V0_CHUNKED_2048_SINCE else 512
+
+
+def batched_tokens(workload: Workload, runtime: Runtime, model: ModelSpec | None = None) -> int:
     """Tokens of the profile run (vLLM's ``max_num_batched_tokens``).
 
     The runtime's ``max_num_batched_tokens``, else the workload's ``chunk_tokens`` (the
-    chunked-prefill size is that flag in vLLM, SPEC §3.4), else the version's default.
+    chunked-prefill size is that flag in vLLM, SPEC §3.4), else the version's default: V1
+    8192; V0 ``max(max_model_len, 2048)``, or :func:`v0_chunked_default` when V0 turns chunked
+    prefill on by itself (:func:`v0_auto_chunked_prefill`, above 32K tokens).
     """
     if runtime.max_num_batched_tokens is not None:
         return runtime.max_num_batched_tokens
     if workload.chunk_tokens is not None:
         return workload.chunk_tokens
+    if v0_auto_chunked_prefill(workload, runtime, model):
+        return v0_chunked_default(runtime.engine_version)
     if parse_version(runtime.engine_version)[0]:
         return max(workload.context_tokens, V0_MIN_BATCHED_TOKENS)
     return V1_BATCHED_TOKENS
@@ -289,7 +331,8 @@ def activation_peak_part(model: ModelSpec, workload: Workload, runtime: Runtime)
             "torch peak memory increase",
         )
     is_v0 = parse_version(runtime.engine_version)[0]
-    tokens, seqs = batched_tokens(workload, runtime), V0_MAX_NUM_SEQS if is_v0 else V1_MAX_NUM_SEQS
+    seqs = V0_MAX_NUM_SEQS if is_v0 else V1_MAX_NUM_SEQS
+    tokens = batched_tokens(workload, runtime, model)
     inter = model.intermediate_size or (model.moe_intermediate_size or 0) * max(
         1, model.num_experts_per_tok
     )
@@ -304,7 +347,17 @@ def activation_peak_part(model: ModelSpec, workload: Workload, runtime: Runtime)
         "k_mlp * T * (hidden + 2 * intermediate / TP) * 2 + k_logits * S * vocab * 4",
         f"{float(mlp_k):g} * {tokens:,} * {width:,} * 2 + {float(logit_k):g} * "
         f"{min(seqs, tokens):,} * {model.vocab_size} * 4",
-        ("fitted to published vLLM logs; +-60 % across models: calibrate from a start-up log",),
+        (
+            "fitted to published vLLM logs; +-60 % across models: calibrate from a start-up log",
+            *(
+                (
+                    f"V0 turns chunked prefill on by itself above {V0_LONG_CONTEXT:,} tokens: "
+                    f"the profile run is {tokens:,} tokens (arg_utils.py)",
+                )
+                if v0_auto_chunked_prefill(workload, runtime, model)
+                else ()
+            ),
+        ),
     )
 
 
@@ -369,7 +422,9 @@ def blocks_per_request(
         if kind == FULL:
             need += n * -(-ctx // block)
         else:
-            span = min((model.sliding_window or ctx) - 1 + batched_tokens(workload, runtime), ctx)
+            span = min(
+                (model.sliding_window or ctx) - 1 + batched_tokens(workload, runtime, model), ctx
+            )
             need += n * (-(-span // block) + 1)
     return need
 
@@ -430,6 +485,11 @@ class VllmProfile(FormulaProfile):
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Non-torch memory (and CUDA graphs where subtracted): the overhead part."""
         return breakdown.overhead.bytes
+
+    def context_breaks(self, workload: Workload, runtime: Runtime) -> tuple[int, ...]:
+        """V0 turns chunked prefill on above 32,768 tokens: the profile run shrinks there."""
+        probe = workload.replace(context_tokens=V0_LONG_CONTEXT + 1)
+        return (V0_LONG_CONTEXT,) if v0_auto_chunked_prefill(probe, runtime) else ()
 
     def kv_capacity(
         self,
