@@ -174,7 +174,9 @@ def test_import_action_shows_the_error_where_the_user_acted(
     assert shown[0] in window.statusBar().currentMessage()
 
 
-def test_picker_names_the_model_the_fields_show(make_main_window):
+def test_picker_names_the_model_the_fields_show(make_main_window, qtbot):
+    from tests.gui.keyboard import type_text
+
     from tests.conftest import REFERENCE
     from tests.gui.test_tabs import load_class
     from vramdesk.core.importers import load_model
@@ -186,14 +188,14 @@ def test_picker_names_the_model_the_fields_show(make_main_window):
     assert all(p.model != imported.model for p in c.model_presets())  # no bundled twin
     assert window.model_form.import_path(path)
     assert box.currentText() == f"Imported: {imported.model.name}"
-    window.model_form.fields["num_hidden_layers"].setValue(imported.model.num_hidden_layers + 1)
+    layers = window.model_form.fields["num_hidden_layers"]
+    type_text(qtbot, layers, str(imported.model.num_hidden_layers + 1))
     assert box.currentText() == "Custom (edited)"
     load_class(window, "llama-3.1-8b")
     assert box.currentData() == "bundled:llama-3.1-8b"
-    layers = window.model_form.fields["num_hidden_layers"]
-    layers.setValue(c.model.num_hidden_layers + 2)
+    type_text(qtbot, layers, str(c.model.num_hidden_layers + 2))
     assert box.currentText() == "Custom (edited)"
-    layers.setValue(c.model.num_hidden_layers - 2)  # back to the preset's shape
+    type_text(qtbot, layers, str(c.model.num_hidden_layers - 2))  # back to the preset's shape
     assert box.currentData() == "bundled:llama-3.1-8b"
     slug = window.presets_panel.save_as("My plan", "scenario")
     window.presets_panel.select(slug)

@@ -67,12 +67,7 @@ class ModelForm(BoundForm):
         self.add_int("vocab_size", self.tr("vocab_size"), unset)
         self.add_check("tie_word_embeddings", self.tr("Tied embeddings"))
         self.add_int("max_position_embeddings", self.tr("max_position_embeddings"), unset)
-        self.add_text(
-            "params",
-            self.tr("Parameters"),
-            self.tr("computed from the shape"),
-            show=lambda v: "" if v is None else f"{v:,}",
-        )
+        self.add_int("params", self.tr("Parameters"), self.tr("computed from the shape"))
         self.add_int("num_local_experts", self.tr("MoE experts (0 = dense)"))
         self.add_int("num_experts_per_tok", self.tr("Experts per token"))
         self.add_int("moe_intermediate_size", self.tr("Expert intermediate size"), unset)
