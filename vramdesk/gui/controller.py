@@ -12,6 +12,7 @@ every field and computes once.
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -211,10 +212,30 @@ class ScenarioController(QObject):
         """One line saying which typed values the figures ignore, '' when none."""
         if not self._refused:
             return ""
-        names = ", ".join(self._refused)
+        shown = "; ".join(f"{name} = {self._in_force_text(name)}" for name in self._refused)
         return self.tr(
-            "Figures are for the last accepted values: what was typed in {0} is refused."
-        ).format(names)
+            "The figures use the last accepted values ({0}) until what was typed there is valid."
+        ).format(shown)
+
+    def _in_force_text(self, name: str) -> str:
+        """The value of field ``name`` the figures use, as text."""
+        if name == "live_tokens":
+            value: Any = self.workload.live_tokens
+        elif name == "custom_capacity":
+            value = f"{self.target.custom_bytes:,} B"
+        elif name == "fixed_overhead_gib":
+            value = f"{self.runtime.fixed_overhead_bytes:,} B"
+        elif name in FIELD_PART:
+            value = self.value(name)
+        else:
+            return "…"
+        if isinstance(value, bool) or value is None:
+            return self.tr("not set") if value is None else str(value)
+        if isinstance(value, int):
+            return f"{value:,}"
+        if isinstance(value, Fraction):
+            return f"{float(value):g}"
+        return views.compact_text(str(getattr(value, "label", value)))
 
     def _refresh(self) -> bool:
         """Apply the typed values the core accepts over the committed draft and compute.

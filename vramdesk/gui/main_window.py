@@ -112,10 +112,19 @@ class MainWindow(QMainWindow):
         self.verdict = QLabel()
         self.verdict.setObjectName("local_verdict")
         self.verdict.hide()
+        self.stale_banner = QLabel()
+        self.stale_banner.setObjectName("stale_banner")
+        self.stale_banner.setWordWrap(True)
+        self.stale_banner.setStyleSheet(
+            "QLabel { background: #fff3cd; color: #5c4400; padding: 4px; border-radius: 3px; }"
+        )
+        self.stale_banner.hide()
+        c.marksChanged.connect(self._show_stale_banner)
         centre = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.stale_banner)
         top_layout.addWidget(self.chart, 1)
         top_layout.addWidget(self.verdict)
         centre.addWidget(top)
@@ -237,6 +246,12 @@ class MainWindow(QMainWindow):
             colour = "#1e7b34" if verdict.fits else "#c0392b"
             self.verdict.setText(verdict.text)
             self.verdict.setStyleSheet(f"color: {colour}; font-weight: 600;")
+
+    def _show_stale_banner(self) -> None:
+        """Say, above the chart, that the figures ignore a refused typed value."""
+        text = self.controller.stale_text()
+        self.stale_banner.setText(text)
+        self.stale_banner.setVisible(bool(text))
 
     def show_message(self, text: str) -> None:
         """Show ``text`` in the status bar."""
