@@ -9,7 +9,7 @@ import pytest
 from vramdesk.core.bundled import find_model
 from vramdesk.core.estimate import estimate
 from vramdesk.core.formats import KVDtype, WeightFormat
-from vramdesk.core.runtime import OverheadForm
+from vramdesk.core.runtime import Engine, OverheadForm
 from vramdesk.core.units import Unit, format_bytes, to_unit
 from vramdesk.core.views import SOURCE_GRID_BATCHES, SOURCE_GRID_CONTEXTS
 
@@ -49,9 +49,34 @@ def test_solver_tab_reproduces_max_concurrency(make_main_window, seed_figures, c
     assert text.startswith(f"{case['expected']} sequences of {inputs['context']:,} tokens")
     assert text.endswith(f"(exact {case['exact_ratio']:.4f})")
     assert round(float(c.solve_result.max_concurrency_exact), 4) == case["exact_ratio"]
-    lines = window.solver_tab.values["kv_tokens"].text().splitlines()
+    # the formula profile is no engine: no engine log lines are claimed for it
+    assert not window.solver_tab.values["kv_tokens"].isVisibleTo(window.solver_tab)
+
+
+@pytest.mark.parametrize("engine", [Engine.FORMULA, Engine.SGLANG, Engine.LLAMA_CPP, Engine.OLLAMA])
+def test_engine_log_lines_appear_only_for_the_engine_that_prints_them(make_main_window, engine):
+    window = make_main_window()
+    window.controller.set_field("engine", engine)
+    tab = window.solver_tab
+    assert not tab.values["kv_tokens"].isVisibleTo(tab)
+    assert not tab.row_labels["kv_tokens"].isVisibleTo(tab)
+
+
+def test_vllm_lines_are_the_vllm_profiles(make_main_window):
+    # Llama-3.1-8B bf16, 8,192 x 8 on an RTX 4090 under the vLLM profile: the profile predicts
+    # 13,552 tokens and 1.65x (13,552 / 8,192 = 1.654), the figures the issue quotes for it,
+    # not the formula's 46,128 tokens / 5.63x that used to be shown under every engine
+    window = make_main_window()
+    c = window.controller
+    c.set_field("engine", Engine.VLLM)
+    tab = window.solver_tab
+    assert tab.values["kv_tokens"].isVisibleTo(tab)
+    lines = tab.values["kv_tokens"].text().splitlines()
     assert lines == c.solve_result.vllm_lines()
-    assert lines[0].startswith("GPU KV cache size: ") and lines[0].endswith(" tokens")
+    assert lines == [
+        "GPU KV cache size: 13,552 tokens",
+        "Maximum concurrency for 8,192 tokens per request: 1.65x",
+    ]
 
 
 def test_solver_tab_lists_the_advisor_levers(make_main_window):
@@ -144,9 +169,10 @@ def test_unit_toggle_switches_every_figure_to_gb(make_main_window):
     assert window.figures.row_texts()[0][2].endswith(" GB")
 
 
-def test_solver_tab_labels_both_verdicts_when_they_disagree(make_main_window):
+def test_solver_tab_shows_one_headline_verdict_and_explains_the_total(make_main_window):
     # Llama-3.1-8B int4, 33 x 4096 on an RTX 4090 (a user's case): the engine-style KV budget
-    # (capacity x 0.9 - weights) has room, the forward total with its margin does not
+    # (capacity x 0.9 - weights) has room, the forward total with its 1.15 margin does not:
+    # one headline, "Tight", with the total explained beneath it
     window = make_main_window()
     c = window.controller
     load_class(window, "llama-3.1-8b")
@@ -155,18 +181,19 @@ def test_solver_tab_labels_both_verdicts_when_they_disagree(make_main_window):
     c.set_field("batch", 33)
     r = c.solve_result
     assert r.fits and not r.fits_total and r.breakdown.total_bytes > r.capacity_bytes
-    form = window.solver_tab.layout().itemAt(0).layout()
-    labels = {form.labelForField(v).text(): v.text() for v in window.solver_tab.values.values()}
-    assert "Verdict" not in labels
-    kv = labels["Verdict (KV budget, as an engine sizes it)"]
-    total = labels["Verdict (estimated total vs capacity)"]
-    assert kv == "33 x 4,096 tokens fit"
-    total_text, cap_text = (
-        format_bytes(r.breakdown.total_bytes, c.unit),
-        format_bytes(r.capacity_bytes, c.unit),
+    view = window.solver_tab.verdict
+    assert view.state == "tight"
+    budget = format_bytes(r.usable_bytes, c.unit)
+    total_text = format_bytes(r.breakdown.total_bytes, c.unit)
+    cap_text = format_bytes(r.capacity_bytes, c.unit)
+    assert view.headline.text() == (
+        f"Tight: 33 x 4,096 tokens fit the {budget} KV budget, but the estimated total "
+        f"{total_text} exceeds the {cap_text} card"
     )
-    expected = f"{total_text} > {cap_text}"
-    assert total == f"does NOT fit: {expected}"
+    assert view.detail.text().startswith(f"Estimated total {total_text} vs capacity {cap_text}")
+    form = window.solver_tab.layout().itemAt(0).layout()
+    labels = [form.labelForField(v).text() for v in window.solver_tab.values.values()]
+    assert not any("Verdict" in label for label in labels)  # no second verdict row
 
 
 def test_kv_growth_legend_has_one_entry_per_shown_curve_with_distinct_colours(make_main_window):

@@ -39,6 +39,7 @@ from vramdesk.gui.runtime_form import RuntimeForm, TargetForm
 from vramdesk.gui.session import restore_session, save_session
 from vramdesk.gui.settings import LANGUAGES
 from vramdesk.gui.solver_tab import SolverTab
+from vramdesk.gui.verdict_view import VerdictView
 from vramdesk.gui.workload_form import WeightsForm, WorkloadForm
 
 
@@ -124,6 +125,9 @@ class MainWindow(QMainWindow):
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
+        self.headline = VerdictView(c)
+        self.headline.setObjectName("headline_verdict")
+        top_layout.addWidget(self.headline)
         top_layout.addWidget(self.stale_banner)
         top_layout.addWidget(self.chart, 1)
         top_layout.addWidget(self.verdict)
