@@ -136,8 +136,30 @@ def test_kv_growth_plot_draws_core_values_and_capacity(make_main_window):
     for ctx, y in zip(xs, ys, strict=True):
         wl = c.workload.replace(context_tokens=int(ctx))
         assert y == to_unit(estimate(c.model, c.weights, wl, c.runtime).kv_cache.bytes)
+    # the line is the KV budget (room after weights and overhead), not the whole card
     cap_x, cap_y = window.kv_tab.capacity.getOriginalDataset()
-    assert list(cap_y) == [to_unit(c.capacity_bytes())] * 2
+    assert list(cap_y) == [to_unit(c.solve_result.kv_budget_bytes)] * 2
+    assert c.solve_result.kv_budget_bytes < c.capacity_bytes() - c.breakdown.weights.bytes
+    # the current workload is marked at its context and KV bytes
+    px, py = window.kv_tab.current.getOriginalDataset()
+    assert list(px) == [c.workload.context_tokens]
+    assert list(py) == [to_unit(c.breakdown.kv_cache.bytes)]
+
+
+def test_kv_growth_says_when_the_weights_alone_exceed_the_card(make_main_window):
+    # DeepSeek-V3 on one H100 80GB: the weights (627+ GiB) alone exceed the card, so there is
+    # no KV budget to draw; the tab says so instead of looking "under capacity"
+    window = make_main_window()
+    c = window.controller
+    load_class(window, "deepseek-v3")
+    c.set_field("target", "gpu:H100 80GB")
+    window.kv_tab.refresh()
+    assert window.kv_tab.capacity.getOriginalDataset()[1] is None or not len(
+        window.kv_tab.capacity.getOriginalDataset()[1]
+    )
+    note = window.kv_tab.budget_note
+    assert note.isVisibleTo(window.kv_tab)
+    assert "the weights alone" in note.text() and "exceed the 79.65 GiB card" in note.text()
 
 
 def test_compare_tab_estimates_each_preset_under_the_workload(make_main_window):
@@ -204,14 +226,18 @@ def test_kv_growth_legend_has_one_entry_per_shown_curve_with_distinct_colours(ma
         tab.refresh()
         shown = list(SOURCE_GRID_BATCHES) + ([] if batch in SOURCE_GRID_BATCHES else [batch])
         legend = tab.plot.getPlotItem().legend
-        entries = [(lab.text, smp.item.opts["pen"].color().name()) for smp, lab in legend.items]
+        entries = [
+            (lab.text, smp.item.opts["pen"] and smp.item.opts["pen"].color().name())
+            for smp, lab in legend.items
+        ]
         names = [name for name, _colour in entries]
-        assert sorted(names) == sorted(["capacity"] + [f"{b} concurrent" for b in shown])
-        colours = [colour for name, colour in entries if name != "capacity"]
+        fixed = ["KV budget", "this workload"]
+        assert sorted(names) == sorted(fixed + [f"{b} concurrent" for b in shown])
+        colours = [colour for name, colour in entries if name not in fixed]
         assert len(set(colours)) == len(colours), entries
         items = tab.plot.getPlotItem().listDataItems()
         drawn = [item for item in items if item.getData()[0] is not None and len(item.getData()[0])]
-        assert len(drawn) == len(shown) + 1  # the curves and the capacity line
+        assert len(drawn) == len(shown) + 2  # the curves, the budget line, the current point
 
 
 def test_compare_tab_names_parts_as_the_chart_does_and_fits_names(make_main_window):
