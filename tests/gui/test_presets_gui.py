@@ -203,3 +203,23 @@ def test_picker_names_the_model_the_fields_show(make_main_window, qtbot):
     window.presets_panel.load_selected()
     assert box.currentData() == f"user:{slug}" and box.currentText().startswith("My plan")
     assert [box.itemData(i) for i in range(box.count())].count("") == 0  # no stale pseudo entry
+
+
+def test_import_notes_stay_beside_the_figures_while_the_model_is_shown(make_main_window, qtbot):
+    from tests.conftest import REFERENCE
+    from tests.gui.keyboard import type_text
+    from tests.gui.test_tabs import load_class
+
+    window = make_main_window(show=True)
+    notes = window.figures.notes
+    assert not notes.isVisibleTo(window)
+    path = REFERENCE / "models" / "gemma-2-9b" / "config.json"
+    assert window.model_form.import_path(path)
+    assert notes.isVisibleTo(window)
+    # the config says float32: the import says what it assumed about the storage
+    assert "torch_dtype float32" in notes.text() and "fp32" in notes.text()
+    qtbot.wait(50)
+    type_text(qtbot, window.forms[2].fields["context_tokens"], "4096")  # still that model
+    assert notes.isVisibleTo(window) and "torch_dtype float32" in notes.text()
+    load_class(window, "llama-3.1-8b")  # another model: its notes, none here
+    assert not notes.isVisibleTo(window)

@@ -140,3 +140,27 @@ def test_every_input_is_found_by_its_field_name(make_main_window):
             widget = form.fields[name]
             assert widget.objectName() == name
             assert window.findChild(type(widget), name) is not None
+
+
+def test_parameter_count_source_is_visible_and_switchable(make_main_window, qtbot):
+    # Llama-3.1-8B preset: 32 layers, published 8,030,261,248 parameters. Doubling the layers
+    # with the count pinned to the checkpoint keeps the weights; switching to the shape adds
+    # 32 more layers of 218,112,000 parameters each:
+    #   attention 4096*4096*2 + 4096*1024*2 = 41,943,040; MLP 3 * 4096 * 14336 = 176,160,768;
+    #   two RMSNorms 2 * 4096 = 8,192 -> 218,112,000 per layer
+    # so the shape gives 8,030,261,248 + 32 * 218,112,000 = 15,009,845,248.
+    window = make_main_window(show=True)
+    c = window.controller
+    form = window.model_form
+    weights_before = c.breakdown.weights.bytes
+    type_text(qtbot, form.fields["num_hidden_layers"], "64")
+    assert c.model.params == 8_030_261_248 and c.breakdown.weights.bytes == weights_before
+    box = form.fields["params_source"]
+    assert box.currentText() == "the checkpoint: 8,030,261,248"
+    assert box.itemText(1) == "the shape: 15,009,845,248"
+    box.setCurrentIndex(1)  # a user's pick from the combo box emits the same signal
+    assert c.params_source() == "shape" and c.model.params is None
+    assert c.breakdown.params == 15_009_845_248
+    assert c.breakdown.weights.bytes == 15_009_845_248 * 2  # bf16
+    box.setCurrentIndex(0)
+    assert c.model.params == 8_030_261_248

@@ -51,6 +51,8 @@ class ScenarioController(QObject):
     fieldsValid = Signal()
     #: The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`).
     marksChanged = Signal()
+    #: The notes of the loaded model changed (see :attr:`model_notes`).
+    notesChanged = Signal()
     unitChanged = Signal(object)
     localChanged = Signal()
 
@@ -73,6 +75,8 @@ class ScenarioController(QObject):
         self._problem: InputError | None = None
         self.preset_name = preset.name
         self.model_origin = preset.name
+        #: What the import of the loaded model assumed (fp32 storage, defaults filled in, ...).
+        self.model_notes: tuple[str, ...] = ()
         self._loaded_model = (preset.model, preset.weights)
         self.compute_count = 0
         self._typed: dict[str, Any] = {}
@@ -305,6 +309,8 @@ class ScenarioController(QObject):
             parts["workload"] = self._with_live_tokens(parts["workload"], raw)
         elif name == "sliding_pattern":
             pattern = str(raw).strip().lower()
+        elif name == "params_source":
+            parts["model"] = self._with_params_source(parts["model"], str(raw))
         elif name == "fixed_overhead_gib":
             fixed = fixed_overhead_bytes(
                 parse_real_text(name, raw) if isinstance(raw, str) else raw
@@ -325,6 +331,31 @@ class ScenarioController(QObject):
             part = FIELD_PART[name]
             parts[part] = dataclasses.replace(parts[part], **{name: convert_field(name, raw)})
         return parts, pattern, target
+
+    def params_source(self) -> str:
+        """``"checkpoint"`` when the parameter count is pinned (a preset's, an import's or a
+        typed one), ``"shape"`` when it is computed from the architecture fields."""
+        return "shape" if self.draft("model").params is None else "checkpoint"
+
+    def checkpoint_params(self) -> int | None:
+        """The parameter count of the model last loaded (None: it had none pinned)."""
+        return self._loaded_model[0].params
+
+    def _with_params_source(self, model: ModelSpec, source: str) -> ModelSpec:
+        """``model`` with its parameter count from the checkpoint or from the shape.
+
+        From the shape, the pinned count and the checkpoint's byte size are dropped, so
+        that layer, width and vocabulary edits move the weights; from the checkpoint, the
+        loaded model's count and bytes come back.
+        """
+        if source == "shape":
+            return model.replace(params=None, checkpoint_bytes=None)
+        loaded = self._loaded_model[0]
+        if loaded.params is None:
+            raise InputError(
+                "params_source", "the model loaded has no checkpoint parameter count", "invalid"
+            )
+        return model.replace(params=loaded.params, checkpoint_bytes=loaded.checkpoint_bytes)
 
     @staticmethod
     def _with_live_tokens(workload: Workload, raw: Any) -> Workload:
@@ -357,11 +388,14 @@ class ScenarioController(QObject):
         runtime: Runtime | None = None,
         name: str | None = None,
         origin: str | None = None,
+        notes: tuple[str, ...] | list[str] = (),
     ) -> bool:
         """Replace whole inputs at once (a preset, an import), then compute once.
 
         ``origin`` says where a loaded model came from, for the preset picker
-        (``"Imported: NAME"``, ``"NAME (saved)"``); it defaults to the name.
+        (``"Imported: NAME"``, ``"NAME (saved)"``); it defaults to the name. ``notes``
+        are what an import assumed; they are kept (:attr:`model_notes`) for as long as
+        that model is loaded.
         """
         given = {"model": model, "weights": weights, "workload": workload, "runtime": runtime}
         self.commit()
@@ -374,6 +408,8 @@ class ScenarioController(QObject):
             self.preset_name = name or model.name
             self.model_origin = origin or self.preset_name
             self._loaded_model = (self._draft["model"], self._draft["weights"])
+            self.model_notes = tuple(notes)
+            self.notesChanged.emit()
         return self._refresh()
 
     def model_edited(self) -> bool:

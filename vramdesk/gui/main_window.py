@@ -76,9 +76,6 @@ class MainWindow(QMainWindow):
         self.library.problemsFound.connect(self._on_library_problems)
         self.presets_panel.message.connect(self.show_message)
         self.model_form.importFailed.connect(self.show_message)
-        self.model_form.importNotes.connect(
-            lambda notes: notes and self.show_message("; ".join(notes))
-        )
         self.controller.fieldInvalid.connect(lambda f, r: self.show_message(f"{f}: {r}"))
         restore_session(self, settings)
         self._report_startup_problems()
