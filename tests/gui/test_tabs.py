@@ -168,13 +168,37 @@ def test_compare_tab_estimates_each_preset_under_the_workload(make_main_window):
     c.set_field("context_tokens", 4096)
     tab = window.compare_tab
     tab.set_checked(["bundled:7b-class", "bundled:70b-class"])
-    assert [r.name for r in tab.rows] == [find_model("70b-class").name, find_model("7b-class").name]
-    for row in tab.rows:
+    names = [r.name for r in tab.rows]
+    assert names == [
+        "This model: Llama-3.1-8B",  # the shown model always leads: the tab is never empty
+        find_model("70b-class").name,
+        find_model("7b-class").name,
+    ]
+    assert tab.rows[0].breakdown == c.breakdown
+    for row in tab.rows[1:]:
         preset = [p for p in c.model_presets() if p.name == row.name][0]
         assert row.breakdown == estimate(preset.model, preset.weights, c.workload, c.runtime)
-    assert tab.table.rowCount() == 2
+    assert tab.table.rowCount() == 3
     heights = tab.bars["total"].opts["height"]
     assert heights == [to_unit(r.breakdown.total_bytes) for r in tab.rows]
+    # bars are named by model, and the target's capacity is drawn (RTX 4090: 24,564 MiB)
+    ticks = tab.plot.getAxis("bottom")._tickLevels[0]
+    assert [t[1] for t in ticks][1].startswith("70B-class")
+    assert tab.capacity_line.isVisible() and tab.capacity_line.value() == to_unit(24_564 * 2**20)
+    # the last column says whether each fits the KV budget on the target (the headline question)
+    header = [tab.table.horizontalHeaderItem(i).text() for i in range(tab.table.columnCount())]
+    assert header[-1] == "Fits" and header[-2] == "Total (GiB)"
+    fits = [tab.table.item(r, len(header) - 1).text() for r in range(3)]
+    # 7B-class fp16 at 4,096 x 8 needs 14 GB of weights + 16 GiB of KV: no; 70B: no
+    assert fits == ["yes", "no", "no"]
+
+
+def test_compare_tab_is_not_empty_with_nothing_ticked(make_main_window):
+    window = make_main_window()
+    tab = window.compare_tab
+    tab.set_checked([])
+    assert len(tab.rows) == 1 and tab.table.rowCount() == 1
+    assert tab.bars["total"].opts["height"] == [to_unit(window.controller.breakdown.total_bytes)]
 
 
 def test_unit_toggle_switches_every_figure_to_gb(make_main_window):
@@ -244,10 +268,11 @@ def test_compare_tab_names_parts_as_the_chart_does_and_fits_names(make_main_wind
     window = make_main_window()
     tab = window.compare_tab
     tab.set_checked(["bundled:7b-class", "bundled:70b-class"])
-    legend = [label.text for _sample, label in tab.legend.items]
+    legend = tab.legend.text()  # above the plot: it can cover no bar
     part_labels = [p.label for p in window.controller.breakdown.parts]  # the core's labels
-    assert legend[:3] == part_labels[:3] == ["Weights", "KV cache", "Activations"]
-    assert legend[3:] == ["Overhead", "Total"]
+    assert part_labels[:3] == ["Weights", "KV cache", "Activations"]
+    for name in [*part_labels[:3], "Overhead", "Total", "capacity"]:
+        assert name in legend
     header = [tab.table.horizontalHeaderItem(i).text() for i in range(tab.table.columnCount())]
     assert "KV cache (GiB)" in header and not any("_" in h for h in header)
     assert tab.picker.minimumWidth() >= min(tab.picker.sizeHintForColumn(0), 252)

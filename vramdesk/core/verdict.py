@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 from vramdesk.core.units import Unit, format_bytes
 
 if TYPE_CHECKING:
+    from vramdesk.core.estimate import Breakdown
+    from vramdesk.core.runtime import Runtime
     from vramdesk.core.solve import SolveResult
 
 #: A fit with less than this share of the usable memory to spare is called tight.
@@ -142,6 +144,19 @@ def headline(result: SolveResult, batch: int, unit: Unit = Unit.GIB) -> Verdict:
     return Verdict(
         "fits", Sentence("fits", {**_pick(p, "shape", "need", "budget"), "spare": fmt(spare)}), detail
     )
+
+
+def fits_budget(breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> bool:
+    """The headline question for one estimate: do its KV cache and activations fit the KV
+    budget the engine profile leaves on ``capacity_bytes`` (``usable_bytes``)?
+
+    The same test :func:`vramdesk.core.solve.solve` makes for ``SolveResult.fits``, without
+    the searches: for tables of many models (the compare tab).
+    """
+    from vramdesk.core.engines import profile_for
+
+    usable = profile_for(runtime.engine).usable_bytes(breakdown, capacity_bytes, runtime)
+    return breakdown.kv_cache.bytes + breakdown.activations.bytes <= usable
 
 
 def usable_sentence(result: SolveResult, unit: Unit = Unit.GIB) -> Sentence:

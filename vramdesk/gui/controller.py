@@ -27,6 +27,7 @@ from vramdesk.core.scenario import fixed_overhead_bytes
 from vramdesk.core.serialize import TYPES, scenario_to_dict
 from vramdesk.core.solve import SolveResult, solve
 from vramdesk.core.units import Unit
+from vramdesk.core.verdict import fits_budget
 from vramdesk.core.workload import Workload
 from vramdesk.gui.fields import (
     FIELD_PART,
@@ -514,6 +515,16 @@ class ScenarioController(QObject):
     def compare(self, presets: list[tuple[str, ModelSpec, WeightSpec]]) -> list[views.CompareRow]:
         """Breakdowns of ``presets`` under the current workload and runtime."""
         return views.compare(presets, self.workload, self.runtime)
+
+    def compare_fits(self, rows: list[views.CompareRow]) -> list[bool | None]:
+        """Per compare row: whether it fits the target's KV budget (None: no capacity/row)."""
+        capacity = self.capacity_bytes()
+        return [
+            None
+            if capacity is None or row.breakdown is None
+            else fits_budget(row.breakdown, capacity, self.runtime)
+            for row in rows
+        ]
 
     # ------------------------------------------------------------ local GPU
     def set_local_snapshot(self, snapshot: Any) -> None:
