@@ -30,6 +30,7 @@ from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.chart import PART_COLOURS
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.library import PresetLibrary
 
 #: Width of one bar of a group; the four parts plus the total sit side by side.
@@ -101,7 +102,7 @@ class CompareTab(QWidget):
     def _legend_html(self) -> str:
         """The series names in their bar colours, as one line of text above the plot."""
         entries = [
-            f'<span style="color:{SERIES_COLOURS[k]}">&#9632;</span>&nbsp;{self.tr(views.PART_TITLES[k])}'
+            f'<span style="color:{SERIES_COLOURS[k]}">&#9632;</span>&nbsp;{tr_core(views.PART_TITLES[k])}'
             for k in SERIES
         ]
         line = f'<span style="color:#c0392b">&#9472;&#9472;</span>&nbsp;{self.tr("capacity")}'
@@ -199,7 +200,7 @@ class CompareTab(QWidget):
             header.pop(errors)
             rows = [row[:errors] + row[errors + 1 :] for row in rows]
         self.table.setColumnCount(len(header))
-        self.table.setHorizontalHeaderLabels([self.tr(h) for h in header])
+        self.table.setHorizontalHeaderLabels(header)
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
