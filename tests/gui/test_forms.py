@@ -337,9 +337,9 @@ def test_number_fields_state_their_range_and_keep_it_after_a_mark(make_main_wind
 def test_llamacpp_knobs_typed_in_the_runtime_form(make_main_window, qtbot):
     # issue 10.5: the llama.cpp knobs are fields of the window (objectName = field name),
     # enabled only for the engines that have them; typed with real key events
-    from PySide6.QtCore import Qt
+    from .keyboard import type_text
 
-    window = make_main_window()
+    window = make_main_window(show=True)
     c = window.controller
     runtime_form = window.forms[3]
     ngl = runtime_form.fields["n_gpu_layers"]
@@ -348,13 +348,9 @@ def test_llamacpp_knobs_typed_in_the_runtime_form(make_main_window, qtbot):
     set_widget(qtbot, runtime_form.fields["engine"], Engine.LLAMA_CPP)
     assert ngl.isEnabled()
     assert not runtime_form.fields["gpu_memory_utilization"].isEnabled()
-    for name, text, typed in (("n_gpu_layers", "20", 20), ("n_ubatch", "1024", 1024)):
-        box = runtime_form.fields[name]
-        box.setFocus()
-        box.lineEdit().selectAll()
-        qtbot.keyClicks(box.lineEdit(), text)
-        qtbot.keyClick(box.lineEdit(), Qt.Key.Key_Tab)
-        assert getattr(c.runtime, name) == typed
+    type_text(qtbot, ngl, "20")
+    type_text(qtbot, runtime_form.fields["n_ubatch"], "1024")
+    assert (c.runtime.n_gpu_layers, c.runtime.n_ubatch) == (20, 1024)
     set_widget(qtbot, runtime_form.fields["flash_attn"], False)
     assert c.runtime.flash_attn is False
     assert c.problem is None
