@@ -7,11 +7,21 @@ import json
 import pytest
 
 from vramdesk.cli import main
-from vramdesk.core import Engine, KVDtype, Runtime, WeightFormat, WeightSpec, Workload, estimate
+from vramdesk.core import (
+    Engine,
+    KVDtype,
+    ModelSpec,
+    Runtime,
+    WeightFormat,
+    WeightSpec,
+    Workload,
+    estimate,
+    solve,
+)
 from vramdesk.core.bundled import find_model
 from vramdesk.core.engines.llamacpp import FA_AUTO_SINCE_BUILD, flash_attention
 from vramdesk.core.errors import InputError
-from vramdesk.core.units import GIB, MIB  # noqa: F401 - MiB figures below
+from vramdesk.core.units import GIB, MIB
 
 QWEN7 = find_model("qwen2.5-7b").model
 LLAMA8 = find_model("llama-3.1-8b").model
@@ -80,3 +90,52 @@ def test_cli_flash_attn_flag(capsys):
     assert (off, auto) == (7_562_330_112, 357_564_416)  # derivation above
     assert main([*args, "--flash-attn", "off", "--kv-dtype", "q8_0"]) == 2
     assert "flash_attn: llama.cpp refuses a quantized V cache" in capsys.readouterr().err
+
+
+# ------------------------------------------- 10.3 partial offload copies the output
+COMMAND_R7B = ModelSpec(  # Command-R7B class: tied 256,000 x 4,096 embedding, fp16
+    num_hidden_layers=32,
+    num_key_value_heads=8,
+    num_attention_heads=32,
+    head_dim=128,
+    hidden_size=4096,
+    intermediate_size=14336,
+    vocab_size=256_000,
+    tie_word_embeddings=True,
+    params=8_030_000_000,
+)
+
+
+def test_output_on_host_is_copied_into_the_compute_buffer():
+    # -ngl 32 of 32 repeating layers: the output layer (the 33rd) stays in host memory, and
+    # the scheduler copies its matrix into the device compute buffer for the 512-token batch:
+    #   graph  = logits 512 * 256,000 * 4 = 524,288,000 + 512 * (4,096 + 14,336) * 4
+    #            = 37,748,736 -> 562,036,736 B (536 MiB, what vramdesk said before)
+    #   copy   = 256,000 * 4,096 * 2 B = 2,097,152,000 B (2,000 MiB)
+    #   buffer = 2,659,188,736 B = 2,536 MiB (the engine asked for 2,508 MiB: +1.1 %)
+    wl = Workload(context_tokens=4096)
+    fp16 = WeightSpec(WeightFormat.FP16)
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_gpu_layers=32)
+    b = estimate(COMMAND_R7B, fp16, wl, rt)
+    assert b.activations.bytes == 562_036_736 + 2_097_152_000 == 2536 * MIB
+    # -ngl 33 offloads the output: no copy; a batch under 32 tokens is not offloaded either
+    assert estimate(COMMAND_R7B, fp16, wl, rt.replace(n_gpu_layers=33)).activations.bytes == (
+        562_036_736
+    )
+    small = estimate(COMMAND_R7B, fp16, wl, rt.replace(n_ubatch=16))
+    assert small.activations.bytes == 16 * 256_000 * 4 + 16 * (4096 + 14336) * 4
+
+
+def test_partial_offload_no_longer_fits_a_15_4_gib_card():
+    # device weights: 8,030,000,000 * 2 - 2,097,152,000 (tied embedding, on the host)
+    #   = 13,962,848,000 B; KV 4,096 cells * 32 layers * 4,096 B = 536,870,912 B.
+    # before: 13,962,848,000 + 536,870,912 + 562,036,736 = 15,061,755,648 B = 14.03 GiB: "fits"
+    # after:  + 2,097,152,000 = 17,158,907,648 B = 15.98 GiB > 15.4 GiB: out of memory, as seen
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_gpu_layers=32)
+    b = estimate(COMMAND_R7B, WeightSpec(WeightFormat.FP16), Workload(context_tokens=4096), rt)
+    assert b.weights.bytes == 13_962_848_000
+    assert b.kv_cache.bytes == 536_870_912
+    assert b.total_bytes == 17_158_907_648
+    r = solve(COMMAND_R7B, WeightSpec(WeightFormat.FP16), Workload(context_tokens=4096), rt,
+              int(15.4 * GIB))  # fmt: skip
+    assert not r.fits and not r.fits_total

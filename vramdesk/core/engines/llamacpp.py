@@ -275,9 +275,32 @@ def weight_split(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> dict[s
         "on": on,
         "embedding": embed,
         "output": output,
+        "output_matrix": head,
         "device": device + output,
         "host": host,
     }
+
+
+#: Smallest batch for which the CUDA backend runs an op whose weight sits in host memory
+#: (``ggml/src/ggml-cuda/ggml-cuda.cu`` ``offload_op``: ``min_batch_size = 32``).
+OFFLOAD_MIN_BATCH = 32
+
+
+def output_copy_bytes(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> int:
+    """Bytes of the output matrix copied into the device compute buffer (partial offload).
+
+    When the output layer stays in host memory (``n_gpu_layers`` <= ``num_hidden_layers``),
+    the scheduler (``ggml/src/ggml-backend.cpp`` ``ggml_backend_sched``) still runs the output
+    matmul of a large batch (``n_ubatch`` >= :data:`OFFLOAD_MIN_BATCH`; the reserve graph
+    computes logits for every ubatch token) on the GPU, copying the weight into the compute
+    buffer: the whole ``vocab x hidden`` matrix (or the tied embedding). 0 when the output
+    is offloaded or the batch is small. Copies of host-resident repeating layers are not
+    modelled (the output matrix is the largest single weight).
+    """
+    split = weight_split(model, spec, runtime)
+    if split["output"] or (runtime.n_ubatch or DEFAULT_UBATCH) < OFFLOAD_MIN_BATCH:
+        return 0
+    return split["output_matrix"]
 
 
 class LlamaCppProfile(FormulaProfile):
@@ -375,7 +398,7 @@ class LlamaCppProfile(FormulaProfile):
             warnings=tuple(warnings),
             weights=self._weights(model, weights, runtime),
             kv_cache=self._kv(split),
-            activations=self._compute(model, workload, runtime),
+            activations=self._compute(model, weights, workload, runtime),
             overhead=Part(
                 "overhead",
                 "Overhead",
@@ -435,26 +458,38 @@ class LlamaCppProfile(FormulaProfile):
         )
 
     @staticmethod
-    def _compute(model: ModelSpec, workload: Workload, runtime: Runtime) -> Part:
+    def _compute(
+        model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> Part:
         if runtime.compute_buffer_bytes is not None:
             return measured_part(
                 "activations", "Compute buffer", runtime.compute_buffer_bytes, "compute buffer size"
             )
-        value = compute_buffer_bytes(model, workload, runtime)
+        graph = compute_buffer_bytes(model, workload, runtime)
+        copy = output_copy_bytes(model, weights, runtime)
         fa = flash_attention(runtime, workload)
         setting = {True: "on", False: "off", None: "auto"}[runtime.flash_attn]
+        notes = [
+            f"flash attention {'on' if fa else 'off'} (--flash-attn {setting}): "
+            + ("no f32 KQ scores" if fa else "the f32 KQ scores are in the buffer"),
+            "modelled within about 15 %: calibrate from the log's compute buffer line",
+        ]
+        if copy:
+            notes.insert(
+                0,
+                "the output layer stays in host memory (n_gpu_layers <= num_hidden_layers): its "
+                f"matrix ({copy:,} bytes) is copied into the compute buffer for batches of "
+                f"{OFFLOAD_MIN_BATCH}+ tokens (ggml-backend.cpp scheduler)",
+            )
         return Part(
             "activations",
             "Compute buffer",
-            value,
+            graph + copy,
             "max(n_head * cells * n_ubatch * 4 [no FA], n_ubatch * vocab * 4)"
-            " + n_ubatch * (hidden + ffn) * 4",
-            f"{value:,}",
-            (
-                f"flash attention {'on' if fa else 'off'} (--flash-attn {setting}): "
-                + ("no f32 KQ scores" if fa else "the f32 KQ scores are in the buffer"),
-                "modelled within about 15 %: calibrate from the log's compute buffer line",
-            ),
+            " + n_ubatch * (hidden + ffn) * 4"
+            + (" + output_matrix [output on host]" if copy else ""),
+            f"{graph:,}" + (f" + {copy:,}" if copy else ""),
+            tuple(notes),
         )
 
     def figures(
