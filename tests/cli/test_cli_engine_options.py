@@ -40,14 +40,15 @@ def test_llamacpp_flags_change_the_estimate(capsys):
     # Llama-3.1-8B bf16, 8,192 tokens, 2 slots: n_ctx = 16,384 cells (a multiple of 256).
     # KV on the GPU with -ngl 20: 20 of 32 layers * 16,384 cells * 2 * 8 * 128 * 2 B =
     # 20 * 16,384 * 4,096 = 1,342,177,280 B.
-    # Compute buffer with -fa off and -ub 1024: KQ 32 heads * 16,384 * 1,024 * 4 =
-    # 2,147,483,648 (above the logits 1,024 * 128,256 * 4 = 525,336,576) + 1,024 *
-    # (4,096 + 14,336) * 4 = 75,497,472 -> 2,222,981,120 B, plus the output matrix left on
+    # Compute buffer with -fa off and -ub 1024: -np 2 splits the cache into 2 streams of
+    # 8,192 cells, and a token attends its own stream: KQ 32 heads * 8,192 * 1,024 * 4 =
+    # 1,073,741,824 (above the logits 1,024 * 128,256 * 4 = 525,336,576) + 1,024 *
+    # (4,096 + 14,336) * 4 = 75,497,472 -> 1,149,239,296 B, plus the output matrix left on
     # the host (-ngl 20 <= 32 layers) copied in: 128,256 * 4,096 * 2 = 1,050,673,152 B.
     args = [*BASE, "--engine", "llama.cpp", "--parallel", "2", "--n-gpu-layers", "20"]
     out = run_json(capsys, [*args, "--flash-attn", "off", "--ubatch", "1024"])
     assert out["kv_cache_bytes"] == 1_342_177_280
-    assert out["activation_bytes"] == 2_222_981_120 + 1_050_673_152
+    assert out["activation_bytes"] == 1_149_239_296 + 1_050_673_152
     # flash attention on: no KQ scores; logits 525,336,576 + 75,497,472 = 600,834,048 B
     out = run_json(capsys, [*args, "--flash-attn", "on", "--ubatch", "1024"])
     assert out["activation_bytes"] == 600_834_048 + 1_050_673_152

@@ -235,7 +235,8 @@ def test_llamacpp_mixed_cache_types_and_q4_0():
 
 def test_llamacpp_swa_cells_and_swa_full():
     # 4 slots of 8192, window 4096, n_ubatch 512: unified -> pad256(4096 * 4 + 512) = 16896 cells;
-    # per-stream (not unified) -> pad256(4096 + 512) = 4608; swa_full -> the whole 32768
+    # -np 4 split streams -> each slot its own pad256(4096 + 512) = 4608, 4 * 4608 = 18432 in
+    # all (issue 10.4: one window per slot, not one for all); swa_full -> the whole 32768
     model = ModelSpec(
         num_hidden_layers=4,
         num_key_value_heads=2,
@@ -246,7 +247,10 @@ def test_llamacpp_swa_cells_and_swa_full():
     work = Workload(context_tokens=8192, batch=4)
     unified = Runtime(engine=Engine.LLAMA_CPP, kv_unified=True)
     assert cells(model, work, unified) == {FULL: 32768, SLIDING: 16896}
-    assert cells(model, work, unified.replace(kv_unified=False))[SLIDING] == 4608
+    split = unified.replace(kv_unified=False, n_parallel=4)
+    assert cells(model, work, split) == {FULL: 32768, SLIDING: 4 * 4608}
+    # without -np llama-server unifies the cache itself: one stream
+    assert cells(model, work, unified.replace(kv_unified=False))[SLIDING] == 16896
     assert cells(model, work, unified.replace(swa_full=True))[SLIDING] == 32768
 
 

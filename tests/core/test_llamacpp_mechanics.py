@@ -21,6 +21,7 @@ from vramdesk.core import (
 from vramdesk.core.bundled import find_model
 from vramdesk.core.engines.llamacpp import FA_AUTO_SINCE_BUILD, flash_attention
 from vramdesk.core.errors import InputError
+from vramdesk.core.model import sliding_layer_pattern
 from vramdesk.core.units import GIB, MIB
 
 QWEN7 = find_model("qwen2.5-7b").model
@@ -139,3 +140,58 @@ def test_partial_offload_no_longer_fits_a_15_4_gib_card():
     r = solve(COMMAND_R7B, WeightSpec(WeightFormat.FP16), Workload(context_tokens=4096), rt,
               int(15.4 * GIB))  # fmt: skip
     assert not r.fits and not r.fits_total
+
+
+# ------------------------------------ 10.4 slots with their own sliding-window caches
+GEMMA3_270M = ModelSpec(  # Gemma-3-270M class: 18 layers, 5 sliding : 1 global, 1 KV head x 256
+    num_hidden_layers=18,
+    num_key_value_heads=1,
+    num_attention_heads=4,
+    head_dim=256,
+    hidden_size=640,
+    intermediate_size=2048,
+    vocab_size=262_144,
+    sliding_window=512,
+    layer_types=sliding_layer_pattern(18, "5:1"),
+    params=268_098_176,
+)
+
+
+@pytest.mark.parametrize(
+    ("slots", "mib"),
+    [
+        # -np 1, -c 4096: one stream. K + V per cell per layer: 2 * 256 * 2 B = 1,024 B.
+        #   3 global layers * 4,096 cells * 1,024 = 12 MiB; 15 sliding layers *
+        #   pad256(min(4,096, 512 + 512)) = 1,024 cells * 1,024 = 15 MiB -> 27 MiB (measured 27)
+        (1, 27),
+        # -np 2, -c 4096, split streams: n_ctx_seq = pad256(4,096 / 2) = 2,048 per slot.
+        #   global: 2 * 2,048 * 3 * 1,024 = 12 MiB; sliding: each slot its own
+        #   pad256(min(2,048, 512 + 512)) = 1,024 cells: 2 * 1,024 * 15 * 1,024 = 30 MiB
+        #   -> 42 MiB (measured 42; vramdesk said 27: one window for both slots)
+        (2, 42),
+    ],
+)
+def test_each_slot_has_its_own_sliding_window_cache(slots, mib):
+    wl = Workload(context_tokens=4096 // slots, batch=slots)
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_parallel=slots)
+    b = estimate(GEMMA3_270M, WeightSpec(WeightFormat.BF16), wl, rt)
+    assert b.kv_cache.bytes == mib * MIB
+
+
+def test_unified_cache_shares_one_window_per_sequence():
+    # --kv-unified with -np 2: one stream of 4,096 cells; sliding layers pad256(min(4,096,
+    # 512 * 2 + 512)) = 1,536 cells: 3 * 4,096 * 1,024 + 15 * 1,536 * 1,024 = 12 + 22.5 MiB
+    wl = Workload(context_tokens=2048, batch=2)
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_parallel=2, kv_unified=True)
+    b = estimate(GEMMA3_270M, WeightSpec(WeightFormat.BF16), wl, rt)
+    assert b.kv_cache.bytes == 3 * 4096 * 1024 + 15 * 1536 * 1024
+
+
+def test_each_slot_context_is_padded_to_256():
+    # -c 163,840 with 6 slots: n_ctx_seq = pad256(163,840 / 6 = 27,306) = 27,392 cells per slot,
+    # 6 * 27,392 = 164,352 cells in all. Llama-3.1-8B f16: 131,072 B per cell.
+    wl = Workload(context_tokens=163_840 // 6, batch=6)  # 27,306 tokens per slot
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_parallel=6)
+    b = estimate(LLAMA8, WeightSpec(), wl, rt)
+    assert b.extras["kv_cache_cells"] == 164_352
+    assert b.kv_cache.bytes == 164_352 * 131_072

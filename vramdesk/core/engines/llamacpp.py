@@ -8,8 +8,14 @@ Sources (read in ggml-org/llama.cpp, not copied):
 * ``src/llama-kv-cache.cpp``: per layer one K tensor of ``ggml_row_size(type_k,
   n_embd_k_gqa) * cells`` bytes and one V tensor likewise; layers offloaded to the GPU
   (the last ``n_gpu_layers``) keep their cache there, the others in host memory.
-* ``src/llama-kv-cache-iswa.cpp``: sliding-window layers get
-  ``pad256(min(n_ctx, n_swa * (unified ? n_seq : 1) + n_ubatch))`` cells unless ``swa_full``.
+* ``src/llama-context.cpp`` (split cache, ``-np N`` without ``--kv-unified``): one stream per
+  slot of ``n_ctx_seq = pad256(n_ctx / N)`` cells.
+* ``src/llama-kv-cache-iswa.cpp``: sliding-window layers get, per stream,
+  ``pad256(min(cells, n_swa * (unified ? n_seq : 1) + n_ubatch))`` cells unless ``swa_full``.
+* ``ggml/src/ggml-backend.cpp`` (scheduler) and ``ggml/src/ggml-cuda/ggml-cuda.cu``
+  (``offload_op``): an output matrix left in host memory is copied into the compute buffer.
+* ``common/arg.cpp`` / ``src/llama-context.cpp``: ``-fa auto`` by default in recent builds;
+  a quantized V cache needs flash attention.
 * ``ggml/src/ggml-common.h``: q8_0 34 bytes per 32 values, q4_0 18 per 32, f16 2, f32 4.
 * DeepSeek MLA: builds without the MLA cache store per-head K (nope + rope) and V;
   later builds store the latent ``kv_lora_rank + qk_rope_head_dim`` as K and no V.
@@ -126,18 +132,49 @@ def slots(workload: Workload, runtime: Runtime) -> int:
     return runtime.n_parallel or workload.batch
 
 
-def cells(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str, int]:
-    """Cells per layer kind: ``{"full_attention": n, "sliding_attention": m}``.
+def streams(workload: Workload, runtime: Runtime) -> int:
+    """KV streams: one per slot when the cache is split (``-np N`` > 1 without ``--kv-unified``).
 
-    Full layers: ``pad256(n_ctx)``; sliding layers: ``pad256(min(n_ctx, n_swa * n_seq +
-    n_ubatch))`` (``n_seq`` = 1 per stream when not unified), or the full size with ``swa_full``.
+    ``src/llama-context.cpp``: with ``kv_unified`` false every sequence gets its own stream of
+    ``n_ctx_seq`` cells. ``tools/server/server.cpp``: without ``-np`` (``n_parallel`` unset,
+    the slots follow the concurrency) llama-server picks its slots itself and unifies the
+    cache, so one stream. Ollama's runner keeps one shared stream (``num_ctx * num_parallel``
+    cells, ``llm/server.go``), as this profile always modelled it.
     """
-    full = pad(n_ctx(workload, runtime))
+    n = slots(workload, runtime)
+    if runtime.n_parallel is None or runtime.kv_unified or n == 1:
+        return 1
+    return 1 if runtime.engine is Engine.OLLAMA else n
+
+
+def cells_per_stream(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str, int]:
+    """Cells of one stream per layer kind (:func:`cells` is the total over the streams).
+
+    ``src/llama-context.cpp``: ``n_ctx = pad256(n_ctx)``; a split cache (:func:`streams` > 1)
+    gives each stream ``n_ctx_seq = pad256(n_ctx / n_seq_max)`` cells (163,840 / 6 slots ->
+    27,392 each), a unified one all ``n_ctx``. ``src/llama-kv-cache-iswa.cpp``: sliding layers
+    get ``pad256(min(cells, n_swa * (unified ? n_seq : 1) + n_ubatch))`` cells per stream,
+    or the full size with ``swa_full``.
+    """
+    total = pad(n_ctx(workload, runtime))
+    n_stream = streams(workload, runtime)
+    full = total if n_stream == 1 else pad(total // n_stream)
     if not model.sliding_window or runtime.swa_full or not runtime.sliding_window_exploited:
         return {FULL: full, SLIDING: full}
-    seqs = slots(workload, runtime) if runtime.kv_unified or slots(workload, runtime) == 1 else 1
+    seqs = slots(workload, runtime) if n_stream == 1 else 1
     ubatch = runtime.n_ubatch or DEFAULT_UBATCH
     return {FULL: full, SLIDING: pad(min(full, model.sliding_window * seqs + ubatch))}
+
+
+def cells(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str, int]:
+    """Cells per layer kind over every stream: ``{"full_attention": n, "sliding_attention": m}``.
+
+    :func:`cells_per_stream` times :func:`streams`: with ``-np 2`` and separate streams each
+    slot has its own sliding-window cache (Gemma-3-270M class, ``-c 4096``: 2 x 1,024 cells,
+    not one 1,024-cell window shared by both).
+    """
+    n_stream = streams(workload, runtime)
+    return {k: v * n_stream for k, v in cells_per_stream(model, workload, runtime).items()}
 
 
 def requested_types(workload: Workload, runtime: Runtime) -> tuple[KVDtype, KVDtype]:
@@ -214,6 +251,7 @@ def kv_split(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str
         out["kv_cache_bytes_full_layers" if kind == FULL else "kv_cache_bytes_swa_layers"] += k + v
     out["kv_cache_cells"] = n[FULL]
     out["kv_cache_cells_swa"] = n[SLIDING] if model.sliding_window else 0
+    out["kv_cache_streams"] = streams(workload, runtime)
     return out
 
 
@@ -227,10 +265,11 @@ def compute_buffer_bytes(model: ModelSpec, workload: Workload, runtime: Runtime)
     """
     ubatch = runtime.n_ubatch or DEFAULT_UBATCH
     heads = model.num_attention_heads or model.num_key_value_heads
+    # split streams: the ubatch's tokens attend their own stream's cells only
     kq = (
         0
         if flash_attention(runtime, workload)
-        else heads * cells(model, workload, runtime)[FULL] * ubatch * 4
+        else heads * cells_per_stream(model, workload, runtime)[FULL] * ubatch * 4
     )
     logits = ubatch * (model.vocab_size or 0) * 4
     ffn = model.intermediate_size or (model.moe_intermediate_size or 0) * max(
