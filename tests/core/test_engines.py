@@ -347,7 +347,9 @@ def test_vllm_concurrency_v0_and_v1_rounding():
     # 1000 blocks of 16 at max_model_len 1000: V1 needs cdiv(1000, 16) = 63 blocks per request
     # -> 1000/63; V0 divides tokens: 16000 / 1000 = 16
     work = Workload(context_tokens=1000)
-    v1 = VllmProfile().block_figures(LLAMA8, work, Runtime(engine=Engine.VLLM), 1000)
+    v1 = VllmProfile().block_figures(
+        LLAMA8, work, Runtime(engine=Engine.VLLM, engine_version="0.11.0"), 1000
+    )
     v0 = VllmProfile().block_figures(
         LLAMA8, work, Runtime(engine=Engine.VLLM, engine_version="V0"), 1000
     )
@@ -367,11 +369,17 @@ def test_vllm_hybrid_tokens_and_concurrency():
         sliding_window=128,
         layer_types=(SLIDING, FULL) * 12,
     )
-    fig = VllmProfile().block_figures(
-        model, Workload(context_tokens=4096), Runtime(engine=Engine.VLLM), 1200
-    )
+    rt = Runtime(engine=Engine.VLLM, engine_version="0.11.0")
+    fig = VllmProfile().block_figures(model, Workload(context_tokens=4096), rt, 1200)
     assert fig["kv_cache_tokens"] == 9600
     assert fig["max_concurrency"] == Fraction(1200, 256 + 257)
+    # releases that log int(concurrency * max_model_len) (issue 10.7, --engine-version):
+    # floor(1200 / 513 * 4096) = floor(9,581.28...) = 9,581 tokens
+    newest = VllmProfile().block_figures(
+        model, Workload(context_tokens=4096), rt.replace(engine_version=None), 1200
+    )
+    assert newest["kv_cache_tokens"] == 9581
+    assert newest["max_concurrency"] == fig["max_concurrency"]
 
 
 def test_llamacpp_and_ollama_budget_ignores_utilization():

@@ -63,3 +63,39 @@ def test_max_context_crosses_the_32k_break():
     assert r.max_context == 46_768
     at = estimate(LLAMA8.model, LLAMA8.weights, wl.replace(context_tokens=46_768), V064)
     assert at.kv_cache.bytes == 46_768 * 131_072  # 2,923 whole blocks of 16
+
+
+# ------------------------------------------------- 10.7 one concurrency answer per engine
+def test_vllm_hybrid_forward_kv_follows_the_allocator():
+    # gpt-oss-20b on an H100 (vLLM, newest release), 8,192 tokens x 32: 12 sliding (window 128)
+    # + 12 full layers, 8 KV heads x 64, fp16: 2 * 8 * 64 * 2 = 2,048 B per token per layer.
+    #   block over a 12-layer group: 16 * 2,048 * 12 = 393,216 B
+    #   per request: full cdiv(8,192, 16) = 512; sliding cdiv(min(127 + 8,192, 8,192), 16) + 1
+    #                = 513 -> 1,025 blocks
+    #   KV budget 55,202,635,033 B -> 140,387 blocks; 140,387 / 1,025 = 136.96x (logged)
+    # so max concurrency is 136, where the window-capped forward estimate said 269; the
+    # forward KV of 32 requests is 32 * 1,025 * 393,216 = 12,897,484,800 B.
+    p = find_model("gpt-oss-20b")
+    wl = Workload(context_tokens=8192, batch=32)
+    rt = Runtime(engine=Engine.VLLM)
+    r = solve(p.model, p.weights, wl, rt, find_gpu("H100 80GB").capacity_for(Engine.VLLM))
+    assert r.kv_budget_bytes == 55_202_635_033
+    assert r.kv_cache_blocks == 140_387
+    assert r.vllm_lines()[1].endswith("136.96x")
+    assert r.max_concurrency == 136
+    assert r.breakdown.kv_cache.bytes == 12_897_484_800
+    # the newest releases log int(concurrency * max_model_len) = floor(140,387 * 8,192 / 1,025)
+    assert r.kv_cache_tokens == 1_122_000  # floor(1,150,050,304 / 1,025)
+    # 0.11 logs num_blocks // groups * block = 140,387 // 2 * 16 = 1,123,088
+    old = solve(p.model, p.weights, wl, rt.replace(engine_version="0.11.0"),
+                find_gpu("H100 80GB").capacity_for(Engine.VLLM))  # fmt: skip
+    assert old.kv_cache_tokens == 1_123_088
+    assert old.max_concurrency == 136
+
+
+def test_vllm_full_attention_models_keep_the_formula_cache():
+    # one group of full layers: blocks per request cdiv(L, 16) -> the same bytes as
+    # batch * ceil16(L) * per-token: Llama-3.1-8B bf16, 3 x 1,000 tokens = 3 * 1,008 * 131,072
+    wl = Workload(context_tokens=1000, batch=3, kv_dtype=KVDtype.BF16)
+    b = estimate(LLAMA8.model, LLAMA8.weights, wl, Runtime(engine=Engine.VLLM))
+    assert b.kv_cache.bytes == 3 * 1008 * 131_072

@@ -129,6 +129,9 @@ class SolveResult:
     context_tokens: int
     logged_concurrency: Fraction | None = None
     notes: tuple[str, ...] = field(default=())
+    #: What must fit in ``usable_bytes`` (``EngineProfile.need_bytes``): KV cache +
+    #: activations; SGLang's KV cache alone (its activations are outside the static pool).
+    need_bytes: int = 0
 
     def vllm_lines(self) -> list[str]:
         """The two start-up lines vLLM prints, computed for this budget."""
@@ -363,11 +366,7 @@ def solve(
             "the fixed overhead alone exceeds this GPU's usable memory: no GPU count of this "
             "size can help"
         )
-    if model.sliding_window:
-        notes.append(
-            "sliding-window layers: KV cache size in tokens counts every layer at full "
-            "context; max concurrency and max context are solved exactly"
-        )
+    notes.extend(profile_for(runtime.engine).solve_notes(model, runtime))
     return SolveResult(
         capacity_bytes=capacity_bytes,
         usable_bytes=p.usable,
@@ -386,6 +385,7 @@ def solve(
         breakdown=base,
         context_tokens=ctx,
         notes=tuple(notes),
+        need_bytes=p.base_need,
     )
 
 

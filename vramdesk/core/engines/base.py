@@ -140,6 +140,15 @@ class EngineProfile:
         """
         return workload.replace(batch=batch, context_tokens=context), runtime
 
+    def solve_notes(self, model: ModelSpec, runtime: Runtime) -> tuple[str, ...]:
+        """Notes the solver shows for this engine and model (how its figures are counted)."""
+        if not model.sliding_window:
+            return ()
+        return (
+            "sliding-window layers: KV cache size in tokens counts every layer at full "
+            "context; max concurrency and max context are solved exactly",
+        )
+
     def context_breaks(self, workload: Workload, runtime: Runtime) -> tuple[int, ...]:
         """Context lengths after which the need may drop (the engine changes a setting).
 

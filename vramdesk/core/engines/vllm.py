@@ -31,7 +31,13 @@ from fractions import Fraction
 
 from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, measured_part, with_parts
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import Breakdown, Part, kv_bytes_per_token_per_layer, weights_part
+from vramdesk.core.estimate import (
+    Breakdown,
+    Part,
+    kv_bytes_per_token_per_layer,
+    shared_prefix_tokens,
+    weights_part,
+)
 from vramdesk.core.formats import WeightFormat, WeightSpec
 from vramdesk.core.model import FULL, ModelSpec, count_params, total_params
 from vramdesk.core.runtime import Engine, Runtime
@@ -61,6 +67,10 @@ V0_LONG_CONTEXT = 32_768
 #: between the 0.6 logs (512) and the 0.8.5 logs (2048).
 V0_CHUNKED_2048_SINCE = (0, 7)
 V1_BATCHED_TOKENS, V1_MAX_NUM_SEQS = 8192, 1024
+#: First release whose "GPU KV cache size" log is ``int(max_concurrency * max_model_len)``
+#: rather than ``num_blocks // len(groups) * block_size`` (vllm-project/vllm#40691 reports the
+#: old rule on 0.19.0); the exact release is an assumption.
+KV_TOKENS_FROM_CONCURRENCY_SINCE = (0, 20)
 #: Live fp32 logit-sized buffers at the V1 profile peak (the dummy sampler run), fitted to
 #: Llama-3.1-8B (8.71) and Qwen3-32B TP2 (8.92) on vLLM 0.11 / H100: 8.8 within 2 %. The
 #: multimodal Mistral-Small-3.2 run peaked at 2.5x less: the activation model is +-60 %.
@@ -478,13 +488,73 @@ class VllmProfile(FormulaProfile):
         base = dataclasses.replace(
             base, warnings=tuple(n for n in base.warnings if not n.startswith("chunk_tokens"))
         )
+        kv = self.reserved_kv_part(model, workload, runtime, extras["kv_block_bytes"])
         return with_parts(
-            base, weights=w, activations=act, overhead=non_torch_part(runtime), extras=extras
+            base,
+            weights=w,
+            kv_cache=kv,
+            activations=act,
+            overhead=non_torch_part(runtime),
+            extras=extras,
+        )
+
+    @staticmethod
+    def reserved_kv_part(
+        model: ModelSpec, workload: Workload, runtime: Runtime, unit: int
+    ) -> Part | None:
+        """The KV cache as V1's hybrid allocator reserves it, for models with sliding layers.
+
+        ``vllm/v1/core/kv_cache_utils.py`` (``get_max_concurrency_for_kv_cache_config``): a
+        request of ``max_model_len`` tokens holds, in every KV group, the blocks its spec's
+        ``max_memory_usage_bytes`` asks (full: ``cdiv(L, block)``; sliding: ``cdiv(min(window
+        - 1 + max_num_batched_tokens, L), block) + 1``), each block ``unit`` bytes over the
+        group's layers. So ``kv = unit * (batch * blocks_per_request - (batch - 1) * shared
+        prefix blocks of the full groups)``: the forward estimate, the solver's max
+        concurrency and the logged "Maximum concurrency" answer the same question.
+
+        ``None`` (the formula's cache, identical for full attention) for V0, for models
+        without sliding layers, or when the window is not exploited.
+        """
+        types = layer_types_per_gpu(model, runtime)
+        if (
+            parse_version(runtime.engine_version)[0]
+            or set(types) == {FULL}
+            or not runtime.sliding_window_exploited
+            or not model.sliding_window
+        ):
+            return None
+        _, groups = kv_groups(types)
+        per_request = blocks_per_request(model, workload, runtime, groups)
+        shared_blocks = shared_prefix_tokens(workload, runtime) // (runtime.block_size or 16)
+        full_groups = groups.get(FULL, 0)
+        batch = workload.batch
+        blocks = batch * per_request - (batch - 1) * shared_blocks * full_groups
+        detail = ", ".join(f"{n} {kind.replace('_attention', '')}" for kind, n in groups.items())
+        return Part(
+            "kv_cache",
+            "KV cache",
+            unit * blocks,
+            "block_bytes * (batch * blocks_per_request - (batch - 1) * shared_prefix_blocks)",
+            f"{unit:,} * ({batch} * {per_request:,} - {batch - 1} * {shared_blocks * full_groups})",
+            (
+                f"vLLM's hybrid allocator reserves, per request, blocks in every KV group "
+                f"({detail}); sliding groups hold window - 1 + max_num_batched_tokens tokens "
+                "(kv_cache_utils.py)",
+            ),
         )
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Non-torch memory (and CUDA graphs where subtracted): the overhead part."""
         return breakdown.overhead.bytes
+
+    def solve_notes(self, model: ModelSpec, runtime: Runtime) -> tuple[str, ...]:
+        """V1 with sliding layers: every figure follows the hybrid allocator's reservation."""
+        if parse_version(runtime.engine_version)[0] or not model.sliding_window:
+            return super().solve_notes(model, runtime)
+        return (
+            "sliding-window layers: vLLM's hybrid allocator reserves blocks per request in every "
+            "KV group; the KV cache, max concurrency and the logged concurrency all follow it",
+        )
 
     def context_breaks(self, workload: Workload, runtime: Runtime) -> tuple[int, ...]:
         """V0 turns chunked prefill on above 32,768 tokens: the profile run shrinks there."""
@@ -567,14 +637,21 @@ class VllmProfile(FormulaProfile):
     ) -> dict[str, int | Fraction]:
         """Return ``num_gpu_blocks``, ``kv_cache_tokens`` and ``max_concurrency`` as logged.
 
-        V1: ``blocks`` over the blocks one request needs in every group; V0
-        (``gpu_executor.py``): ``blocks * block_size / max_model_len``.
+        V1: concurrency is ``blocks`` over the blocks one request needs in every group; V0
+        (``gpu_executor.py``): ``blocks * block_size / max_model_len``. The logged "GPU KV
+        cache size" of V1 is ``blocks // groups * block_size`` before
+        :data:`KV_TOKENS_FROM_CONCURRENCY_SINCE` and ``int(concurrency * max_model_len)`` from
+        it (``kv_cache_utils.py``: the old rule undercounts hybrid models), following
+        ``engine_version``. The two agree for one group of full-attention layers.
         """
         _, groups = kv_groups(layer_types_per_gpu(model, runtime))
         block = runtime.block_size or 16
+        is_v0, release = parse_version(runtime.engine_version)
         tokens = blocks // sum(groups.values()) * block
-        if parse_version(runtime.engine_version)[0]:
+        if is_v0:
             concurrency = Fraction(blocks * block, workload.context_tokens)
         else:
             concurrency = Fraction(blocks, blocks_per_request(model, workload, runtime, groups))
+            if release >= KV_TOKENS_FROM_CONCURRENCY_SINCE:
+                tokens = math.floor(concurrency * workload.context_tokens)
         return {"num_gpu_blocks": blocks, "kv_cache_tokens": tokens, "max_concurrency": concurrency}
