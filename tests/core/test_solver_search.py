@@ -224,6 +224,10 @@ def test_llamacpp_padding_is_solved_on_the_real_need():
     assert r129.breakdown.activations.bytes == 300_417_024
     assert r129.max_concurrency == 617
     assert 617 <= r129.max_concurrency_exact < 618
+    # the capacity line counts cells in whole pads (79,616), and the one concurrency shown is
+    # the solver's (no vLLM "Maximum concurrency ... 618.54x" from 79,792 / 129 any more)
+    assert (r129.kv_cache_tokens, r129.kv_cache_blocks) == (79_616, None)
+    assert r129.logged_concurrency == r129.max_concurrency_exact
     r128 = solve(p.model, p.weights, Workload(context_tokens=128), rt, 24 * GIB)
     assert r128.max_concurrency == 622
 

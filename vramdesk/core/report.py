@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from vramdesk.core.estimate import Breakdown
+from vramdesk.core.runtime import Engine
 from vramdesk.core.solve import SolveResult, min_gpus_text
 from vramdesk.core.units import KIB, Unit, format_bytes
 from vramdesk.core.views import catalog_fits
@@ -55,7 +56,7 @@ def breakdown_text(sc: Any, b: Breakdown, unit: Unit = Unit.GIB) -> str:
 
 def _budget_knob(rt: Any) -> str:
     """The engine's own budget knob, as the Budget line shows it (only one it has)."""
-    from vramdesk.core.runtime import Engine, engine_options
+    from vramdesk.core.runtime import engine_options
 
     if "gpu_memory_utilization" in engine_options(rt.engine):
         return f", gpu_memory_utilization {float(rt.gpu_memory_utilization):g}"
@@ -76,7 +77,11 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
         f"Usable for KV cache and activations: {format_bytes(r.usable_bytes, unit)}",
         f"KV budget: {format_bytes(r.kv_budget_bytes, unit)} ({r.kv_budget_bytes:,} bytes)",
     ]
-    lines += r.vllm_lines()
+    if rt.engine in (Engine.FORMULA, Engine.VLLM):  # the lines vLLM prints, as it would
+        lines += r.vllm_lines()
+    else:  # no vLLM log lines for another engine: its capacity, in its own unit
+        unit_name = "cells" if rt.engine in (Engine.LLAMA_CPP, Engine.OLLAMA) else "tokens"
+        lines.append(f"KV cache capacity at this budget: {r.kv_cache_tokens:,} {unit_name}")
     lines.append(
         f"Max concurrency at {wl.context_tokens:,} tokens: {r.max_concurrency} "
         f"(exact {float(r.max_concurrency_exact):.4f})"

@@ -356,6 +356,8 @@ def solve(
         base, model, workload, runtime, kv_budget
     )
     max_conc, exact = p.max_concurrency(ctx)
+    if not profile_for(runtime.engine).logs_concurrency:
+        logged = exact  # no engine log to mirror: one concurrency answer, the solver's
     max_ctx, limited_by = p.max_context(batch)
     fits = p.fits_now()
     min_gpus = smallest_tp(model, weights, workload, runtime, capacity_bytes)

@@ -74,6 +74,9 @@ class EngineProfile:
     shards_heads: bool = True
     #: The smallest KV cache type the engine stores, the solver's "smaller KV cache" lever.
     compact_kv_dtype: KVDtype = KVDtype.FP8
+    #: Whether :meth:`kv_capacity`'s concurrency is what the engine itself logs (vLLM's
+    #: "Maximum concurrency"); otherwise the solver's own fractional answer is shown.
+    logs_concurrency: bool = False
 
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime

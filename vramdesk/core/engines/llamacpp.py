@@ -255,6 +255,13 @@ def kv_split(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str
     return out
 
 
+def kv_bytes_per_cell(model: ModelSpec, workload: Workload, runtime: Runtime) -> int:
+    """Device bytes of one cell: K + V rows (``ggml_row_size``) over the offloaded layers."""
+    k_el, v_el = kv_row_elements(model, runtime.replace(tensor_parallel_size=1))
+    tk, tv = cache_types(workload, runtime)
+    return sum(offloaded(model, runtime)) * (row_bytes(k_el, tk) + row_bytes(v_el, tv))
+
+
 def compute_buffer_bytes(model: ModelSpec, workload: Workload, runtime: Runtime) -> int:
     """Device compute buffer, modelled: ``max(KQ, logits) + n_ubatch * (hidden + ffn) * 4``.
 
@@ -460,6 +467,23 @@ class LlamaCppProfile(FormulaProfile):
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Return the overhead part (0 for llama.cpp; Ollama's minimum memory)."""
         return breakdown.overhead.bytes
+
+    def kv_capacity(
+        self,
+        breakdown: Breakdown,
+        model: ModelSpec,
+        workload: Workload,
+        runtime: Runtime,
+        kv_budget_bytes: int,
+    ) -> tuple[int, int | None, Fraction]:
+        """Cells that fit the budget, in whole 256-cell pads (no blocks), and cells / context.
+
+        A cell costs K + V of one token on every device layer (sliding layers counted at full
+        size, as for the other engines' "tokens").
+        """
+        per_cell = kv_bytes_per_cell(model, workload, runtime)
+        fit = max(0, kv_budget_bytes) // per_cell // CELL_PAD * CELL_PAD if per_cell else 0
+        return fit, None, Fraction(fit, workload.context_tokens)
 
     def at_point(
         self, workload: Workload, runtime: Runtime, batch: int, context: int

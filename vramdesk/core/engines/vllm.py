@@ -443,6 +443,7 @@ class VllmProfile(FormulaProfile):
     """vLLM (V0 and V1): see the module docstring for the engine sources followed."""
 
     engine = Engine.VLLM
+    logs_concurrency = True
 
     def check_engine_version(self, version: str | None) -> None:
         """Refuse a version :func:`parse_version` cannot read (:func:`check_version`)."""
