@@ -313,3 +313,29 @@ def test_largest_fitting_finds_the_edge_from_any_guess(answer, guess):
 
     assert largest_fitting(fits, 1, 2**24, guess) == min(answer, 2**24)
     assert len(asked) <= 2 * 25 + 2  # O(log range), never a walk
+
+
+@PROPERTY
+@given(
+    m=models,
+    context=st.integers(1, 32_768),
+    gib=st.integers(4, 200),
+    slots=st.integers(1, 8),
+    unified=st.booleans(),
+)
+@example(  # Gemma-3-270M-like slots with their own sliding-window caches
+    m=model_of(18, 1, 4, 256, 512, 32_000), context=2048, gib=4, slots=2, unified=False
+)
+def test_llamacpp_slots_move_with_the_concurrency(m, context, gib, slots, unified):
+    # with -np set, N concurrent sequences are N slots (split streams unless --kv-unified):
+    # the answer N fits with -np N and N + 1 does not with -np N + 1
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_parallel=slots, kv_unified=unified)
+    wl = Workload(context_tokens=context, batch=slots, kv_dtype=KVDtype.FP16)
+    w = WeightSpec(WeightFormat.INT4)
+    r = solve(m, w, wl, rt, gib * GIB)
+    n = r.max_concurrency
+    at = lambda k: (wl.replace(batch=k), rt.replace(n_parallel=k))  # noqa: E731
+    if n >= 1:
+        assert oracle_fits(m, w, *at(n), gib * GIB)
+    if n < INT_LIMITS["batch"][1]:
+        assert not oracle_fits(m, w, *at(n + 1), gib * GIB)
