@@ -61,11 +61,20 @@ class Breakdown:
     engine: Engine
     warnings: tuple[str, ...] = ()
     extras: dict[str, int] = field(default_factory=dict)
+    state: Part | None = None
 
     @property
-    def parts(self) -> tuple[Part, Part, Part, Part]:
-        """The four parts in display order."""
-        return (self.weights, self.kv_cache, self.activations, self.overhead)
+    def parts(self) -> tuple[Part, ...]:
+        """The parts in display order: weights, KV cache, the recurrent state (only for
+        models with SSM / linear-attention layers), activations, overhead."""
+        if self.state is None:
+            return (self.weights, self.kv_cache, self.activations, self.overhead)
+        return (self.weights, self.kv_cache, self.state, self.activations, self.overhead)
+
+    @property
+    def state_bytes(self) -> int:
+        """Bytes of the recurrent state per GPU (0 without recurrent layers)."""
+        return 0 if self.state is None else self.state.bytes
 
     @property
     def total_bytes(self) -> int:
@@ -77,6 +86,7 @@ class Breakdown:
         return {
             "weights_bytes": self.weights.bytes,
             "kv_cache_bytes": self.kv_cache.bytes,
+            "state_bytes": self.state_bytes,
             "activation_bytes": self.activations.bytes,
             "overhead_bytes": self.overhead.bytes,
             "total_bytes": self.total_bytes,

@@ -25,6 +25,7 @@ from vramdesk.core.kv_cache import (  # noqa: F401 - re-exported: the KV terms a
 )
 from vramdesk.core.model import ModelSpec, count_params, total_params
 from vramdesk.core.runtime import OverheadForm, Runtime
+from vramdesk.core.state import state_part
 from vramdesk.core.units import GIB, ceil_bytes
 from vramdesk.core.workload import Workload
 
@@ -32,6 +33,8 @@ from vramdesk.core.workload import Workload
 LOGIT_BYTES = 4
 #: Bytes per activation element: fp16/bf16 compute.
 ACTIVATION_BYTES = 2
+#: Bytes per recurrent-state element in the neutral profile: the 16-bit model dtype.
+STATE_BYTES = Fraction(2)
 
 
 # --------------------------------------------------------------------- weights
@@ -195,14 +198,16 @@ def activation_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> P
 
 
 # -------------------------------------------------------------------- overhead
-def overhead_part(weights: Part, kv: Part, act: Part, runtime: Runtime) -> Part:
+def overhead_part(
+    weights: Part, kv: Part, act: Part, runtime: Runtime, state_bytes: int = 0
+) -> Part:
     """Framework overhead: CUDA context, workspaces, allocator slack (SPEC §3.5).
 
     Multiplier form: ``overhead = (w + kv + act) * (factor - 1) + fixed`` so that
     ``total = (w + kv + act) * factor + fixed`` (defaults 1.15 and 1 GiB). Workspace form:
     ``overhead = w * fraction`` (default 0.05). Rounded up to whole bytes.
     """
-    base = weights.bytes + kv.bytes + act.bytes
+    base = weights.bytes + kv.bytes + act.bytes + state_bytes
     if runtime.overhead is OverheadForm.WORKSPACE:
         frac = runtime.workspace_fraction
         return Part(
@@ -219,7 +224,9 @@ def overhead_part(weights: Part, kv: Part, act: Part, runtime: Runtime) -> Part:
         "overhead",
         "Overhead (multiplier)",
         extra,
-        "(weights + kv + activations) * (factor - 1) + fixed",
+        "(weights + kv + activations) * (factor - 1) + fixed"
+        if not state_bytes
+        else "(weights + kv + state + activations) * (factor - 1) + fixed",
         f"{base:,} * ({float(factor):g} - 1) + {fixed:,}",
         (
             f"factor {float(factor):g} covers allocator fragmentation; fixed "
@@ -326,7 +333,16 @@ def formula_estimate(
     w = weights_part(model, weights, runtime)
     kv = kv_cache_part(model, workload, runtime)
     act = activation_part(model, workload, runtime)
-    over = overhead_part(w, kv, act, runtime)
+    state = state_part(
+        model,
+        workload.batch,
+        runtime,
+        STATE_BYTES,
+        STATE_BYTES,
+        "conv and SSM state in the 16-bit model dtype (vLLM mamba_cache_dtype / "
+        "mamba_ssm_cache_dtype auto)",
+    )
+    over = overhead_part(w, kv, act, runtime, state.bytes if state else 0)
     return Breakdown(
         weights=w,
         kv_cache=kv,
@@ -338,6 +354,7 @@ def formula_estimate(
         gpus=runtime.tensor_parallel_size * runtime.pipeline_parallel_size,
         engine=runtime.engine,
         warnings=tuple(estimate_warnings(model, weights, workload)),
+        state=state,
     )
 
 

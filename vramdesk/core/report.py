@@ -92,11 +92,15 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
         lines.append("What would make it fit (each lever alone, most effective first):")
         lines.extend(f"  {'+' if a.fits else '-'} {a.describe(unit)}" for a in r.advice)
     lines.extend(f"note: {n}" for n in r.notes)
-    lines.append(f"Estimated total {format_bytes(r.breakdown.total_bytes, unit)} on every catalog GPU:")
+    lines.append(
+        f"Estimated total {format_bytes(r.breakdown.total_bytes, unit)} on every catalog GPU:"
+    )
     for row in catalog_fits(r.breakdown):
         mark = "fits" if row.fits else "does NOT fit"
-        lines.append(f"  {row.name:<16} {format_bytes(row.capacity_bytes, unit):>12}  "
-                     f"headroom {format_bytes(row.headroom_bytes, unit):>12}  {mark}")
+        lines.append(
+            f"  {row.name:<16} {format_bytes(row.capacity_bytes, unit):>12}  "
+            f"headroom {format_bytes(row.headroom_bytes, unit):>12}  {mark}"
+        )
     return "\n".join(lines)
 
 

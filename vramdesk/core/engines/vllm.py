@@ -335,9 +335,14 @@ def non_torch_part(runtime: Runtime) -> Part:
 
 # ---------------------------------------------------------------------- KV blocks
 def layer_types_per_gpu(model: ModelSpec, runtime: Runtime) -> list[str]:
-    """Layer types of the first pipeline stage (``ceil(layers / PP)`` layers)."""
-    types = list(model.resolved_layer_types())
-    return types[: math.ceil(len(types) / runtime.pipeline_parallel_size)]
+    """Kinds of the first pipeline stage's (``ceil(layers / PP)``) layers that hold a KV cache.
+
+    Layers reading another layer's cache (Gemma-3n), recurrent and encoder layers get no
+    KV blocks (their ``KVCacheSpec`` is absent or a Mamba spec).
+    """
+    layers = list(model.attention_layers())
+    stage = layers[: math.ceil(len(layers) / runtime.pipeline_parallel_size)]
+    return [x.kind for x in stage if x.holds_kv]
 
 
 def kv_groups(types: list[str]) -> tuple[int, dict[str, int]]:
@@ -348,6 +353,8 @@ def kv_groups(types: list[str]) -> tuple[int, dict[str, int]]:
     into ``ceil(count / group_size)`` groups (``kv_cache_utils.py``).
     """
     counts = {t: types.count(t) for t in dict.fromkeys(types)}
+    if not counts:
+        return 1, {}
     lo, hi = min(counts.values()), max(counts.values())
     size = hi if hi < lo * Fraction(5, 4) else lo
     return size, {t: -(-n // size) for t, n in counts.items()}
@@ -440,7 +447,8 @@ class VllmProfile(FormulaProfile):
         kv_budget_bytes: int,
     ) -> tuple[int, int | None, Fraction]:
         """Blocks, tokens and concurrency as vLLM logs them (:meth:`block_figures`)."""
-        blocks = max(0, kv_budget_bytes // breakdown.extras["kv_block_bytes"])
+        unit = breakdown.extras["kv_block_bytes"]
+        blocks = max(0, kv_budget_bytes // unit) if unit else 0
         f = self.block_figures(model, workload, runtime, blocks)
         return int(f["kv_cache_tokens"]), blocks, Fraction(f["max_concurrency"])
 
@@ -480,7 +488,8 @@ class VllmProfile(FormulaProfile):
         if gpu_total_bytes is not None:
             out["kv_cache_bytes"] = kv_budget_bytes(gpu_total_bytes, b, runtime)
             if blocks is None:
-                blocks = max(0, out["kv_cache_bytes"] // b.extras["kv_block_bytes"])
+                unit = b.extras["kv_block_bytes"]
+                blocks = max(0, out["kv_cache_bytes"] // unit) if unit else 0
         elif counts.get("kv_cache_tokens") is not None and blocks is None:
             per_token = b.extras["kv_block_bytes"] // (runtime.block_size or 16)
             out["kv_cache_bytes"] = counts["kv_cache_tokens"] * per_token
@@ -498,7 +507,7 @@ class VllmProfile(FormulaProfile):
         """
         _, groups = kv_groups(layer_types_per_gpu(model, runtime))
         block = runtime.block_size or 16
-        tokens = blocks // sum(groups.values()) * block
+        tokens = blocks // max(1, sum(groups.values())) * block
         if parse_version(runtime.engine_version)[0]:
             concurrency = Fraction(blocks * block, workload.context_tokens)
         else:
