@@ -112,7 +112,8 @@ def _add_workload_options(p: argparse.ArgumentParser) -> None:
 
 def _add_runtime_options(g: Any) -> None:
     """Runtime options: no argparse defaults, so that only what the user typed overrides
-    ``--runtime-preset`` (the defaults are :class:`vramdesk.core.runtime.Runtime`'s)."""
+    ``--runtime-preset`` (the defaults are :class:`vramdesk.core.runtime.Runtime`'s).
+    """
     g.add_argument("--runtime-preset", metavar="NAME",
                    help="a saved runtime (e.g. from 'vramdesk calibrate --save'); flags override it")
     g.add_argument("--block-size", type=_block_size, metavar="N",
@@ -305,7 +306,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | None:
     """``--gpu local[:INDEX]``: the free memory now, or for vLLM/SGLang the total (they ask for
-    ``util x total`` and refuse to start when less is free: then a warning); None otherwise."""
+    ``util x total`` and refuse to start when less is free: then a warning); None otherwise.
+    """
     if args.gpu is None or args.vram_gib is not None:
         return None  # budget_from_args handles (and refuses) the rest
     from vramdesk.core.engines import profile_for

@@ -19,6 +19,7 @@ from vramdesk.core.kv_cache import (  # noqa: F401 - re-exported: the KV terms a
     kv_bytes_per_token,
     kv_bytes_per_token_per_layer,
     kv_cache_part,
+    kv_cost_by_kind,
     kv_heads_per_gpu,
     kv_row_elements,
     shared_prefix_tokens,
@@ -355,6 +356,8 @@ def formula_estimate(
         engine=runtime.engine,
         warnings=tuple(estimate_warnings(model, weights, workload)),
         state=state,
+        kv_by_kind=tuple(kv_cost_by_kind(model, workload.kv_dtype, runtime)),
+        live_tokens=workload.live_tokens,
     )
 
 

@@ -60,7 +60,8 @@ def _first_kv_layer(model: ModelSpec) -> LayerAttention | None:
 
 def kv_row_elements(model: ModelSpec, runtime: Runtime) -> tuple[int, int]:
     """Elements cached per token per layer per GPU, as ``(k, v)``, of the first layer that
-    holds a cache (:func:`layer_row_elements`); ``(0, 0)`` when no layer does."""
+    holds a cache (:func:`layer_row_elements`); ``(0, 0)`` when no layer does.
+    """
     layer = _first_kv_layer(model)
     return (0, 0) if layer is None else layer_row_elements(model, layer, runtime)
 
@@ -69,7 +70,8 @@ def layer_bytes_per_token(
     model: ModelSpec, layer: LayerAttention, kv_dtype: KVDtype, runtime: Runtime
 ) -> int:
     """Bytes one token takes in ``layer``'s cache on one GPU (each row rounded up to whole
-    bytes: ggml ``q8_0`` = 34/32 and ``q4_0`` = 18/32 bytes per element)."""
+    bytes: ggml ``q8_0`` = 34/32 and ``q4_0`` = 18/32 bytes per element).
+    """
     k, v = layer_row_elements(model, layer, runtime)
     e = kv_dtype.bytes_per_element
     return ceil_bytes(k * e) + ceil_bytes(v * e)

@@ -64,7 +64,8 @@ class LayerAttention:
     @property
     def kind_label(self) -> str:
         """The summary key: ``full_attention``, ``sliding_attention``, ``recurrent``,
-        ``no_cache`` or ``shared`` (a layer reading another layer's cache)."""
+        ``no_cache`` or ``shared`` (a layer reading another layer's cache).
+        """
         return "shared" if self.reuses is not None else self.kind
 
 
@@ -312,7 +313,7 @@ class ModelSpec:
                 f"num_attention_heads ({heads})",
                 "required",
             )
-        else:
+        elif any(t != RECURRENT for t in self.resolved_layer_types()):
             self.resolved_head_dim  # noqa: B018 - raises when underivable
         if self.num_local_experts and self.num_experts_per_tok > self.num_local_experts:
             raise InputError(
@@ -645,7 +646,7 @@ def _attention_layers(m: ModelSpec) -> tuple[LayerAttention, ...]:
             for t in types
         ]
     else:
-        d = m.resolved_head_dim
+        d = m.resolved_head_dim if any(t != RECURRENT for t in types) else 0
         v = m.v_head_dim or d
         gk = m.global_head_dim or d
         gv = m.global_v_head_dim or (m.global_head_dim or v)

@@ -173,7 +173,8 @@ def vllm_style_lines(
 
 def _dynamic_bytes(b: Breakdown) -> int:
     """What grows with the traffic: KV cache (per token), recurrent state (per sequence,
-    never per token) and activations."""
+    never per token) and activations.
+    """
     return b.kv_cache.bytes + b.state_bytes + b.activations.bytes
 
 

@@ -67,6 +67,35 @@ class Derived:
     active_params: int | None
     kv_bytes_per_token: int
     live_tokens: int
+    kv_summary: str = ""
+
+
+def kv_kind_summary(breakdown: Breakdown) -> str:
+    """A compact per-kind KV summary for a model whose layers differ, else ``""``.
+
+    E.g. ``"5 full: 20,480 B/token; 25 sliding (1,024): 204,800 B/token; effective 26,880
+    B/token"`` (from :attr:`Breakdown.kv_by_kind`).
+    """
+    kinds = breakdown.kv_by_kind
+    if len(kinds) <= 1 and not any(c.kind != "full_attention" for c in kinds):
+        return ""
+    names = {
+        "full_attention": "full",
+        "sliding_attention": "sliding",
+        "shared": "shared",
+        "recurrent": "recurrent",
+        "no_cache": "no cache",
+    }
+    parts = []
+    for c in kinds:
+        name = names.get(c.kind, c.kind)
+        if c.window:
+            name += f" ({c.window:,})"
+        parts.append(f"{c.layers} {name}: {c.bytes_per_token:,} B/token")
+    eff = breakdown.effective_kv_bytes_per_token
+    if eff is not None:
+        parts.append(f"effective {eff:,.0f} B/token")
+    return "; ".join(parts)
 
 
 def derived_values(model: ModelSpec, breakdown: Breakdown, workload: Workload) -> Derived:
@@ -89,6 +118,7 @@ def derived_values(model: ModelSpec, breakdown: Breakdown, workload: Workload) -
         active_params=breakdown.active_params,
         kv_bytes_per_token=breakdown.kv_bytes_per_token,
         live_tokens=workload.live_tokens,
+        kv_summary=kv_kind_summary(breakdown),
     )
 
 

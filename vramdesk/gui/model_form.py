@@ -115,7 +115,8 @@ class ModelForm(BoundForm):
             text += self.tr(", active {0:,}").format(d.active_params)
         self.fields["derived_params"].setText(text)
         per_token = format_bytes(d.kv_bytes_per_token, Unit.MIB, 3)
-        self.fields["derived_kv_token"].setText(f"{d.kv_bytes_per_token:,} B ({per_token})")
+        text = d.kv_summary or f"{d.kv_bytes_per_token:,} B ({per_token})"
+        self.fields["derived_kv_token"].setText(text)
 
     # ------------------------------------------------------------- presets
     def refresh_presets(self) -> None:

@@ -36,8 +36,8 @@ from vramdesk.core.engines.base import (
 )
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, Part, weights_part
-from vramdesk.core.kv_cache import layer_row_elements
 from vramdesk.core.formats import KVDtype, WeightSpec
+from vramdesk.core.kv_cache import layer_row_elements
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params
 from vramdesk.core.runtime import Engine, MlaCache, Runtime
 from vramdesk.core.state import state_part

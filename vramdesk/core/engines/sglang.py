@@ -21,8 +21,8 @@ from fractions import Fraction
 from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, with_parts
 from vramdesk.core.engines.vllm import vllm_weights_part
 from vramdesk.core.estimate import Breakdown, Part, kv_bytes_per_token
-from vramdesk.core.kv_cache import gpu_layers, layer_row_elements
 from vramdesk.core.formats import WeightSpec
+from vramdesk.core.kv_cache import gpu_layers, layer_row_elements
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, Runtime
 from vramdesk.core.units import ceil_bytes
