@@ -379,3 +379,47 @@ def test_report_prints_kv_per_token_by_kind():
     assert "effective at this context: 26,880.0 bytes per token" in text
     assert kv_kind_summary(b).endswith("effective 26,880 B/token")
     assert b.to_dict()["kv_bytes_per_token_by_kind"]["sliding_attention"]["window"] == 1024
+
+
+# --------------------------------------------------- 5. quantized defaults as stored
+def _llama8():
+    from vramdesk.core.bundled import find_model
+
+    return find_model("llama-3.1-8b").model
+
+
+def test_nf4_default_is_the_bitsandbytes_layout():
+    from vramdesk.core.formats import WeightFormat
+
+    # Llama-3.1-8B: linear 6,979,321,856 params at 4 + 32/64 = 4.5 bits; embeddings, lm_head
+    # (2 * 128,256 * 4,096) and norms (65 * 4,096) = 1,050,939,392 params at 2 bytes:
+    # 3,925,868,544 + 2,101,878,784 = 6,027,747,328 B = 5.61 GiB (3.86 GiB before)
+    b = estimate(_llama8(), WeightSpec(WeightFormat.parse("nf4")), Workload(), Runtime())
+    assert b.weights.bytes == 6_979_321_856 * 9 // 16 + 1_050_939_392 * 2 == 6_027_747_328
+    # double quantization is an option: 4 + 8/64 + 32/16384 = 4.126953125 bits
+    dq = estimate(_llama8(), WeightSpec(WeightFormat.parse("nf4-dq")), Workload(), Runtime())
+    assert dq.weights.bytes == 6_979_321_856 * 4.126953125 / 8 + 1_050_939_392 * 2
+
+
+def test_int4_default_is_group_128_and_ideal_stays_half_a_byte():
+    from vramdesk.core.formats import WeightFormat
+
+    # int4: 4 + (16 + 16) / 128 = 4.25 bits on the linear layers, 16-bit embeddings:
+    # 6,979,321,856 * 4.25 / 8 + 1,050,939,392 * 2 = 3,707,764,736 + 2,101,878,784
+    int4 = WeightSpec(WeightFormat.INT4)
+    b = estimate(_llama8(), int4, Workload(), Runtime())
+    assert b.weights.bytes == 3_707_764_736 + 2_101_878_784
+    # a flat 4.00 bits only when asked for: group_size 0 (still 16-bit embeddings) ...
+    flat = estimate(_llama8(), int4.replace(group_size=0), Workload(), Runtime())
+    assert flat.weights.bytes == 6_979_321_856 // 2 + 2_101_878_784
+    # ... or the source documents' idealized format: 0.5 byte on everything but norms
+    ideal = estimate(_llama8(), WeightSpec(WeightFormat.INT4_IDEAL), Workload(), Runtime())
+    assert ideal.weights.bytes == (6_979_321_856 + 2 * 128_256 * 4096) // 2 + 65 * 4096 * 2
+
+
+def test_bnb_double_quant_config_is_read():
+    from vramdesk.core.formats import WeightFormat
+
+    q = {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_use_double_quant": True}
+    cfg = json.loads((REFERENCE / "models" / "llama-3.1-8b" / "config.json").read_text())
+    assert model_from_config(cfg | {"quantization_config": q}).weights.format is WeightFormat.NF4_DQ

@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import pytest
 
+from tests import seed_cases as sc
 from vramdesk.core.bundled import find_model
 from vramdesk.core.estimate import estimate
 from vramdesk.core.formats import KVDtype, WeightFormat
@@ -37,7 +38,7 @@ def test_solver_tab_reproduces_max_concurrency(make_main_window, seed_figures, c
         c.model.num_hidden_layers == inputs["layers"]
         and c.model.num_key_value_heads == inputs["kv_heads"]
     )
-    c.set_field("format", WeightFormat.parse(inputs["weights"]))
+    c.set_field("format", WeightFormat.parse(sc.seed_format(inputs["weights"])))
     c.set_field("kv_dtype", KVDtype.parse(inputs["kv_dtype"]))
     c.set_field("context_tokens", inputs["context"])
     c.set_field("gpu_memory_utilization", inputs["util"])
@@ -145,14 +146,15 @@ def test_unit_toggle_switches_every_figure_to_gb(make_main_window):
 
 
 def test_solver_tab_labels_both_verdicts_when_they_disagree(make_main_window):
-    # Llama-3.1-8B int4, 33 x 4096 on an RTX 4090 (a user's case): the engine-style KV budget
-    # (capacity x 0.9 - weights) has room, the forward total with its margin does not
+    # Llama-3.1-8B int4 (g128, 16-bit embeddings), 30 x 4096 on an RTX 4090 (a user's case):
+    # the engine-style KV budget (capacity x 0.9 - weights) has room, the forward total with
+    # its margin does not
     window = make_main_window()
     c = window.controller
     load_class(window, "llama-3.1-8b")
     c.set_field("format", WeightFormat.INT4)
     c.set_field("context_tokens", 4096)
-    c.set_field("batch", 33)
+    c.set_field("batch", 30)
     r = c.solve_result
     assert r.fits and not r.fits_total and r.breakdown.total_bytes > r.capacity_bytes
     form = window.solver_tab.layout().itemAt(0).layout()
@@ -160,7 +162,7 @@ def test_solver_tab_labels_both_verdicts_when_they_disagree(make_main_window):
     assert "Verdict" not in labels
     kv = labels["Verdict (KV budget, as an engine sizes it)"]
     total = labels["Verdict (estimated total vs capacity)"]
-    assert kv == "33 x 4,096 tokens fit"
+    assert kv == "30 x 4,096 tokens fit"
     total_text, cap_text = (
         format_bytes(r.breakdown.total_bytes, c.unit),
         format_bytes(r.capacity_bytes, c.unit),

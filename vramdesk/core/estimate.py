@@ -138,11 +138,13 @@ def weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
             f"{spec.format.label} is a mixed file type: {_fmt_bits(spec.format.bits)} bits "
             "per weight is approximate; import the .gguf for the exact size"
         )
-    if spec.group_size is not None:
+    if spec.effective_group_size is not None:
         notes.append(
             f"group quantization: {spec.format.bits} + ({spec.scale_bits} + {spec.zero_bits}) / "
-            f"{spec.group_size} = {_fmt_bits(spec.bits_per_weight)} bits per weight"
+            f"{spec.effective_group_size} = {_fmt_bits(spec.bits_per_weight)} bits per weight"
         )
+    if spec.format.quantized and spec.keeps_embeddings:
+        notes.append("embeddings and output head kept 16-bit, as real checkpoints store them")
     return Part(
         "weights", "Weights", ceil_bytes(Fraction(total, shards)), formula, subst, tuple(notes)
     )

@@ -46,7 +46,7 @@ INT_LIMITS: dict[str, tuple[int, int]] = {
     "shared_prefix_tokens": (0, 1 << 31),
     "tensor_parallel_size": (1, 1024),
     "pipeline_parallel_size": (1, 1024),
-    "group_size": (1, 1 << 20),
+    "group_size": (0, 1 << 20),
     "scale_bits": (0, 64),
     "zero_bits": (0, 64),
     "budget_bytes": (1, 1 << 60),
