@@ -423,3 +423,23 @@ def test_bnb_double_quant_config_is_read():
     q = {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_use_double_quant": True}
     cfg = json.loads((REFERENCE / "models" / "llama-3.1-8b" / "config.json").read_text())
     assert model_from_config(cfg | {"quantization_config": q}).weights.format is WeightFormat.NF4_DQ
+
+
+# -------------------------------------------------- 6. fp32 configs under dtype=auto
+@pytest.mark.parametrize("engine", [Engine.VLLM, Engine.SGLANG])
+def test_fp32_gemma2_loads_in_16_bits_under_vllm_and_sglang(engine):
+    # Gemma-2-9B's config says float32; dtype=auto loads it in bfloat16:
+    # 9,241,705,984 params * 2 (vocab 256,000 is a multiple of 64: no padding) + the RoPE
+    # cache 8,192 positions * 256 * 2 = 18,483,411,968 + 4,194,304 B = 17.22 GiB (34.4 in fp32)
+    imported = model_from_config(
+        json.loads((REFERENCE / "models" / "gemma-2-9b" / "config.json").read_text())
+    )
+    assert imported.weights.format.label == "fp32"
+    b = estimate(
+        imported.model, imported.weights, Workload(context_tokens=4096), Runtime(engine=engine)
+    )
+    assert b.weights.bytes == 9_241_705_984 * 2 + 8192 * 256 * 2
+    assert any("16 bits" in w for w in b.warnings)
+    # llama.cpp keeps what the file stores (an F32 GGUF stays 4 bytes per weight)
+    cpp = estimate(imported.model, imported.weights, Workload(context_tokens=4096), LLAMACPP)
+    assert cpp.weights.bytes > 9_241_705_984 * 3

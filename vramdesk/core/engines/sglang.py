@@ -19,7 +19,7 @@ import math  # noqa: F401
 from fractions import Fraction
 
 from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, with_parts
-from vramdesk.core.engines.vllm import vllm_weights_part
+from vramdesk.core.engines.vllm import auto_dtype, vllm_weights_part
 from vramdesk.core.estimate import Breakdown, Part, kv_bytes_per_token
 from vramdesk.core.formats import WeightSpec
 from vramdesk.core.kv_cache import gpu_layers, layer_row_elements
@@ -54,10 +54,13 @@ class SglangProfile(FormulaProfile):
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:
-        """Weights as loaded, the KV of the workload's tokens (page size 1), no overhead term."""
+        """Weights as loaded (float32 in 16 bits, :func:`auto_dtype`), the KV of the workload's
+        tokens (page size 1), no overhead term."""
+        weights, dtype_notes = auto_dtype(weights, "SGLang")
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
         return with_parts(
             base,
+            warnings=dtype_notes,
             weights=vllm_weights_part(model, weights, runtime),
             overhead=Part(
                 "overhead",

@@ -148,6 +148,21 @@ def check_block_size(block_size: int | None, version: str | None) -> None:
 
 
 # ----------------------------------------------------------------------- weights
+def auto_dtype(spec: WeightSpec, engine: str) -> tuple[WeightSpec, tuple[str, ...]]:
+    """The weights as ``dtype=auto`` loads them: a float32 checkpoint in 16 bits.
+
+    vLLM ``vllm/config/model.py`` ``_get_and_verify_dtype`` (SGLang reuses the rule in
+    ``python/sglang/srt/configs/model_config.py``): with ``auto`` a float32 config dtype
+    becomes bfloat16 (float16 on GPUs without bf16), 2 bytes either way. Other formats are
+    loaded as stored.
+    """
+    if spec.format is not WeightFormat.FP32:
+        return spec, ()
+    return spec.replace(format=WeightFormat.BF16), (
+        f"dtype=auto: {engine} loads the float32 checkpoint in 16 bits (bfloat16)",
+    )
+
+
 def rope_cache_bytes(model: ModelSpec) -> int:
     """Bytes of the RoPE cos/sin cache: ``max_position_embeddings * rotary_dim * 2``.
 
@@ -410,7 +425,11 @@ class VllmProfile(FormulaProfile):
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:
-        """Weights as loaded, paged KV cache, profiled activation peak, non-torch memory."""
+        """Weights as loaded, paged KV cache, profiled activation peak, non-torch memory.
+
+        A float32 checkpoint is loaded in 16 bits (:func:`auto_dtype`).
+        """
+        weights, dtype_notes = auto_dtype(weights, "vLLM")
         base = super().estimate(model, weights, workload, runtime)
         w = vllm_weights_part(model, weights, runtime)
         act = activation_peak_part(model, workload, runtime)
@@ -431,7 +450,12 @@ class VllmProfile(FormulaProfile):
             base, warnings=tuple(n for n in base.warnings if not n.startswith("chunk_tokens"))
         )
         return with_parts(
-            base, weights=w, activations=act, overhead=non_torch_part(runtime), extras=extras
+            base,
+            weights=w,
+            activations=act,
+            overhead=non_torch_part(runtime),
+            extras=extras,
+            warnings=dtype_notes,
         )
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
