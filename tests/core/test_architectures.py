@@ -443,3 +443,22 @@ def test_fp32_gemma2_loads_in_16_bits_under_vllm_and_sglang(engine):
     # llama.cpp keeps what the file stores (an F32 GGUF stays 4 bytes per weight)
     cpp = estimate(imported.model, imported.weights, Workload(context_tokens=4096), LLAMACPP)
     assert cpp.weights.bytes > 9_241_705_984 * 3
+
+
+# ---------------------------------------------------- 7. llama.cpp file-type recipes
+def test_q4_k_m_is_the_recipe_of_tensor_types():
+    from vramdesk.core.formats import WeightFormat
+
+    # Llama-3.1-8B Q4_K_M (src/llama-quant.cpp): output.weight Q6_K; attn_v and ffn_down Q6_K on
+    # the 16 use_more_bits layers (0-3, 28-31 and 6, 9, ..., 27); the rest of the 2-D tensors
+    # Q4_K; the 65 norms of 4,096 F32.
+    # Q6_K params: 525,336,576 + 16 * (4,194,304 + 58,720,256) = 1,531,969,536
+    # Q4_K params: 8,030,261,248 - 266,240 - 1,531,969,536 = 6,498,025,472
+    # bytes: 1,531,969,536 * 210/256 + 6,498,025,472 * 144/256 + 266,240 * 4
+    #      = 1,256,693,760 + 3,655,139,328 + 1,064,960 = 4,912,898,048
+    # (the published Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf is 4.92 GB with its metadata)
+    b = estimate(_llama8(), WeightSpec(WeightFormat.parse("Q4_K_M")), Workload(), Runtime())
+    assert b.weights.bytes == 4_912_898_048
+    # Q4_0 files have a Q6_K output too: 525,336,576 * 210/256 + 7,504,658,432 * 18/32 + 266,240 * 4
+    q40 = estimate(_llama8(), WeightSpec(WeightFormat.parse("Q4_0")), Workload(), Runtime())
+    assert q40.weights.bytes == 430_940_160 + 4_221_370_368 + 1_064_960

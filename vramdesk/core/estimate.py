@@ -14,6 +14,7 @@ from fractions import Fraction
 from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.errors import InputError
 from vramdesk.core.formats import WeightFormat, WeightSpec
+from vramdesk.core.gguf_recipes import recipe_groups
 from vramdesk.core.kv_cache import (  # noqa: F401 - re-exported: the KV terms are part of the estimate
     cached_tokens,
     kv_bytes_per_token,
@@ -64,6 +65,10 @@ def weight_groups(model: ModelSpec, spec: WeightSpec) -> list[tuple[str, int, Fr
     keep16 = Fraction(16)
     if not spec.format.quantized:
         return [("all", total_params(model), bits)]
+    if spec.format.is_gguf and not spec.experts_only and spec.embeddings_unquantized is None:
+        recipe = recipe_groups(model, spec.format.label)
+        if recipe is not None:  # a llama.cpp file type: its tensor types, as llama-quantize picks
+            return recipe
     # gpt-oss MXFP4 quantizes only the experts: embeddings and lm_head stay 16-bit
     embed_bits = keep16 if spec.keeps_embeddings or spec.experts_only else bits
     small_bits = keep16
@@ -133,7 +138,12 @@ def weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
         formula = f"({formula}) / (TP * PP)"
         subst = f"({subst}) / ({runtime.tensor_parallel_size} * {runtime.pipeline_parallel_size})"
     notes = []
-    if not spec.format.exact:
+    if spec.format.is_gguf and groups[0][0] not in ("all", "linear"):
+        notes.append(
+            f"{spec.format.label}: the tensor types llama-quantize picks for this file type "
+            "(src/llama-quant.cpp); 1-D tensors F32"
+        )
+    elif not spec.format.exact:
         notes.append(
             f"{spec.format.label} is a mixed file type: {_fmt_bits(spec.format.bits)} bits "
             "per weight is approximate; import the .gguf for the exact size"

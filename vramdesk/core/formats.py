@@ -71,8 +71,19 @@ class WeightFormat(enum.Enum):
     IQ2_XS = ("IQ2_XS", F(74 * 8, 256), True, True)
     IQ2_S = ("IQ2_S", F(82 * 8, 256), True, True)
     IQ1_S = ("IQ1_S", F(50 * 8, 256), True, True)
+    IQ1_M = ("IQ1_M", F(56 * 8, 256), True, True)
+    TQ1_0 = ("TQ1_0", F(54 * 8, 256), True, True)
+    TQ2_0 = ("TQ2_0", F(66 * 8, 256), True, True)
+    Q8_1 = ("Q8_1", F(40 * 8, 32), True, True)
+    Q8_K = ("Q8_K", F(292 * 8, 256), True, True)
+    Q1_0 = ("Q1_0", F(18 * 8, 128), True, True)
+    NVFP4 = ("NVFP4", F(36 * 8, 64), True, True)
     # llama.cpp mixed file types: approximate bits per weight (see module docstring)
     Q2_K_MIX = ("Q2_K (mix)", F("3.00"), True, False)
+    Q2_K_S = ("Q2_K_S", F("2.96"), True, False)
+    IQ2_M = ("IQ2_M", F("2.70"), True, False)
+    IQ3_XS = ("IQ3_XS", F("3.30"), True, False)
+    IQ3_M = ("IQ3_M", F("3.66"), True, False)
     Q3_K_S = ("Q3_K_S", F("3.64"), True, False)
     Q3_K_M = ("Q3_K_M", F("4.00"), True, False)
     Q3_K_L = ("Q3_K_L", F("4.30"), True, False)
@@ -89,8 +100,10 @@ class WeightFormat(enum.Enum):
 
     @property
     def is_gguf(self) -> bool:
-        """True for llama.cpp block formats and mixed file types."""
-        return self.label[:1] in ("Q", "I")
+        """True for llama.cpp block formats and mixed file types (not mxfp4, read from
+        safetensors checkpoints too, nor the float and torch formats).
+        """
+        return self.label[:1] in ("Q", "I", "T", "N")
 
     @classmethod
     def parse(cls, text: str, field: str = "weights") -> WeightFormat:

@@ -197,16 +197,11 @@ def runtime_preset(name: str) -> Runtime:
     try:
         user = PresetStore().find(name)
     except InputError:
-        raise InputError(
-            "runtime_preset", f"no saved preset named {name!r}", "unknown_choice"
-        ) from None
+        raise InputError("runtime_preset", f"no saved preset named {name!r}", "unknown_choice") from None
     runtime = scenario_parts(user).get("runtime")
     if not isinstance(runtime, Runtime):
-        raise InputError(
-            "runtime_preset",
-            f"{name!r} is a saved {user.kind} preset with no runtime",
-            "wrong_kind",
-        )
+        raise InputError("runtime_preset", f"{name!r} is a saved {user.kind} preset with no runtime",
+                         "wrong_kind")
     return runtime
 
 
@@ -216,11 +211,8 @@ def runtime_from_args(opts: dict[str, Any]) -> Runtime:
     Options left out (``None``) keep the preset's value, or :class:`Runtime`'s default.
     """
     base = runtime_preset(opts["runtime_preset"]) if opts.get("runtime_preset") else Runtime()
-    changes = {
-        field: convert(opts[option])
-        for option, (field, convert) in _RUNTIME_OPTIONS.items()
-        if opts.get(option) is not None
-    }
+    changes = {field: convert(opts[option]) for option, (field, convert) in _RUNTIME_OPTIONS.items()
+               if opts.get(option) is not None}
     return base.replace(**changes)
 
 

@@ -37,6 +37,7 @@ from vramdesk.core.engines.base import (
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, Part, weights_part
 from vramdesk.core.formats import KVDtype, WeightSpec
+from vramdesk.core.gguf_recipes import embedding_types
 from vramdesk.core.kv_cache import layer_row_elements
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params
 from vramdesk.core.runtime import Engine, MlaCache, Runtime
@@ -259,12 +260,15 @@ def weight_split(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> dict[s
         counts = count_params(model)
     except Exception:  # noqa: BLE001 - shape incomplete: no split
         counts = None
-    bits = spec.bits_per_weight
-    embed = ceil_bytes(counts.embedding * bits / 8) if counts else 0
+    embed_bits, head_bits = spec.bits_per_weight, spec.bits_per_weight
+    types = embedding_types(model, spec)
+    if types is not None:  # a llama.cpp file type: token_embd and output have their own types
+        embed_bits, head_bits = types[0].bits, types[1].bits
+    embed = ceil_bytes(counts.embedding * embed_bits / 8) if counts else 0
     head = (
         embed
         if model.tie_word_embeddings
-        else ceil_bytes((counts.lm_head if counts else 0) * bits / 8)
+        else ceil_bytes((counts.lm_head if counts else 0) * head_bits / 8)
     )
     layers = total - embed - (0 if model.tie_word_embeddings else head)
     output_on = runtime.n_gpu_layers is None or runtime.n_gpu_layers > model.num_hidden_layers

@@ -55,7 +55,8 @@ class SglangProfile(FormulaProfile):
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:
         """Weights as loaded (float32 in 16 bits, :func:`auto_dtype`), the KV of the workload's
-        tokens (page size 1), no overhead term."""
+        tokens (page size 1), no overhead term.
+        """
         weights, dtype_notes = auto_dtype(weights, "SGLang")
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
         return with_parts(
