@@ -4,13 +4,18 @@
 <context>
     <name>BoundForm</name>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="116"/>
+        <location filename="../../vramdesk/gui/binding.py" line="110"/>
         <source>a whole number from {0} to {1}</source>
-        <extracomment>Largest value a QSpinBox holds (a C int). Background of a field the core refused (a palette colour keeps the native spin arrows). Longest error text shown in a form (the full text is in the tooltip). Longest unbroken run in a shown error before a zero-width space lets it wrap. InputError field names that are shown by a widget of another name.</extracomment>
+        <extracomment>Background of a field the core refused (a palette colour keeps the native spin arrows). Longest error text shown in a form (the full text is in the tooltip). Longest unbroken run in a shown error before a zero-width space lets it wrap. InputError field names that are shown by a widget of another name.</extracomment>
         <translation>{0} から {1} までの整数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="141"/>
+        <location filename="../../vramdesk/gui/binding.py" line="112"/>
+        <source>; empty: {0}</source>
+        <translation>（空欄: {0}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/binding.py" line="129"/>
         <source>a number from {0:g} to {1:g}</source>
         <translation>{0:g} から {1:g} までの数</translation>
     </message>
@@ -52,68 +57,68 @@
 <context>
     <name>CalibrateDialog</name>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="76"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="78"/>
         <source>Calibrate from an engine log</source>
-        <extracomment>At most this many characters of pasted text are parsed (the core caps files the same way).</extracomment>
+        <extracomment>At most this many characters of pasted text are parsed: the core&apos;s cap on a log file.</extracomment>
         <translation>エンジンのログから較正</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="81"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="83"/>
         <source>Paste a vLLM, SGLang, llama.cpp or Ollama start-up log here</source>
         <translation>vLLM・SGLang・llama.cpp・Ollama の起動ログをここに貼り付けてください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="83"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="85"/>
         <source>Open log…</source>
         <translation>ログを開く…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="95"/>
         <source>Figure</source>
         <translation>数値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="95"/>
         <source>Measured</source>
         <translation>実測</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="95"/>
         <source>vramdesk</source>
         <translation>vramdesk</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="87"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="95"/>
         <source>Difference</source>
         <translation>差</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="91"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="107"/>
         <source>Preset name</source>
         <translation>プリセット名</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="92"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="108"/>
         <source>Save as calibrated runtime</source>
         <translation>較正済みランタイムとして保存</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="152"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="168"/>
         <source>Open engine log</source>
         <translation>エンジンのログを開く</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="152"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="168"/>
         <source>Logs (*.log *.txt);;All files (*)</source>
         <translation>ログ (*.log *.txt);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="170"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="186"/>
         <source>Saved runtime preset “{0}”</source>
         <translation>ランタイムプリセット「{0}」を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="184"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="204"/>
         <source>No log yet</source>
         <translation>ログはまだありません</translation>
     </message>
@@ -121,10 +126,20 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="140"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="152"/>
+        <source>This model: {0}</source>
+        <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
+        <translation>このモデル: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="174"/>
         <source>memory per GPU ({0})</source>
-        <extracomment>Width of one bar of a group; the four parts plus the total sit side by side. The y range is the tallest bar times this: the legend (2 columns, 3 rows) sits above the bars.</extracomment>
         <translation>GPU あたりのメモリ（{0}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="181"/>
+        <source>capacity {0}</source>
+        <translation>容量 {0}</translation>
     </message>
 </context>
 <context>
@@ -188,29 +203,34 @@
 <context>
     <name>FiguresTable</name>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="32"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="33"/>
         <source>Part</source>
         <translation>項目</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="32"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="33"/>
         <source>Bytes</source>
         <translation>バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="32"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="33"/>
         <source>Size</source>
         <translation>サイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="59"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="68"/>
         <source>Size ({0})</source>
         <translation>サイズ ({0})</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="81"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="90"/>
         <source>Total</source>
         <translation>合計</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/figures_table.py" line="100"/>
+        <source>Import notes:</source>
+        <translation>インポート時の注記:</translation>
     </message>
 </context>
 <context>
@@ -332,24 +352,34 @@
 <context>
     <name>KvGrowthTab</name>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="42"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="47"/>
         <source>context (tokens per sequence)</source>
         <extracomment>One colour per curve slot (Okabe-Ito): the grid&apos;s concurrencies, then the current one.</extracomment>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="57"/>
-        <source>capacity</source>
-        <translation>容量</translation>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="62"/>
+        <source>KV budget</source>
+        <translation>KV 予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="95"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="73"/>
+        <source>this workload</source>
+        <translation>このワークロード</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="125"/>
         <source>KV cache ({0})</source>
         <translation>KV キャッシュ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="108"/>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="120"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="146"/>
+        <source>No KV budget on this GPU: {0}</source>
+        <translation>この GPU には KV 予算がありません: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="161"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="174"/>
         <source>{0} concurrent</source>
         <translation>同時 {0}</translation>
     </message>
@@ -357,77 +387,77 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="127"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="137"/>
         <source>Reverse solver</source>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="128"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="138"/>
         <source>Fits</source>
         <translation>適合</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="129"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="139"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="130"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="140"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="141"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="151"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="145"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="155"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="172"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="182"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="173"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="183"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="175"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="185"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="178"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="188"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="179"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="189"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="187"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="197"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="194"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="204"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="195"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="205"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="256"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="272"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
@@ -505,133 +535,168 @@
         <translation>max_position_embeddings</translation>
     </message>
     <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="71"/>
+        <source>the checkpoint (fixed)</source>
+        <translation>チェックポイント（固定）</translation>
+    </message>
+    <message>
         <location filename="../../vramdesk/gui/model_form.py" line="72"/>
+        <source>the shape (follows the fields)</source>
+        <translation>形状（各欄に追従）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="74"/>
+        <source>Parameter count from</source>
+        <translation>パラメータ数の出所</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="77"/>
+        <source>A preset or import pins the checkpoint&apos;s published parameter count (and its byte size), so shape edits do not move the weights. Choose the shape to compute the count from the layers, widths and vocabulary instead.</source>
+        <translation>プリセットやインポートはチェックポイントの公表パラメータ数（とバイト数）に固定するため、形状を編集しても重みは変わりません。層数・幅・語彙から数えるには「形状」を選んでください。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="82"/>
         <source>Parameters</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="73"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="82"/>
         <source>computed from the shape</source>
         <translation>構成から計算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="76"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="83"/>
         <source>MoE experts (0 = dense)</source>
         <translation>MoE エキスパート数（0 = 密）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="77"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="84"/>
         <source>Experts per token</source>
         <translation>トークンあたりのエキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="78"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="85"/>
         <source>Expert intermediate size</source>
         <translation>エキスパートの中間次元</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="79"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="86"/>
         <source>Shared experts</source>
         <translation>共有エキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="80"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="87"/>
         <source>Dense leading layers</source>
         <translation>先頭の密な層の数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="81"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
         <source>Sliding window (tokens)</source>
         <translation>スライディングウィンドウ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="81"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="83"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
         <source>every layer slides</source>
         <translation>全層がスライディング</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="84"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="91"/>
         <source>no sliding layers</source>
         <translation>スライディング層なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="85"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
         <source>alternating</source>
         <translation>交互</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="95"/>
         <source>per-layer list (from preset)</source>
         <translation>層ごとの一覧（プリセットから）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="97"/>
         <source>Sliding layers</source>
         <translation>スライディング層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="91"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="98"/>
         <source>head_dim (derived)</source>
         <translation>head_dim（導出値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="99"/>
         <source>GQA ratio</source>
         <translation>GQA 比</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="100"/>
         <source>Parameter count</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="94"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="101"/>
         <source>KV bytes per token</source>
         <translation>トークンあたりの KV バイト数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="113"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="122"/>
         <source> (shape gives {0:,})</source>
         <translation>（構成から計算すると {0:,}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="115"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="124"/>
         <source>, active {0:,}</source>
         <translation>、アクティブ {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="127"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="132"/>
+        <source>the checkpoint: {0:,}</source>
+        <translation>チェックポイント: {0:,}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="134"/>
+        <source>the checkpoint (none loaded)</source>
+        <translation>チェックポイント（読み込みなし）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="137"/>
+        <source>the shape: {0:,}</source>
+        <translation>形状: {0:,}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="152"/>
         <source> (bundled, read-only)</source>
         <translation>（同梱・読み取り専用）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="127"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="152"/>
         <source> (mine)</source>
         <translation>（ユーザー）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="157"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="182"/>
         <source>Custom (edited)</source>
         <translation>カスタム (編集済み)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="169"/>
-        <location filename="../../vramdesk/gui/model_form.py" line="174"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="194"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="199"/>
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="171"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="196"/>
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="192"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="217"/>
         <source>Imported: {0}</source>
         <translation>インポート: {0}</translation>
     </message>
@@ -737,295 +802,280 @@
 <context>
     <name>RuntimeForm</name>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="21"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="24"/>
         <source>Runtime</source>
         <translation>ランタイム</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="22"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="25"/>
         <source>Engine</source>
         <translation>エンジン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="23"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="26"/>
         <source>gpu_memory_utilization</source>
         <translation>gpu_memory_utilization</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="24"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="27"/>
         <source>KV block size (tokens)</source>
         <translation>KV ブロックサイズ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="24"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="27"/>
         <source>unpaged</source>
         <translation>ページングなし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="25"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="28"/>
         <source>Shared prefix (tokens)</source>
         <translation>共通プレフィックス（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="26"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="29"/>
         <source>Tensor parallel (TP)</source>
         <translation>テンソル並列（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="27"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="30"/>
         <source>Pipeline parallel (PP)</source>
         <translation>パイプライン並列（PP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="29"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="32"/>
         <source>multiplier: (w + kv + act) x factor + fixed</source>
         <translation>乗数: (重み + KV + 活性化) × 係数 + 固定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="30"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="33"/>
         <source>workspace: weights x fraction</source>
         <translation>ワークスペース: 重み × 比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="32"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="35"/>
         <source>Overhead form</source>
         <translation>オーバーヘッドの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="33"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="36"/>
         <source>Overhead factor</source>
         <translation>オーバーヘッド係数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="34"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="37"/>
         <source>Fixed overhead (GiB)</source>
         <translation>固定オーバーヘッド（GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="35"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="38"/>
         <source>Workspace fraction</source>
         <translation>ワークスペース比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="37"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="40"/>
         <source>Engine caps sliding layers at the window</source>
         <translation>スライディング層をウィンドウ長で打ち切る</translation>
     </message>
 </context>
 <context>
+    <name>ScenarioController</name>
+    <message>
+        <location filename="../../vramdesk/gui/controller.py" line="222"/>
+        <source>The figures use the last accepted values ({0}) until what was typed there is valid.</source>
+        <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). What the import of the loaded model assumed (fp32 storage, defaults filled in, ...).</extracomment>
+        <translation>入力が有効になるまで、数値は最後に受け付けた値（{0}）で計算しています。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/controller.py" line="238"/>
+        <source>not set</source>
+        <translation>未設定</translation>
+    </message>
+</context>
+<context>
     <name>SolverTab</name>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="48"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="52"/>
         <source>GPU capacity</source>
         <translation>GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="49"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="53"/>
         <source>Usable for KV + activations</source>
         <translation>KV と活性化に使える量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="50"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="54"/>
         <source>KV cache budget</source>
         <translation>KV キャッシュの予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="51"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="55"/>
         <source>vLLM would print</source>
         <translation>vLLM の表示</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="52"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="56"/>
         <source>Max concurrency at the context</source>
         <translation>このコンテキストでの最大同時数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="53"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="57"/>
         <source>Max context at the concurrency</source>
         <translation>この同時数での最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="54"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="58"/>
         <source>Smallest GPU count (TP)</source>
         <translation>必要な最小 GPU 数（TP）</translation>
     </message>
     <message>
-        <source>Verdict</source>
-        <translation type="vanished">判定</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="71"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
         <source>Lever</source>
         <translation>対策</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="71"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
         <source>Value</source>
         <translation>値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="71"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
         <source>Saves</source>
         <translation>削減量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="71"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
         <source>Advice</source>
         <translation>助言</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="37"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="41"/>
         <source>Fit advisor (when it does not fit): levers, most effective first</source>
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="55"/>
-        <source>Verdict (KV budget, as an engine sizes it)</source>
-        <translation>判定 (推論エンジンが確保するKV予算)</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="56"/>
-        <source>Verdict (estimated total vs capacity)</source>
-        <translation>判定 (推定合計と容量の比較)</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="94"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="99"/>
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="106"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="116"/>
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="111"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="121"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="113"/>
-        <source>none up to 64</source>
-        <translation>64 台まででは不可</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="132"/>
-        <source>{0} tokens fit</source>
-        <translation>{0} トークンが収まる</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="132"/>
-        <source>{0} tokens do NOT fit</source>
-        <translation>{0} トークンは収まらない</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="139"/>
-        <source>fits</source>
-        <translation>収まる</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="139"/>
-        <source>does NOT fit</source>
-        <translation>収まらない</translation>
-    </message>
-    <message>
-        <source>does not fit</source>
-        <translation type="vanished">収まらない</translation>
     </message>
 </context>
 <context>
     <name>TargetForm</name>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="60"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="63"/>
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="61"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="64"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="83"/>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="98"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="76"/>
+        <source>the capacity to check against, in the unit beside</source>
+        <translation>照合する容量（右の単位で）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="88"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="107"/>
         <source>Custom capacity</source>
         <translation>容量を指定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="104"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="113"/>
         <source>local GPU {0} (total, {1})</source>
         <translation>ローカル GPU {0}（総容量 {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="109"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="118"/>
         <source>local GPU {0} (free now)</source>
         <translation>ローカル GPU {0}（現在の空き）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="113"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="122"/>
         <source>{0} (not available now)</source>
         <translation>{0}（現在は利用不可）</translation>
     </message>
 </context>
 <context>
+    <name>VerdictView</name>
+    <message>
+        <location filename="../../vramdesk/gui/verdict_view.py" line="60"/>
+        <source>No capacity to check against: pick a GPU.</source>
+        <extracomment>state -&gt; (text colour, background): green, amber, red; readable on light themes.</extracomment>
+        <translation>照合する容量がありません。GPU を選んでください。</translation>
+    </message>
+</context>
+<context>
     <name>WeightsForm</name>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="16"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="17"/>
         <source>Weight format</source>
         <translation>重みの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="17"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="18"/>
         <source> (approx.)</source>
         <translation>（近似）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="18"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="19"/>
         <source>Format</source>
         <translation>形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="19"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="20"/>
         <source>Group size</source>
         <translation>グループサイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="19"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="20"/>
         <source>none</source>
         <translation>なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="20"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="21"/>
         <source>Scale bits per group</source>
         <translation>グループあたりのスケールのビット数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="21"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="22"/>
         <source>Zero-point bits per group</source>
         <translation>グループあたりのゼロ点のビット数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="23"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="24"/>
         <source>auto (16-bit when group-quantized)</source>
         <translation>自動（グループ量子化なら 16 ビット）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="24"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="25"/>
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="25"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="26"/>
         <source>no</source>
         <translation>いいえ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="27"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="28"/>
         <source>Embeddings unquantized</source>
         <translation>埋め込みを量子化しない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="28"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="29"/>
         <source>Only experts quantized</source>
         <translation>エキスパートのみ量子化</translation>
     </message>
@@ -1033,29 +1083,24 @@
 <context>
     <name>WorkloadForm</name>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="36"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="37"/>
         <source>Workload</source>
         <translation>ワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="37"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="38"/>
         <source>Context (tokens per sequence)</source>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="38"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="39"/>
         <source>Concurrent sequences</source>
         <translation>同時シーケンス数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="41"/>
+        <location filename="../../vramdesk/gui/workload_form.py" line="42"/>
         <source>or live tokens in all</source>
         <translation>または保持トークン総数</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="42"/>
-        <source>context x concurrency</source>
-        <translation>コンテキスト × 同時数</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/workload_form.py" line="45"/>

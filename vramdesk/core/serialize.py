@@ -79,7 +79,7 @@ def _decode(name: str, tp: Any, value: Any) -> Any:
                 name, f"unknown value {value!r}; known: {choices}", "unknown_choice"
             ) from None
     if tp is Fraction:
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
+        if isinstance(value, bool) or not isinstance(value, int | float | str | Fraction):
             raise InputError(name, f"must be a number, got {value!r}", "not_number")
         try:
             return to_fraction(value)

@@ -352,12 +352,16 @@ def breakdown_table(
 
 
 def comparison_table(
-    rows: Sequence[CompareRow], unit: Unit = Unit.GIB, exact: bool = True
+    rows: Sequence[CompareRow],
+    unit: Unit = Unit.GIB,
+    exact: bool = True,
+    fits: Sequence[bool | None] | None = None,
 ) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the comparison, one row per preset.
 
     ``exact``: each part in bytes plus the total in ``unit`` (for CSV/JSON-minded
-    exports); otherwise every part formatted in ``unit`` (for display).
+    exports); otherwise every part formatted in ``unit`` (for display). ``fits``: one
+    verdict per row (None: no verdict), added as a last column ``fits`` / ``Fits``.
     """
     if exact:
         header = (
@@ -377,6 +381,10 @@ def comparison_table(
         else:
             cells = [format_bytes(v, unit) for v in values]
         out.append([row.name] + cells + [""])
+    if fits is not None:
+        header.append("fits" if exact else "Fits")
+        for cells, verdict in zip(out, fits, strict=True):
+            cells.append("" if verdict is None else ("yes" if verdict else "no"))
     return header, out
 
 

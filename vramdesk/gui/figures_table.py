@@ -7,6 +7,7 @@ the figure rests on (``Part.formula``, ``Part.substituted``, ``Part.assumptions`
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -44,8 +45,16 @@ class FiguresTable(QWidget):
         self.warnings.setStyleSheet("color: #8a5a00;")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.notes = QLabel()
+        self.notes.setObjectName("model_notes")
+        self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notes.setStyleSheet("color: #334155;")
+        self.notes.hide()
         layout.addWidget(self.tree)
         layout.addWidget(self.warnings)
+        layout.addWidget(self.notes)
+        controller.notesChanged.connect(self.show_notes)
         controller.breakdownChanged.connect(self.refresh)
         controller.unitChanged.connect(self.refresh)
         self.refresh()
@@ -83,6 +92,14 @@ class FiguresTable(QWidget):
         self.tree.addTopLevelItem(total)
         self.warnings.setText("\n".join(b.warnings))
         self.warnings.setVisible(bool(b.warnings))
+
+    def show_notes(self) -> None:
+        """What the import of the shown model assumed, kept while that model is loaded."""
+        notes = self.controller.model_notes
+        self.notes.setText(
+            self.tr("Import notes:") + "\n" + "\n".join(f"• {n}" for n in notes) if notes else ""
+        )
+        self.notes.setVisible(bool(notes))
 
     def row_texts(self) -> list[list[str]]:
         """The top-level rows as shown: part, bytes, size (tests and copying)."""
