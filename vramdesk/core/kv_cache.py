@@ -7,6 +7,7 @@ layers, at most the window on sliding layers, whole paged blocks, a shared prefi
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -85,8 +86,9 @@ def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: R
     global layers) the largest, which is what vLLM pads every page to
     (``vllm/v1/core/kv_cache_utils.py`` ``unify_kv_cache_spec_page_size``).
     """
-    layers = [layer for layer in model.attention_layers() if layer.holds_kv]
-    return max((layer_bytes_per_token(model, x, kv_dtype, runtime) for x in layers), default=0)
+    e = kv_dtype.bytes_per_element
+    layers = [x for x in _stage_groups(model, runtime.tensor_parallel_size, 1, runtime.mla_cache)]
+    return max((g.bytes_per_token(e) for g in layers if g.k or g.v), default=0)
 
 
 def gpu_layers(model: ModelSpec, runtime: Runtime) -> list[LayerAttention]:
@@ -102,6 +104,40 @@ def _gpu_layers(model: ModelSpec, runtime: Runtime) -> list[str]:
     return [layer.kind for layer in gpu_layers(model, runtime)]
 
 
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """Layers of one GPU stage that cache alike: ``count`` layers of ``kind_label``."""
+
+    kind: str
+    kind_label: str
+    k: int
+    v: int
+    window: int | None
+    count: int
+
+    def bytes_per_token(self, e: Fraction) -> int:
+        return ceil_bytes(self.k * e) + ceil_bytes(self.v * e)
+
+
+def stage_groups(model: ModelSpec, runtime: Runtime) -> tuple[_Group, ...]:
+    """The layers of :func:`gpu_layers` grouped by kind and row width (memoised: the solver
+    asks for the same model many times)."""
+    return _stage_groups(
+        model, runtime.tensor_parallel_size, runtime.pipeline_parallel_size, runtime.mla_cache
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _stage_groups(model: ModelSpec, tp: int, pp: int, mla: MlaCache) -> tuple[_Group, ...]:
+    rt = Runtime(tensor_parallel_size=tp, pipeline_parallel_size=pp, mla_cache=mla)
+    groups: dict[tuple, int] = {}
+    for layer in gpu_layers(model, rt):
+        k, v = layer_row_elements(model, layer, rt)
+        key = (layer.kind, layer.kind_label, k, v, layer.window)
+        groups[key] = groups.get(key, 0) + 1
+    return tuple(_Group(*key, n) for key, n in groups.items())
+
+
 def kv_bytes_per_token(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> int:
     """KV bytes per token over all cache-holding layers of one GPU, no window cap.
 
@@ -109,10 +145,8 @@ def kv_bytes_per_token(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) ->
     524,288 bytes = 512 KiB per token; 70B GQA-8 (80 x 8 x 128) 327,680 = 320 KiB. Layers
     reusing another layer's cache, recurrent and encoder layers add nothing.
     """
-    return sum(
-        layer_bytes_per_token(model, layer, kv_dtype, runtime)
-        for layer in gpu_layers(model, runtime)
-    )
+    e = kv_dtype.bytes_per_element
+    return sum(g.count * g.bytes_per_token(e) for g in stage_groups(model, runtime))
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,12 +179,12 @@ def kv_cost_by_kind(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> li
     """
     out: dict[str, list[int]] = {}
     windows: dict[str, int | None] = {}
-    for layer in gpu_layers(model, runtime):
-        key = layer.kind_label
-        row = out.setdefault(key, [0, 0])
-        row[0] += 1
-        row[1] += layer_bytes_per_token(model, layer, kv_dtype, runtime)
-        windows[key] = layer.window
+    e = kv_dtype.bytes_per_element
+    for g in stage_groups(model, runtime):
+        row = out.setdefault(g.kind_label, [0, 0])
+        row[0] += g.count
+        row[1] += g.count * g.bytes_per_token(e)
+        windows[g.kind_label] = g.window
     order = (FULL, SLIDING, "shared", RECURRENT, NO_CACHE)
     return [KindCost(k, out[k][0], out[k][1], windows[k]) for k in order if k in out]
 
@@ -202,18 +236,17 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
     e = workload.kv_dtype.bytes_per_element
     tokens = cached_tokens(model, workload, runtime)
     groups: dict[tuple[str, int, int], int] = {}
-    for layer in gpu_layers(model, runtime):
-        if layer.holds_kv:
-            k, v = layer_row_elements(model, layer, runtime)
-            key = (layer.kind, k, v)
-            groups[key] = groups.get(key, 0) + 1
+    stage = stage_groups(model, runtime)
+    for g in stage:
+        if g.k or g.v:
+            key = (g.kind, g.k, g.v)
+            groups[key] = groups.get(key, 0) + g.count
     total = sum(
         n * (ceil_bytes(k * e) + ceil_bytes(v * e)) * tokens[kind]
         for (kind, k, v), n in groups.items()
     )
-    layers = gpu_layers(model, runtime)
-    n_full = sum(1 for x in layers if x.holds_kv and x.kind == FULL)
-    n_slide = sum(1 for x in layers if x.holds_kv and x.kind == SLIDING)
+    n_full = sum(n for (kind, _, _), n in groups.items() if kind == FULL)
+    n_slide = sum(n for (kind, _, _), n in groups.items() if kind == SLIDING)
     rows = {(k, v) for _, k, v in groups}
     k, v = next(iter(rows)) if rows else (0, 0)
     if model.is_mla and not v:
@@ -226,7 +259,7 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
         row = "heads * (qk_nope + qk_rope + v_head_dim) * e"
         row_s = f"({k} + {v}) * {_fmt_e(e)}"
     elif k == v and rows:
-        heads = k // next(x.k_head_dim for x in layers if x.holds_kv)
+        heads = k // next(x.k_head_dim for x in gpu_layers(model, runtime) if x.holds_kv)
         row = "2 * kv_heads * head_dim * e"
         row_s = f"2 * {heads} * {k // heads} * {_fmt_e(e)}"
     else:
@@ -264,7 +297,7 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
         notes.append(
             f"{n_slide} sliding-window layers cache at most {model.sliding_window} tokens per sequence"
         )
-    shared = sum(1 for x in layers if x.reuses is not None)
+    shared = sum(g.count for g in stage if g.kind_label == "shared")
     if shared:
         notes.append(f"{shared} layers reuse an earlier layer's cache and hold none")
     if not model.causal:

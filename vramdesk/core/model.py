@@ -477,7 +477,8 @@ def _attention_params(m: ModelSpec, layer: LayerAttention | None = None) -> int:
         if m.recurrent_params_per_layer is None:
             raise InputError(
                 "recurrent_params_per_layer",
-                "is required to count the parameters of recurrent layers (or give params)",
+                "is required to count the parameters of recurrent layers: give the total "
+                "(params, --params-b) or import the checkpoint (safetensors index or GGUF)",
                 "required",
             )
         return m.recurrent_params_per_layer
@@ -507,6 +508,7 @@ def _attention_params(m: ModelSpec, layer: LayerAttention | None = None) -> int:
     return n
 
 
+@functools.lru_cache(maxsize=256)
 def _attention_total(m: ModelSpec) -> int:
     """Attention (or recurrent mixer) parameters over all layers, one block per distinct geometry."""
     if m.is_mla:
