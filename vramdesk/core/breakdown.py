@@ -69,8 +69,10 @@ class Breakdown:
 
     @property
     def parts(self) -> tuple[Part, ...]:
-        """The parts in display order: weights, KV cache, the recurrent state (only for
-        models with SSM / linear-attention layers), activations, overhead.
+        """The parts in display order.
+
+        Weights, KV cache, the recurrent state (only for models with SSM / linear-attention
+        layers), activations, overhead.
         """
         if self.state is None:
             return (self.weights, self.kv_cache, self.activations, self.overhead)

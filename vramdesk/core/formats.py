@@ -100,8 +100,9 @@ class WeightFormat(enum.Enum):
 
     @property
     def is_gguf(self) -> bool:
-        """True for llama.cpp block formats and mixed file types (not mxfp4, read from
-        safetensors checkpoints too, nor the float and torch formats).
+        """True for llama.cpp block formats and mixed file types.
+
+        Not mxfp4 (read from safetensors checkpoints too), nor the float and torch formats.
         """
         return self.label[:1] in ("Q", "I", "T", "N")
 

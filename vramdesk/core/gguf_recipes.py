@@ -262,9 +262,10 @@ def recipe_groups(model: ModelSpec, ftype: str) -> list[tuple[str, int, Fraction
 
 
 def embedding_types(model: ModelSpec, spec: object) -> tuple[W, W] | None:
-    """``(token_embd type, output type)`` of a llama.cpp file type, or None when the weights
-    are not one (or the recipe is not modelled for this model). A tied embedding is stored
-    once, at the output's type.
+    """``(token_embd type, output type)`` of a llama.cpp file type, or None.
+
+    None when the weights are not one (or the recipe is not modelled for this model). A tied
+    embedding is stored once, at the output's type.
     """
     fmt = getattr(spec, "format", None)
     if (

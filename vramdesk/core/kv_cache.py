@@ -33,8 +33,10 @@ def kv_heads_per_gpu(model: ModelSpec, runtime: Runtime, heads: int | None = Non
 def layer_row_elements(
     model: ModelSpec, layer: LayerAttention, runtime: Runtime
 ) -> tuple[int, int]:
-    """Elements one token takes in ``layer``'s cache on one GPU, as ``(k, v)``; (0, 0) for a
-    layer without a cache of its own (recurrent, no-cache, or reusing another layer's).
+    """Elements one token takes in ``layer``'s cache on one GPU, as ``(k, v)``.
+
+    ``(0, 0)`` for a layer without a cache of its own (recurrent, no-cache, or reusing
+    another layer's).
 
     Standard attention: ``kv_heads_per_gpu * k_head_dim`` and ``kv_heads_per_gpu *
     v_head_dim``. MLA latent: ``kv_lora_rank + qk_rope_head_dim`` in one row and no V
@@ -60,8 +62,9 @@ def _first_kv_layer(model: ModelSpec) -> LayerAttention | None:
 
 
 def kv_row_elements(model: ModelSpec, runtime: Runtime) -> tuple[int, int]:
-    """Elements cached per token per layer per GPU, as ``(k, v)``, of the first layer that
-    holds a cache (:func:`layer_row_elements`); ``(0, 0)`` when no layer does.
+    """Elements cached per token per layer per GPU, as ``(k, v)``, of the first cache layer.
+
+    :func:`layer_row_elements` of the first layer that holds a cache; ``(0, 0)`` when none.
     """
     layer = _first_kv_layer(model)
     return (0, 0) if layer is None else layer_row_elements(model, layer, runtime)
@@ -70,8 +73,10 @@ def kv_row_elements(model: ModelSpec, runtime: Runtime) -> tuple[int, int]:
 def layer_bytes_per_token(
     model: ModelSpec, layer: LayerAttention, kv_dtype: KVDtype, runtime: Runtime
 ) -> int:
-    """Bytes one token takes in ``layer``'s cache on one GPU (each row rounded up to whole
-    bytes: ggml ``q8_0`` = 34/32 and ``q4_0`` = 18/32 bytes per element).
+    """Bytes one token takes in ``layer``'s cache on one GPU.
+
+    Each row is rounded up to whole bytes: ggml ``q8_0`` = 34/32 and ``q4_0`` = 18/32 bytes
+    per element.
     """
     k, v = layer_row_elements(model, layer, runtime)
     e = kv_dtype.bytes_per_element
@@ -120,8 +125,10 @@ class _Group:
 
 
 def stage_groups(model: ModelSpec, runtime: Runtime) -> tuple[_Group, ...]:
-    """The layers of :func:`gpu_layers` grouped by kind and row width (memoised: the solver
-    asks for the same model many times)."""
+    """The layers of :func:`gpu_layers` grouped by kind and row width.
+
+    Memoised: the solver asks for the same model many times.
+    """
     return _stage_groups(
         model, runtime.tensor_parallel_size, runtime.pipeline_parallel_size, runtime.mla_cache
     )

@@ -63,8 +63,10 @@ class LayerAttention:
 
     @property
     def kind_label(self) -> str:
-        """The summary key: ``full_attention``, ``sliding_attention``, ``recurrent``,
-        ``no_cache`` or ``shared`` (a layer reading another layer's cache).
+        """The summary key of the layer's kind.
+
+        ``full_attention``, ``sliding_attention``, ``recurrent``, ``no_cache`` or ``shared``
+        (a layer reading another layer's cache).
         """
         return "shared" if self.reuses is not None else self.kind
 
@@ -510,7 +512,7 @@ def _attention_params(m: ModelSpec, layer: LayerAttention | None = None) -> int:
 
 @functools.lru_cache(maxsize=256)
 def _attention_total(m: ModelSpec) -> int:
-    """Attention (or recurrent mixer) parameters over all layers, one block per distinct geometry."""
+    """Attention (or recurrent mixer) parameters over all layers, one block per geometry."""
     if m.is_mla:
         return m.num_hidden_layers * _attention_params(m)
     shapes: dict[LayerAttention, int] = {}

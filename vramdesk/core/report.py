@@ -176,9 +176,11 @@ def preset_detail(name: str) -> dict[str, Any]:
 
 
 def kv_per_token_lines(b: Breakdown) -> list[str]:
-    """ "KV cache per token" as a reader needs it: one figure for a uniform model; for models
-    whose layers differ (sliding window, shared, recurrent, encoder) the per-token cost of
-    each kind of layer and the effective bytes per token at the estimate's context.
+    """The "KV cache per token" lines as a reader needs them.
+
+    One figure for a uniform model; for models whose layers differ (sliding window, shared,
+    recurrent, encoder) the per-token cost of each kind of layer and the effective bytes per
+    token at the estimate's context.
     """
     kinds = b.kv_by_kind
     if len(kinds) <= 1 and not any(c.kind != "full_attention" for c in kinds):

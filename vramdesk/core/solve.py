@@ -172,8 +172,9 @@ def vllm_style_lines(
 
 
 def _dynamic_bytes(b: Breakdown) -> int:
-    """What grows with the traffic: KV cache (per token), recurrent state (per sequence,
-    never per token) and activations.
+    """What grows with the traffic: KV cache, recurrent state and activations.
+
+    The KV cache grows per token, the recurrent state per sequence (never per token).
     """
     return b.kv_cache.bytes + b.state_bytes + b.activations.bytes
 

@@ -54,8 +54,9 @@ class SglangProfile(FormulaProfile):
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:
-        """Weights as loaded (float32 in 16 bits, :func:`auto_dtype`), the KV of the workload's
-        tokens (page size 1), no overhead term.
+        """Weights as loaded, the KV of the workload's tokens (page size 1), no overhead term.
+
+        A float32 checkpoint is loaded in 16 bits (:func:`auto_dtype`).
         """
         weights, dtype_notes = auto_dtype(weights, "SGLang")
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))

@@ -322,8 +322,10 @@ def _uniform(values: list[int]) -> int | None:
 def _gguf_layers(
     meta: dict[str, Any], arch: str, fields: dict[str, Any], recurrent: bool, notes: list[str]
 ) -> dict[str, Any]:
-    """Per-layer geometry: ``head_count_kv`` arrays, K/V lengths beside their ``_swa`` forms,
-    shared-KV layers, encoders (``attention.causal`` false) and recurrent layers' states.
+    """Per-layer geometry from the GGUF keys.
+
+    ``head_count_kv`` arrays, K/V lengths beside their ``_swa`` forms, shared-KV layers,
+    encoders (``attention.causal`` false) and recurrent layers' states.
 
     llama.cpp reads the same keys (``src/llama-model.cpp`` ``load_hparams``; ``n_embd_r`` /
     ``n_embd_s`` in ``src/llama-hparams.cpp``): a layer is recurrent where its
@@ -386,8 +388,10 @@ def _gguf_layers(
 
 
 def _gguf_head_dims(meta: dict[str, Any], arch: str) -> dict[str, Any]:
-    """K/V head dims: ``key_length``/``value_length`` (the full layers) beside their ``_swa``
-    forms (the sliding layers); MLA keeps its own keys.
+    """K/V head dims of the full and the sliding layers.
+
+    ``key_length``/``value_length`` (the full layers) beside their ``_swa`` forms (the
+    sliding layers); MLA keeps its own keys.
     """
     if _key(meta, arch, "attention.kv_lora_rank"):
         return {}
@@ -408,8 +412,10 @@ def _gguf_head_dims(meta: dict[str, Any], arch: str) -> dict[str, Any]:
 
 
 def _gguf_state(meta: dict[str, Any], arch: str, notes: list[str]) -> dict[str, Any]:
-    """Per-layer recurrent state elements from the ``ssm.*`` keys (llama.cpp ``n_embd_r`` =
-    ``(d_conv - 1) * (d_inner + 2 * n_group * d_state)``, ``n_embd_s`` = ``d_state * d_inner``;
+    """Per-layer recurrent state elements from the ``ssm.*`` keys.
+
+    llama.cpp ``n_embd_r`` = ``(d_conv - 1) * (d_inner + 2 * n_group * d_state)``,
+    ``n_embd_s`` = ``d_state * d_inner``;
     Mamba-1 has no groups; for gated DeltaNet ``n_group`` = K heads, ``d_state`` = K head dim,
     ``d_inner`` = V heads x V head dim).
     """
@@ -420,7 +426,8 @@ def _gguf_state(meta: dict[str, Any], arch: str, notes: list[str]) -> dict[str, 
     conv = max(0, d_conv - 1) * (d_inner + 2 * groups * d_state)
     ssm = d_state * d_inner
     notes.append(
-        f"recurrent state per layer and sequence: conv ({d_conv} - 1) * ({d_inner} + 2 * {groups} * "
+        f"recurrent state per layer and sequence: conv ({d_conv} - 1) * "
+        f"({d_inner} + 2 * {groups} * "
         f"{d_state}) = {conv:,}, SSM {d_state} * {d_inner} = {ssm:,} elements"
     )
     return {"conv_state_elements": conv, "ssm_state_elements": ssm}

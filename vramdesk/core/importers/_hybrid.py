@@ -151,7 +151,8 @@ def hybrid_fields(
         d_inner = _int(cfg, "mamba_d_ssm", default=n_heads * head_dim)
         conv, ssm = _mamba2(d_inner, n_groups, d_state, n_heads, head_dim, d_conv)
         notes.append(
-            f"Mamba-2 layers: conv state ({d_inner} + 2 * {n_groups} * {d_state}) * ({d_conv} - 1), "
+            f"Mamba-2 layers: conv state ({d_inner} + 2 * {n_groups} * {d_state}) * "
+            f"({d_conv} - 1), "
             f"SSM state {n_heads} * {head_dim} * {d_state} per sequence"
         )
     recurrent = types.count(RECURRENT) + (layers if parallel else 0)
