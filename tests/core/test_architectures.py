@@ -233,11 +233,32 @@ def test_jamba_attention_layers_get_kv_mamba_layers_state():
     types = model.resolved_layer_types()
     assert types.count(FULL) == 4 and types.count(RECURRENT) == 28
     wl = Workload(context_tokens=8192, batch=3)
-    b = estimate(model, WeightSpec(), wl, Runtime(engine=Engine.VLLM, block_size=None))
+    b = estimate(model, WeightSpec(), wl, Runtime(block_size=None))
     assert b.kv_bytes_per_token == 16_384
     assert b.kv_cache.bytes == 16_384 * 8192 * 3
     assert b.state_bytes == 3 * 8_716_288
     assert b.to_dict()["state_bytes"] == 3 * 8_716_288
+
+
+def test_vllm_hybrid_allocator_raises_the_block_and_pads_the_state():
+    from vramdesk.core.engines.vllm import VllmProfile
+
+    # Jamba-v0.1 under vLLM: attention 2 * 8 * 128 * 2 = 4,096 B per token per layer; a Mamba
+    # page (24,576 + 131,072) * 2 = 311,296 B. Block = 16 * cdiv(311,296, 16 * 4,096) = 80
+    # tokens; page 80 * 4,096 = 327,680 B, the state padded to it.
+    model = model_from_config(_cfg("jamba-v0.1")).model.replace(params=51_570_000_000)
+    wl = Workload(context_tokens=8192, batch=3)
+    rt = Runtime(engine=Engine.VLLM)
+    b = estimate(model, WeightSpec(), wl, rt)
+    # KV: 4 layers * 4,096 * ceil_80(8,192) = 8,240 tokens * 3 sequences
+    assert b.kv_cache.bytes == 4 * 4096 * 8240 * 3
+    # state: 3 sequences * 28 layers * 327,680
+    assert b.state_bytes == 3 * 28 * 327_680
+    # groups: 4 attention + 28 Mamba layers -> group size 4: 1 + 7 groups; a block over a
+    # group 327,680 * 4 = 1,310,720 B; a request needs cdiv(8,192, 80) = 103 + 7 = 110 blocks
+    budget = 1_310_720 * 1100
+    tokens, blocks, conc = VllmProfile().kv_capacity(b, model, wl, rt, budget)
+    assert blocks == 1100 and conc == 10 and tokens == 1100 // 8 * 80
 
 
 def test_falcon_h1_every_layer_has_kv_and_state():
