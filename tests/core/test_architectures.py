@@ -483,3 +483,104 @@ def test_q4_k_m_is_the_recipe_of_tensor_types():
     # Q4_0 files have a Q6_K output too: 525,336,576 * 210/256 + 7,504,658,432 * 18/32 + 266,240 * 4
     q40 = estimate(_llama8(), WeightSpec(WeightFormat.parse("Q4_0")), Workload(), Runtime())
     assert q40.weights.bytes == 430_940_160 + 4_221_370_368 + 1_064_960
+
+
+def test_nemotron_h_pattern_mamba_attention_and_mlp_layers():
+    # "M*M-": 2 Mamba-2 layers, 1 attention layer, 1 MLP layer (no cache).
+    # d_inner 8 * 16 = 128; conv (128 + 2 * 2 * 32) * (4 - 1) = 768; SSM 8 * 16 * 32 = 4,096.
+    # 16-bit, 2 sequences: 2 * 2 * (768 + 4,096) * 2 = 38,912 B; KV 1 * 2 * 2 * 16 * 2 = 128 B/token
+    cfg = {
+        "model_type": "nemotron_h",
+        "hidden_size": 64,
+        "num_hidden_layers": 4,
+        "hybrid_override_pattern": "M*M-",
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "mamba_num_heads": 8,
+        "mamba_head_dim": 16,
+        "ssm_state_size": 32,
+        "n_groups": 2,
+        "conv_kernel": 4,
+        "intermediate_size": 256,
+        "vocab_size": 1000,
+    }
+    model = model_from_config(cfg).model.replace(params=1_000_000)
+    b = estimate(
+        model, WeightSpec(), Workload(context_tokens=100, batch=2), Runtime(block_size=None)
+    )
+    assert b.state_bytes == 38_912
+    assert b.kv_bytes_per_token == 128 and b.kv_cache.bytes == 128 * 100 * 2
+
+
+def test_granite_4_h_layer_types_under_llamacpp():
+    # mamba x3 + attention: d_inner 4 * 8 = 32; conv (32 + 2 * 1 * 16) * 3 = 192;
+    # SSM 4 * 8 * 16 = 512; llama.cpp f32, one slot: 3 * (192 + 512) * 4 = 8,448 B
+    cfg = {
+        "model_type": "granitemoehybrid",
+        "hidden_size": 32,
+        "num_hidden_layers": 4,
+        "layer_types": ["mamba", "mamba", "mamba", "attention"],
+        "num_attention_heads": 4,
+        "num_key_value_heads": 1,
+        "mamba_n_heads": 4,
+        "mamba_d_head": 8,
+        "mamba_d_state": 16,
+        "mamba_n_groups": 1,
+        "mamba_d_conv": 4,
+        "intermediate_size": 64,
+        "vocab_size": 1000,
+    }
+    model = model_from_config(cfg).model.replace(params=1_000_000)
+    b = estimate(model, WeightSpec(), Workload(context_tokens=1000), LLAMACPP)
+    assert b.state_bytes == 8_448
+
+
+def test_pure_mamba2_has_state_and_no_kv():
+    # 2 Mamba-2 layers, d_inner 2 * 64 = 128, 8 heads of 16: conv (128 + 2 * 1 * 16) * 3 = 480;
+    # SSM 8 * 16 * 16 = 2,048; 16-bit, one sequence: 2 * (480 + 2,048) * 2 = 10,112 B
+    cfg = {
+        "model_type": "mamba2",
+        "hidden_size": 64,
+        "num_hidden_layers": 2,
+        "state_size": 16,
+        "n_groups": 1,
+        "conv_kernel": 4,
+        "head_dim": 16,
+        "expand": 2,
+        "num_heads": 8,
+        "vocab_size": 1000,
+    }
+    model = model_from_config(cfg).model.replace(params=1_000_000)
+    b = estimate(model, WeightSpec(), Workload(context_tokens=4096), Runtime())
+    assert b.kv_cache.bytes == 0 and b.state_bytes == 10_112
+
+
+def test_qwen3next_gguf_full_attention_interval(tmp_path):
+    pytest.importorskip("gguf")
+    # 8 layers, every 4th full: 2 attention + 6 gated-DeltaNet layers.
+    # conv (4 - 1) * (64 + 2 * 2 * 16) = 384; state 16 * 64 = 1,024;
+    # llama.cpp f32, one slot: 6 * (384 + 1,024) * 4 = 33,792 B
+    # KV: 2 layers * pad256(1,000) = 1,024 cells * 2 * 2 * 32 * 2 B = 524,288 B
+    path = _write(
+        tmp_path / "q3n.gguf",
+        "qwen3next",
+        {
+            "block_count": 8,
+            "embedding_length": 64,
+            "attention.head_count": 4,
+            "attention.head_count_kv": 2,
+            "attention.key_length": 32,
+            "attention.value_length": 32,
+            "full_attention_interval": 4,
+            "ssm.conv_kernel": 4,
+            "ssm.state_size": 16,
+            "ssm.group_count": 2,
+            "ssm.inner_size": 64,
+            "ssm.time_step_rank": 4,
+        },
+    )
+    model = load_model(path).model
+    b = estimate(model, WeightSpec(), Workload(context_tokens=1000), LLAMACPP)
+    assert b.state_bytes == 33_792
+    assert b.kv_cache.bytes == 524_288

@@ -177,6 +177,7 @@ def model_from_config(config: dict[str, Any], name: str = "") -> ImportedModel:
     fields["encoder_params"] = encoder_params(config, fields["hidden_size"], notes)
     if model_type in fam.ENCODER_MODEL_TYPES:
         fields |= fam.encoder_fields(config, fields["hidden_size"], fields["vocab_size"], notes)
+        notes[:] = [n for n in notes if not n.startswith("tie_word_embeddings absent")]
     model = ModelSpec(**fields).validate()
     weights, wnotes = weights_from_config(cfg, model_type)
     return ImportedModel(model=model, weights=weights.validate(), notes=tuple(notes + wnotes))
