@@ -12,6 +12,7 @@ from vramdesk.core.estimate import estimate
 from vramdesk.core.formats import KVDtype, WeightFormat
 from vramdesk.core.runtime import Engine, OverheadForm
 from vramdesk.core.units import Unit, format_bytes, to_unit
+from vramdesk.core.verdict import LEVER_TITLES
 from vramdesk.core.views import SOURCE_GRID_BATCHES, SOURCE_GRID_CONTEXTS
 
 
@@ -89,8 +90,8 @@ def test_solver_tab_lists_the_advisor_levers(make_main_window):
     table = window.solver_tab.advice
     assert table.rowCount() == len(result.advice)
     for row, advice in enumerate(result.advice):
-        assert table.item(row, 0).text() == advice.lever
-        assert table.item(row, 3).text() == advice.text
+        assert table.item(row, 0).text() == LEVER_TITLES[advice.lever]  # a reader's name
+        assert table.item(row, 3).text() == advice.text  # the CLI's sentence, word for word
 
 
 def test_fits_tab_reproduces_the_fits_table(make_main_window, seed_figures):

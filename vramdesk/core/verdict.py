@@ -25,7 +25,7 @@ from vramdesk.core.units import Unit, format_bytes
 if TYPE_CHECKING:
     from vramdesk.core.estimate import Breakdown
     from vramdesk.core.runtime import Runtime
-    from vramdesk.core.solve import SolveResult
+    from vramdesk.core.solve import Advice, SolveResult
 
 #: A fit with less than this share of the usable memory to spare is called tight.
 TIGHT_SHARE = Fraction(5, 100)
@@ -55,6 +55,40 @@ TEMPLATES: dict[str, str] = {
     "usable_room": "{usable} for KV cache and activations",
     "usable_weights": "none: the weights alone ({weights}) exceed the {capacity} card by {over}",
     "usable_none": "none: weights and reserved memory exceed what the engine may use by {over}",
+    # the fit advisor (vramdesk.core.solve.Advice): an action, then what it saves
+    "action_kv_dtype": "Store the KV cache in {value}",
+    "action_context_tokens": "Cap the context at {value} tokens",
+    "action_batch": "Cap concurrency at {value} sequences",
+    "action_weights": "Quantize the weights to {value}",
+    "action_weights_short": "Quantizing the weights to {value}",
+    "action_tensor_parallel_size": "Shard over {value} GPUs (tensor parallel)",
+    "advice_fits": "{action}: saves {saves}",
+    "advice_fits_per_gpu": "{action}: saves {saves} per GPU",
+    "advice_overhead": (
+        "{action} saves {saves} but is not enough: the fixed overhead alone exceeds the "
+        "usable memory"
+    ),
+    "advice_kv_alone": (
+        "{action} saves {saves} but is not enough: the KV cache and activations alone "
+        "({need}) exceed the {room} left after overhead"
+    ),
+    "advice_short": "{action}: saves {saves} (not enough alone)",
+}
+
+#: What each lever of the advisor changes, as a reader names it.
+LEVER_TITLES = {
+    "kv_dtype": "KV cache dtype",
+    "context_tokens": "Context",
+    "batch": "Concurrency",
+    "weights": "Weight format",
+    "tensor_parallel_size": "Tensor parallel",
+}
+
+#: What limits the solver's max context (``SolveResult.max_context_limited_by``).
+LIMIT_TITLES = {
+    "memory": "memory",
+    "max_position_embeddings": "max_position_embeddings",
+    "limit": "the largest context vramdesk accepts",
 }
 
 
@@ -63,12 +97,13 @@ class Sentence:
     """A sentence with a stable ``code`` (see :data:`TEMPLATES`) and its filled ``params``."""
 
     code: str
-    params: dict[str, str] = field(default_factory=dict)
+    params: dict[str, str | Sentence] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
-        """The English sentence."""
-        return TEMPLATES[self.code].format(**self.params)
+        """The English sentence (parameters that are sentences themselves filled in)."""
+        filled = {k: v.text if isinstance(v, Sentence) else v for k, v in self.params.items()}
+        return TEMPLATES[self.code].format(**filled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +154,7 @@ def headline(result: SolveResult, batch: int, unit: Unit = Unit.GIB) -> Verdict:
     relation = "relation_within" if result.fits_total else "relation_over"
     detail = Sentence(
         "detail_total",
-        {"total": p["total"], "capacity": p["capacity"], "relation": TEMPLATES[relation]},
+        {"total": p["total"], "capacity": p["capacity"], "relation": Sentence(relation)},
     )
     spare = result.usable_bytes - need
     if not result.fits:
@@ -180,6 +215,27 @@ def usable_sentence(result: SolveResult, unit: Unit = Unit.GIB) -> Sentence:
             },
         )
     return Sentence("usable_none", {"over": fmt(-result.usable_bytes)})
+
+
+def advice_sentence(advice: Advice, unit: Unit = Unit.GIB) -> Sentence:
+    """One lever of the fit advisor as a sentence in ``unit`` (what to do, what it saves)."""
+    value = f"{advice.value:,}" if isinstance(advice.value, int) else str(advice.value)
+    short = not advice.fits and advice.lever == "weights"
+    action = Sentence(f"action_{advice.lever}" + ("_short" if short else ""), {"value": value})
+    params: dict[str, str | Sentence] = {
+        "action": action,
+        "saves": format_bytes(advice.saves_bytes, unit),
+    }
+    if advice.fits:
+        per_gpu = advice.lever == "tensor_parallel_size"
+        return Sentence("advice_fits_per_gpu" if per_gpu else "advice_fits", params)
+    if advice.reason == "overhead":
+        return Sentence("advice_overhead", params)
+    if advice.reason == "kv_alone":
+        params["need"] = format_bytes(advice.need_bytes, unit)
+        params["room"] = format_bytes(advice.room_bytes, unit)
+        return Sentence("advice_kv_alone", params)
+    return Sentence("advice_short", params)
 
 
 def _pick(params: dict[str, str], *names: str) -> dict[str, str]:

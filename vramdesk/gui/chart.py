@@ -17,6 +17,7 @@ import pyqtgraph as pg
 from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.plotting import CornerLegend
 
 #: Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).
@@ -119,7 +120,7 @@ class BreakdownChart(QWidget):
                 self.bars[seg.key] = self._make_bar(seg.key)
             self.bars[seg.key].setOpts(x=[0], y0=[seg.y0], height=[seg.height], width=BAR_WIDTH)
             self.legend.getLabel(self.bars[seg.key]).setText(
-                f"{seg.label}: {format_bytes(seg.bytes, unit)}"
+                f"{tr_core(seg.label)}: {format_bytes(seg.bytes, unit)}"
             )
         top = to_unit(b.total_bytes, unit)
         self.total_text.setText(self.tr("total {0}").format(format_bytes(b.total_bytes, unit)))

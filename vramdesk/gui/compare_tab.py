@@ -30,6 +30,7 @@ from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.chart import PART_COLOURS
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.library import PresetLibrary
 
 #: Width of one bar of a group; the four parts plus the total sit side by side.
@@ -101,10 +102,11 @@ class CompareTab(QWidget):
     def _legend_html(self) -> str:
         """The series names in their bar colours, as one line of text above the plot."""
         entries = [
-            f'<span style="color:{SERIES_COLOURS[k]}">&#9632;</span>&nbsp;{self.tr(views.PART_TITLES[k])}'
+            f'<span style="color:{SERIES_COLOURS[k]}">&#9632;</span>&nbsp;{tr_core(views.PART_TITLES[k])}'
             for k in SERIES
         ]
-        line = f'<span style="color:#c0392b">&#9472;&#9472;</span>&nbsp;{self.tr("capacity")}'
+        capacity = self.tr("capacity")
+        line = f'<span style="color:#c0392b">&#9472;&#9472;</span>&nbsp;{capacity}'
         return "&nbsp;&nbsp; ".join([*entries, line])
 
     def fill_picker(self) -> None:
@@ -198,12 +200,21 @@ class CompareTab(QWidget):
         header, rows = views.comparison_table(
             self.rows, self.controller.unit, exact=False, fits=self.fits()
         )
-        errors = header.index("Error")
+        unit = self.controller.unit.label
+        header = [  # the same columns, as a reader names them in the UI language
+            self.tr("Preset"),
+            *(f"{tr_core(views.PART_TITLES[k])} ({unit})" for k in views.PART_COLUMNS),
+            self.tr("Error"),
+            self.tr("Fits"),
+        ]
+        yes_no = {"yes": self.tr("yes"), "no": self.tr("no"), "": ""}
+        rows = [[*row[:-1], yes_no[row[-1]]] for row in rows]
+        errors = len(header) - 2
         if not any(row[errors] for row in rows):  # no column of blanks
             header.pop(errors)
             rows = [row[:errors] + row[errors + 1 :] for row in rows]
         self.table.setColumnCount(len(header))
-        self.table.setHorizontalHeaderLabels([self.tr(h) for h in header])
+        self.table.setHorizontalHeaderLabels(header)
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for c, text in enumerate(row):

@@ -90,8 +90,8 @@ class ModelForm(BoundForm):
             (self.tr("every layer slides"), "all"),
             (self.tr("no sliding layers"), "none"),
             (self.tr("alternating"), "alternating"),
-            ("5 local : 1 global", "5:1"),
-            ("3 local : 1 global", "3:1"),
+            (self.tr("5 local : 1 global"), "5:1"),
+            (self.tr("3 local : 1 global"), "3:1"),
             (self.tr("per-layer list (from preset)"), "custom"),
         ]
         self.add_choice("sliding_pattern", self.tr("Sliding layers"), patterns)

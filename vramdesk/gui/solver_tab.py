@@ -17,9 +17,10 @@ from PySide6.QtWidgets import (
 from vramdesk.core.runtime import Engine
 from vramdesk.core.solve import SolveResult, min_gpus_text
 from vramdesk.core.units import format_bytes
-from vramdesk.core.verdict import usable_sentence
+from vramdesk.core.verdict import LEVER_TITLES, LIMIT_TITLES, advice_sentence, usable_sentence
 from vramdesk.gui.controller import ScenarioController
-from vramdesk.gui.verdict_view import VerdictView, sentence_text
+from vramdesk.gui.core_text import sentence_text, tr_core
+from vramdesk.gui.verdict_view import VerdictView
 
 SOLVED_STYLE = "QLabel { color: #0b5394; font-weight: 600; }"
 
@@ -118,15 +119,20 @@ class SolverTab(QWidget):
             )
         )
         v["max_context"].setText(
-            self.tr("{0:,} tokens (limited by {1})").format(r.max_context, r.max_context_limited_by)
+            self.tr("{0:,} tokens (limited by {1})").format(
+                r.max_context, tr_core(LIMIT_TITLES.get(r.max_context_limited_by, "memory"))
+            )
         )
         v["min_gpus"].setText(min_gpus_text(r, self.controller.runtime.engine))
         self.advice.setRowCount(len(r.advice))
         for row, a in enumerate(r.advice):
-            cells = [a.lever, str(a.value), format_bytes(a.saves_bytes, unit), a.describe(unit)]
+            sentence = sentence_text(advice_sentence(a, unit))
+            value = f"{a.value:,}" if isinstance(a.value, int) else str(a.value)
+            lever = tr_core(LEVER_TITLES.get(a.lever, a.lever))
+            cells = [lever, value, format_bytes(a.saves_bytes, unit), sentence]
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(a.describe(unit))
+                item.setToolTip(sentence)
                 self.advice.setItem(row, col, item)
         for col in range(3):
             self.advice.resizeColumnToContents(col)

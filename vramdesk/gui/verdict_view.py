@@ -6,11 +6,11 @@ parameters); this widget only translates and colours them.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from vramdesk.core.verdict import TEMPLATES, Sentence, headline
+from vramdesk.core.verdict import headline
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.core_text import sentence_text
 
 #: state -> (text colour, background): green, amber, red; readable on light themes.
 STATE_COLOURS = {
@@ -18,15 +18,6 @@ STATE_COLOURS = {
     "tight": ("#713f12", "#fef3c7"),
     "no": ("#7f1d1d", "#fee2e2"),
 }
-
-
-def sentence_text(sentence: Sentence) -> str:
-    """``sentence`` in the UI language (context ``Verdict``), English where untranslated."""
-    params = {
-        k: (QCoreApplication.translate("Verdict", v) if v in TEMPLATES.values() else v)
-        for k, v in sentence.params.items()
-    }
-    return QCoreApplication.translate("Verdict", TEMPLATES[sentence.code]).format(**params)
 
 
 class VerdictView(QWidget):
