@@ -55,6 +55,7 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", 'Activations'),
     QT_TRANSLATE_NOOP("Core", 'Overhead'),
     QT_TRANSLATE_NOOP("Core", 'Total'),
+    QT_TRANSLATE_NOOP("Core", 'Recurrent state'),
     QT_TRANSLATE_NOOP("Core", 'Activation peak'),
     QT_TRANSLATE_NOOP("Core", 'Compute buffer'),
     QT_TRANSLATE_NOOP("Core", 'Dequantization buffer'),
