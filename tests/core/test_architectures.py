@@ -599,3 +599,15 @@ def test_hybrid_folder_takes_its_parameter_count_from_the_checkpoint(tmp_path):
     assert imported.model.params == 51_570_000_000
     b = estimate(imported.model, imported.weights, Workload(context_tokens=4096), Runtime())
     assert b.weights.bytes == 103_140_000_000
+
+
+def test_per_layer_fields_round_trip_through_a_saved_preset():
+    from vramdesk.core.serialize import from_dict, to_dict
+
+    model = model_from_config(GEMMA4).model.replace(
+        layer_kv_heads=(8,) * 29 + (2,), num_kv_shared_layers=3, conv_state_elements=5
+    )
+    data = json.loads(json.dumps(to_dict(model)))
+    assert from_dict(ModelSpec, data) == model
+    with pytest.raises(Exception, match="whole number"):
+        from_dict(ModelSpec, {**data, "layer_kv_heads": ["8"] * 30})
