@@ -89,8 +89,9 @@ def flash_attention(runtime: Runtime) -> bool:
 #: is an assumption, read from the release dates around the merge.
 MLA_CACHE_SINCE_BUILD = 5140
 #: First build with the V-less MLA cache (PR #19067, merged 2026-01-24); the exact build
-#: number is likewise an assumption.
-MLA_VLESS_SINCE_BUILD = 7820
+#: number is likewise an assumption: release tags b6451 (2025-09-13) and b7045 (2025-11-13)
+#: run at about ten builds a day, which puts the merge near b7750.
+MLA_VLESS_SINCE_BUILD = 7750
 
 
 def mla_cache_for(runtime: Runtime) -> MlaCache:
