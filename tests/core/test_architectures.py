@@ -611,3 +611,20 @@ def test_per_layer_fields_round_trip_through_a_saved_preset():
     assert from_dict(ModelSpec, data) == model
     with pytest.raises(Exception, match="whole number"):
         from_dict(ModelSpec, {**data, "layer_kv_heads": ["8"] * 30})
+
+
+def test_every_llama_cpp_file_type_names_a_format():
+    gguf = pytest.importorskip("gguf")
+    from vramdesk.core.importers._gguf import _gguf_format
+
+    # before: IQ3_M, IQ2_M, IQ3_XS, IQ1_M, TQ1_0, TQ2_0 ... fell back to the commonest tensor
+    labels = {}
+    for ftype in gguf.LlamaFileType:
+        if ftype.name == "GUESSED":
+            continue
+        notes: list[str] = []
+        spec = _gguf_format({"general.file_type": int(ftype)}, [("x", 1, 1, "F16")], notes)
+        assert not notes, (ftype.name, notes)  # no fallback to the commonest tensor type
+        labels[ftype.name] = spec.format.label
+    assert labels["MOSTLY_IQ3_M"] == "IQ3_M" and labels["MOSTLY_TQ1_0"] == "TQ1_0"
+    assert labels["MOSTLY_Q2_K"] == "Q2_K (mix)" and labels["MOSTLY_MXFP4_MOE"] == "mxfp4"
