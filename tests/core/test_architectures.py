@@ -628,3 +628,18 @@ def test_every_llama_cpp_file_type_names_a_format():
         labels[ftype.name] = spec.format.label
     assert labels["MOSTLY_IQ3_M"] == "IQ3_M" and labels["MOSTLY_TQ1_0"] == "TQ1_0"
     assert labels["MOSTLY_Q2_K"] == "Q2_K (mix)" and labels["MOSTLY_MXFP4_MOE"] == "mxfp4"
+
+
+def test_a_list_where_a_tuple_belongs_still_estimates():
+    # the per-layer views are memoised on the (hashable) ModelSpec; a list must not break them
+    model = ModelSpec(
+        num_hidden_layers=2,
+        num_key_value_heads=2,
+        head_dim=64,
+        sliding_window=16,
+        layer_types=["sliding_attention", "full_attention"],
+        params=1000,
+    )
+    # 2 * 2 * 64 * 2 = 512 B per token per layer; full 32 tokens, sliding min(32, 16)
+    b = estimate(model, WeightSpec(), Workload(context_tokens=32), Runtime(block_size=None))
+    assert b.kv_cache.bytes == 512 * (32 + 16)

@@ -92,8 +92,8 @@ def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: R
     (``vllm/v1/core/kv_cache_utils.py`` ``unify_kv_cache_spec_page_size``).
     """
     e = kv_dtype.bytes_per_element
-    layers = [x for x in _stage_groups(model, runtime.tensor_parallel_size, 1, runtime.mla_cache)]
-    return max((g.bytes_per_token(e) for g in layers if g.k or g.v), default=0)
+    groups = stage_groups(model, runtime.replace(pipeline_parallel_size=1))
+    return max((g.bytes_per_token(e) for g in groups if g.k or g.v), default=0)
 
 
 def gpu_layers(model: ModelSpec, runtime: Runtime) -> list[LayerAttention]:
@@ -129,9 +129,11 @@ def stage_groups(model: ModelSpec, runtime: Runtime) -> tuple[_Group, ...]:
 
     Memoised: the solver asks for the same model many times.
     """
-    return _stage_groups(
-        model, runtime.tensor_parallel_size, runtime.pipeline_parallel_size, runtime.mla_cache
-    )
+    args = (model, runtime.tensor_parallel_size, runtime.pipeline_parallel_size, runtime.mla_cache)
+    try:
+        return _stage_groups(*args)
+    except TypeError:  # an unhashable field (a list where a tuple belongs): no memo
+        return _stage_groups.__wrapped__(*args)
 
 
 @functools.lru_cache(maxsize=256)

@@ -252,7 +252,10 @@ class ModelSpec:
         InputError
             ``head_dim``: not derivable.
         """
-        return _attention_layers(self)
+        try:
+            return _attention_layers(self)
+        except TypeError:  # an unhashable field (a list where a tuple belongs): no memo
+            return _attention_layers.__wrapped__(self)
 
     def attention_kind(self) -> str:
         """The attention layout: ``MHA``, ``GQA``, ``MQA``, ``MLA``, or ``"N KV heads"`` when the query heads are unknown."""
@@ -581,7 +584,10 @@ def count_params(m: ModelSpec) -> ParamCount:
     h, layers = m.hidden_size, m.num_hidden_layers
     embedding = m.vocab_size * h
     lm_head = 0 if m.tie_word_embeddings or not m.causal else m.vocab_size * h
-    attention = _attention_total(m)
+    try:
+        attention = _attention_total(m)
+    except TypeError:  # an unhashable field: no memo
+        attention = _attention_total.__wrapped__(m)
     norm_width = 2 * h if m.norm_bias else h
     norms = layers * m.norms_per_layer * norm_width + norm_width
     dense_layers = m.first_k_dense_replace if m.is_moe else layers
@@ -660,7 +666,6 @@ def _attention_layers(m: ModelSpec) -> tuple[LayerAttention, ...]:
             if kind == RECURRENT:
                 out.append(LayerAttention(RECURRENT, has_state=True))
                 continue
-            full = kind in (FULL, NO_CACHE)
             heads = gh if kind == FULL else m.num_key_value_heads
             if m.layer_kv_heads is not None and m.layer_kv_heads[i]:
                 heads = m.layer_kv_heads[i]
@@ -668,8 +673,8 @@ def _attention_layers(m: ModelSpec) -> tuple[LayerAttention, ...]:
                 LayerAttention(
                     kind,
                     heads,
-                    gk if full and kind == FULL else d,
-                    gv if full and kind == FULL else v,
+                    gk if kind == FULL else d,
+                    gv if kind == FULL else v,
                     m.sliding_window if kind == SLIDING else None,
                     has_state=m.parallel_ssm,
                 )
