@@ -305,6 +305,7 @@ def test_qwen3_next_gated_deltanet_state_and_solver_per_sequence():
     r = solve(model, WeightSpec(), wl, rt, capacity)
     per_seq = 24_576 * 4096 + 39_518_208
     assert r.max_concurrency == r.usable_bytes // per_seq
+    assert any("39,518,208 bytes of state per sequence" in n for n in r.notes)
 
 
 def test_hybrid_gguf_layers_by_head_count_kv_zeros(tmp_path):

@@ -303,6 +303,13 @@ def solve(
             "the fixed overhead alone exceeds this GPU's usable memory: no GPU count of this "
             "size can help"
         )
+    if base.state is not None:
+        slots = runtime.engine in (Engine.LLAMA_CPP, Engine.OLLAMA) and runtime.n_parallel
+        per_seq = base.state_bytes // max(1, (runtime.n_parallel if slots else None) or batch)
+        notes.append(
+            f"recurrent layers: {per_seq:,} bytes of state per sequence, whatever the context "
+            "(max concurrency counts it per sequence, max context does not grow it)"
+        )
     if model.sliding_window:
         notes.append(
             "sliding-window layers: KV cache size in tokens counts every layer at full "
