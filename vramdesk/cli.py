@@ -68,14 +68,16 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--weights",
         metavar="FORMAT",
-        help="fp32, bf16, fp16, fp8, int8, int4, nf4, mxfp4, or a GGUF type (Q4_K_M, Q8_0, ...); "
+        help="fp32, bf16, fp16, fp8, int8, int4 (AWQ/GPTQ g128), int4-ideal (0.5 byte/param), "
+        "nf4 (bitsandbytes 4.5 bits), nf4-dq, mxfp4, a ggml type (Q4_K, IQ3_S, TQ1_0, ...) or "
+        "a llama.cpp file type (Q4_K_M, IQ3_M, ...: its recipe of tensor types); "
         "default: the preset's or checkpoint's own format",
     )
     g.add_argument(
         "--group-size",
         type=_whole,
         metavar="G",
-        help="group quantization (e.g. 128: 4.25 bpw int4)",
+        help="group quantization (int4 default 128: 4.25 bpw; 0: no group scales)",
     )
     g.add_argument(
         "--embeddings",
@@ -112,7 +114,8 @@ def _add_workload_options(p: argparse.ArgumentParser) -> None:
 
 def _add_runtime_options(g: Any) -> None:
     """Runtime options: no argparse defaults, so that only what the user typed overrides
-    ``--runtime-preset`` (the defaults are :class:`vramdesk.core.runtime.Runtime`'s)."""
+    ``--runtime-preset`` (the defaults are :class:`vramdesk.core.runtime.Runtime`'s).
+    """
     g.add_argument(
         "--runtime-preset",
         metavar="NAME",
@@ -366,7 +369,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | None:
     """``--gpu local[:INDEX]``: the free memory now, or for vLLM/SGLang the total (they ask for
-    ``util x total`` and refuse to start when less is free: then a warning); None otherwise."""
+    ``util x total`` and refuse to start when less is free: then a warning); None otherwise.
+    """
     if args.gpu is None or args.vram_gib is not None:
         return None  # budget_from_args handles (and refuses) the rest
     from vramdesk.core.engines import profile_for

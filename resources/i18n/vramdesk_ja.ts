@@ -23,33 +23,33 @@
 <context>
     <name>BreakdownChart</name>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="46"/>
+        <location filename="../../vramdesk/gui/chart.py" line="47"/>
         <source>estimate (per GPU)</source>
         <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).</extracomment>
         <translation>見積もり（GPU あたり）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="116"/>
+        <location filename="../../vramdesk/gui/chart.py" line="117"/>
         <source>total {0}</source>
         <translation>合計 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="128"/>
+        <location filename="../../vramdesk/gui/chart.py" line="129"/>
         <source>local free</source>
         <translation>ローカルの空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="131"/>
+        <location filename="../../vramdesk/gui/chart.py" line="132"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="139"/>
+        <location filename="../../vramdesk/gui/chart.py" line="140"/>
         <source>local GPU {0} ({1})</source>
         <translation>ローカル GPU {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="140"/>
+        <location filename="../../vramdesk/gui/chart.py" line="141"/>
         <source>custom</source>
         <translation>指定容量</translation>
     </message>
@@ -126,20 +126,324 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="152"/>
-        <source>This model: {0}</source>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="108"/>
+        <source>capacity</source>
         <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
+        <translation>容量</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="154"/>
+        <source>This model: {0}</source>
         <translation>このモデル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="174"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="176"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="181"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="183"/>
         <source>capacity {0}</source>
         <translation>容量 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="201"/>
+        <source>Preset</source>
+        <translation>プリセット</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="203"/>
+        <source>Error</source>
+        <translation>エラー</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="204"/>
+        <source>Fits</source>
+        <translation>収まるか</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="206"/>
+        <source>yes</source>
+        <translation>はい</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="206"/>
+        <source>no</source>
+        <translation>いいえ</translation>
+    </message>
+</context>
+<context>
+    <name>Core</name>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="22"/>
+        <source>Fits: {shape} need {need} of the {budget} KV budget ({spare} to spare)</source>
+        <extracomment>Every core string the window may show (generated from the core&apos;s tables; see the test).</extracomment>
+        <translation>収まります: {shape} に必要な {need}（KV 予算 {budget}、余裕 {spare}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="23"/>
+        <source>Tight: {shape} fit the {budget} KV budget, but the estimated total {total} exceeds the {capacity} card</source>
+        <translation>ぎりぎり: {shape} は KV 予算 {budget} に収まりますが、推定合計 {total} が容量 {capacity} を超えます</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="24"/>
+        <source>Tight: {shape} fit the {budget} KV budget with only {spare} to spare</source>
+        <translation>ぎりぎり: {shape} は KV 予算 {budget} に収まりますが、余裕は {spare} だけです</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="25"/>
+        <source>Does not fit: {shape} need {need}, the KV budget is {budget} ({short} short)</source>
+        <translation>収まりません: {shape} に {need} 必要ですが、KV 予算は {budget} です（{short} 不足）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="26"/>
+        <source>Does not fit: the weights alone ({weights}) exceed the {capacity} card by {over}</source>
+        <translation>収まりません: 重みだけ（{weights}）で容量 {capacity} を {over} 超えています</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="27"/>
+        <source>Does not fit: weights and reserved memory leave no room for the KV cache ({over} over what the engine may use)</source>
+        <translation>収まりません: 重みと予約メモリで KV キャッシュの余地がありません（エンジンが使える量を {over} 超過）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="28"/>
+        <source>Estimated total {total} vs capacity {capacity}: {relation} (forward estimate, overhead included)</source>
+        <translation>推定合計 {total}、容量 {capacity}: {relation}（順方向の見積もり、オーバーヘッド込み）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="29"/>
+        <source>within the card</source>
+        <translation>容量内</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="30"/>
+        <source>over the card</source>
+        <translation>容量超過</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="31"/>
+        <source>{usable} for KV cache and activations</source>
+        <translation>KV キャッシュと活性化に {usable}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="32"/>
+        <source>none: the weights alone ({weights}) exceed the {capacity} card by {over}</source>
+        <translation>なし: 重みだけ（{weights}）で容量 {capacity} を {over} 超えています</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="33"/>
+        <source>none: weights and reserved memory exceed what the engine may use by {over}</source>
+        <translation>なし: 重みと予約メモリがエンジンの使える量を {over} 超えています</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="34"/>
+        <source>Store the KV cache in {value}</source>
+        <translation>KV キャッシュを {value} で保持する</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="35"/>
+        <source>Cap the context at {value} tokens</source>
+        <translation>コンテキストを {value} トークンに制限する</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="36"/>
+        <source>Cap concurrency at {value} sequences</source>
+        <translation>同時実行数を {value} 系列に制限する</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="37"/>
+        <source>Quantize the weights to {value}</source>
+        <translation>重みを {value} に量子化する</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="38"/>
+        <source>Quantizing the weights to {value}</source>
+        <translation>重みを {value} に量子化すると</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="39"/>
+        <source>Shard over {value} GPUs (tensor parallel)</source>
+        <translation>{value} 台の GPU に分割する（テンソル並列）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="40"/>
+        <source>{action}: saves {saves}</source>
+        <translation>{action}: {saves} 節約</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="41"/>
+        <source>{action}: saves {saves} per GPU</source>
+        <translation>{action}: GPU あたり {saves} 節約</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="42"/>
+        <source>{action} saves {saves} but is not enough: the fixed overhead alone exceeds the usable memory</source>
+        <translation>{action} {saves} 節約できますが足りません: 固定オーバーヘッドだけで使えるメモリを超えています</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="43"/>
+        <source>{action} saves {saves} but is not enough: the KV cache and activations alone ({need}) exceed the {room} left after overhead</source>
+        <translation>{action} {saves} 節約できますが足りません: KV キャッシュと活性化だけで（{need}）、オーバーヘッド後に残る {room} を超えています</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="44"/>
+        <source>{action}: saves {saves} (not enough alone)</source>
+        <translation>{action}: {saves} 節約（これだけでは不足）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="45"/>
+        <source>KV cache dtype</source>
+        <translation>KV キャッシュの型</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="46"/>
+        <source>Context</source>
+        <translation>コンテキスト</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="47"/>
+        <source>Concurrency</source>
+        <translation>同時実行数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="48"/>
+        <source>Weight format</source>
+        <translation>重みの形式</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="49"/>
+        <source>Tensor parallel</source>
+        <translation>テンソル並列</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="50"/>
+        <source>memory</source>
+        <translation>メモリ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="51"/>
+        <source>max_position_embeddings</source>
+        <translation>max_position_embeddings</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="52"/>
+        <source>the largest context vramdesk accepts</source>
+        <translation>vramdesk が受け付ける最大コンテキスト</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="53"/>
+        <source>Weights</source>
+        <translation>重み</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="54"/>
+        <source>KV cache</source>
+        <translation>KV キャッシュ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="55"/>
+        <source>Activations</source>
+        <translation>活性化</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="56"/>
+        <source>Overhead</source>
+        <translation>オーバーヘッド</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="57"/>
+        <source>Total</source>
+        <translation>合計</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
+        <source>Activation peak</source>
+        <translation>活性化のピーク</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
+        <source>Compute buffer</source>
+        <translation>計算バッファ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
+        <source>Dequantization buffer</source>
+        <translation>逆量子化バッファ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
+        <source>KV cache (device)</source>
+        <translation>KV キャッシュ（デバイス上）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
+        <source>Non-torch memory</source>
+        <translation>torch 外のメモリ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
+        <source>Ollama reserve</source>
+        <translation>Ollama の予約</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
+        <source>Overhead (multiplier)</source>
+        <translation>オーバーヘッド（乗数）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
+        <source>Overhead (workspace)</source>
+        <translation>オーバーヘッド（ワークスペース）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
+        <source>Weights (device)</source>
+        <translation>重み（デバイス上）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
+        <source>The NVIDIA binding (the nvidia-ml-py package, module pynvml) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
+        <translation>NVIDIA のバインディング（nvidia-ml-py パッケージ、pynvml モジュール）がインストールされていません。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
+        <source>No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
+        <translation>NVIDIA ドライバーが見つかりません（NVML ライブラリ libnvidia-ml.so.1 がありません）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
+        <source>The NVIDIA driver is installed but not loaded (is the kernel module running?). vramdesk works without a GPU; estimates are unaffected.</source>
+        <translation>NVIDIA ドライバーはインストールされていますが読み込まれていません（カーネルモジュールは動いていますか？）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
+        <source>The NVIDIA driver and its NVML library differ in version (a driver update without a reboot?). Reboot or reload the driver to read the GPUs.</source>
+        <translation>NVIDIA ドライバーと NVML ライブラリのバージョンが異なります（再起動せずにドライバーを更新しましたか？）。GPU を読むには再起動するかドライバーを読み込み直してください。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
+        <source>Permission denied reading the NVIDIA GPUs (check access to /dev/nvidia*).</source>
+        <translation>NVIDIA GPU を読む権限がありません（/dev/nvidia* へのアクセスを確認してください）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
+        <source>The NVIDIA driver is loaded but reports no GPU.</source>
+        <translation>NVIDIA ドライバーは読み込まれていますが、GPU が報告されません。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
+        <source>A GPU stopped answering (NVML: GPU is lost or needs a reset).</source>
+        <translation>GPU が応答しなくなりました（NVML: GPU が失われたか、リセットが必要です）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
+        <source>This GPU or driver does not report memory through NVML.</source>
+        <translation>この GPU またはドライバーは NVML でメモリを報告しません。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
+        <source>NVML failed with an unexpected error.</source>
+        <translation>NVML が予期しないエラーで失敗しました。</translation>
     </message>
 </context>
 <context>
@@ -203,32 +507,32 @@
 <context>
     <name>FiguresTable</name>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="33"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="34"/>
         <source>Part</source>
         <translation>項目</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="33"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="34"/>
         <source>Bytes</source>
         <translation>バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="33"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="34"/>
         <source>Size</source>
         <translation>サイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="68"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="69"/>
         <source>Size ({0})</source>
         <translation>サイズ ({0})</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="90"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="93"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="100"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="103"/>
         <source>Import notes:</source>
         <translation>インポート時の注記:</translation>
     </message>
@@ -274,48 +578,48 @@
 <context>
     <name>GpuPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="120"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="121"/>
         <source>Refresh</source>
         <extracomment>Auto-refresh interval limits, seconds.</extracomment>
         <translation>更新</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="121"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="122"/>
         <source>Auto-refresh every</source>
         <translation>自動更新の間隔</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="124"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="125"/>
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="220"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="221"/>
         <source>Could not read the GPUs: {0}</source>
         <translation>GPU を読み取れませんでした: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="251"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="252"/>
         <source>{0} used of {1} · {2} free</source>
         <translation>{1} 中 {0} 使用 · {2} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="258"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="259"/>
         <source>MIG {0}: {1} free of {2}</source>
         <translation>MIG {0}: {2} 中 {1} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="271"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="272"/>
         <source>memory not reported</source>
         <translation>メモリ情報なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="276"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="277"/>
         <source>Driver {0}</source>
         <translation>ドライバー {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="278"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="279"/>
         <source> · CUDA {0}</source>
         <translation> · CUDA {0}</translation>
     </message>
@@ -394,7 +698,7 @@
     <message>
         <location filename="../../vramdesk/gui/main_window.py" line="138"/>
         <source>Fits</source>
-        <translation>適合</translation>
+        <translation>収まるか</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/main_window.py" line="139"/>
@@ -527,7 +831,7 @@
     <message>
         <location filename="../../vramdesk/gui/model_form.py" line="68"/>
         <source>Tied embeddings</source>
-        <translation>埋め込みを共有（tie）</translation>
+        <translation>埋め込みを共有（tie_word_embeddings）</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/model_form.py" line="69"/>
@@ -613,6 +917,16 @@
         <location filename="../../vramdesk/gui/model_form.py" line="92"/>
         <source>alternating</source>
         <translation>交互</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
+        <source>5 local : 1 global</source>
+        <translation>ローカル 5 : グローバル 1</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="94"/>
+        <source>3 local : 1 global</source>
+        <translation>ローカル 3 : グローバル 1</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/model_form.py" line="95"/>
@@ -894,77 +1208,77 @@
 <context>
     <name>SolverTab</name>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="52"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="53"/>
         <source>GPU capacity</source>
         <translation>GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="53"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="54"/>
         <source>Usable for KV + activations</source>
         <translation>KV と活性化に使える量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="54"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="55"/>
         <source>KV cache budget</source>
         <translation>KV キャッシュの予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="55"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="56"/>
         <source>vLLM would print</source>
         <translation>vLLM の表示</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="56"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="57"/>
         <source>Max concurrency at the context</source>
         <translation>このコンテキストでの最大同時数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="57"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="58"/>
         <source>Max context at the concurrency</source>
         <translation>この同時数での最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="58"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="59"/>
         <source>Smallest GPU count (TP)</source>
         <translation>必要な最小 GPU 数（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="77"/>
         <source>Lever</source>
         <translation>対策</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="77"/>
         <source>Value</source>
         <translation>値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="77"/>
         <source>Saves</source>
         <translation>削減量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="77"/>
         <source>Advice</source>
         <translation>助言</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="41"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="42"/>
         <source>Fit advisor (when it does not fit): levers, most effective first</source>
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="99"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="100"/>
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="116"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="117"/>
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="121"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="122"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>
@@ -1011,7 +1325,7 @@
 <context>
     <name>VerdictView</name>
     <message>
-        <location filename="../../vramdesk/gui/verdict_view.py" line="60"/>
+        <location filename="../../vramdesk/gui/verdict_view.py" line="51"/>
         <source>No capacity to check against: pick a GPU.</source>
         <extracomment>state -&gt; (text colour, background): green, amber, red; readable on light themes.</extracomment>
         <translation>照合する容量がありません。GPU を選んでください。</translation>

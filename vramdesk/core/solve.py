@@ -279,6 +279,13 @@ class _Problem:
                 exact = Fraction(max(0, self.usable), one) if one > 0 else Fraction(0)
             return 0, min(max(Fraction(0), exact), Fraction(limit))
         if best >= limit:
+            if self.need(limit, context) == one:
+                raise InputError(
+                    "context_tokens",
+                    "KV cache per sequence is zero (a model without a per-sequence cache, such "
+                    "as an encoder): concurrency is not bounded by memory",
+                    "invalid",
+                )
             return best, Fraction(best)
         at, nxt = self.need(best, context), self.need(best + 1, context)
         return best, best + Fraction(self.usable - at, nxt - at)
@@ -369,6 +376,13 @@ def solve(
             "size can help"
         )
     notes.extend(profile_for(runtime.engine).solve_notes(model, runtime))
+    if base.state is not None:
+        slots = runtime.engine in (Engine.LLAMA_CPP, Engine.OLLAMA) and runtime.n_parallel
+        per_seq = base.state_bytes // max(1, (runtime.n_parallel if slots else None) or batch)
+        notes.append(
+            f"recurrent layers: {per_seq:,} bytes of state per sequence, whatever the context "
+            "(max concurrency counts it per sequence, max context does not grow it)"
+        )
     return SolveResult(
         capacity_bytes=capacity_bytes,
         usable_bytes=p.usable,

@@ -105,7 +105,8 @@ class CompareTab(QWidget):
             f'<span style="color:{SERIES_COLOURS[k]}">&#9632;</span>&nbsp;{tr_core(views.PART_TITLES[k])}'
             for k in SERIES
         ]
-        line = f'<span style="color:#c0392b">&#9472;&#9472;</span>&nbsp;{self.tr("capacity")}'
+        capacity = self.tr("capacity")
+        line = f'<span style="color:#c0392b">&#9472;&#9472;</span>&nbsp;{capacity}'
         return "&nbsp;&nbsp; ".join([*entries, line])
 
     def fill_picker(self) -> None:
@@ -189,13 +190,26 @@ class CompareTab(QWidget):
     @staticmethod
     def _bytes(row: views.CompareRow, key: str) -> int:
         b = row.breakdown
-        return b.total_bytes if key == "total" else getattr(b, key).bytes
+        if key == "total":
+            return b.total_bytes
+        if key == "kv_cache":  # a hybrid's recurrent state is drawn with its KV cache
+            return b.kv_cache.bytes + b.state_bytes
+        return getattr(b, key).bytes
 
     def _fill_table(self) -> None:
         header, rows = views.comparison_table(
             self.rows, self.controller.unit, exact=False, fits=self.fits()
         )
-        errors = header.index("Error")
+        unit = self.controller.unit.label
+        header = [  # the same columns, as a reader names them in the UI language
+            self.tr("Preset"),
+            *(f"{tr_core(views.PART_TITLES[k])} ({unit})" for k in views.PART_COLUMNS),
+            self.tr("Error"),
+            self.tr("Fits"),
+        ]
+        yes_no = {"yes": self.tr("yes"), "no": self.tr("no"), "": ""}
+        rows = [[*row[:-1], yes_no[row[-1]]] for row in rows]
+        errors = len(header) - 2
         if not any(row[errors] for row in rows):  # no column of blanks
             header.pop(errors)
             rows = [row[:errors] + row[errors + 1 :] for row in rows]

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from vramdesk.core.units import Unit, format_bytes
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.core_text import tr_core
 
 
 class FiguresTable(QWidget):
@@ -73,7 +74,9 @@ class FiguresTable(QWidget):
         }
         self.tree.clear()
         for part in b.parts:
-            item = QTreeWidgetItem([part.label, f"{part.bytes:,}", format_bytes(part.bytes, unit)])
+            item = QTreeWidgetItem(
+                [tr_core(part.label), f"{part.bytes:,}", format_bytes(part.bytes, unit)]
+            )
             item.setToolTip(0, part.explain(unit))
             lines = [f"{part.formula}", f"= {part.substituted}"] + [
                 f"({note})" for note in part.assumptions
@@ -85,7 +88,7 @@ class FiguresTable(QWidget):
             self.tree.addTopLevelItem(item)
             for i in range(item.childCount()):
                 item.child(i).setFirstColumnSpanned(True)
-            item.setExpanded(part.label not in collapsed)
+            item.setExpanded(tr_core(part.label) not in collapsed)
         total = QTreeWidgetItem(
             [self.tr("Total"), f"{b.total_bytes:,}", format_bytes(b.total_bytes, unit)]
         )

@@ -90,8 +90,8 @@ class ModelForm(BoundForm):
             (self.tr("every layer slides"), "all"),
             (self.tr("no sliding layers"), "none"),
             (self.tr("alternating"), "alternating"),
-            ("5 local : 1 global", "5:1"),
-            ("3 local : 1 global", "3:1"),
+            (self.tr("5 local : 1 global"), "5:1"),
+            (self.tr("3 local : 1 global"), "3:1"),
             (self.tr("per-layer list (from preset)"), "custom"),
         ]
         self.add_choice("sliding_pattern", self.tr("Sliding layers"), patterns)
@@ -140,7 +140,8 @@ class ModelForm(BoundForm):
         with signals_blocked(self.fields["params_source"]):
             self._choose("params_source", self.controller.params_source())
         per_token = format_bytes(d.kv_bytes_per_token, Unit.MIB, 3)
-        self.fields["derived_kv_token"].setText(f"{d.kv_bytes_per_token:,} B ({per_token})")
+        text = d.kv_summary or f"{d.kv_bytes_per_token:,} B ({per_token})"
+        self.fields["derived_kv_token"].setText(text)
 
     # ------------------------------------------------------------- presets
     def refresh_presets(self) -> None:

@@ -126,12 +126,13 @@ class EngineProfile:
         raise NotImplementedError
 
     def need_bytes(self, breakdown: Breakdown) -> int:
-        """Bytes per GPU that must fit in :meth:`usable_bytes`: KV cache + activations.
+        """Bytes per GPU that must fit in :meth:`usable_bytes`: what grows with the traffic.
 
+        KV cache (per token), recurrent state (per sequence, never per token) and activations.
         The solver's every verdict compares this with the usable memory; engines whose
         activations live outside the budget (SGLang's static pool) override it.
         """
-        return breakdown.kv_cache.bytes + breakdown.activations.bytes
+        return breakdown.kv_cache.bytes + breakdown.state_bytes + breakdown.activations.bytes
 
     def at_point(
         self, workload: Workload, runtime: Runtime, batch: int, context: int
