@@ -28,7 +28,6 @@ def _scan() -> tuple[set[str], set[str]]:
     from vramdesk.core.estimate import estimate
     from vramdesk.core.runtime import Engine, OverheadForm, Runtime
     from vramdesk.core.workload import Workload
-
     from vramdesk.gui.core_text import number_template
 
     labels: set[str] = set()

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fractions import Fraction
+from typing import Any
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
 from superqt.utils import signals_blocked
