@@ -23,33 +23,33 @@
 <context>
     <name>BreakdownChart</name>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="47"/>
+        <location filename="../../vramdesk/gui/chart.py" line="49"/>
         <source>estimate (per GPU)</source>
-        <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).</extracomment>
+        <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito). The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present.</extracomment>
         <translation>見積もり（GPU あたり）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="117"/>
+        <location filename="../../vramdesk/gui/chart.py" line="126"/>
         <source>total {0}</source>
         <translation>合計 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="129"/>
+        <location filename="../../vramdesk/gui/chart.py" line="138"/>
         <source>local free</source>
         <translation>ローカルの空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="132"/>
+        <location filename="../../vramdesk/gui/chart.py" line="141"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="140"/>
+        <location filename="../../vramdesk/gui/chart.py" line="149"/>
         <source>local GPU {0} ({1})</source>
         <translation>ローカル GPU {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="141"/>
+        <location filename="../../vramdesk/gui/chart.py" line="150"/>
         <source>custom</source>
         <translation>指定容量</translation>
     </message>
@@ -147,27 +147,27 @@
         <translation>容量 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="201"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="205"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="203"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="207"/>
         <source>Error</source>
         <translation>エラー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="204"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="208"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="206"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="210"/>
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="206"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="210"/>
         <source>no</source>
         <translation>いいえ</translation>
     </message>
@@ -175,275 +175,418 @@
 <context>
     <name>Core</name>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="22"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="24"/>
         <source>Fits: {shape} need {need} of the {budget} KV budget ({spare} to spare)</source>
         <extracomment>Every core string the window may show (generated from the core&apos;s tables; see the test).</extracomment>
         <translation>収まります: {shape} に必要な {need}（KV 予算 {budget}、余裕 {spare}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="23"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="25"/>
         <source>Tight: {shape} fit the {budget} KV budget, but the estimated total {total} exceeds the {capacity} card</source>
         <translation>ぎりぎり: {shape} は KV 予算 {budget} に収まりますが、推定合計 {total} が容量 {capacity} を超えます</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="24"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="26"/>
         <source>Tight: {shape} fit the {budget} KV budget with only {spare} to spare</source>
         <translation>ぎりぎり: {shape} は KV 予算 {budget} に収まりますが、余裕は {spare} だけです</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="25"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="27"/>
         <source>Does not fit: {shape} need {need}, the KV budget is {budget} ({short} short)</source>
         <translation>収まりません: {shape} に {need} 必要ですが、KV 予算は {budget} です（{short} 不足）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="26"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="28"/>
         <source>Does not fit: the weights alone ({weights}) exceed the {capacity} card by {over}</source>
         <translation>収まりません: 重みだけ（{weights}）で容量 {capacity} を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="27"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="29"/>
         <source>Does not fit: weights and reserved memory leave no room for the KV cache ({over} over what the engine may use)</source>
         <translation>収まりません: 重みと予約メモリで KV キャッシュの余地がありません（エンジンが使える量を {over} 超過）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="28"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="30"/>
         <source>Estimated total {total} vs capacity {capacity}: {relation} (forward estimate, overhead included)</source>
         <translation>推定合計 {total}、容量 {capacity}: {relation}（順方向の見積もり、オーバーヘッド込み）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="29"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="31"/>
         <source>within the card</source>
         <translation>容量内</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="30"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="32"/>
         <source>over the card</source>
         <translation>容量超過</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="31"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="33"/>
         <source>{usable} for KV cache and activations</source>
         <translation>KV キャッシュと活性化に {usable}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="32"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="34"/>
         <source>none: the weights alone ({weights}) exceed the {capacity} card by {over}</source>
         <translation>なし: 重みだけ（{weights}）で容量 {capacity} を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="33"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="35"/>
         <source>none: weights and reserved memory exceed what the engine may use by {over}</source>
         <translation>なし: 重みと予約メモリがエンジンの使える量を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="34"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="36"/>
         <source>Store the KV cache in {value}</source>
         <translation>KV キャッシュを {value} で保持する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="35"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="37"/>
         <source>Cap the context at {value} tokens</source>
         <translation>コンテキストを {value} トークンに制限する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="36"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="38"/>
         <source>Cap concurrency at {value} sequences</source>
         <translation>同時実行数を {value} 系列に制限する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="37"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="39"/>
         <source>Quantize the weights to {value}</source>
         <translation>重みを {value} に量子化する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="38"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="40"/>
         <source>Quantizing the weights to {value}</source>
         <translation>重みを {value} に量子化すると</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="39"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="41"/>
         <source>Shard over {value} GPUs (tensor parallel)</source>
         <translation>{value} 台の GPU に分割する（テンソル並列）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="40"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="42"/>
         <source>{action}: saves {saves}</source>
         <translation>{action}: {saves} 節約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="41"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="43"/>
         <source>{action}: saves {saves} per GPU</source>
         <translation>{action}: GPU あたり {saves} 節約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="42"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="44"/>
         <source>{action} saves {saves} but is not enough: the fixed overhead alone exceeds the usable memory</source>
         <translation>{action} {saves} 節約できますが足りません: 固定オーバーヘッドだけで使えるメモリを超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="43"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="45"/>
         <source>{action} saves {saves} but is not enough: the KV cache and activations alone ({need}) exceed the {room} left after overhead</source>
         <translation>{action} {saves} 節約できますが足りません: KV キャッシュと活性化だけで（{need}）、オーバーヘッド後に残る {room} を超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="44"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="46"/>
         <source>{action}: saves {saves} (not enough alone)</source>
         <translation>{action}: {saves} 節約（これだけでは不足）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="45"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="47"/>
         <source>KV cache dtype</source>
         <translation>KV キャッシュの型</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="46"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="48"/>
         <source>Context</source>
         <translation>コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="47"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="49"/>
         <source>Concurrency</source>
         <translation>同時実行数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="48"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="50"/>
         <source>Weight format</source>
         <translation>重みの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="49"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="51"/>
         <source>Tensor parallel</source>
         <translation>テンソル並列</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="50"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="52"/>
         <source>memory</source>
         <translation>メモリ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="51"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="53"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="52"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="54"/>
         <source>the largest context vramdesk accepts</source>
         <translation>vramdesk が受け付ける最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="53"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="55"/>
         <source>Weights</source>
         <translation>重み</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="54"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="56"/>
         <source>KV cache</source>
         <translation>KV キャッシュ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="55"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="57"/>
         <source>Activations</source>
         <translation>活性化</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="56"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
         <source>Overhead</source>
         <translation>オーバーヘッド</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="57"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
+        <source>Recurrent state</source>
+        <translation>再帰状態</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
         <source>Activation peak</source>
         <translation>活性化のピーク</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
         <source>Compute buffer</source>
         <translation>計算バッファ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
         <source>Dequantization buffer</source>
         <translation>逆量子化バッファ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
         <source>KV cache (device)</source>
         <translation>KV キャッシュ（デバイス上）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
         <source>Non-torch memory</source>
         <translation>torch 外のメモリ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
         <source>Ollama reserve</source>
         <translation>Ollama の予約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
         <source>Overhead (multiplier)</source>
         <translation>オーバーヘッド（乗数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
         <source>Overhead (workspace)</source>
         <translation>オーバーヘッド（ワークスペース）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
         <source>Weights (device)</source>
         <translation>重み（デバイス上）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
         <source>The NVIDIA binding (the nvidia-ml-py package, module pynvml) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA のバインディング（nvidia-ml-py パッケージ、pynvml モジュール）がインストールされていません。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
         <source>No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA ドライバーが見つかりません（NVML ライブラリ libnvidia-ml.so.1 がありません）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
         <source>The NVIDIA driver is installed but not loaded (is the kernel module running?). vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA ドライバーはインストールされていますが読み込まれていません（カーネルモジュールは動いていますか？）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
         <source>The NVIDIA driver and its NVML library differ in version (a driver update without a reboot?). Reboot or reload the driver to read the GPUs.</source>
         <translation>NVIDIA ドライバーと NVML ライブラリのバージョンが異なります（再起動せずにドライバーを更新しましたか？）。GPU を読むには再起動するかドライバーを読み込み直してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
         <source>Permission denied reading the NVIDIA GPUs (check access to /dev/nvidia*).</source>
         <translation>NVIDIA GPU を読む権限がありません（/dev/nvidia* へのアクセスを確認してください）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
         <source>The NVIDIA driver is loaded but reports no GPU.</source>
         <translation>NVIDIA ドライバーは読み込まれていますが、GPU が報告されません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="76"/>
         <source>A GPU stopped answering (NVML: GPU is lost or needs a reset).</source>
         <translation>GPU が応答しなくなりました（NVML: GPU が失われたか、リセットが必要です）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="77"/>
         <source>This GPU or driver does not report memory through NVML.</source>
         <translation>この GPU またはドライバーは NVML でメモリを報告しません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="78"/>
         <source>NVML failed with an unexpected error.</source>
         <translation>NVML が予期しないエラーで失敗しました。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="79"/>
+        <source>MLA cache expanded to per-head K and V (older llama.cpp layout)</source>
+        <translation>MLA キャッシュをヘッドごとの K と V に展開（古い llama.cpp の配置）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="80"/>
+        <source>MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank</source>
+        <translation>MLA キャッシュは圧縮された潜在ベクトル（vLLM/SGLang の配置）で、各 TP ランクに複製</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="81"/>
+        <source>SGLang leaves total * ({0} - mem_fraction_static) for activations and CUDA graphs</source>
+        <translation>SGLang は活性化と CUDA グラフ用に total * ({0} - mem_fraction_static) を残す</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="82"/>
+        <source>V1 non-torch memory + NCCL buffers when TP/PP &gt; {0} (fitted)</source>
+        <translation>V1 の torch 外メモリ + TP/PP &gt; {0} のときの NCCL バッファ（当てはめ値）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="83"/>
+        <source>context_tokens {0} exceeds max_position_embeddings {1}: computed anyway (rope scaling may allow it)</source>
+        <translation>context_tokens {0} が max_position_embeddings {1} を超えています: そのまま計算しました（RoPE スケーリングで可能な場合があります）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="84"/>
+        <source>embeddings and output head kept {0}-bit, as real checkpoints store them</source>
+        <translation>埋め込みと出力ヘッドは実際のチェックポイントと同じく {0} ビットのまま</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="85"/>
+        <source>factor {0} covers allocator fragmentation; fixed {1} GiB covers the CUDA context and workspaces</source>
+        <translation>係数 {0} はアロケーターの断片化分、固定 {1} GiB は CUDA コンテキストとワークスペース分</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="86"/>
+        <source>fitted to published vLLM logs; +-{0} % across models: calibrate from a start-up log</source>
+        <translation>公開された vLLM ログへの当てはめ値。モデル間で ±{0} %: 起動ログから較正してください</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="87"/>
+        <source>group quantization: {0} + ({1} + {2}) / {3} = {4} bits per weight</source>
+        <translation>グループ量子化: {0} + ({1} + {2}) / {3} = 重みあたり {4} ビット</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="88"/>
+        <source>live_buffers = {0} is an assumption; calibrate it by measurement</source>
+        <translation>live_buffers = {0} は仮定です。測定で較正してください</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
+        <source>max(hidden * intermediate, hidden * heads * head_dim) * {0} (bitsandbytes only)</source>
+        <translation>max(hidden * intermediate, hidden * heads * head_dim) * {0}（bitsandbytes のみ）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
+        <source>modelled within about {0} %: calibrate from the log&apos;s compute buffer line</source>
+        <translation>誤差は約 {0} %: ログの compute buffer 行から較正してください</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
+        <source>the CUDA context (about {0}-{1} GiB) is outside llama.cpp&apos;s buffers</source>
+        <translation>CUDA コンテキスト（約 {0}-{1} GiB）は llama.cpp のバッファ外</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
+        <source>the input embedding ({0} bytes) stays in host memory</source>
+        <translation>入力埋め込み（{0} バイト）はホストメモリに置かれる</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
+        <source>torch.cuda.max_memory_allocated excludes the CUDA context</source>
+        <translation>torch.cuda.max_memory_allocated は CUDA コンテキストを含まない</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
+        <source>vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)</source>
+        <translation>語彙を {0} 行単位に詰め、各 GPU に {1} ビットの RoPE cos/sin キャッシュ（vLLM/SGLang の VocabParallelEmbedding と回転埋め込み）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
+        <source>{0} (give a prompt length to model the prefill peak)</source>
+        <translation>{0}（プロンプト長を入れるとプリフィルのピークを見積もります）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
+        <source>{0} (no prefill modelled)</source>
+        <translation>{0}（プリフィルは見積もりなし）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
+        <source>{0} (not in llama.cpp&apos;s buffers)</source>
+        <translation>{0}（llama.cpp のバッファ外）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
+        <source>{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}</source>
+        <translation>GPU あたり {0} MiB（discover/gpu.go）。OLLAMA_GPU_OVERHEAD の既定は {1}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
+        <source>{0} cells (padded to {1})</source>
+        <translation>{0} セル（{1} 単位に詰める）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
+        <source>{0} sliding-window layers cache at most {1} tokens per sequence</source>
+        <translation>スライディングウィンドウ層 {0} 層は系列あたり最大 {1} トークンをキャッシュ</translation>
+    </message>
+    <message>
+        <source>flash attention on: no f32 KQ scores in the compute buffer</source>
+        <translation>flash attention オン: 計算バッファに f32 の KQ スコアは入りません</translation>
+    </message>
+    <message>
+        <source>flash attention off: the f32 KQ scores are in the compute buffer</source>
+        <translation>flash attention オフ: f32 の KQ スコアが計算バッファに入ります</translation>
+    </message>
+    <message>
+        <source>vLLM&apos;s hybrid allocator reserves, per request, blocks in every KV group; a sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)</source>
+        <translation>vLLM のハイブリッドアロケーターはリクエストごとに各 KV グループのブロックを確保します。スライディンググループはウィンドウ + max_num_batched_tokens を保持します (kv_cache_utils.py)</translation>
+    </message>
+    <message>
+        <source>the output layer stays in host memory (n_gpu_layers &lt;= num_hidden_layers): its matrix ({0} bytes) is copied into the compute buffer for batches of {1}+ tokens (ggml-backend.cpp scheduler)</source>
+        <translation>出力層はホストメモリに残ります (n_gpu_layers &lt;= num_hidden_layers): その行列 ({0} bytes) は {1} トークン以上のバッチで計算バッファにコピーされます (ggml-backend.cpp のスケジューラー)</translation>
+    </message>
+    <message>
+        <source>Ollama stores a quantized cache only with flash attention on: with it off it falls back to f16 (llm/server.go), as counted here</source>
+        <translation>Ollama は flash attention オンのときだけ量子化キャッシュを使います。オフでは f16 に戻り、ここでもそのように数えます (llm/server.go)</translation>
+    </message>
+    <message>
+        <source>V0 turns chunked prefill on by itself above {0} tokens: the profile run is {1} tokens (arg_utils.py)</source>
+        <translation>V0 は {0} トークンを超えると chunked prefill を自動で有効にします: プロファイル実行は {1} tokens です (arg_utils.py)</translation>
+    </message>
+    <message>
+        <source>sliding-window layers: vLLM&apos;s hybrid allocator reserves blocks per request in every KV group; the KV cache, max concurrency and the logged concurrency all follow it</source>
+        <translation>スライディングウィンドウ層: vLLM のハイブリッドアロケーターはリクエストごとに各 KV グループのブロックを確保し、KV キャッシュ・最大同時実行数・ログの同時実行数はすべてそれに従います</translation>
     </message>
 </context>
 <context>
@@ -984,33 +1127,33 @@
         <translation>形状: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="152"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="153"/>
         <source> (bundled, read-only)</source>
         <translation>（同梱・読み取り専用）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="152"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="153"/>
         <source> (mine)</source>
         <translation>（ユーザー）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="182"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="183"/>
         <source>Custom (edited)</source>
         <translation>カスタム (編集済み)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="194"/>
-        <location filename="../../vramdesk/gui/model_form.py" line="199"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="195"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="200"/>
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="196"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="197"/>
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="217"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="218"/>
         <source>Imported: {0}</source>
         <translation>インポート: {0}</translation>
     </message>
@@ -1189,6 +1332,54 @@
         <location filename="../../vramdesk/gui/runtime_form.py" line="40"/>
         <source>Engine caps sliding layers at the window</source>
         <translation>スライディング層をウィンドウ長で打ち切る</translation>
+    </message>
+    <message>
+        <source>GPU layers (-ngl)</source>
+        <translation>GPU に載せる層数 (n_gpu_layers)</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全層</translation>
+    </message>
+    <message>
+        <source>Flash attention (-fa)</source>
+        <translation>フラッシュアテンション (flash_attn)</translation>
+    </message>
+    <message>
+        <source>auto</source>
+        <translation>自動</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>オン</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>オフ</translation>
+    </message>
+    <message>
+        <source>Physical batch (-ub)</source>
+        <translation>物理バッチ (n_ubatch)</translation>
+    </message>
+    <message>
+        <source>512</source>
+        <translation>512</translation>
+    </message>
+    <message>
+        <source>Slots (-np)</source>
+        <translation>スロット数 (n_parallel)</translation>
+    </message>
+    <message>
+        <source>= concurrency</source>
+        <translation>= 同時実行数</translation>
+    </message>
+    <message>
+        <source>Unified KV cache (-kvu)</source>
+        <translation>統合 KV キャッシュ (kv_unified)</translation>
+    </message>
+    <message>
+        <source>Full-size SWA cache (--swa-full)</source>
+        <translation>スライディング窓のキャッシュを全長で確保 (swa_full)</translation>
     </message>
 </context>
 <context>

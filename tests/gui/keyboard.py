@@ -7,7 +7,7 @@ Tests drive number fields only through these real key events, never through
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QWidget
 
 
 def focus(qtbot, widget: QWidget) -> None:

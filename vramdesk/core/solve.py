@@ -25,7 +25,7 @@ from vramdesk.core.formats import WeightFormat, WeightSpec
 from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, Runtime
-from vramdesk.core.units import Unit, format_bytes
+from vramdesk.core.units import Unit
 from vramdesk.core.workload import Workload
 
 #: Tensor-parallel sizes the solver tries for "smallest GPU count".
@@ -65,20 +65,10 @@ class Advice:
     room_bytes: int = 0
 
     def describe(self, unit: Unit = Unit.GIB) -> str:
-        """One plain sentence in ``unit``."""
-        saves = format_bytes(self.saves_bytes, unit)
-        per_gpu = " per GPU" if self.lever == "tensor_parallel_size" else ""
-        if self.fits:
-            return f"{self.action}: saves {saves}{per_gpu}"
-        if self.reason == "overhead":
-            return f"{self.action} saves {saves} but is not enough: the fixed overhead alone exceeds the usable memory"
-        if self.reason == "kv_alone":
-            return (
-                f"{self.action} saves {saves} but is not enough: the KV cache and activations alone "
-                f"({format_bytes(self.need_bytes, unit)}) exceed the {format_bytes(self.room_bytes, unit)} "
-                "left after overhead"
-            )
-        return f"{self.action}: saves {saves}{per_gpu} (not enough alone)"
+        """One plain sentence in ``unit`` (:func:`vramdesk.core.verdict.advice_sentence`)."""
+        from vramdesk.core.verdict import advice_sentence
+
+        return advice_sentence(self, unit).text
 
     @property
     def text(self) -> str:

@@ -170,22 +170,28 @@ def headline(result: SolveResult, batch: int, unit: Unit = Unit.GIB) -> Verdict:
         return Verdict("no", sentence, detail)
     if not result.fits_total:
         return Verdict(
-            "tight", Sentence("tight_total", _pick(p, "shape", "budget", "total", "capacity")), detail
+            "tight",
+            Sentence("tight_total", _pick(p, "shape", "budget", "total", "capacity")),
+            detail,
         )
     if spare < result.usable_bytes * TIGHT_SHARE:
         return Verdict(
-            "tight", Sentence("tight_spare", {**_pick(p, "shape", "budget"), "spare": fmt(spare)}), detail
+            "tight",
+            Sentence("tight_spare", {**_pick(p, "shape", "budget"), "spare": fmt(spare)}),
+            detail,
         )
     return Verdict(
-        "fits", Sentence("fits", {**_pick(p, "shape", "need", "budget"), "spare": fmt(spare)}), detail
+        "fits",
+        Sentence("fits", {**_pick(p, "shape", "need", "budget"), "spare": fmt(spare)}),
+        detail,
     )
 
 
 def fits_budget(breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> bool:
-    """The headline question for one estimate: do its KV cache and activations fit the KV
-    budget the engine profile leaves on ``capacity_bytes`` (``usable_bytes``)?
+    """Whether an estimate's KV cache and activations fit the engine's KV budget.
 
-    The same test :func:`vramdesk.core.solve.solve` makes for ``SolveResult.fits``, without
+    The budget is what the engine profile leaves on ``capacity_bytes`` (``usable_bytes``):
+    the same test :func:`vramdesk.core.solve.solve` makes for ``SolveResult.fits``, without
     the searches: for tables of many models (the compare tab).
     """
     from vramdesk.core.engines import profile_for

@@ -487,8 +487,8 @@ class LlamaCppProfile(FormulaProfile):
         warnings = []
         if ollama_drops_quantized_cache(workload, runtime):
             warnings.append(
-                f"Ollama stores a {workload.kv_dtype.label} cache only with flash attention on: "
-                "with it off it falls back to f16 (llm/server.go), as counted here"
+                "Ollama stores a quantized cache only with flash attention on: with it off it "
+                "falls back to f16 (llm/server.go), as counted here"
             )
             workload = workload.replace(kv_dtype=KVDtype.FP16)
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
@@ -596,10 +596,10 @@ class LlamaCppProfile(FormulaProfile):
         graph = compute_buffer_bytes(model, workload, runtime)
         copy = output_copy_bytes(model, weights, runtime)
         fa = flash_attention(runtime, workload)
-        setting = {True: "on", False: "off", None: "auto"}[runtime.flash_attn]
         notes = [
-            f"flash attention {'on' if fa else 'off'} (--flash-attn {setting}): "
-            + ("no f32 KQ scores" if fa else "the f32 KQ scores are in the buffer"),
+            "flash attention on: no f32 KQ scores in the compute buffer"
+            if fa
+            else "flash attention off: the f32 KQ scores are in the compute buffer",
             "modelled within about 15 %: calibrate from the log's compute buffer line",
         ]
         if copy:

@@ -653,7 +653,6 @@ class VllmProfile(FormulaProfile):
         full_groups = groups.get(FULL, 0)
         batch = workload.batch
         blocks = batch * per_request - (batch - 1) * shared_blocks * full_groups
-        detail = ", ".join(f"{n} {kind.replace('_attention', '')}" for kind, n in groups.items())
         return Part(
             "kv_cache",
             "KV cache",
@@ -661,9 +660,8 @@ class VllmProfile(FormulaProfile):
             "block_bytes * (batch * blocks_per_request - (batch - 1) * shared_prefix_blocks)",
             f"{unit:,} * ({batch} * {per_request:,} - {batch - 1} * {shared_blocks * full_groups})",
             (
-                f"vLLM's hybrid allocator reserves, per request, blocks in every KV group "
-                f"({detail}); sliding groups hold window - 1 + max_num_batched_tokens tokens "
-                "(kv_cache_utils.py)",
+                "vLLM's hybrid allocator reserves, per request, blocks in every KV group; a "
+                "sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)",
             ),
         )
 
