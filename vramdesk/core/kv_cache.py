@@ -8,15 +8,22 @@ layers, at most the window on sliding layers, whole paged blocks, a shared prefi
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
 from vramdesk.core.breakdown import Part
 from vramdesk.core.formats import KVDtype
-from vramdesk.core.model import FULL, NO_CACHE, RECURRENT, SLIDING, LayerAttention, ModelSpec
+from vramdesk.core.model import (
+    FULL,
+    NO_CACHE,
+    RECURRENT,
+    SLIDING,
+    LayerAttention,
+    ModelSpec,
+    stage_layers,
+)
 from vramdesk.core.runtime import MlaCache, Runtime
-from vramdesk.core.units import ceil_bytes
+from vramdesk.core.units import ceil_bytes, round_up
 from vramdesk.core.workload import Workload
 
 
@@ -97,11 +104,8 @@ def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: R
 
 
 def gpu_layers(model: ModelSpec, runtime: Runtime) -> list[LayerAttention]:
-    """Layers of the pipeline stage that holds the most KV cache (the first, ``ceil(L / PP)``)."""
-    layers = list(model.attention_layers())
-    per_stage = math.ceil(len(layers) / runtime.pipeline_parallel_size)
-    stages = [layers[i : i + per_stage] for i in range(0, len(layers), per_stage)]
-    return max(stages, key=lambda s: (len(s), sum(x.holds_kv and x.kind == FULL for x in s)))
+    """Layers of the pipeline stage that holds the most KV cache (:func:`model.stage_layers`)."""
+    return stage_layers(model, runtime.pipeline_parallel_size)
 
 
 def _gpu_layers(model: ModelSpec, runtime: Runtime) -> list[str]:
@@ -204,7 +208,7 @@ def effective_bytes_per_token(kv_bytes: int, workload: Workload) -> Fraction:
 
 
 def _round_block(tokens: int, block: int | None) -> int:
-    return tokens if block is None else -(-tokens // block) * block
+    return tokens if block is None else round_up(tokens, block)
 
 
 def shared_prefix_tokens(workload: Workload, runtime: Runtime) -> int:

@@ -28,16 +28,14 @@ from __future__ import annotations
 from fractions import Fraction
 
 from vramdesk.core.breakdown import Part
-from vramdesk.core.model import ModelSpec
+from vramdesk.core.model import ModelSpec, stage_layers
 from vramdesk.core.runtime import Runtime
 from vramdesk.core.units import ceil_bytes
 
 
 def state_layers(model: ModelSpec, runtime: Runtime) -> int:
-    """Layers with a recurrent state on the first pipeline stage (``ceil(L / PP)`` layers)."""
-    layers = model.attention_layers()
-    stage = layers[: -(-len(layers) // runtime.pipeline_parallel_size)]
-    return sum(1 for x in stage if x.has_state)
+    """Layers with a recurrent state on one GPU's pipeline stage (:func:`model.stage_layers`)."""
+    return sum(1 for x in stage_layers(model, runtime.pipeline_parallel_size) if x.has_state)
 
 
 def state_bytes_per_sequence(

@@ -24,7 +24,7 @@ from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params, sliding_layer_pattern
 from vramdesk.core.runtime import Runtime
 from vramdesk.core.solve import fits_on
-from vramdesk.core.units import Unit, format_bytes, to_unit
+from vramdesk.core.units import Unit, ceil_div, format_bytes, to_unit
 from vramdesk.core.workload import Workload
 
 #: Contexts of the source documents' KV-scaling grid, tokens.
@@ -222,7 +222,7 @@ def batch_for_live_tokens(live_tokens: int, context_tokens: int) -> int:
         raise InputError(
             "live_tokens", f"must be a positive whole number, got {live_tokens!r}", "too_small"
         )
-    batch = -(-live_tokens // context_tokens)
+    batch = ceil_div(live_tokens, context_tokens)
     max_batch = INT_LIMITS["batch"][1]
     if batch > max_batch:
         limit = max_batch * context_tokens

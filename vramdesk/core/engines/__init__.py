@@ -9,9 +9,14 @@ does differently, naming the engine source file they follow in their docstrings.
 from __future__ import annotations
 
 from vramdesk.core.engines.base import EngineProfile, FormulaProfile
+from vramdesk.core.engines.llamacpp import LlamaCppProfile
+from vramdesk.core.engines.ollama import OllamaProfile
+from vramdesk.core.engines.sglang import SglangProfile
+from vramdesk.core.engines.transformers import TransformersProfile
+from vramdesk.core.engines.vllm import VllmProfile
 from vramdesk.core.runtime import Engine
 
-_PROFILES: dict[Engine, EngineProfile] = {Engine.FORMULA: FormulaProfile()}
+_PROFILES: dict[Engine, EngineProfile] = {}
 
 
 def register(profile: EngineProfile) -> EngineProfile:
@@ -22,29 +27,18 @@ def register(profile: EngineProfile) -> EngineProfile:
 
 def profile_for(engine: Engine) -> EngineProfile:
     """Return the profile of ``engine`` (the formula profile for engines not specialised)."""
-    _register_engines()
     return _PROFILES.get(engine, _PROFILES[Engine.FORMULA])
 
 
-def _register_engines() -> None:
-    """Register the engine profiles on first use (they import estimate, which imports us)."""
-    if Engine.VLLM in _PROFILES:
-        return
-    from vramdesk.core.engines.llamacpp import LlamaCppProfile
-    from vramdesk.core.engines.ollama import OllamaProfile
-    from vramdesk.core.engines.sglang import SglangProfile
-    from vramdesk.core.engines.transformers import TransformersProfile
-    from vramdesk.core.engines.vllm import VllmProfile
-
-    profiles = (
-        VllmProfile(),
-        SglangProfile(),
-        LlamaCppProfile(),
-        OllamaProfile(),
-        TransformersProfile(),
-    )
-    for profile in profiles:
-        register(profile)
+for _profile in (
+    FormulaProfile(),
+    VllmProfile(),
+    SglangProfile(),
+    LlamaCppProfile(),
+    OllamaProfile(),
+    TransformersProfile(),
+):
+    register(_profile)
 
 
 __all__ = ["EngineProfile", "FormulaProfile", "profile_for", "register"]

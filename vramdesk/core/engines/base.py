@@ -7,9 +7,10 @@ import math
 import re
 from fractions import Fraction
 
+from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import Breakdown, Part, formula_estimate
 from vramdesk.core.formats import KVDtype, WeightSpec
+from vramdesk.core.formula import formula_estimate
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, OverheadForm, Runtime
 from vramdesk.core.workload import Workload
@@ -193,6 +194,10 @@ class EngineProfile:
     ) -> dict[str, int | Fraction]:
         """Predict the figures the engine prints at start-up (inputs already validated).
 
+        The one recipe of every profile: :meth:`estimate`, then the figures read off the
+        breakdown (:meth:`breakdown_figures`), then those that follow from a KV budget
+        (:meth:`capacity_figures`), which may overwrite a breakdown figure.
+
         Parameters
         ----------
         gpu_total_bytes : int, optional
@@ -208,19 +213,44 @@ class EngineProfile:
             from the inputs are absent.
         """
         b = self.estimate(model, weights, workload, runtime)
-        out: dict[str, int | Fraction] = {
+        out = self.breakdown_figures(b, model, workload, runtime)
+        out.update(
+            self.capacity_figures(b, model, workload, runtime, counts or {}, gpu_total_bytes)
+        )
+        return out
+
+    def breakdown_figures(
+        self, b: Breakdown, model: ModelSpec, workload: Workload, runtime: Runtime
+    ) -> dict[str, int | Fraction]:
+        """Figures read off the breakdown: the four parts' bytes, the total, the extras."""
+        return {
             "weights_bytes": b.weights.bytes,
             "kv_cache_bytes": b.kv_cache.bytes,
             "activation_peak_bytes": b.activations.bytes,
             "peak_bytes": b.total_bytes,
+            **b.extras,
         }
-        out.update(b.extras)
-        given = (counts or {}).get("kv_cache_bytes")
-        if given is not None:  # a given KV budget feeds the capacity figures (kv_capacity)
-            tokens, blocks, concurrency = self.kv_capacity(b, model, workload, runtime, given)
-            out.update(kv_cache_tokens=tokens, max_concurrency=concurrency)
-            if blocks is not None:
-                out["num_gpu_blocks"] = blocks
+
+    def capacity_figures(
+        self,
+        b: Breakdown,
+        model: ModelSpec,
+        workload: Workload,
+        runtime: Runtime,
+        counts: dict[str, int],
+        gpu_total_bytes: int | None,
+    ) -> dict[str, int | Fraction]:
+        """Figures that follow from a KV budget (given ``kv_cache_bytes``): :meth:`kv_capacity`.
+
+        ``gpu_total_bytes`` is not used by the neutral profile (it predicts no budget).
+        """
+        given = counts.get("kv_cache_bytes")
+        if given is None:
+            return {}
+        tokens, blocks, concurrency = self.kv_capacity(b, model, workload, runtime, given)
+        out: dict[str, int | Fraction] = {"kv_cache_tokens": tokens, "max_concurrency": concurrency}
+        if blocks is not None:
+            out["num_gpu_blocks"] = blocks
         return out
 
 
@@ -238,7 +268,7 @@ class FormulaProfile(EngineProfile):
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:
-        """Return :func:`vramdesk.core.estimate.formula_estimate` after :meth:`validate`.
+        """Return :func:`vramdesk.core.formula.formula_estimate` after :meth:`validate`.
 
         Engine profiles build on this (``super().estimate``), so their checks run here too.
         """
