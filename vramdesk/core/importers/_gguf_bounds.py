@@ -77,6 +77,8 @@ def check_gguf_bounds(path: Path) -> None:
     FileReadError
         ``path``: not a GGUF file, or a count or length that runs past the end of the file.
     """
+    if path.stat().st_size == 0:  # mmap refuses an empty file with a bare ValueError
+        raise _Walker(b"", path.name).fail("the file is empty")
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
         w = _Walker(buf, path.name)
         if len(buf) < 24 or buf[:4] != b"GGUF":
