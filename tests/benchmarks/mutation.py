@@ -1,9 +1,9 @@
 """Mutation-testing benchmark of the core's formulas (mutmut).
 
 Run: ``python tests/benchmarks/mutation.py`` (every module) or
-``python tests/benchmarks/mutation.py kv_cache solve`` (some). Each module is mutated in
-its own throw-away copy of the tree, one at a time, and only the fast tests run against
-its mutants (``tests/core`` and ``tests/cli``; the window's tests take minutes and test
+``python tests/benchmarks/mutation.py kv_cache solve`` (some). The modules are mutated in a
+throw-away copy of the tree, in one mutmut run, and only the fast tests run against the
+mutants (``tests/core`` and ``tests/cli``; the window's tests take minutes and test
 no formula). Prints, per module, the mutants killed, the survivors and the score
 ``killed / (mutants - equivalent)``, then every survivor's diff.
 
@@ -106,11 +106,24 @@ def _strip_mutmut(pyproject: str) -> str:
     return re.sub(r"(?ms)^\[tool\.mutmut\].*?(?=^\[|\Z)", "", pyproject)
 
 
-def run_module(
-    name: str, children: int, keep: bool, rev: str | None = None, sample: str | None = None
+def module_of(mutant: str) -> str:
+    """The :data:`MODULES` key a mutant belongs to (``vramdesk.core.formula.x_...`` -> estimate)."""
+    for name, globs in MODULES.items():
+        for glob in globs:
+            dotted = glob.removesuffix(".py").removesuffix("/*").replace("/", ".")
+            if mutant.startswith(dotted + "."):
+                return name
+    return "?"
+
+
+def run_modules(
+    names: list[str], children: int, keep: bool, rev: str | None = None, sample: str | None = None
 ) -> dict:
-    """Mutate one module in a temporary copy of the tree (or of ``rev``); return its results."""
-    work = Path(tempfile.mkdtemp(prefix=f"vramdesk-mut-{name}-"))
+    """Mutate ``names`` in one temporary copy of the tree (or of ``rev``); return the results.
+
+    One mutmut run for all of them: its clean run and coverage pass happen once.
+    """
+    work = Path(tempfile.mkdtemp(prefix="vramdesk-mut-"))
     try:
         if rev:
             archive = subprocess.run(
@@ -121,7 +134,8 @@ def run_module(
             _copy_tree(work)
         py = work / "pyproject.toml"
         text = _strip_mutmut(py.read_text(encoding="utf-8"))
-        py.write_text(text + "\n" + _config(MODULES[name], children), encoding="utf-8")
+        globs = [g for n in names for g in MODULES[n]]
+        py.write_text(text + "\n" + _config(globs, children), encoding="utf-8")
         env = {**os.environ, "VRAMDESK_BENCH": "", "PYTHONDONTWRITEBYTECODE": "1"}
         mutmut = [sys.executable, "-m", "mutmut"]
         run = subprocess.run(
@@ -158,7 +172,6 @@ def run_module(
                     [*mutmut, "show", mutant], cwd=work, env=env, capture_output=True, text=True
                 ).stdout
         return {
-            "module": name,
             "statuses": statuses,
             "diffs": diffs,
             "log": run.stdout[-2000:] + run.stderr[-2000:],
@@ -171,9 +184,9 @@ def run_module(
             shutil.rmtree(work, ignore_errors=True)
 
 
-def summarise(result: dict) -> tuple[int, int, int, int]:
+def summarise(name: str, result: dict) -> tuple[int, int, int, int]:
     """Return ``(mutants, killed, equivalent, survived)`` and print the module's report."""
-    statuses = result["statuses"]
+    statuses = {m: s for m, s in result["statuses"].items() if module_of(m) == name}
     killed = sum(s in ("killed", "timeout", "segfault", "suspicious") for s in statuses.values())
     surv = [m for m, s in statuses.items() if s in ("survived", "no tests")]
     equiv = [m for m in surv if m in EQUIVALENT]
@@ -190,7 +203,7 @@ def summarise(result: dict) -> tuple[int, int, int, int]:
     denom = total - len(equiv)
     score = 100.0 * killed / denom if denom else 100.0
     print(
-        f"{result['module']:<10} mutants {total:5d}  killed {killed:5d}  "
+        f"{name:<10} mutants {total:5d}  killed {killed:5d}  "
         f"equivalent {len(equiv):4d}  survived {len(live):4d}  score {score:6.2f} %"
         + (f"  (other statuses: {sorted(other)})" if other else "")
     )
@@ -226,12 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown module(s) {sorted(unknown)}; choose from {list(MODULES)}")
     names = args.modules or list(MODULES)
-    rows, raw = [], []
-    for name in names:
-        result = run_module(name, args.max_children, args.keep, args.rev, args.sample)
-        raw.append(result)
-        rows.append(summarise(result))
-        sys.stdout.flush()
+    result = run_modules(names, args.max_children, args.keep, args.rev, args.sample)
+    raw = [result]
+    rows = [summarise(name, result) for name in names]
     total = sum(r[0] for r in rows)
     killed = sum(r[1] for r in rows)
     equiv = sum(r[2] for r in rows)
