@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from vramdesk import __version__
 from vramdesk.core.errors import InputError, VramdeskError
 from vramdesk.core.units import Unit
 
@@ -142,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="vramdesk",
         description="Will this LLM fit in GPU memory? Run without a command to open the window.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument(
         "--config-dir",
         metavar="DIR",
