@@ -15,7 +15,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from vramdesk.core.bundled import resources_dir
-from vramdesk.gui.display import FatalQtMessage, display_problem
+from vramdesk.gui.display import FatalQtMessage, display_problem, release_connections
 from vramdesk.gui.settings import load_translator, open_settings, resolve_language
 
 QUIT_ENV = "VRAMDESK_QUIT_AFTER_MS"
@@ -77,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_NO_DISPLAY
         with FatalQtMessage():  # what the check could not foresee: still one line, exit 2
             app = QApplication(["vramdesk", *argv])
+        release_connections()
     QCoreApplication.setApplicationName("vramdesk")
     QCoreApplication.setOrganizationName("vramdesk")
     icon = resources_dir() / "icons" / "vramdesk.svg"

@@ -7,6 +7,8 @@ Items are built once (one ``BarGraphItem`` per part, stacked through ``y0``, and
 
 from __future__ import annotations
 
+import html
+
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
 from PySide6.QtCore import Qt, QTimer
@@ -17,7 +19,7 @@ import pyqtgraph as pg
 from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
-from vramdesk.gui.plotting import CornerLegend
+from vramdesk.gui.plotting import side_legend
 
 #: Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).
 PART_COLOURS = {
@@ -28,6 +30,9 @@ PART_COLOURS = {
 }
 REDRAW_DELAY_MS = 15
 BAR_WIDTH = 0.6
+#: x range of the plot: the bar (centred on 0) in the left part, room on its right for the
+#: capacity and free-memory labels, which sit at the right end of their lines.
+X_RANGE = (-0.4, 2.0)
 
 
 class BreakdownChart(QWidget):
@@ -42,21 +47,16 @@ class BreakdownChart(QWidget):
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
         self.plot.showGrid(y=True, alpha=0.25)
-        self.plot.setXRange(-0.6, 1.8, padding=0)
+        self.plot.setXRange(*X_RANGE, padding=0)
         self.plot.getAxis("bottom").setTicks([[(0, self.tr("estimate (per GPU)"))]])
-        self.legend_corner = CornerLegend(
-            self.plot,
-            "bottom-right",
-            (10, 30),
-            labelTextColor="#222",
-            brush=pg.mkBrush(255, 255, 255, 220),
-        )
-        self.legend = self.legend_corner.legend
+        # beside the plot area, not in it: it can cover no bar and no line label (issue 8)
+        self.legend = side_legend(self.plot, labelTextColor="#222")
         self.bars = {key: self._make_bar(key) for key in PART_COLOURS}
         self.capacity_line = self._make_line("#c0392b", Qt.PenStyle.SolidLine)
         self.free_line = self._make_line("#2c3e50", Qt.PenStyle.DashLine)
-        # bottom-anchored a little above its y, which is the highest of bar top and lines
-        self.total_text = pg.TextItem(anchor=(0.5, 1.2), color="#222")
+        # bottom-left-anchored a little above its y (the highest of bar top and lines), from the
+        # bar's left edge rightwards: it stays inside the plot however narrow the plot is
+        self.total_text = pg.TextItem(anchor=(0, 1.2), color="#222")
         self.plot.addItem(self.total_text)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -90,6 +90,7 @@ class BreakdownChart(QWidget):
             movable=False,
             pen=pg.mkPen(colour, width=2, style=style),
             label="",
+            # at the right end; above or below the line: see _place_line_labels
             labelOpts={"position": 0.98, "color": colour, "anchors": [(1, 1), (1, 1)]},
         )
         self.plot.addItem(line)
@@ -109,27 +110,42 @@ class BreakdownChart(QWidget):
         self.redraw_count += 1
         for seg in views.stacked_segments(b, unit):
             self.bars[seg.key].setOpts(x=[0], y0=[seg.y0], height=[seg.height], width=BAR_WIDTH)
+            # two lines (name, then size): a narrow legend leaves the plot its width
             self.legend.getLabel(self.bars[seg.key]).setText(
-                f"{seg.label}: {format_bytes(seg.bytes, unit)}"
+                f"{html.escape(seg.label)}<br>{format_bytes(seg.bytes, unit)}"
             )
         top = to_unit(b.total_bytes, unit)
         self.total_text.setText(self.tr("total {0}").format(format_bytes(b.total_bytes, unit)))
-        highest = [
-            top,
-            self._set_line(
-                self.capacity_line, self.controller.capacity_bytes(), self._capacity_label()
-            ),
-        ]
+        capacity = self._set_line(
+            self.capacity_line, self.controller.capacity_bytes(), self._capacity_label()
+        )
         t = self.controller.target
         # when the target is the local GPU's free memory, the capacity line already is that line
         free = (
             None if t.kind == "local" and t.which == "free" else self.controller.local_free_bytes()
         )
-        highest.append(self._set_line(self.free_line, free, self.tr("local free")))
+        free_height = self._set_line(self.free_line, free, self.tr("local free"))
+        self._place_line_labels([(capacity, self.capacity_line), (free_height, self.free_line)])
+        highest = [top, capacity, free_height]
         # above every line: a line spans the whole width, so text at its height would cross it
-        self.total_text.setPos(0, max(highest))
+        self.total_text.setPos(-BAR_WIDTH / 2, max(highest))
         self.plot.getAxis("left").setLabel(self.tr("memory per GPU ({0})").format(unit.label))
-        self.plot.setYRange(0, max(highest), padding=0.12)
+        self.plot.setYRange(0, max(highest), padding=0.15)
+
+    @staticmethod
+    def _place_line_labels(lines: list[tuple[float, pg.InfiniteLine]]) -> None:
+        """Put the highest line's label above its line and the other's below it.
+
+        Two close lines' labels then never overlap; both sit at the right end, clear of the bar.
+        """
+        shown = [(height, line) for height, line in lines if line.isVisible()]
+        if not shown:
+            return
+        top_line = max(shown, key=lambda pair: pair[0])[1]  # first of equals: the capacity
+        for _height, line in shown:
+            anchor = (1, 1) if line is top_line else (1, 0)
+            line.label.anchors = [anchor, anchor]
+            line.label.updatePosition()
 
     def _capacity_label(self) -> str:
         t = self.controller.target
@@ -146,6 +162,7 @@ class BreakdownChart(QWidget):
             return 0.0
         unit = self.controller.unit
         line.setPos(to_unit(n_bytes, unit))
-        line.label.setFormat(f"{name}: {format_bytes(n_bytes, unit)}")
+        # two short lines rather than one long one: the label stays clear of the bar
+        line.label.setFormat(f"{name}\n{format_bytes(n_bytes, unit)}")
         line.show()
         return to_unit(n_bytes, unit)

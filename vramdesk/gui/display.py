@@ -118,8 +118,17 @@ def xcb_missing_libraries() -> list[str]:
     return missing_libraries(proc.stdout)
 
 
+#: Connections opened by the check and held until Qt has its own (see :func:`x_server_answers`).
+_HELD: list[tuple[ctypes.CDLL, int]] = []
+
+
 def x_server_answers(display: str) -> bool | None:
-    """Whether the X server ``display`` accepts a connection (None: libxcb cannot be loaded)."""
+    """Whether the X server ``display`` accepts a connection (None: libxcb cannot be loaded).
+
+    A connection that succeeded is kept open until :func:`release_connections`: an X server
+    with no other client (a bare Xvfb) resets when its last client leaves, and Qt connecting
+    during that reset would fail.
+    """
     name = ctypes.util.find_library("xcb")
     if name is None:
         return None
@@ -132,10 +141,18 @@ def x_server_answers(display: str) -> bool | None:
     xcb.xcb_connection_has_error.argtypes = [ctypes.c_void_p]
     xcb.xcb_disconnect.argtypes = [ctypes.c_void_p]
     connection = xcb.xcb_connect(display.encode(), None)
-    try:
-        return xcb.xcb_connection_has_error(connection) == 0
-    finally:
+    if xcb.xcb_connection_has_error(connection) != 0:
         xcb.xcb_disconnect(connection)  # also frees a connection in the error state
+        return False
+    _HELD.append((xcb, connection))
+    return True
+
+
+def release_connections() -> None:
+    """Close the connections :func:`x_server_answers` kept (once Qt holds its own)."""
+    while _HELD:
+        xcb, connection = _HELD.pop()
+        xcb.xcb_disconnect(connection)
 
 
 def describe_missing(sonames: list[str]) -> str:
