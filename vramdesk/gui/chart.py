@@ -29,6 +29,8 @@ PART_COLOURS = {
     "overhead": "#CC79A7",
 }
 REDRAW_DELAY_MS = 15
+#: Pixels between the capacity label's anchor and the plot area's right edge.
+LABEL_INSET_PX = 16
 BAR_WIDTH = 0.6
 #: x range of the plot: the bar (centred on 0) in the left part, room on its right for the
 #: capacity and free-memory labels, which sit at the right end of their lines.
@@ -54,6 +56,10 @@ class BreakdownChart(QWidget):
         self.bars = {key: self._make_bar(key) for key in PART_COLOURS}
         self.capacity_line = self._make_line("#c0392b", Qt.PenStyle.SolidLine)
         self.free_line = self._make_line("#2c3e50", Qt.PenStyle.DashLine)
+        # the free-memory line is named in the legend (its label could only crowd the capacity's
+        # on a low, narrow plot); this stand-in draws its sample there
+        self.free_line.label.hide()
+        self._free_sample = pg.PlotDataItem(pen=self.free_line.pen)
         # bottom-left-anchored a little above its y (the highest of bar top and lines), from the
         # bar's left edge rightwards: it stays inside the plot however narrow the plot is
         self.total_text = pg.TextItem(anchor=(0, 1.2), color="#222")
@@ -63,6 +69,8 @@ class BreakdownChart(QWidget):
         layout.addWidget(self.plot)
         self._timer = QTimer(self, singleShot=True, interval=REDRAW_DELAY_MS)
         self._timer.timeout.connect(self.redraw)
+        # the room kept above the top item is in pixels: a new plot height re-plans it
+        self.plot.getPlotItem().vb.sigResized.connect(self.schedule)
         for signal in (
             controller.breakdownChanged,
             controller.unitChanged,
@@ -90,7 +98,7 @@ class BreakdownChart(QWidget):
             movable=False,
             pen=pg.mkPen(colour, width=2, style=style),
             label="",
-            # at the right end; above or below the line: see _place_line_labels
+            # at the right end, above the line (the bar is on the left)
             labelOpts={"position": 0.98, "color": colour, "anchors": [(1, 1), (1, 1)]},
         )
         self.plot.addItem(line)
@@ -124,28 +132,53 @@ class BreakdownChart(QWidget):
         free = (
             None if t.kind == "local" and t.which == "free" else self.controller.local_free_bytes()
         )
-        free_height = self._set_line(self.free_line, free, self.tr("local free"))
-        self._place_line_labels([(capacity, self.capacity_line), (free_height, self.free_line)])
-        highest = [top, capacity, free_height]
-        # above every line: a line spans the whole width, so text at its height would cross it
-        self.total_text.setPos(-BAR_WIDTH / 2, max(highest))
+        free_height = self._set_line(self.free_line, free, "")
+        self._show_free_in_legend(free)
+        highest = max(top, capacity, free_height)
         self.plot.getAxis("left").setLabel(self.tr("memory per GPU ({0})").format(unit.label))
-        self.plot.setYRange(0, max(highest), padding=0.15)
+        self._place_texts(highest, capacity if self.capacity_line.isVisible() else None)
 
-    @staticmethod
-    def _place_line_labels(lines: list[tuple[float, pg.InfiniteLine]]) -> None:
-        """Put the highest line's label above its line and the other's below it.
+    def _place_texts(self, highest: float, capacity: float | None) -> None:
+        """Keep pixel room above the top item for the capacity label and the total text.
 
-        Two close lines' labels then never overlap; both sit at the right end, clear of the bar.
+        The capacity label sits above its line at the right end, the total text above every
+        line (a line spans the whole width) from the bar's left edge. When the capacity line is
+        near the top, the total text is raised over the label's height so the two never meet.
         """
-        shown = [(height, line) for height, line in lines if line.isVisible()]
-        if not shown:
+        label_px = self.capacity_line.label.boundingRect().height()
+        text_px = max(1.0, self.total_text.boundingRect().height())
+        room_px = label_px + 1.3 * text_px + 4  # the label, then the raised total text
+        plot_px = self.plot.getPlotItem().vb.height()
+        if plot_px > 2 * room_px:
+            y_max = highest * plot_px / (plot_px - room_px)
+        else:  # not laid out yet, or tiny: a proportional margin
+            y_max = highest * 1.5
+        y_max = y_max or 1.0
+        raise_text = False
+        if capacity is not None and plot_px > 0:
+            gap_px = (highest - capacity) * plot_px / y_max
+            raise_text = gap_px < label_px + 2
+        lift = label_px / text_px if raise_text else 0.0
+        self.total_text.setAnchor((0, 1.2 + lift))
+        # the label's right edge some pixels inside the plot's (the label draws a little right
+        # of its anchor point, and the plot area clips what passes its edge)
+        plot_width = self.plot.getPlotItem().vb.width()
+        if plot_width > 0:
+            self.capacity_line.label.setPosition(max(0.5, 1 - LABEL_INSET_PX / plot_width))
+        self.total_text.setPos(-BAR_WIDTH / 2, highest)
+        self.plot.setYRange(0, y_max, padding=0)
+
+    def _show_free_in_legend(self, free: int | None) -> None:
+        """Name the local GPU's free memory in the legend while its line is shown."""
+        listed = self.legend.getLabel(self._free_sample) is not None
+        if free is None:
+            if listed:
+                self.legend.removeItem(self._free_sample)
             return
-        top_line = max(shown, key=lambda pair: pair[0])[1]  # first of equals: the capacity
-        for _height, line in shown:
-            anchor = (1, 1) if line is top_line else (1, 0)
-            line.label.anchors = [anchor, anchor]
-            line.label.updatePosition()
+        if not listed:
+            self.legend.addItem(self._free_sample, "")
+        text = f"{self.tr('local free')}<br>{format_bytes(free, self.controller.unit)}"
+        self.legend.getLabel(self._free_sample).setText(text)
 
     def _capacity_label(self) -> str:
         t = self.controller.target
@@ -163,6 +196,6 @@ class BreakdownChart(QWidget):
         unit = self.controller.unit
         line.setPos(to_unit(n_bytes, unit))
         # two short lines rather than one long one: the label stays clear of the bar
-        line.label.setFormat(f"{name}\n{format_bytes(n_bytes, unit)}")
+        line.label.setFormat(f"{name}\n{format_bytes(n_bytes, unit)}" if name else "")
         line.show()
         return to_unit(n_bytes, unit)

@@ -232,6 +232,9 @@ class FormColumn(QScrollArea):
         picker = getattr(form, "preset_box", None)
         button = getattr(form, "import_button", None)
         if picker is not None:
+            row = picker.parentWidget()
+            if row is not form and not row.objectName():
+                row.setObjectName("preset_row")
             self._take(form, picker, self.tr("Model"))
         if button is not None:
             self._take(form, button, None)
