@@ -47,7 +47,7 @@ def test_the_formulas_dialog_shows_the_readme_table(make_main_window, qtbot):
     shown = dialog.findChild(QTextBrowser, "formulas_text").toPlainText()
     # the table's cells, rendered (Markdown code marks gone): KV heads, not query heads
     assert "2 * kv_heads * head_dim * e" in shown
-    assert "sum over layers of per_token_per_layer * tokens_cached(layer)" in shown
+    assert "sum over layers of per_token(layer) * tokens_cached(kind)" in shown
     assert "GiB = 2^30, GB = 10^9" in shown and "|" not in shown  # a table, not raw Markdown
     screen = window.screen().availableGeometry()
     assert dialog.width() <= screen.width() and dialog.height() <= screen.height()

@@ -98,6 +98,8 @@ def test_window_fits_the_screen_and_nothing_is_clipped(make_main_window, qtbot, 
         ), name
     # every solved value holds its text in the width it has (it wraps, it is not cut)
     for key, label in window.solver_tab.values.items():
+        if not label.isVisible():
+            continue  # a row the engine profile does not print
         assert label.width() <= window.solver_scroll.viewport().width(), key
         assert label.height() >= label.heightForWidth(label.width()), key
     # docks and status bar are inside the window, which is inside the screen

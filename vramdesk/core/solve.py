@@ -24,7 +24,7 @@ from vramdesk.core.formats import WeightFormat, WeightSpec
 from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, Runtime
-from vramdesk.core.units import Unit, format_bytes
+from vramdesk.core.units import Unit
 from vramdesk.core.workload import Workload
 
 #: Tensor-parallel sizes the solver tries for "smallest GPU count".
@@ -64,20 +64,10 @@ class Advice:
     room_bytes: int = 0
 
     def describe(self, unit: Unit = Unit.GIB) -> str:
-        """One plain sentence in ``unit``."""
-        saves = format_bytes(self.saves_bytes, unit)
-        per_gpu = " per GPU" if self.lever == "tensor_parallel_size" else ""
-        if self.fits:
-            return f"{self.action}: saves {saves}{per_gpu}"
-        if self.reason == "overhead":
-            return f"{self.action} saves {saves} but is not enough: the fixed overhead alone exceeds the usable memory"
-        if self.reason == "kv_alone":
-            return (
-                f"{self.action} saves {saves} but is not enough: the KV cache and activations alone "
-                f"({format_bytes(self.need_bytes, unit)}) exceed the {format_bytes(self.room_bytes, unit)} "
-                "left after overhead"
-            )
-        return f"{self.action}: saves {saves}{per_gpu} (not enough alone)"
+        """One plain sentence in ``unit`` (:func:`vramdesk.core.verdict.advice_sentence`)."""
+        from vramdesk.core.verdict import advice_sentence
+
+        return advice_sentence(self, unit).text
 
     @property
     def text(self) -> str:
@@ -171,6 +161,14 @@ def vllm_style_lines(
     ]
 
 
+def _dynamic_bytes(b: Breakdown) -> int:
+    """What grows with the traffic: KV cache, recurrent state and activations.
+
+    The KV cache grows per token, the recurrent state per sequence (never per token).
+    """
+    return b.kv_cache.bytes + b.state_bytes + b.activations.bytes
+
+
 class _Problem:
     """One solve: fixed model, weights and runtime; workload varies."""
 
@@ -185,10 +183,7 @@ class _Problem:
         self.model, self.weights, self.workload, self.runtime = model, weights, workload, runtime
         self.capacity = capacity_bytes
         self.base = estimate(model, weights, workload, runtime)
-        self._need = {
-            (workload.batch, workload.context_tokens): self.base.kv_cache.bytes
-            + self.base.activations.bytes
-        }
+        self._need = {(workload.batch, workload.context_tokens): _dynamic_bytes(self.base)}
         self.usable = profile_for(runtime.engine).usable_bytes(self.base, capacity_bytes, runtime)
 
     def need(self, batch: int, context: int) -> int:
@@ -200,7 +195,7 @@ class _Problem:
         if key not in self._need:
             wl = self.workload.replace(batch=batch, context_tokens=context)
             b = estimate(self.model, self.weights, wl, self.runtime)
-            self._need[key] = b.kv_cache.bytes + b.activations.bytes
+            self._need[key] = _dynamic_bytes(b)
         return self._need[key]
 
     def fits(self, batch: int, context: int) -> bool:
@@ -211,7 +206,12 @@ class _Problem:
         one, two = self.need(1, context), self.need(2, context)
         slope, intercept = two - one, 2 * one - two
         if slope <= 0:
-            raise InputError("context_tokens", "KV cache per sequence is zero", "invalid")
+            raise InputError(
+                "context_tokens",
+                "KV cache per sequence is zero (a model without a per-sequence cache, such as "
+                "an encoder): concurrency is not bounded by memory",
+                "invalid",
+            )
         exact = Fraction(self.usable - intercept, slope)
         limit = INT_LIMITS["batch"][1]
         best = min(limit, max(0, math.floor(exact)))
@@ -278,7 +278,7 @@ def solve(
     p = _Problem(model, weights, workload, runtime, capacity_bytes)
     base = p.base
     ctx, batch = workload.context_tokens, workload.batch
-    kv_budget = p.usable - base.activations.bytes
+    kv_budget = p.usable - base.activations.bytes - base.state_bytes
     tokens, blocks, logged = profile_for(runtime.engine).kv_capacity(
         base, model, workload, runtime, kv_budget
     )
@@ -292,6 +292,13 @@ def solve(
         notes.append(
             "the fixed overhead alone exceeds this GPU's usable memory: no GPU count of this "
             "size can help"
+        )
+    if base.state is not None:
+        slots = runtime.engine in (Engine.LLAMA_CPP, Engine.OLLAMA) and runtime.n_parallel
+        per_seq = base.state_bytes // max(1, (runtime.n_parallel if slots else None) or batch)
+        notes.append(
+            f"recurrent layers: {per_seq:,} bytes of state per sequence, whatever the context "
+            "(max concurrency counts it per sequence, max context does not grow it)"
         )
     if model.sliding_window:
         notes.append(
@@ -361,7 +368,7 @@ def advise(p: _Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> li
     weights often cannot help when the KV cache alone is over the budget).
     """
     wl, base = p.workload, p.base
-    current = base.kv_cache.bytes + base.activations.bytes + base.weights.bytes
+    current = _dynamic_bytes(base) + base.weights.bytes
     out: list[Advice] = []
     compact = profile_for(p.runtime.engine).compact_kv_dtype  # fp8; q8_0 for llama.cpp
     if wl.kv_dtype.bytes_per_element > compact.bytes_per_element:

@@ -12,6 +12,7 @@ import html
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 import pyqtgraph as pg
 # isort: on
@@ -19,6 +20,7 @@ import pyqtgraph as pg
 from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.plotting import side_legend
 
 #: Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).
@@ -28,6 +30,8 @@ PART_COLOURS = {
     "activations": "#009E73",
     "overhead": "#CC79A7",
 }
+#: The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present.
+STATE_COLOUR = "#56B4E9"
 REDRAW_DELAY_MS = 15
 #: Pixels between the capacity label's anchor and the plot area's right edge.
 LABEL_INSET_PX = 16
@@ -85,7 +89,7 @@ class BreakdownChart(QWidget):
             height=[0],
             y0=[0],
             width=BAR_WIDTH,
-            brush=PART_COLOURS[key],
+            brush=PART_COLOURS.get(key, STATE_COLOUR),
             pen=pg.mkPen("w", width=1),
         )
         self.plot.addItem(bar)
@@ -116,24 +120,28 @@ class BreakdownChart(QWidget):
             return
         unit = self.controller.unit
         self.redraw_count += 1
-        for seg in views.stacked_segments(b, unit):
+        segments = views.stacked_segments(b, unit)
+        if "state" in self.bars and b.state is None:  # no recurrent layers any more
+            bar = self.bars.pop("state")
+            self.legend.removeItem(bar)
+            self.plot.removeItem(bar)
+        free = self._free_bytes()
+        style = self._legend_style(len(segments) + (free is not None))
+        for seg in segments:
+            if seg.key not in self.bars:
+                self.bars[seg.key] = self._make_bar(seg.key)
             self.bars[seg.key].setOpts(x=[0], y0=[seg.y0], height=[seg.height], width=BAR_WIDTH)
             # two lines (name, then size): a narrow legend leaves the plot its width
             self.legend.getLabel(self.bars[seg.key]).setText(
-                f"{html.escape(seg.label)}<br>{format_bytes(seg.bytes, unit)}"
+                f"{html.escape(tr_core(seg.label))}<br>{format_bytes(seg.bytes, unit)}", **style
             )
         top = to_unit(b.total_bytes, unit)
         self.total_text.setText(self.tr("total {0}").format(format_bytes(b.total_bytes, unit)))
         capacity = self._set_line(
             self.capacity_line, self.controller.capacity_bytes(), self._capacity_label()
         )
-        t = self.controller.target
-        # when the target is the local GPU's free memory, the capacity line already is that line
-        free = (
-            None if t.kind == "local" and t.which == "free" else self.controller.local_free_bytes()
-        )
         free_height = self._set_line(self.free_line, free, "")
-        self._show_free_in_legend(free)
+        self._show_free_in_legend(free, style)
         highest = max(top, capacity, free_height)
         self.plot.getAxis("left").setLabel(self.tr("memory per GPU ({0})").format(unit.label))
         self._place_texts(highest, capacity if self.capacity_line.isVisible() else None)
@@ -168,7 +176,31 @@ class BreakdownChart(QWidget):
         self.total_text.setPos(-BAR_WIDTH / 2, highest)
         self.plot.setYRange(0, y_max, padding=0)
 
-    def _show_free_in_legend(self, free: int | None) -> None:
+    def _free_bytes(self) -> int | None:
+        """The local GPU's free memory to draw, None when there is none or it is the target."""
+        t = self.controller.target
+        # when the target is the local GPU's free memory, the capacity line already is that line
+        if t.kind == "local" and t.which == "free":
+            return None
+        return self.controller.local_free_bytes()
+
+    def _legend_style(self, entries: int) -> dict[str, str]:
+        """Legend label options: a smaller type when the plot is too low for the entries.
+
+        Each entry is two lines (name, then size), which keeps the legend narrow and leaves the
+        plot its width; the type shrinks, rather than the legend being cut at the bottom.
+        """
+        font = QFont(self.font())
+        points = font.pointSizeF() if font.pointSizeF() > 0 else 9.0
+        room = self.plot.getPlotItem().vb.height()
+        for size in (points, points * 0.85, points * 0.72):
+            font.setPointSizeF(size)
+            line_px = QFontMetrics(font).lineSpacing()
+            if room <= 0 or entries * (2 * line_px + 3) + 10 <= room:
+                break
+        return {"size": f"{size:.1f}pt"}
+
+    def _show_free_in_legend(self, free: int | None, style: dict[str, str]) -> None:
         """Name the local GPU's free memory in the legend while its line is shown."""
         listed = self.legend.getLabel(self._free_sample) is not None
         if free is None:
@@ -178,7 +210,7 @@ class BreakdownChart(QWidget):
         if not listed:
             self.legend.addItem(self._free_sample, "")
         text = f"{self.tr('local free')}<br>{format_bytes(free, self.controller.unit)}"
-        self.legend.getLabel(self._free_sample).setText(text)
+        self.legend.getLabel(self._free_sample).setText(text, **style)
 
     def _capacity_label(self) -> str:
         t = self.controller.target

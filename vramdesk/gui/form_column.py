@@ -298,6 +298,13 @@ class FormColumn(QScrollArea):
             toggle.set_open(was[key])
         return hint.width() + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
 
+    def toggle_for(self, widget: QWidget) -> DetailsToggle | None:
+        """The toggle of the section holding ``widget`` (None: it is an everyday input)."""
+        for key, toggle in self.toggles.items():
+            if self.forms[key].isAncestorOf(widget):
+                return toggle
+        return None
+
     def open_sections(self) -> list[str]:
         """Keys of the forms whose details are open."""
         return [key for key, toggle in self.toggles.items() if toggle.is_open()]
