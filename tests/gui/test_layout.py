@@ -308,3 +308,19 @@ def test_real_start_on_a_1280x720_screen_at_2x_restoring_a_1920x1080_session(tmp
     x, y, w, h = small["frame"]
     assert x >= 0 and y >= 0 and x + w <= 1280 and y + h <= 720, small["frame"]
     assert small["clipped"] == [] and small["overlaps"] == []
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_tab_walks_the_everyday_inputs_in_reading_order(make_main_window, qtbot):
+    from tests.gui.keyboard import focus
+
+    window = make_main_window(show=True)
+    qtbot.waitExposed(window)
+    group = window.form_column.essentials
+    order = ["format", "context_tokens", "batch", "kv_dtype", "engine", "tensor_parallel_size"]
+    order += ["target", "custom_capacity"]  # the custom value's spin box is in that row
+    focus(qtbot, group.fields[order[0]])
+    for name in order[1:]:
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        focused = QApplication.focusWidget()
+        assert focused is group.fields[name] or group.fields[name].isAncestorOf(focused), name

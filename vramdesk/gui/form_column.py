@@ -210,6 +210,7 @@ class FormColumn(QScrollArea):
             key: DetailsToggle(forms[key], text, f"{key}_details") for key, text in texts.items()
         }
         self._narrow_widgets()
+        self._tab_in_reading_order()
         # the target form has nothing left to show: both its inputs are in the Scenario group
         forms["target"].hide()
         column = QWidget()
@@ -254,6 +255,27 @@ class FormColumn(QScrollArea):
         if label_text is not None and isinstance(label, QLabel):
             label.setText(label_text)
         self.essential_layout.addRow(label, field)
+
+    def _tab_in_reading_order(self) -> None:
+        """Tab walks the Scenario group top to bottom (the rows were moved in from the forms)."""
+        layout, chain = self.essential_layout, []
+        roles = (QFormLayout.ItemRole.FieldRole, QFormLayout.ItemRole.SpanningRole)
+        for row in range(layout.rowCount()):
+            for role in roles:
+                widget = _widget(layout.itemAt(row, role))
+                if widget is None:
+                    continue
+                inner = widget.layout()
+                parts = (
+                    [widget]
+                    if inner is None
+                    else [inner.itemAt(i).widget() for i in range(inner.count())]
+                )
+                chain += [
+                    w for w in parts if w is not None and w.focusPolicy() & Qt.FocusPolicy.TabFocus
+                ]
+        for first, second in zip(chain, chain[1:], strict=False):
+            QWidget.setTabOrder(first, second)
 
     def _narrow_widgets(self) -> None:
         """Let long texts wrap or elide, so no choice or derived value sets the column's width.
