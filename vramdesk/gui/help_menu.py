@@ -89,6 +89,7 @@ class HelpMenu:
         label.setTextFormat(Qt.TextFormat.RichText)
         label.setWordWrap(True)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        label.setMinimumWidth(label.fontMetrics().averageCharWidth() * 60)  # lines, not a column
         dialog = _dialog(self.window, self.window.tr("About vramdesk"), "about_dialog", label)
         dialog.show()
         return dialog
