@@ -118,7 +118,7 @@
         <translation>ランタイムプリセット「{0}」を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="204"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="206"/>
         <source>No log yet</source>
         <translation>ログはまだありません</translation>
     </message>
@@ -126,48 +126,48 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="108"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="109"/>
         <source>capacity</source>
         <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="154"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="156"/>
         <source>This model: {0}</source>
         <translation>このモデル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="176"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="181"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="183"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="188"/>
         <source>capacity {0}</source>
         <translation>容量 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="205"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="210"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="207"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="212"/>
         <source>Error</source>
         <translation>エラー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="208"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="213"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="210"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="215"/>
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="210"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="215"/>
         <source>no</source>
         <translation>いいえ</translation>
     </message>
@@ -491,74 +491,89 @@
         <translation>公開された vLLM ログへの当てはめ値。モデル間で ±{0} %: 起動ログから較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="87"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
         <source>group quantization: {0} + ({1} + {2}) / {3} = {4} bits per weight</source>
         <translation>グループ量子化: {0} + ({1} + {2}) / {3} = 重みあたり {4} ビット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="88"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
         <source>live_buffers = {0} is an assumption; calibrate it by measurement</source>
         <translation>live_buffers = {0} は仮定です。測定で較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
         <source>max(hidden * intermediate, hidden * heads * head_dim) * {0} (bitsandbytes only)</source>
         <translation>max(hidden * intermediate, hidden * heads * head_dim) * {0}（bitsandbytes のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
         <source>modelled within about {0} %: calibrate from the log&apos;s compute buffer line</source>
         <translation>誤差は約 {0} %: ログの compute buffer 行から較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
         <source>the CUDA context (about {0}-{1} GiB) is outside llama.cpp&apos;s buffers</source>
         <translation>CUDA コンテキスト（約 {0}-{1} GiB）は llama.cpp のバッファ外</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
         <source>the input embedding ({0} bytes) stays in host memory</source>
         <translation>入力埋め込み（{0} バイト）はホストメモリに置かれる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
         <source>torch.cuda.max_memory_allocated excludes the CUDA context</source>
         <translation>torch.cuda.max_memory_allocated は CUDA コンテキストを含まない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
         <source>vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)</source>
         <translation>語彙を {0} 行単位に詰め、各 GPU に {1} ビットの RoPE cos/sin キャッシュ（vLLM/SGLang の VocabParallelEmbedding と回転埋め込み）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
         <source>{0} (give a prompt length to model the prefill peak)</source>
         <translation>{0}（プロンプト長を入れるとプリフィルのピークを見積もります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
         <source>{0} (no prefill modelled)</source>
         <translation>{0}（プリフィルは見積もりなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
         <source>{0} (not in llama.cpp&apos;s buffers)</source>
         <translation>{0}（llama.cpp のバッファ外）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
         <source>{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}</source>
         <translation>GPU あたり {0} MiB（discover/gpu.go）。OLLAMA_GPU_OVERHEAD の既定は {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
         <source>{0} cells (padded to {1})</source>
         <translation>{0} セル（{1} 単位に詰める）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
         <source>{0} sliding-window layers cache at most {1} tokens per sequence</source>
         <translation>スライディングウィンドウ層 {0} 層は系列あたり最大 {1} トークンをキャッシュ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="88"/>
+        <source>flash attention on: no f32 KQ scores in the compute buffer</source>
+        <translation>Flash Attention オン: 計算バッファに f32 の KQ スコアは載らない</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="87"/>
+        <source>flash attention off: the f32 KQ scores are in the compute buffer</source>
+        <translation>Flash Attention オフ: f32 の KQ スコアが計算バッファに載る</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
+        <source>vLLM&apos;s hybrid allocator reserves, per request, blocks in every KV group; a sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)</source>
+        <translation>vLLM のハイブリッドアロケーターはリクエストごとに各 KV グループのブロックを確保する。スライディンググループはウィンドウ + max_num_batched_tokens を保持（kv_cache_utils.py）</translation>
     </message>
 </context>
 <context>
@@ -742,30 +757,50 @@
 <context>
     <name>InputError</name>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="19"/>
+        <location filename="../../vramdesk/gui/messages.py" line="21"/>
         <source>must be a divisor of num_attention_heads ({heads})</source>
         <extracomment>(code, parameters the template needs) -&gt; English template, marked for lupdate.</extracomment>
         <translation>num_attention_heads（{heads}）の約数にしてください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="22"/>
+        <location filename="../../vramdesk/gui/messages.py" line="24"/>
         <source>must be at least {min}, got {value}</source>
         <translation>{min} 以上にしてください（入力値 {value}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="25"/>
+        <location filename="../../vramdesk/gui/messages.py" line="27"/>
         <source>must be at most {max}, got {value}</source>
         <translation>{max} 以下にしてください（入力値 {value}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="28"/>
+        <location filename="../../vramdesk/gui/messages.py" line="30"/>
         <source>must be between {min} and {max}, got {value}</source>
         <translation>{min} から {max} の範囲にしてください（入力値 {value}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="31"/>
+        <location filename="../../vramdesk/gui/messages.py" line="33"/>
         <source>must be a whole number, got {value}</source>
         <translation>整数を入力してください（入力値 {value}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/messages.py" line="34"/>
+        <source>must be a number, got {value}</source>
+        <translation>数値を入力してください（入力値 {value}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/messages.py" line="35"/>
+        <source>is far too large, got {value}</source>
+        <translation>大きすぎます（入力値 {value}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/messages.py" line="36"/>
+        <source>is far too small, got {value}</source>
+        <translation>小さすぎます（入力値 {value}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/messages.py" line="37"/>
+        <source>is required</source>
+        <translation>入力が必要です</translation>
     </message>
 </context>
 <context>
@@ -1263,79 +1298,140 @@
 <context>
     <name>RuntimeForm</name>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="24"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="27"/>
         <source>Runtime</source>
+        <extracomment>Runtime fields and their defaults (the form&apos;s other fields are display conversions).</extracomment>
         <translation>ランタイム</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="25"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="28"/>
         <source>Engine</source>
         <translation>エンジン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="26"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="29"/>
         <source>gpu_memory_utilization</source>
         <translation>gpu_memory_utilization</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="27"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="30"/>
         <source>KV block size (tokens)</source>
         <translation>KV ブロックサイズ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="27"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="30"/>
         <source>unpaged</source>
         <translation>ページングなし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="28"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="31"/>
         <source>Shared prefix (tokens)</source>
         <translation>共通プレフィックス（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="29"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="32"/>
         <source>Tensor parallel (TP)</source>
         <translation>テンソル並列（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="30"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="33"/>
         <source>Pipeline parallel (PP)</source>
         <translation>パイプライン並列（PP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="32"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="35"/>
         <source>multiplier: (w + kv + act) x factor + fixed</source>
         <translation>乗数: (重み + KV + 活性化) × 係数 + 固定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="33"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="36"/>
         <source>workspace: weights x fraction</source>
         <translation>ワークスペース: 重み × 比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="35"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="38"/>
         <source>Overhead form</source>
         <translation>オーバーヘッドの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="36"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="39"/>
         <source>Overhead factor</source>
         <translation>オーバーヘッド係数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="37"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="40"/>
         <source>Fixed overhead (GiB)</source>
         <translation>固定オーバーヘッド（GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="38"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="41"/>
         <source>Workspace fraction</source>
         <translation>ワークスペース比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="40"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="43"/>
         <source>Engine caps sliding layers at the window</source>
         <translation>スライディング層をウィンドウ長で打ち切る</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="46"/>
+        <source>GPU layers (-ngl)</source>
+        <translation>GPU に載せる層数 (n_gpu_layers)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="46"/>
+        <source>all</source>
+        <translation>全層</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="48"/>
+        <source>Flash attention (-fa)</source>
+        <translation>フラッシュアテンション (flash_attn)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="47"/>
+        <source>auto</source>
+        <translation>自動</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="47"/>
+        <source>on</source>
+        <translation>オン</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="47"/>
+        <source>off</source>
+        <translation>オフ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="49"/>
+        <source>Physical batch (-ub)</source>
+        <translation>物理バッチ (n_ubatch)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="49"/>
+        <source>512</source>
+        <translation>512</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="50"/>
+        <source>Slots (-np)</source>
+        <translation>スロット数 (n_parallel)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="50"/>
+        <source>= concurrency</source>
+        <translation>= 同時実行数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="51"/>
+        <source>Unified KV cache (-kvu)</source>
+        <translation>統合 KV キャッシュ (kv_unified)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="52"/>
+        <source>Full-size SWA cache (--swa-full)</source>
+        <translation>スライディング窓のキャッシュを全長で確保 (swa_full)</translation>
     </message>
 </context>
 <context>
@@ -1433,38 +1529,38 @@
 <context>
     <name>TargetForm</name>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="63"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="90"/>
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="64"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="91"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="76"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="103"/>
         <source>the capacity to check against, in the unit beside</source>
         <translation>照合する容量（右の単位で）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="88"/>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="107"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="115"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="134"/>
         <source>Custom capacity</source>
         <translation>容量を指定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="113"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="140"/>
         <source>local GPU {0} (total, {1})</source>
         <translation>ローカル GPU {0}（総容量 {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="118"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="145"/>
         <source>local GPU {0} (free now)</source>
         <translation>ローカル GPU {0}（現在の空き）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="122"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="149"/>
         <source>{0} (not available now)</source>
         <translation>{0}（現在は利用不可）</translation>
     </message>

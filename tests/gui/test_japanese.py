@@ -309,3 +309,20 @@ def test_notes_are_translated_with_their_numbers_kept(japanese):
     )
     assert number_template("Q4_K uses fp8 at 8,192 cells")[1] == ["8,192"]  # names keep digits
     assert tr_note("a note nobody translated (3 GiB)") == "a note nobody translated (3 GiB)"
+
+
+def test_refusals_typed_into_fields_are_explained_in_japanese(japanese, make_main_window, qtbot):
+    from tests.gui.keyboard import type_text
+
+    window = make_main_window(show=True)
+    fields = {n: w for f in window.forms for n, w in f.fields.items()}
+    cases = [
+        ("params", "1e400", "params: 大きすぎます（入力値 1e400）"),
+        ("num_hidden_layers", "-5", "num_hidden_layers: 1 以上にしてください（入力値 -5）"),
+        ("overhead_factor", "0.5", "overhead_factor: 1 から 10 の範囲にしてください（入力値 0.5）"),
+        ("context_tokens", "", "context_tokens: 入力が必要です"),
+    ]
+    for name, typed, expected in cases:
+        type_text(qtbot, fields[name], typed)
+        assert fields[name].toolTip() == expected
+        type_text(qtbot, fields[name], {"params": "8e9", "num_hidden_layers": "32"}.get(name, "2"))

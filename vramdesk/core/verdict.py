@@ -141,7 +141,7 @@ def headline(result: SolveResult, batch: int, unit: Unit = Unit.GIB) -> Verdict:
         Unit of the byte figures in the sentences.
     """
     b = result.breakdown
-    need = b.kv_cache.bytes + b.activations.bytes
+    need = result.need_bytes  # the engine profile's need (SGLang: KV only, outside the pool)
     fmt = lambda n: format_bytes(n, unit)  # noqa: E731
     p = {
         "shape": f"{batch} x {result.context_tokens:,} tokens",
@@ -196,8 +196,9 @@ def fits_budget(breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> 
     """
     from vramdesk.core.engines import profile_for
 
-    usable = profile_for(runtime.engine).usable_bytes(breakdown, capacity_bytes, runtime)
-    return breakdown.kv_cache.bytes + breakdown.activations.bytes <= usable
+    profile = profile_for(runtime.engine)
+    usable = profile.usable_bytes(breakdown, capacity_bytes, runtime)
+    return profile.need_bytes(breakdown) <= usable
 
 
 def usable_sentence(result: SolveResult, unit: Unit = Unit.GIB) -> Sentence:
