@@ -54,6 +54,7 @@ from vramdesk.gui.screen_fit import (
 from vramdesk.gui.session import restore_session, save_session
 from vramdesk.gui.settings import LANGUAGES
 from vramdesk.gui.solver_tab import SolverTab
+from vramdesk.gui.core_text import tr_note
 from vramdesk.gui.verdict_view import VerdictView
 from vramdesk.gui.workload_form import WeightsForm, WorkloadForm
 
@@ -342,7 +343,7 @@ class MainWindow(QMainWindow):
         self.verdict.setVisible(verdict is not None)
         if verdict is not None:
             colour = "#1e7b34" if verdict.fits else "#c0392b"
-            self.verdict.setText(verdict.text)
+            self.verdict.setText(tr_note(verdict.text))
             self.verdict.setStyleSheet(f"color: {colour}; font-weight: 600;")
 
     def _show_stale_banner(self) -> None:
