@@ -479,3 +479,45 @@ def discovery_json(found: Discovery) -> str:
         indent=2,
         ensure_ascii=False,
     )
+
+
+def model_by_name(name: str, found: Discovery | None = None):
+    """A model for tables of many (``vramdesk compare``): a preset, a path, or a local model.
+
+    Tried in that order: a bundled or saved model preset (by name or slug), an existing
+    file or folder (:func:`vramdesk.core.importers.load_model`), a discovered model
+    (:func:`find_local`).
+
+    Returns
+    -------
+    tuple
+        ``(label, ModelSpec, WeightSpec)``.
+
+    Raises
+    ------
+    InputError
+        ``model``: none of the three knows ``name``.
+    """
+    from vramdesk.core.scenario import resolve_model_preset
+
+    try:
+        preset = resolve_model_preset(name)
+    except InputError:
+        pass
+    else:
+        return preset.name, preset.model, preset.weights
+    path = Path(name).expanduser()
+    if path.exists():
+        imported = load_named(name)
+        return imported.model.name or path.name, imported.model, imported.weights
+    try:
+        entry = find_local(name, found)
+    except InputError:
+        raise InputError(
+            "model",
+            f"{name!r} is neither a preset ('vramdesk presets list'), a file or folder, "
+            "nor a local model ('vramdesk models')",
+            "unknown_choice",
+        ) from None
+    imported = load_local(entry)
+    return entry.name, imported.model, imported.weights
