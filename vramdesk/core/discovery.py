@@ -301,9 +301,10 @@ def _ollama_entry(root: Path, rel: Path) -> LocalModel:
     blob = ollama_blob(root, model["digest"])
     if not blob.is_file():
         raise FileReadError("path", f"its model blob {blob.name} is missing", "missing")
+    named = [*layers, data.get("config") or {}]  # the config blob is Ollama's too
     size = sum(
         b.stat().st_size
-        for b in {ollama_blob(root, la["digest"]) for la in layers if "digest" in la}
+        for b in {ollama_blob(root, la["digest"]) for la in named if "digest" in la}
         if b.is_file()
     )
     return LocalModel(ollama_tag(rel.parts), "ollama", "gguf", size, str(blob))
