@@ -19,6 +19,7 @@ from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.plotting import CornerLegend
+from vramdesk.gui.theme import ChartTheme, follow, legend_font_to_axes, style_legend, style_plot
 
 #: Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).
 PART_COLOURS = {
@@ -38,7 +39,7 @@ class BreakdownChart(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.redraw_count = 0
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget()
         self.plot.setObjectName("breakdown_plot")
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
@@ -53,12 +54,14 @@ class BreakdownChart(QWidget):
             brush=pg.mkBrush(255, 255, 255, 220),
         )
         self.legend = self.legend_corner.legend
+        legend_font_to_axes(self.plot, self.legend)
         self.bars = {key: self._make_bar(key) for key in PART_COLOURS}
         self.capacity_line = self._make_line("#c0392b", Qt.PenStyle.SolidLine)
         self.free_line = self._make_line("#2c3e50", Qt.PenStyle.DashLine)
         # bottom-anchored a little above its y, which is the highest of bar top and lines
         self.total_text = pg.TextItem(anchor=(0.5, 1.2), color="#222")
         self.plot.addItem(self.total_text)
+        self.theme = follow(self.apply_theme)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
@@ -71,6 +74,19 @@ class BreakdownChart(QWidget):
         ):
             signal.connect(self.schedule)
         self.redraw()
+
+    def apply_theme(self, theme: ChartTheme) -> None:
+        """Restyle the plot, legend, total and lines for ``theme`` (light or dark)."""
+        self.theme = theme
+        style_plot(self.plot, theme)
+        style_legend(self.legend, theme)
+        self.total_text.setColor(theme.foreground)
+        for line, colour, style in (
+            (self.capacity_line, theme.capacity, Qt.PenStyle.SolidLine),
+            (self.free_line, theme.free, Qt.PenStyle.DashLine),
+        ):
+            line.setPen(pg.mkPen(colour, width=2, style=style))
+            line.label.setColor(colour)
 
     def _make_bar(self, key: str) -> pg.BarGraphItem:
         bar = pg.BarGraphItem(
@@ -130,7 +146,8 @@ class BreakdownChart(QWidget):
         # above every line: a line spans the whole width, so text at its height would cross it
         self.total_text.setPos(0, max(highest))
         self.plot.getAxis("left").setLabel(self.tr("memory per GPU ({0})").format(unit.label))
-        self.plot.setYRange(0, max(highest), padding=0.12)
+        # from exactly 0 (padding would take the axis below it), 12 % room above the top
+        self.plot.setYRange(0, max(highest) * 1.12, padding=0)
 
     def _capacity_label(self) -> str:
         t = self.controller.target
