@@ -28,11 +28,13 @@ from vramdesk.core.units import Unit
 from vramdesk.gui.chart import BreakdownChart
 from vramdesk.gui.compare_tab import CompareTab
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.drop_import import DropImporter, RecentFiles
 from vramdesk.gui.export_menu import ExportMenu
 from vramdesk.gui.figures_table import FiguresTable
 from vramdesk.gui.fits_tab import FitsTab
 from vramdesk.gui.kv_growth_tab import KvGrowthTab
 from vramdesk.gui.library import PresetLibrary
+from vramdesk.gui.local_models import LocalModelsPanel
 from vramdesk.gui.model_form import ModelForm
 from vramdesk.gui.presets_panel import PresetsPanel
 from vramdesk.gui.runtime_form import RuntimeForm, TargetForm
@@ -72,6 +74,10 @@ class MainWindow(QMainWindow):
         self._build_centre()
         self._build_docks(gpu_query)
         self.exports = ExportMenu(self)
+        self.recent = RecentFiles(settings, self)
+        self.drops = DropImporter(self.model_form, self.recent, self)
+        self.drops.install(self)
+        self.model_form.imported.connect(self.recent.add)
         self._build_menus()
         self.library.problemsFound.connect(self._on_library_problems)
         self.presets_panel.message.connect(self.show_message)
@@ -155,6 +161,14 @@ class MainWindow(QMainWindow):
             self.gpu_dock = self._dock(self.tr("Local GPUs"), self.gpu_panel, "gpu_dock")
             self.tabifyDockWidget(self.presets_dock, self.gpu_dock)
             self.presets_dock.raise_()
+        self.local_models = LocalModelsPanel(self.controller, self.settings)
+        self.local_models.message.connect(self.show_message)
+        self.local_dock = self._dock(
+            self.tr("Models on this machine"), self.local_models, "local_models_dock"
+        )
+        self.tabifyDockWidget(self.presets_dock, self.local_dock)
+        self.presets_dock.raise_()
+        self.local_models.refresh()
         self.resizeDocks([self.presets_dock], [170], Qt.Orientation.Vertical)
 
     def _dock(self, title: str, widget: QWidget, name: str) -> QDockWidget:
@@ -181,6 +195,7 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu(self.tr("&File"))
         file_menu.addAction(self.tr("Import model config…"), self.model_form._on_import_clicked)
+        self.drops.populate(file_menu)
         if importlib.util.find_spec("vramdesk.gui.calibrate_dialog") is not None:
             file_menu.addAction(self.tr("Calibrate from an engine log…"), self.open_calibration)
         self.exports.populate(file_menu)
@@ -199,6 +214,7 @@ class MainWindow(QMainWindow):
         units_bar.addActions(self.unit_actions)
         view.addSeparator()
         view.addAction(self.presets_dock.toggleViewAction())
+        view.addAction(self.local_dock.toggleViewAction())
         if self.gpu_dock is not None:
             view.addAction(self.gpu_dock.toggleViewAction())
         lang = bar.addMenu(self.tr("&Language"))
@@ -281,6 +297,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Save the session and stop the GPU panel's worker before closing."""
         save_session(self, self.settings)
+        self.local_models.shutdown()
         if self.gpu_panel is not None:
             self.gpu_panel.shutdown()
         super().closeEvent(event)
