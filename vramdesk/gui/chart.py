@@ -149,6 +149,19 @@ class BreakdownChart(QWidget):
         # from exactly 0 (padding would take the axis below it), 12 % room above the top
         self.plot.setYRange(0, max(highest) * 1.12, padding=0)
 
+    def title_text(self) -> str:
+        """What an exported chart is of: model, weights, workload, engine and GPU, one line."""
+        c = self.controller
+        wl = c.workload
+        return self.tr("{0} · {1} weights · {2} tokens x {3} · {4} · {5}").format(
+            c.preset_name or c.model.name or self.tr("custom model"),
+            c.weights.label(),
+            f"{wl.context_tokens:,}",
+            wl.batch,
+            c.runtime.engine.value,
+            self._capacity_label(),
+        )
+
     def _capacity_label(self) -> str:
         t = self.controller.target
         if t.kind == "gpu":
