@@ -253,3 +253,12 @@ def test_presets_list_show_and_import(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "is a Hugging Face model config" in err and "--config" in err
     assert "schema_version" not in err
+
+
+def test_readme_compare_example_is_what_the_cli_prints(capsys):
+    import shlex
+
+    text = (ls.REFERENCE.parents[2] / "README.md").read_text(encoding="utf-8")
+    start = text.index("$ vramdesk compare ")
+    command, _, rest = text[start + 2 :].partition("\n")
+    assert run(capsys, *shlex.split(command)[1:]) == rest[: rest.index("```")]
