@@ -355,6 +355,96 @@
         <source>Total</source>
         <translation>合計</translation>
     </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
+        <source>Activation peak</source>
+        <translation>活性化のピーク</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
+        <source>Compute buffer</source>
+        <translation>計算バッファ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
+        <source>Dequantization buffer</source>
+        <translation>逆量子化バッファ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
+        <source>KV cache (device)</source>
+        <translation>KV キャッシュ（デバイス上）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
+        <source>Non-torch memory</source>
+        <translation>torch 外のメモリ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
+        <source>Ollama reserve</source>
+        <translation>Ollama の予約</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
+        <source>Overhead (multiplier)</source>
+        <translation>オーバーヘッド（乗数）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
+        <source>Overhead (workspace)</source>
+        <translation>オーバーヘッド（ワークスペース）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
+        <source>Weights (device)</source>
+        <translation>重み（デバイス上）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
+        <source>The NVIDIA binding (the nvidia-ml-py package, module pynvml) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
+        <translation>NVIDIA のバインディング（nvidia-ml-py パッケージ、pynvml モジュール）がインストールされていません。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
+        <source>No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
+        <translation>NVIDIA ドライバーが見つかりません（NVML ライブラリ libnvidia-ml.so.1 がありません）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
+        <source>The NVIDIA driver is installed but not loaded (is the kernel module running?). vramdesk works without a GPU; estimates are unaffected.</source>
+        <translation>NVIDIA ドライバーはインストールされていますが読み込まれていません（カーネルモジュールは動いていますか？）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
+        <source>The NVIDIA driver and its NVML library differ in version (a driver update without a reboot?). Reboot or reload the driver to read the GPUs.</source>
+        <translation>NVIDIA ドライバーと NVML ライブラリのバージョンが異なります（再起動せずにドライバーを更新しましたか？）。GPU を読むには再起動するかドライバーを読み込み直してください。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
+        <source>Permission denied reading the NVIDIA GPUs (check access to /dev/nvidia*).</source>
+        <translation>NVIDIA GPU を読む権限がありません（/dev/nvidia* へのアクセスを確認してください）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
+        <source>The NVIDIA driver is loaded but reports no GPU.</source>
+        <translation>NVIDIA ドライバーは読み込まれていますが、GPU が報告されません。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
+        <source>A GPU stopped answering (NVML: GPU is lost or needs a reset).</source>
+        <translation>GPU が応答しなくなりました（NVML: GPU が失われたか、リセットが必要です）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
+        <source>This GPU or driver does not report memory through NVML.</source>
+        <translation>この GPU またはドライバーは NVML でメモリを報告しません。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
+        <source>NVML failed with an unexpected error.</source>
+        <translation>NVML が予期しないエラーで失敗しました。</translation>
+    </message>
 </context>
 <context>
     <name>ExportMenu</name>
@@ -488,48 +578,48 @@
 <context>
     <name>GpuPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="120"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="121"/>
         <source>Refresh</source>
         <extracomment>Auto-refresh interval limits, seconds.</extracomment>
         <translation>更新</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="121"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="122"/>
         <source>Auto-refresh every</source>
         <translation>自動更新の間隔</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="124"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="125"/>
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="220"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="221"/>
         <source>Could not read the GPUs: {0}</source>
         <translation>GPU を読み取れませんでした: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="251"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="252"/>
         <source>{0} used of {1} · {2} free</source>
         <translation>{1} 中 {0} 使用 · {2} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="258"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="259"/>
         <source>MIG {0}: {1} free of {2}</source>
         <translation>MIG {0}: {2} 中 {1} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="271"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="272"/>
         <source>memory not reported</source>
         <translation>メモリ情報なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="276"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="277"/>
         <source>Driver {0}</source>
         <translation>ドライバー {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="278"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="279"/>
         <source> · CUDA {0}</source>
         <translation> · CUDA {0}</translation>
     </message>

@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import pytest
 
+from tests import seed_cases as sc
 from vramdesk.core.bundled import find_model
 from vramdesk.core.estimate import estimate
 from vramdesk.core.formats import KVDtype, WeightFormat
@@ -38,7 +39,7 @@ def test_solver_tab_reproduces_max_concurrency(make_main_window, seed_figures, c
         c.model.num_hidden_layers == inputs["layers"]
         and c.model.num_key_value_heads == inputs["kv_heads"]
     )
-    c.set_field("format", WeightFormat.parse(inputs["weights"]))
+    c.set_field("format", WeightFormat.parse(sc.seed_format(inputs["weights"])))
     c.set_field("kv_dtype", KVDtype.parse(inputs["kv_dtype"]))
     c.set_field("context_tokens", inputs["context"])
     c.set_field("gpu_memory_utilization", inputs["util"])
@@ -217,15 +218,15 @@ def test_unit_toggle_switches_every_figure_to_gb(make_main_window):
 
 
 def test_solver_tab_shows_one_headline_verdict_and_explains_the_total(make_main_window):
-    # Llama-3.1-8B int4, 33 x 4096 on an RTX 4090 (a user's case): the engine-style KV budget
-    # (capacity x 0.9 - weights) has room, the forward total with its 1.15 margin does not:
-    # one headline, "Tight", with the total explained beneath it
+    # Llama-3.1-8B int4 (g128, 16-bit embeddings), 30 x 4096 on an RTX 4090 (a user's case):
+    # the engine-style KV budget (capacity x 0.9 - weights) has room, the forward total with
+    # its 1.15 margin does not: one headline, "Tight", with the total explained beneath it
     window = make_main_window()
     c = window.controller
     load_class(window, "llama-3.1-8b")
     c.set_field("format", WeightFormat.INT4)
     c.set_field("context_tokens", 4096)
-    c.set_field("batch", 33)
+    c.set_field("batch", 30)
     r = c.solve_result
     assert r.fits and not r.fits_total and r.breakdown.total_bytes > r.capacity_bytes
     view = window.solver_tab.verdict
@@ -234,7 +235,7 @@ def test_solver_tab_shows_one_headline_verdict_and_explains_the_total(make_main_
     total_text = format_bytes(r.breakdown.total_bytes, c.unit)
     cap_text = format_bytes(r.capacity_bytes, c.unit)
     assert view.headline.text() == (
-        f"Tight: 33 x 4,096 tokens fit the {budget} KV budget, but the estimated total "
+        f"Tight: 30 x 4,096 tokens fit the {budget} KV budget, but the estimated total "
         f"{total_text} exceeds the {cap_text} card"
     )
     assert view.detail.text().startswith(f"Estimated total {total_text} vs capacity {cap_text}")

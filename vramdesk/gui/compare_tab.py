@@ -200,7 +200,11 @@ class CompareTab(QWidget):
     @staticmethod
     def _bytes(row: views.CompareRow, key: str) -> int:
         b = row.breakdown
-        return b.total_bytes if key == "total" else getattr(b, key).bytes
+        if key == "total":
+            return b.total_bytes
+        if key == "kv_cache":  # a hybrid's recurrent state is drawn with its KV cache
+            return b.kv_cache.bytes + b.state_bytes
+        return getattr(b, key).bytes
 
     def _fill_table(self) -> None:
         header, rows = views.comparison_table(

@@ -142,7 +142,8 @@ class ModelForm(BoundForm):
         with signals_blocked(self.fields["params_source"]):
             self._choose("params_source", self.controller.params_source())
         per_token = format_bytes(d.kv_bytes_per_token, Unit.MIB, 3)
-        self.fields["derived_kv_token"].setText(f"{d.kv_bytes_per_token:,} B ({per_token})")
+        text = d.kv_summary or f"{d.kv_bytes_per_token:,} B ({per_token})"
+        self.fields["derived_kv_token"].setText(text)
 
     # ------------------------------------------------------------- presets
     def refresh_presets(self) -> None:
