@@ -145,3 +145,23 @@ def test_exported_chart_stands_alone(make_main_window, tmp_path, qtbot):
     assert png.stat().st_size > 0
     # the title is for the file only: the window's chart has none afterwards
     assert not chart.plot.getPlotItem().titleLabel.isVisible()
+
+
+#: Window backgrounds of common styles: Fusion light and dark, Windows 11, macOS dark.
+WINDOWS = {"light": ("#ffffff", "#efefef", "#f3f3f3"), "dark": ("#353535", "#202020", "#1e1f22")}
+
+
+@pytest.mark.parametrize("name", ["light", "dark"])
+def test_coloured_labels_follow_the_scheme(make_main_window, scheme, name):
+    from vramdesk.gui.theme import TEXT_COLOURS
+
+    window = make_main_window()
+    scheme(name)
+    index = 0 if name == "light" else 1
+    for role, colours in TEXT_COLOURS.items():
+        for bg in WINDOWS[name]:
+            assert contrast_ratio(colours[index], bg) >= MIN_CONTRAST, (role, name, bg)
+    solved = window.solver_tab.values[next(iter(window.solver_tab.values))]
+    assert TEXT_COLOURS["solved"][index] in solved.styleSheet()
+    notes = window.figures.notes
+    assert TEXT_COLOURS["note"][index] in notes.styleSheet()

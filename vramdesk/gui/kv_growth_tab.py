@@ -30,7 +30,14 @@ from vramdesk.core.verdict import usable_sentence
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text
 from vramdesk.gui.plotting import CornerLegend
-from vramdesk.gui.theme import ChartTheme, follow, legend_font_to_axes, style_legend, style_plot
+from vramdesk.gui.theme import (
+    ChartTheme,
+    follow,
+    legend_font_to_axes,
+    style_legend,
+    style_plot,
+    tint,
+)
 
 #: One colour per curve slot (Okabe-Ito): the grid's concurrencies, then the current one.
 CURVE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
@@ -78,7 +85,7 @@ class KvGrowthTab(QWidget):
         self.budget_note = QLabel()
         self.budget_note.setObjectName("kv_budget_note")
         self.budget_note.setWordWrap(True)
-        self.budget_note.setStyleSheet("color: #7f1d1d;")
+        tint(self.budget_note, "error")
         self.budget_note.hide()
         self.table = QTableWidget(0, len(views.SOURCE_GRID_BATCHES))
         self.table.setObjectName("kv_grid")

@@ -41,6 +41,7 @@ from vramdesk.gui.runtime_form import RuntimeForm, TargetForm
 from vramdesk.gui.session import restore_session, save_session
 from vramdesk.gui.settings import LANGUAGES
 from vramdesk.gui.solver_tab import SolverTab
+from vramdesk.gui.theme import tint
 from vramdesk.gui.verdict_view import VerdictView
 from vramdesk.gui.workload_form import WeightsForm, WorkloadForm
 
@@ -260,9 +261,8 @@ class MainWindow(QMainWindow):
         verdict = self.controller.local_verdict()
         self.verdict.setVisible(verdict is not None)
         if verdict is not None:
-            colour = "#1e7b34" if verdict.fits else "#c0392b"
             self.verdict.setText(verdict.text)
-            self.verdict.setStyleSheet(f"color: {colour}; font-weight: 600;")
+            tint(self.verdict, "ok" if verdict.fits else "error", "font-weight: 600;")
 
     def _show_stale_banner(self) -> None:
         """Say, above the chart, that the figures ignore a refused typed value."""

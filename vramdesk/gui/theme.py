@@ -179,3 +179,44 @@ def axes_font_pt(plot: pg.PlotWidget) -> float:
 def legend_font_to_axes(plot: pg.PlotWidget, legend: pg.LegendItem) -> None:
     """Set the legend's text to the axes' font size (pyqtgraph's default is a fixed 9pt)."""
     legend.setLabelTextSize(f"{axes_font_pt(plot):g}pt")
+
+
+# ------------------------------------------------------------------ text outside the charts
+#: Coloured text on the window's own background, per scheme: (light, dark). Each keeps
+#: 4.5:1 against the light and dark window colours of the common styles (tests/gui).
+TEXT_COLOURS = {
+    "error": ("#b03a2e", "#ff8a80"),
+    "warning": ("#7a4f00", "#f0c36d"),
+    "note": ("#334155", "#cbd5e1"),
+    "solved": ("#0b5394", "#8cc4ff"),
+    "ok": ("#1e6b30", "#7ee2a0"),
+}
+
+
+class _Tint(QObject):
+    """Keeps one label's text colour (a :data:`TEXT_COLOURS` role) in the current scheme."""
+
+    def __init__(self, label: QObject, role: str, css: str) -> None:
+        super().__init__(label)
+        self.role, self.css = role, css
+        watcher().themeChanged.connect(self.apply)
+
+    def apply(self, theme: ChartTheme) -> None:
+        light, dark = TEXT_COLOURS[self.role]
+        colour = dark if theme.scheme == "dark" else light
+        self.parent().setStyleSheet(f"QLabel {{ color: {colour}; {self.css} }}")
+
+
+def tint(label: QObject, role: str, css: str = "") -> None:
+    """Colour ``label``'s text by ``role`` in the current scheme, and again on every switch.
+
+    ``role`` is a key of :data:`TEXT_COLOURS` (error, warning, note, solved, ok); ``css``
+    adds declarations (``font-weight: 600;``).
+
+    Calling it again on the same label changes its role (no new connection).
+    """
+    helper = label.findChild(_Tint)
+    if helper is None:
+        helper = _Tint(label, role, css)
+    helper.role, helper.css = role, css
+    helper.apply(watcher().theme)
