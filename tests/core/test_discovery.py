@@ -152,3 +152,27 @@ def test_empty_machine_says_where_it_looked(tmp_path, monkeypatch):
     found = discovery.discover()
     assert found.models == ()
     assert discovery.models_text(found).startswith("No local models found.")
+
+
+def test_hf_repo_of_gguf_files_lists_each_quantization(tmp_path, monkeypatch):
+    hub = tmp_path / "hub"
+    repo = hub / "models--someone--Tiny-GGUF"
+    blobs, snap = repo / "blobs", repo / "snapshots" / ls.COMMIT
+    blobs.mkdir(parents=True)
+    snap.mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(ls.COMMIT)
+    for name, q8 in (("tiny-Q8_0.gguf", True), ("tiny-F16.gguf", False)):
+        data = ls.write_gguf(tmp_path / name, q8=q8).read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        (blobs / digest).write_bytes(data)
+        os.symlink(os.path.join("..", "..", "blobs", digest), snap / name)
+    ls.point_at(monkeypatch, tmp_path, hub=hub)
+    found = discovery.discover().models
+    assert [(m.name, m.format) for m in found] == [
+        ("someone/Tiny-GGUF/tiny-F16.gguf", "gguf"),
+        ("someone/Tiny-GGUF/tiny-Q8_0.gguf", "gguf"),
+    ]
+    q8 = discovery.load_named("someone/Tiny-GGUF/tiny-Q8_0.gguf").model
+    assert q8.checkpoint_bytes == ls.OLLAMA_GGUF_BYTES  # 4,096 + 4,352 bytes
+    assert found[1].size_bytes == (tmp_path / "tiny-Q8_0.gguf").stat().st_size

@@ -215,7 +215,10 @@ def _scan_hf(cache: Path, problems: list[str]) -> list[LocalModel]:
             continue
         rev = _pick_revision(repo.revisions)
         names = {f.file_name for f in rev.files}
-        ggufs = sorted(f for f in rev.files if f.file_name.lower().endswith(".gguf"))
+        ggufs = sorted(
+            (f for f in rev.files if f.file_name.lower().endswith(".gguf")),
+            key=lambda f: f.file_name,
+        )
         if "config.json" in names:
             weighted = any(n.endswith((".safetensors", ".safetensors.index.json")) for n in names)
             fmt = "safetensors" if weighted else "config.json"

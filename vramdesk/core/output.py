@@ -178,6 +178,10 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
         )
     if fmt == "table":
         header, rows = views.comparison_table(comp.rows, unit, exact=False, fits=fits)
+        errors = header.index("Error")
+        if not any(row[errors] for row in rows):  # no column of blanks (as the window)
+            header.pop(errors)
+            rows = [row[:errors] + row[errors + 1 :] for row in rows]
         text = _aligned(header, rows)
         if comp.budget_label is not None:
             cap = format_bytes(comp.capacity_bytes, unit)
