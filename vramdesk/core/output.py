@@ -110,7 +110,10 @@ def solve_output(sc: Any, result: Any, label: str, fmt: str, unit: Unit, extra: 
         return solve_text(sc, result, label, unit)
     data = {**result.breakdown.to_dict(), **result.to_dict()}
     rows = [["model", sc.model.name or ""], ["budget", label]]
-    rows += [[k, _cell(data[k])] for k in (*BREAKDOWN_KEYS, *SOLVE_KEYS)]
+    keys = list(BREAKDOWN_KEYS)
+    if data.get("state_bytes"):  # recurrent (SSM) layers: their per-sequence state
+        keys.insert(keys.index("kv_cache_bytes") + 1, "state_bytes")
+    rows += [[k, _cell(data[k])] for k in (*keys, *SOLVE_KEYS)]
     return render(fmt, ["quantity", "value"], rows)
 
 
