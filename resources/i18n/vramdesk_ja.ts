@@ -23,33 +23,33 @@
 <context>
     <name>BreakdownChart</name>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="47"/>
+        <location filename="../../vramdesk/gui/chart.py" line="49"/>
         <source>estimate (per GPU)</source>
-        <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).</extracomment>
+        <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito). The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present.</extracomment>
         <translation>見積もり（GPU あたり）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="117"/>
+        <location filename="../../vramdesk/gui/chart.py" line="126"/>
         <source>total {0}</source>
         <translation>合計 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="129"/>
+        <location filename="../../vramdesk/gui/chart.py" line="138"/>
         <source>local free</source>
         <translation>ローカルの空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="132"/>
+        <location filename="../../vramdesk/gui/chart.py" line="141"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="140"/>
+        <location filename="../../vramdesk/gui/chart.py" line="149"/>
         <source>local GPU {0} ({1})</source>
         <translation>ローカル GPU {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="141"/>
+        <location filename="../../vramdesk/gui/chart.py" line="150"/>
         <source>custom</source>
         <translation>指定容量</translation>
     </message>
@@ -118,7 +118,7 @@
         <translation>ランタイムプリセット「{0}」を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="204"/>
+        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="206"/>
         <source>No log yet</source>
         <translation>ログはまだありません</translation>
     </message>
@@ -126,48 +126,48 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="108"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="109"/>
         <source>capacity</source>
         <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="154"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="156"/>
         <source>This model: {0}</source>
         <translation>このモデル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="176"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="181"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="183"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="188"/>
         <source>capacity {0}</source>
         <translation>容量 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="201"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="210"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="203"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="212"/>
         <source>Error</source>
         <translation>エラー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="204"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="213"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="206"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="215"/>
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="206"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="215"/>
         <source>no</source>
         <translation>いいえ</translation>
     </message>
@@ -175,275 +175,405 @@
 <context>
     <name>Core</name>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="22"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="24"/>
         <source>Fits: {shape} need {need} of the {budget} KV budget ({spare} to spare)</source>
         <extracomment>Every core string the window may show (generated from the core&apos;s tables; see the test).</extracomment>
         <translation>収まります: {shape} に必要な {need}（KV 予算 {budget}、余裕 {spare}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="23"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="25"/>
         <source>Tight: {shape} fit the {budget} KV budget, but the estimated total {total} exceeds the {capacity} card</source>
         <translation>ぎりぎり: {shape} は KV 予算 {budget} に収まりますが、推定合計 {total} が容量 {capacity} を超えます</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="24"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="26"/>
         <source>Tight: {shape} fit the {budget} KV budget with only {spare} to spare</source>
         <translation>ぎりぎり: {shape} は KV 予算 {budget} に収まりますが、余裕は {spare} だけです</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="25"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="27"/>
         <source>Does not fit: {shape} need {need}, the KV budget is {budget} ({short} short)</source>
         <translation>収まりません: {shape} に {need} 必要ですが、KV 予算は {budget} です（{short} 不足）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="26"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="28"/>
         <source>Does not fit: the weights alone ({weights}) exceed the {capacity} card by {over}</source>
         <translation>収まりません: 重みだけ（{weights}）で容量 {capacity} を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="27"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="29"/>
         <source>Does not fit: weights and reserved memory leave no room for the KV cache ({over} over what the engine may use)</source>
         <translation>収まりません: 重みと予約メモリで KV キャッシュの余地がありません（エンジンが使える量を {over} 超過）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="28"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="30"/>
         <source>Estimated total {total} vs capacity {capacity}: {relation} (forward estimate, overhead included)</source>
         <translation>推定合計 {total}、容量 {capacity}: {relation}（順方向の見積もり、オーバーヘッド込み）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="29"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="31"/>
         <source>within the card</source>
         <translation>容量内</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="30"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="32"/>
         <source>over the card</source>
         <translation>容量超過</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="31"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="33"/>
         <source>{usable} for KV cache and activations</source>
         <translation>KV キャッシュと活性化に {usable}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="32"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="34"/>
         <source>none: the weights alone ({weights}) exceed the {capacity} card by {over}</source>
         <translation>なし: 重みだけ（{weights}）で容量 {capacity} を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="33"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="35"/>
         <source>none: weights and reserved memory exceed what the engine may use by {over}</source>
         <translation>なし: 重みと予約メモリがエンジンの使える量を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="34"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="36"/>
         <source>Store the KV cache in {value}</source>
         <translation>KV キャッシュを {value} で保持する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="35"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="37"/>
         <source>Cap the context at {value} tokens</source>
         <translation>コンテキストを {value} トークンに制限する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="36"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="38"/>
         <source>Cap concurrency at {value} sequences</source>
         <translation>同時実行数を {value} 系列に制限する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="37"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="39"/>
         <source>Quantize the weights to {value}</source>
         <translation>重みを {value} に量子化する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="38"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="40"/>
         <source>Quantizing the weights to {value}</source>
         <translation>重みを {value} に量子化すると</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="39"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="41"/>
         <source>Shard over {value} GPUs (tensor parallel)</source>
         <translation>{value} 台の GPU に分割する（テンソル並列）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="40"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="42"/>
         <source>{action}: saves {saves}</source>
         <translation>{action}: {saves} 節約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="41"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="43"/>
         <source>{action}: saves {saves} per GPU</source>
         <translation>{action}: GPU あたり {saves} 節約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="42"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="44"/>
         <source>{action} saves {saves} but is not enough: the fixed overhead alone exceeds the usable memory</source>
         <translation>{action} {saves} 節約できますが足りません: 固定オーバーヘッドだけで使えるメモリを超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="43"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="45"/>
         <source>{action} saves {saves} but is not enough: the KV cache and activations alone ({need}) exceed the {room} left after overhead</source>
         <translation>{action} {saves} 節約できますが足りません: KV キャッシュと活性化だけで（{need}）、オーバーヘッド後に残る {room} を超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="44"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="46"/>
         <source>{action}: saves {saves} (not enough alone)</source>
         <translation>{action}: {saves} 節約（これだけでは不足）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="45"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="47"/>
         <source>KV cache dtype</source>
         <translation>KV キャッシュの型</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="46"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="48"/>
         <source>Context</source>
         <translation>コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="47"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="49"/>
         <source>Concurrency</source>
         <translation>同時実行数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="48"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="50"/>
         <source>Weight format</source>
         <translation>重みの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="49"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="51"/>
         <source>Tensor parallel</source>
         <translation>テンソル並列</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="50"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="52"/>
         <source>memory</source>
         <translation>メモリ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="51"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="53"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="52"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="54"/>
         <source>the largest context vramdesk accepts</source>
         <translation>vramdesk が受け付ける最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="53"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="55"/>
         <source>Weights</source>
         <translation>重み</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="54"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="56"/>
         <source>KV cache</source>
         <translation>KV キャッシュ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="55"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="57"/>
         <source>Activations</source>
         <translation>活性化</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="56"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
         <source>Overhead</source>
         <translation>オーバーヘッド</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="57"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
+        <source>Recurrent state</source>
+        <translation>再帰状態</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
         <source>Activation peak</source>
         <translation>活性化のピーク</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
         <source>Compute buffer</source>
         <translation>計算バッファ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
         <source>Dequantization buffer</source>
         <translation>逆量子化バッファ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
         <source>KV cache (device)</source>
         <translation>KV キャッシュ（デバイス上）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
         <source>Non-torch memory</source>
         <translation>torch 外のメモリ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
         <source>Ollama reserve</source>
         <translation>Ollama の予約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
         <source>Overhead (multiplier)</source>
         <translation>オーバーヘッド（乗数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
         <source>Overhead (workspace)</source>
         <translation>オーバーヘッド（ワークスペース）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
         <source>Weights (device)</source>
         <translation>重み（デバイス上）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
         <source>The NVIDIA binding (the nvidia-ml-py package, module pynvml) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA のバインディング（nvidia-ml-py パッケージ、pynvml モジュール）がインストールされていません。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
         <source>No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA ドライバーが見つかりません（NVML ライブラリ libnvidia-ml.so.1 がありません）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
         <source>The NVIDIA driver is installed but not loaded (is the kernel module running?). vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA ドライバーはインストールされていますが読み込まれていません（カーネルモジュールは動いていますか？）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
         <source>The NVIDIA driver and its NVML library differ in version (a driver update without a reboot?). Reboot or reload the driver to read the GPUs.</source>
         <translation>NVIDIA ドライバーと NVML ライブラリのバージョンが異なります（再起動せずにドライバーを更新しましたか？）。GPU を読むには再起動するかドライバーを読み込み直してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
         <source>Permission denied reading the NVIDIA GPUs (check access to /dev/nvidia*).</source>
         <translation>NVIDIA GPU を読む権限がありません（/dev/nvidia* へのアクセスを確認してください）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
         <source>The NVIDIA driver is loaded but reports no GPU.</source>
         <translation>NVIDIA ドライバーは読み込まれていますが、GPU が報告されません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="76"/>
         <source>A GPU stopped answering (NVML: GPU is lost or needs a reset).</source>
         <translation>GPU が応答しなくなりました（NVML: GPU が失われたか、リセットが必要です）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="77"/>
         <source>This GPU or driver does not report memory through NVML.</source>
         <translation>この GPU またはドライバーは NVML でメモリを報告しません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="78"/>
         <source>NVML failed with an unexpected error.</source>
         <translation>NVML が予期しないエラーで失敗しました。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="79"/>
+        <source>MLA cache expanded to per-head K and V (older llama.cpp layout)</source>
+        <translation>MLA キャッシュをヘッドごとの K と V に展開（古い llama.cpp の配置）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="80"/>
+        <source>MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank</source>
+        <translation>MLA キャッシュは圧縮された潜在ベクトル（vLLM/SGLang の配置）で、各 TP ランクに複製</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="81"/>
+        <source>SGLang leaves total * ({0} - mem_fraction_static) for activations and CUDA graphs</source>
+        <translation>SGLang は活性化と CUDA グラフ用に total * ({0} - mem_fraction_static) を残す</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="82"/>
+        <source>V1 non-torch memory + NCCL buffers when TP/PP &gt; {0} (fitted)</source>
+        <translation>V1 の torch 外メモリ + TP/PP &gt; {0} のときの NCCL バッファ（当てはめ値）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="83"/>
+        <source>context_tokens {0} exceeds max_position_embeddings {1}: computed anyway (rope scaling may allow it)</source>
+        <translation>context_tokens {0} が max_position_embeddings {1} を超えています: そのまま計算しました（RoPE スケーリングで可能な場合があります）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="84"/>
+        <source>embeddings and output head kept {0}-bit, as real checkpoints store them</source>
+        <translation>埋め込みと出力ヘッドは実際のチェックポイントと同じく {0} ビットのまま</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="85"/>
+        <source>factor {0} covers allocator fragmentation; fixed {1} GiB covers the CUDA context and workspaces</source>
+        <translation>係数 {0} はアロケーターの断片化分、固定 {1} GiB は CUDA コンテキストとワークスペース分</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="86"/>
+        <source>fitted to published vLLM logs; +-{0} % across models: calibrate from a start-up log</source>
+        <translation>公開された vLLM ログへの当てはめ値。モデル間で ±{0} %: 起動ログから較正してください</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
+        <source>group quantization: {0} + ({1} + {2}) / {3} = {4} bits per weight</source>
+        <translation>グループ量子化: {0} + ({1} + {2}) / {3} = 重みあたり {4} ビット</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
+        <source>live_buffers = {0} is an assumption; calibrate it by measurement</source>
+        <translation>live_buffers = {0} は仮定です。測定で較正してください</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
+        <source>max(hidden * intermediate, hidden * heads * head_dim) * {0} (bitsandbytes only)</source>
+        <translation>max(hidden * intermediate, hidden * heads * head_dim) * {0}（bitsandbytes のみ）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
+        <source>modelled within about {0} %: calibrate from the log&apos;s compute buffer line</source>
+        <translation>誤差は約 {0} %: ログの compute buffer 行から較正してください</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
+        <source>the CUDA context (about {0}-{1} GiB) is outside llama.cpp&apos;s buffers</source>
+        <translation>CUDA コンテキスト（約 {0}-{1} GiB）は llama.cpp のバッファ外</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
+        <source>the input embedding ({0} bytes) stays in host memory</source>
+        <translation>入力埋め込み（{0} バイト）はホストメモリに置かれる</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
+        <source>torch.cuda.max_memory_allocated excludes the CUDA context</source>
+        <translation>torch.cuda.max_memory_allocated は CUDA コンテキストを含まない</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
+        <source>vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)</source>
+        <translation>語彙を {0} 行単位に詰め、各 GPU に {1} ビットの RoPE cos/sin キャッシュ（vLLM/SGLang の VocabParallelEmbedding と回転埋め込み）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
+        <source>{0} (give a prompt length to model the prefill peak)</source>
+        <translation>{0}（プロンプト長を入れるとプリフィルのピークを見積もります）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
+        <source>{0} (no prefill modelled)</source>
+        <translation>{0}（プリフィルは見積もりなし）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
+        <source>{0} (not in llama.cpp&apos;s buffers)</source>
+        <translation>{0}（llama.cpp のバッファ外）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
+        <source>{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}</source>
+        <translation>GPU あたり {0} MiB（discover/gpu.go）。OLLAMA_GPU_OVERHEAD の既定は {1}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
+        <source>{0} cells (padded to {1})</source>
+        <translation>{0} セル（{1} 単位に詰める）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
+        <source>{0} sliding-window layers cache at most {1} tokens per sequence</source>
+        <translation>スライディングウィンドウ層 {0} 層は系列あたり最大 {1} トークンをキャッシュ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="88"/>
+        <source>flash attention on: no f32 KQ scores in the compute buffer</source>
+        <translation>Flash Attention オン: 計算バッファに f32 の KQ スコアは載らない</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="87"/>
+        <source>flash attention off: the f32 KQ scores are in the compute buffer</source>
+        <translation>Flash Attention オフ: f32 の KQ スコアが計算バッファに載る</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
+        <source>vLLM&apos;s hybrid allocator reserves, per request, blocks in every KV group; a sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)</source>
+        <translation>vLLM のハイブリッドアロケーターはリクエストごとに各 KV グループのブロックを確保する。スライディンググループはウィンドウ + max_num_batched_tokens を保持（kv_cache_utils.py）</translation>
     </message>
 </context>
 <context>
@@ -627,30 +757,50 @@
 <context>
     <name>InputError</name>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="19"/>
+        <location filename="../../vramdesk/gui/messages.py" line="21"/>
         <source>must be a divisor of num_attention_heads ({heads})</source>
         <extracomment>(code, parameters the template needs) -&gt; English template, marked for lupdate.</extracomment>
         <translation>num_attention_heads（{heads}）の約数にしてください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="22"/>
+        <location filename="../../vramdesk/gui/messages.py" line="24"/>
         <source>must be at least {min}, got {value}</source>
         <translation>{min} 以上にしてください（入力値 {value}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="25"/>
+        <location filename="../../vramdesk/gui/messages.py" line="27"/>
         <source>must be at most {max}, got {value}</source>
         <translation>{max} 以下にしてください（入力値 {value}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="28"/>
+        <location filename="../../vramdesk/gui/messages.py" line="30"/>
         <source>must be between {min} and {max}, got {value}</source>
         <translation>{min} から {max} の範囲にしてください（入力値 {value}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/messages.py" line="31"/>
+        <location filename="../../vramdesk/gui/messages.py" line="33"/>
         <source>must be a whole number, got {value}</source>
         <translation>整数を入力してください（入力値 {value}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/messages.py" line="34"/>
+        <source>must be a number, got {value}</source>
+        <translation>数値を入力してください（入力値 {value}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/messages.py" line="35"/>
+        <source>is far too large, got {value}</source>
+        <translation>大きすぎます（入力値 {value}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/messages.py" line="36"/>
+        <source>is far too small, got {value}</source>
+        <translation>小さすぎます（入力値 {value}）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/messages.py" line="37"/>
+        <source>is required</source>
+        <translation>入力が必要です</translation>
     </message>
 </context>
 <context>
@@ -764,6 +914,38 @@
         <location filename="../../vramdesk/gui/main_window.py" line="272"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>入力</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>ヘルプ(&amp;H)</translation>
+    </message>
+    <message>
+        <source>How the numbers are computed</source>
+        <translation>数値の計算方法</translation>
+    </message>
+    <message>
+        <source>About vramdesk</source>
+        <translation>vramdesk について</translation>
+    </message>
+    <message>
+        <source>Will this LLM fit in GPU memory under this traffic?</source>
+        <translation>この LLM は、このトラフィックで GPU メモリに収まるか？</translation>
+    </message>
+    <message>
+        <source>Licence: {0}</source>
+        <translation>ライセンス: {0}</translation>
+    </message>
+    <message>
+        <source>Python {0}, Qt {1}, PySide6 {2}</source>
+        <translation>Python {0}、Qt {1}、PySide6 {2}</translation>
+    </message>
+    <message>
+        <source>Offline: nothing is sent anywhere. The command line gives the same numbers (vramdesk --help).</source>
+        <translation>オフライン：どこにも何も送信しません。コマンドラインでも同じ数値が得られます（vramdesk --help）。</translation>
     </message>
 </context>
 <context>
@@ -984,33 +1166,33 @@
         <translation>形状: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="152"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="153"/>
         <source> (bundled, read-only)</source>
         <translation>（同梱・読み取り専用）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="152"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="153"/>
         <source> (mine)</source>
         <translation>（ユーザー）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="182"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="183"/>
         <source>Custom (edited)</source>
         <translation>カスタム (編集済み)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="194"/>
-        <location filename="../../vramdesk/gui/model_form.py" line="199"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="195"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="200"/>
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="196"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="197"/>
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="217"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="218"/>
         <source>Imported: {0}</source>
         <translation>インポート: {0}</translation>
     </message>
@@ -1116,79 +1298,140 @@
 <context>
     <name>RuntimeForm</name>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="24"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="27"/>
         <source>Runtime</source>
+        <extracomment>Runtime fields and their defaults (the form&apos;s other fields are display conversions).</extracomment>
         <translation>ランタイム</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="25"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="28"/>
         <source>Engine</source>
         <translation>エンジン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="26"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="29"/>
         <source>gpu_memory_utilization</source>
         <translation>gpu_memory_utilization</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="27"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="30"/>
         <source>KV block size (tokens)</source>
         <translation>KV ブロックサイズ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="27"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="30"/>
         <source>unpaged</source>
         <translation>ページングなし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="28"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="31"/>
         <source>Shared prefix (tokens)</source>
         <translation>共通プレフィックス（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="29"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="32"/>
         <source>Tensor parallel (TP)</source>
         <translation>テンソル並列（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="30"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="33"/>
         <source>Pipeline parallel (PP)</source>
         <translation>パイプライン並列（PP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="32"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="35"/>
         <source>multiplier: (w + kv + act) x factor + fixed</source>
         <translation>乗数: (重み + KV + 活性化) × 係数 + 固定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="33"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="36"/>
         <source>workspace: weights x fraction</source>
         <translation>ワークスペース: 重み × 比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="35"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="38"/>
         <source>Overhead form</source>
         <translation>オーバーヘッドの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="36"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="39"/>
         <source>Overhead factor</source>
         <translation>オーバーヘッド係数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="37"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="40"/>
         <source>Fixed overhead (GiB)</source>
         <translation>固定オーバーヘッド（GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="38"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="41"/>
         <source>Workspace fraction</source>
         <translation>ワークスペース比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="40"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="43"/>
         <source>Engine caps sliding layers at the window</source>
         <translation>スライディング層をウィンドウ長で打ち切る</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="46"/>
+        <source>GPU layers (-ngl)</source>
+        <translation>GPU に載せる層数 (n_gpu_layers)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="46"/>
+        <source>all</source>
+        <translation>全層</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="48"/>
+        <source>Flash attention (-fa)</source>
+        <translation>フラッシュアテンション (flash_attn)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="47"/>
+        <source>auto</source>
+        <translation>自動</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="47"/>
+        <source>on</source>
+        <translation>オン</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="47"/>
+        <source>off</source>
+        <translation>オフ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="49"/>
+        <source>Physical batch (-ub)</source>
+        <translation>物理バッチ (n_ubatch)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="49"/>
+        <source>512</source>
+        <translation>512</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="50"/>
+        <source>Slots (-np)</source>
+        <translation>スロット数 (n_parallel)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="50"/>
+        <source>= concurrency</source>
+        <translation>= 同時実行数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="51"/>
+        <source>Unified KV cache (-kvu)</source>
+        <translation>統合 KV キャッシュ (kv_unified)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="52"/>
+        <source>Full-size SWA cache (--swa-full)</source>
+        <translation>スライディング窓のキャッシュを全長で確保 (swa_full)</translation>
     </message>
 </context>
 <context>
@@ -1286,38 +1529,38 @@
 <context>
     <name>TargetForm</name>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="63"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="90"/>
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="64"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="91"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="76"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="103"/>
         <source>the capacity to check against, in the unit beside</source>
         <translation>照合する容量（右の単位で）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="88"/>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="107"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="115"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="134"/>
         <source>Custom capacity</source>
         <translation>容量を指定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="113"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="140"/>
         <source>local GPU {0} (total, {1})</source>
         <translation>ローカル GPU {0}（総容量 {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="118"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="145"/>
         <source>local GPU {0} (free now)</source>
         <translation>ローカル GPU {0}（現在の空き）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="122"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="149"/>
         <source>{0} (not available now)</source>
         <translation>{0}（現在は利用不可）</translation>
     </message>
@@ -1458,6 +1701,232 @@
         <location filename="../../vramdesk/gui/session.py" line="53"/>
         <source>Last session not restored: {0}</source>
         <translation>前回のセッションを復元できませんでした: {0}</translation>
+    </message>
+</context>
+<context>
+    <name>FormColumn</name>
+    <message>
+        <source>Scenario</source>
+        <translation>シナリオ</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>モデル</translation>
+    </message>
+    <message>
+        <source>Weight format</source>
+        <translation>重みの形式</translation>
+    </message>
+    <message>
+        <source>Target GPU</source>
+        <translation>対象 GPU</translation>
+    </message>
+    <message>
+        <source>Architecture (filled by presets and imports)</source>
+        <translation>アーキテクチャ（プリセットとインポートで入力）</translation>
+    </message>
+    <message>
+        <source>Quantization details</source>
+        <translation>量子化の詳細</translation>
+    </message>
+    <message>
+        <source>Prefill, activations and live tokens</source>
+        <translation>プリフィル・活性化・同時トークン</translation>
+    </message>
+    <message>
+        <source>Engine memory settings and overhead</source>
+        <translation>エンジンのメモリ設定とオーバーヘッド</translation>
+    </message>
+</context>
+<context>
+    <name>Glossary</name>
+    <message>
+        <source>A bundled model (real config.json facts and published parameter counts) or one of your saved presets. Picking one fills the architecture and the weight format.</source>
+        <translation>同梱モデル（実際の config.json の値と公表パラメータ数）または保存したプリセット。選ぶとアーキテクチャと重みの形式が入力されます。</translation>
+    </message>
+    <message>
+        <source>Transformer blocks (config.json num_hidden_layers); each caches K and V.</source>
+        <translation>Transformer ブロックの数（config.json の num_hidden_layers）。各層が K と V をキャッシュします。</translation>
+    </message>
+    <message>
+        <source>Width of the residual stream (config.json hidden_size, d_model).</source>
+        <translation>残差ストリームの幅（config.json の hidden_size、d_model）。</translation>
+    </message>
+    <message>
+        <source>Query heads per layer. The KV cache counts KV heads, not these.</source>
+        <translation>層ごとのクエリヘッド数。KV キャッシュが数えるのはこれではなく KV ヘッドです。</translation>
+    </message>
+    <message>
+        <source>Key/value heads per layer: equal to the query heads for MHA, fewer for GQA (grouped-query attention), 1 for MQA. The KV cache is 2 x KV heads x head_dim x bytes per element per token per layer.</source>
+        <translation>層ごとのキー／バリューヘッド数：MHA ではクエリヘッドと同数、GQA（グループ化クエリアテンション）では少なく、MQA では 1。KV キャッシュは 1 トークン 1 層あたり 2 × KV ヘッド × head_dim × 要素のバイト数です。</translation>
+    </message>
+    <message>
+        <source>Width of one attention head; auto: hidden_size / num_attention_heads.</source>
+        <translation>アテンションヘッド 1 つの幅。auto：hidden_size / num_attention_heads。</translation>
+    </message>
+    <message>
+        <source>Width of the MLP (feed-forward) layer of a dense block.</source>
+        <translation>密な層の MLP（フィードフォワード）の幅。</translation>
+    </message>
+    <message>
+        <source>Tokens in the vocabulary: rows of the embedding and of the lm_head.</source>
+        <translation>語彙のトークン数：埋め込みと lm_head の行数。</translation>
+    </message>
+    <message>
+        <source>The lm_head reuses the input embedding matrix, so it is stored (and counted) once.</source>
+        <translation>lm_head が入力埋め込み行列を共有するため、1 回だけ保存（計上）されます。</translation>
+    </message>
+    <message>
+        <source>The longest context the model was trained for; longer contexts warn.</source>
+        <translation>モデルが学習した最長コンテキスト。これより長いと警告します。</translation>
+    </message>
+    <message>
+        <source>Parameter count from the checkpoint or model card. Empty: computed from the shape.</source>
+        <translation>チェックポイントまたはモデルカードのパラメータ数。空欄：形状から計算します。</translation>
+    </message>
+    <message>
+        <source>Routed experts per MoE layer (mixture of experts). Every expert stays resident in memory, although only a few run per token. 0: a dense model.</source>
+        <translation>MoE 層ごとのルーテッドエキスパート数（混合エキスパート）。トークンごとに動くのは一部でも、全エキスパートがメモリに常駐します。0：密なモデル。</translation>
+    </message>
+    <message>
+        <source>Experts each token is routed to (sets the active parameters, not memory).</source>
+        <translation>各トークンが送られるエキスパート数（アクティブパラメータを決め、メモリは変えません）。</translation>
+    </message>
+    <message>
+        <source>MLP width of one routed expert.</source>
+        <translation>ルーテッドエキスパート 1 つの MLP の幅。</translation>
+    </message>
+    <message>
+        <source>Experts every token passes through in addition to the routed ones.</source>
+        <translation>ルーテッドエキスパートに加えて全トークンが通るエキスパートの数。</translation>
+    </message>
+    <message>
+        <source>Dense leading layers: the first N layers of an MoE model (DeepSeek's first_k_dense_replace) use a plain dense MLP instead of experts.</source>
+        <translation>先頭の密な層：MoE モデルの最初の N 層（DeepSeek の first_k_dense_replace）はエキスパートではなく通常の密な MLP を使います。</translation>
+    </message>
+    <message>
+        <source>Sliding-window attention: a sliding layer attends to (and caches) only the last N tokens. off: every layer attends to the whole context.</source>
+        <translation>スライディングウィンドウアテンション：スライド層は直近 N トークンだけを参照（キャッシュ）します。off：全層がコンテキスト全体を参照します。</translation>
+    </message>
+    <message>
+        <source>Which layers slide: all, none, alternating, or N local layers per global one (Gemma's 5:1). Global layers cache the whole context.</source>
+        <translation>どの層がスライドするか：全層、なし、交互、またはグローバル層 1 つごとに N 個のローカル層（Gemma の 5:1）。グローバル層はコンテキスト全体をキャッシュします。</translation>
+    </message>
+    <message>
+        <source>Storage format of the weights: bits per weight (bf16 16, fp8/int8 8, int4 4, GGUF types at their exact block sizes). (approx.): a published average, not exact.</source>
+        <translation>重みの保存形式：重みあたりのビット数（bf16 は 16、fp8/int8 は 8、int4 は 4、GGUF の型は正確なブロックサイズ）。（近似）：正確ではなく公表平均値です。</translation>
+    </message>
+    <message>
+        <source>Group quantization (GPTQ/AWQ): every group of N weights carries its own scale and zero point; int4 with group 128 costs 4 + 32/128 = 4.25 bits per weight.</source>
+        <translation>グループ量子化（GPTQ/AWQ）：N 個の重みごとにスケールとゼロ点を持ちます。グループ 128 の int4 は 4 + 32/128 = 4.25 ビット／重み。</translation>
+    </message>
+    <message>
+        <source>Bits of each group's scale (fp16: 16).</source>
+        <translation>各グループのスケールのビット数（fp16：16）。</translation>
+    </message>
+    <message>
+        <source>Bits of each group's zero point (symmetric formats have none: 0).</source>
+        <translation>各グループのゼロ点のビット数（対称形式にはなし：0）。</translation>
+    </message>
+    <message>
+        <source>Keep the embedding and lm_head in 16 bits while the rest is quantized (what GPTQ/AWQ checkpoints do).</source>
+        <translation>残りを量子化しても、埋め込みと lm_head を 16 ビットのまま保持します（GPTQ/AWQ チェックポイントの方式）。</translation>
+    </message>
+    <message>
+        <source>Only the routed experts use the format; attention and the rest stay 16-bit (gpt-oss MXFP4 checkpoints).</source>
+        <translation>ルーテッドエキスパートだけがこの形式を使い、アテンションなどは 16 ビットのままです（gpt-oss の MXFP4 チェックポイント）。</translation>
+    </message>
+    <message>
+        <source>Tokens each sequence holds in the KV cache: prompt plus generated (vLLM's max_model_len when sizing for the worst case).</source>
+        <translation>各シーケンスが KV キャッシュに保持するトークン数：プロンプト＋生成分（最悪ケースを見積もるときは vLLM の max_model_len）。</translation>
+    </message>
+    <message>
+        <source>Sequences served at the same time (concurrency). KV memory grows with context x concurrency: 100 requests x 500 tokens take what 5 x 10,000 take.</source>
+        <translation>同時に処理するシーケンス数（同時実行数）。KV メモリはコンテキスト × 同時実行数に比例します：500 トークン × 100 リクエストは 10,000 × 5 と同じです。</translation>
+    </message>
+    <message>
+        <source>All tokens in the KV cache at once: context x concurrency, editable.</source>
+        <translation>KV キャッシュに同時に載る全トークン：コンテキスト × 同時実行数（編集可）。</translation>
+    </message>
+    <message>
+        <source>Prompt tokens prefilled at once per sequence; sets the activation peak. no prefill: no activation term (as the source documents' totals).</source>
+        <translation>シーケンスごとに一度にプリフィルするプロンプトのトークン数。活性化のピークを決めます。プリフィルなし：活性化の項なし（元資料の合計と同じ）。</translation>
+    </message>
+    <message>
+        <source>Chunked prefill: tokens processed per step (vLLM max_num_batched_tokens, llama.cpp n_ubatch); caps the tokens in flight, and so the activation peak.</source>
+        <translation>チャンク化プリフィル：1 ステップで処理するトークン数（vLLM の max_num_batched_tokens、llama.cpp の n_ubatch）。処理中のトークン数、ひいては活性化のピークを抑えます。</translation>
+    </message>
+    <message>
+        <source>Live activation buffers: how many tensors of hidden + intermediate width per token are alive at the prefill peak. 4 is the source article's assumption; calibrate it from a measured run.</source>
+        <translation>同時に生きている活性化バッファ：プリフィルのピーク時に生存する、トークンあたり hidden + intermediate 幅のテンソルの数。4 は元記事の仮定で、実測から較正してください。</translation>
+    </message>
+    <message>
+        <source>Keep the logits (vocab_size values) of every prefilled position, not only of the last one per sequence.</source>
+        <translation>各シーケンスの最後の位置だけでなく、プリフィルした全位置のロジット（vocab_size 個の値）を保持します。</translation>
+    </message>
+    <message>
+        <source>Element type of the KV cache: fp16/bf16 2 bytes, fp8 1 byte; q8_0/q4_0 are llama.cpp's block types.</source>
+        <translation>KV キャッシュの要素型：fp16/bf16 は 2 バイト、fp8 は 1 バイト。q8_0/q4_0 は llama.cpp のブロック型です。</translation>
+    </message>
+    <message>
+        <source>Whose memory accounting to follow: formula is the source documents' neutral one; vLLM, SGLang, llama.cpp, Ollama and transformers follow each engine's own code.</source>
+        <translation>どのメモリ会計に従うか：formula は元資料の中立な式、vLLM・SGLang・llama.cpp・Ollama・transformers は各エンジン自身のコードに従います。</translation>
+    </message>
+    <message>
+        <source>Share of the GPU's memory the engine may take (vLLM's flag, 0.9 by default); the KV cache gets what is left of it after weights and overhead.</source>
+        <translation>エンジンが使ってよい GPU メモリの割合（vLLM のフラグ、既定 0.9）。KV キャッシュには重みとオーバーヘッドを引いた残りが割り当てられます。</translation>
+    </message>
+    <message>
+        <source>Paged attention: the KV cache is allocated in blocks of N tokens, so each sequence is rounded up to whole blocks (vLLM: 16). unpaged: exact token counts.</source>
+        <translation>ページドアテンション：KV キャッシュを N トークンのブロック単位で確保するため、各シーケンスはブロック単位に切り上げられます（vLLM：16）。unpaged：正確なトークン数。</translation>
+    </message>
+    <message>
+        <source>A prefix common to every sequence (a system prompt); with prefix caching its whole blocks are stored once.</source>
+        <translation>全シーケンスに共通する接頭辞（システムプロンプト）。プレフィックスキャッシュでは、その完全なブロックは 1 回だけ保存されます。</translation>
+    </message>
+    <message>
+        <source>Tensor parallel (TP): weights and KV heads are split over N GPUs; each GPU holds max(1, KV heads / N) heads.</source>
+        <translation>テンソル並列（TP）：重みと KV ヘッドを N 枚の GPU に分割します。各 GPU は max(1, KV ヘッド / N) 個のヘッドを持ちます。</translation>
+    </message>
+    <message>
+        <source>Pipeline parallel (PP): the layers are split over N GPUs.</source>
+        <translation>パイプライン並列（PP）：層を N 枚の GPU に分割します。</translation>
+    </message>
+    <message>
+        <source>Overhead form: how memory beyond weights, KV cache and activations is added. multiplier: (weights + KV + activations) x factor + fixed; workspace: weights x fraction. Both come from the source documents.</source>
+        <translation>オーバーヘッドの形：重み・KV キャッシュ・活性化以外のメモリの加え方。multiplier：（重み + KV + 活性化）× 係数 + 固定分、workspace：重み × 割合。どちらも元資料に由来します。</translation>
+    </message>
+    <message>
+        <source>Multiplier form: 1.15 adds 15 % for allocator fragmentation and framework buffers.</source>
+        <translation>multiplier 形：1.15 はアロケータの断片化とフレームワークのバッファに 15 % を加えます。</translation>
+    </message>
+    <message>
+        <source>Multiplier form: memory that does not scale (CUDA context, cuBLAS workspace), 1 GiB by default.</source>
+        <translation>multiplier 形：規模に比例しないメモリ（CUDA コンテキスト、cuBLAS ワークスペース）、既定 1 GiB。</translation>
+    </message>
+    <message>
+        <source>Workspace form: overhead as a share of the weights (0.05 = 5 %).</source>
+        <translation>workspace 形：重みに対する割合としてのオーバーヘッド（0.05 = 5 %）。</translation>
+    </message>
+    <message>
+        <source>The engine caches only the window on sliding layers (vLLM, transformers). Off: it caches the whole context on every layer.</source>
+        <translation>エンジンがスライド層でウィンドウ分だけをキャッシュします（vLLM、transformers）。オフ：全層でコンテキスト全体をキャッシュします。</translation>
+    </message>
+    <message>
+        <source>The card to check against: catalog GPUs at the MiB nvidia-smi reports, a custom capacity, or a local GPU's total or free memory (NVML).</source>
+        <translation>照合するカード：nvidia-smi が示す MiB のカタログ GPU、任意の容量、またはローカル GPU の総量か空き（NVML）。</translation>
+    </message>
+    <message>
+        <source>Any capacity, in GiB (2^30 bytes) or MiB; choosing one selects it.</source>
+        <translation>任意の容量（GiB = 2^30 バイト、または MiB）。入力するとこれが選ばれます。</translation>
+    </message>
+    <message>
+        <source>Query heads per KV head. MHA: 1; GQA: more than 1; MQA: all queries share one KV head; MLA caches a compressed latent instead of heads.</source>
+        <translation>KV ヘッド 1 つあたりのクエリヘッド数。MHA：1、GQA：1 より大、MQA：全クエリが 1 つの KV ヘッドを共有、MLA はヘッドの代わりに圧縮した潜在表現をキャッシュします。</translation>
+    </message>
+    <message>
+        <source>KV-cache bytes one token takes across all layers (before paging).</source>
+        <translation>1 トークンが全層で占める KV キャッシュのバイト数（ページング前）。</translation>
     </message>
 </context>
 </TS>

@@ -2,31 +2,55 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
+import re
 
 
 def part_labels() -> set[str]:
     """Labels of breakdown parts over bundled presets x engines x overhead forms."""
+    return _scan()[0]
+
+
+def notes() -> set[str]:
+    """Prose the parts and warnings carry, with their numbers taken out (``tr_note``).
+
+    Assumptions, warnings, and formula or substituted lines that hold words in
+    parentheses (``0 (no prefill modelled)``); pure formulas are symbols and stay.
+    """
+    return _scan()[1]
+
+
+@functools.cache
+def _scan() -> tuple[set[str], set[str]]:
     from vramdesk.core.bundled import bundled_models
     from vramdesk.core.errors import InputError
     from vramdesk.core.estimate import estimate
     from vramdesk.core.runtime import Engine, OverheadForm, Runtime
     from vramdesk.core.workload import Workload
+    from vramdesk.gui.core_text import number_template
 
-    labels = set()
+    labels: set[str] = set()
+    prose: set[str] = set()
     presets = bundled_models()
-    for preset, engine, form in itertools.product(presets, Engine, OverheadForm):
+    shapes = [
+        Workload(context_tokens=4096, batch=2),
+        Workload(context_tokens=8192, batch=8, prompt_len=1024),
+        Workload(context_tokens=200_000, batch=1),
+    ]
+    for preset, engine, form, wl in itertools.product(presets, Engine, OverheadForm, shapes):
         try:
-            b = estimate(
-                preset.model,
-                preset.weights,
-                Workload(context_tokens=4096, batch=2),
-                Runtime(engine=engine, overhead=form),
-            )
+            b = estimate(preset.model, preset.weights, wl, Runtime(engine=engine, overhead=form))
         except InputError:
             continue
         labels.update(p.label for p in b.parts)
-    return labels
+        for p in b.parts:
+            for line in (p.formula, p.substituted):
+                if re.search(r"\((?:[A-Za-z.'/]+ )+[A-Za-z.'/]+\)", line):  # words in (): prose
+                    prose.add(number_template(line)[0])
+            prose.update(number_template(a)[0] for a in p.assumptions)
+        prose.update(number_template(w)[0] for w in b.warnings)
+    return labels, prose
 
 
 def core_strings() -> list[str]:
@@ -42,5 +66,6 @@ def core_strings() -> list[str]:
         *PART_TITLES.values(),
         *sorted(part_labels()),
         *ERROR_MESSAGES.values(),
+        *sorted(notes()),
     ]
     return list(dict.fromkeys(fixed))

@@ -124,6 +124,7 @@ def test_exported_chart_stands_alone(make_main_window, tmp_path, qtbot):
     from tests.gui.test_tabs import load_class
 
     window = make_main_window(show=True)
+    window.resize(1366, 768)  # a plot tall enough that the legend keeps its full size
     load_class(window, "llama-3.1-8b")
     window.controller.set_field("context_tokens", 8192)
     chart = window.chart
@@ -132,8 +133,8 @@ def test_exported_chart_stands_alone(make_main_window, tmp_path, qtbot):
     assert chart.plot.viewRange()[1][0] == 0
     # the legend is at the axes' font size
     axes_pt = chart.plot.getAxis("left").style.get("tickFont") or chart.plot.font()
-    sizes = {label.opts["size"] for _s, label in chart.legend.items}
-    assert sizes == {f"{axes_pt.pointSizeF():g}pt"}
+    sizes = {float(label.opts["size"].removesuffix("pt")) for _s, label in chart.legend.items}
+    assert sizes == {axes_pt.pointSizeF()}
     title = chart.title_text()
     c = window.controller
     for part in ("Llama-3.1-8B", c.weights.label(), "8,192 tokens", c.runtime.engine.value):

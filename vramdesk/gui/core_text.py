@@ -11,6 +11,8 @@ shows them through :func:`tr_core` and :func:`sentence_text`, which look them up
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from vramdesk.core.verdict import TEMPLATES, Sentence
@@ -74,12 +76,72 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", 'A GPU stopped answering (NVML: GPU is lost or needs a reset).'),
     QT_TRANSLATE_NOOP("Core", 'This GPU or driver does not report memory through NVML.'),
     QT_TRANSLATE_NOOP("Core", 'NVML failed with an unexpected error.'),
+    QT_TRANSLATE_NOOP("Core", 'MLA cache expanded to per-head K and V (older llama.cpp layout)'),
+    QT_TRANSLATE_NOOP("Core", 'MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank'),
+    QT_TRANSLATE_NOOP("Core", 'SGLang leaves total * ({0} - mem_fraction_static) for activations and CUDA graphs'),
+    QT_TRANSLATE_NOOP("Core", 'V1 non-torch memory + NCCL buffers when TP/PP > {0} (fitted)'),
+    QT_TRANSLATE_NOOP("Core", 'context_tokens {0} exceeds max_position_embeddings {1}: computed anyway (rope scaling may allow it)'),
+    QT_TRANSLATE_NOOP("Core", 'embeddings and output head kept {0}-bit, as real checkpoints store them'),
+    QT_TRANSLATE_NOOP("Core", 'factor {0} covers allocator fragmentation; fixed {1} GiB covers the CUDA context and workspaces'),
+    QT_TRANSLATE_NOOP("Core", 'fitted to published vLLM logs; +-{0} % across models: calibrate from a start-up log'),
+    QT_TRANSLATE_NOOP("Core", 'flash attention off: the f32 KQ scores are in the compute buffer'),
+    QT_TRANSLATE_NOOP("Core", 'flash attention on: no f32 KQ scores in the compute buffer'),
+    QT_TRANSLATE_NOOP("Core", 'group quantization: {0} + ({1} + {2}) / {3} = {4} bits per weight'),
+    QT_TRANSLATE_NOOP("Core", 'live_buffers = {0} is an assumption; calibrate it by measurement'),
+    QT_TRANSLATE_NOOP("Core", 'max(hidden * intermediate, hidden * heads * head_dim) * {0} (bitsandbytes only)'),
+    QT_TRANSLATE_NOOP("Core", "modelled within about {0} %: calibrate from the log's compute buffer line"),
+    QT_TRANSLATE_NOOP("Core", "the CUDA context (about {0}-{1} GiB) is outside llama.cpp's buffers"),
+    QT_TRANSLATE_NOOP("Core", 'the input embedding ({0} bytes) stays in host memory'),
+    QT_TRANSLATE_NOOP("Core", 'torch.cuda.max_memory_allocated excludes the CUDA context'),
+    QT_TRANSLATE_NOOP("Core", "vLLM's hybrid allocator reserves, per request, blocks in every KV group; a sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)"),
+    QT_TRANSLATE_NOOP("Core", 'vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)'),
+    QT_TRANSLATE_NOOP("Core", '{0} (give a prompt length to model the prefill peak)'),
+    QT_TRANSLATE_NOOP("Core", '{0} (no prefill modelled)'),
+    QT_TRANSLATE_NOOP("Core", "{0} (not in llama.cpp's buffers)"),
+    QT_TRANSLATE_NOOP("Core", '{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}'),
+    QT_TRANSLATE_NOOP("Core", '{0} cells (padded to {1})'),
+    QT_TRANSLATE_NOOP("Core", '{0} sliding-window layers cache at most {1} tokens per sequence'),
 ]
 
 
 def tr_core(text: str) -> str:
     """``text`` from the core in the UI language (itself where untranslated)."""
     return QCoreApplication.translate(CONTEXT, text)
+
+
+#: A number standing alone in a core note (``1.15``, ``8,192``), not part of a name (``fp8``).
+NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
+
+
+def number_template(text: str) -> tuple[str, list[str]]:
+    """``text`` with each standing number replaced by ``{0}``, ``{1}``, ... and the numbers.
+
+    ``number_template("factor 1.15 covers ...; fixed 1 GiB")`` is
+    ``("factor {0} covers ...; fixed {1} GiB", ["1.15", "1"])``.
+    """
+    numbers: list[str] = []
+
+    def hole(match: re.Match[str]) -> str:
+        numbers.append(match.group(0))
+        return "{" + str(len(numbers) - 1) + "}"
+
+    return NUMBER.sub(hole, text.replace("{", "{{").replace("}", "}}")), numbers
+
+
+def tr_note(text: str) -> str:
+    """A core note with numbers in it (an assumption, a warning) in the UI language.
+
+    The note is looked up with its numbers taken out (:func:`number_template`) and the same
+    numbers are put back; a note with no translation stays as the core wrote it.
+    """
+    template, numbers = number_template(text)
+    translated = QCoreApplication.translate(CONTEXT, template)
+    if translated == template:
+        return text
+    try:
+        return translated.format(*numbers)
+    except (IndexError, KeyError, ValueError):
+        return text
 
 
 def sentence_text(sentence: Sentence) -> str:

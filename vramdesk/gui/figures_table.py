@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from vramdesk.core.units import Unit, format_bytes
 from vramdesk.gui.controller import ScenarioController
-from vramdesk.gui.core_text import tr_core
+from vramdesk.gui.core_text import tr_core, tr_note
 from vramdesk.gui.theme import tint
 
 
@@ -79,8 +79,8 @@ class FiguresTable(QWidget):
                 [tr_core(part.label), f"{part.bytes:,}", format_bytes(part.bytes, unit)]
             )
             item.setToolTip(0, part.explain(unit))
-            lines = [f"{part.formula}", f"= {part.substituted}"] + [
-                f"({note})" for note in part.assumptions
+            lines = [tr_note(part.formula), f"= {tr_note(part.substituted)}"] + [
+                f"({tr_note(note)})" for note in part.assumptions
             ]
             for line in lines:
                 child = QTreeWidgetItem([line])
@@ -94,7 +94,7 @@ class FiguresTable(QWidget):
             [self.tr("Total"), f"{b.total_bytes:,}", format_bytes(b.total_bytes, unit)]
         )
         self.tree.addTopLevelItem(total)
-        self.warnings.setText("\n".join(b.warnings))
+        self.warnings.setText("\n".join(tr_note(w) for w in b.warnings))
         self.warnings.setVisible(bool(b.warnings))
 
     def show_notes(self) -> None:
