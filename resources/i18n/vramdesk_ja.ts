@@ -4,18 +4,18 @@
 <context>
     <name>BoundForm</name>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="110"/>
+        <location filename="../../vramdesk/gui/binding.py" line="112"/>
         <source>a whole number from {0} to {1}</source>
         <extracomment>Background of a field the core refused (a palette colour keeps the native spin arrows). Longest error text shown in a form (the full text is in the tooltip). Longest unbroken run in a shown error before a zero-width space lets it wrap. InputError field names that are shown by a widget of another name.</extracomment>
         <translation>{0} から {1} までの整数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="112"/>
+        <location filename="../../vramdesk/gui/binding.py" line="114"/>
         <source>; empty: {0}</source>
         <translation>（空欄: {0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="129"/>
+        <location filename="../../vramdesk/gui/binding.py" line="131"/>
         <source>a number from {0:g} to {1:g}</source>
         <translation>{0:g} から {1:g} までの数</translation>
     </message>
@@ -23,28 +23,38 @@
 <context>
     <name>BreakdownChart</name>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="57"/>
+        <location filename="../../vramdesk/gui/chart.py" line="58"/>
         <source>estimate (per GPU)</source>
         <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito). The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present. Pixels between the capacity label&apos;s anchor and the plot area&apos;s right edge. x range of the plot: the bar (centred on 0) in the left part, room on its right for the capacity and free-memory labels, which sit at the right end of their lines.</extracomment>
         <translation>見積もり（GPU あたり）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="139"/>
+        <location filename="../../vramdesk/gui/chart.py" line="155"/>
         <source>total {0}</source>
         <translation>合計 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="146"/>
+        <location filename="../../vramdesk/gui/chart.py" line="162"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="220"/>
+        <location filename="../../vramdesk/gui/chart.py" line="235"/>
+        <source>{0} · {1} weights · {2} tokens x {3} · {4} · {5}</source>
+        <translation>{0} · 重み {1} · {2} トークン x {3} · {4} · {5}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/chart.py" line="236"/>
+        <source>custom model</source>
+        <translation>カスタムモデル</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/chart.py" line="249"/>
         <source>local GPU {0} ({1})</source>
         <translation>ローカル GPU {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="221"/>
+        <location filename="../../vramdesk/gui/chart.py" line="250"/>
         <source>custom</source>
         <translation>指定容量</translation>
     </message>
@@ -121,48 +131,48 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="109"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="119"/>
         <source>capacity</source>
         <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="156"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="166"/>
         <source>This model: {0}</source>
         <translation>このモデル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="181"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="191"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="188"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="198"/>
         <source>capacity {0}</source>
         <translation>容量 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="210"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="220"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="212"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="222"/>
         <source>Error</source>
         <translation>エラー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="213"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="223"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="215"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="225"/>
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="215"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="225"/>
         <source>no</source>
         <translation>いいえ</translation>
     </message>
@@ -582,6 +592,25 @@
     </message>
 </context>
 <context>
+    <name>DropImporter</name>
+    <message>
+        <location filename="../../vramdesk/gui/drop_import.py" line="113"/>
+        <source>Open &amp;recent</source>
+        <extracomment>What a drop may carry: files by suffix, or a folder.</extracomment>
+        <translation>最近使ったファイル(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/drop_import.py" line="132"/>
+        <source>(none yet)</source>
+        <translation>（まだありません）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/drop_import.py" line="134"/>
+        <source>Clear recent</source>
+        <translation>履歴を消去</translation>
+    </message>
+</context>
+<context>
     <name>ExportMenu</name>
     <message>
         <location filename="../../vramdesk/gui/export_menu.py" line="29"/>
@@ -614,27 +643,27 @@
         <translation>{0} を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="74"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="75"/>
         <source>Breakdown copied to the clipboard</source>
         <translation>内訳をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="80"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="81"/>
         <source>Comparison copied to the clipboard</source>
         <translation>比較をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="85"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="86"/>
         <source>Export chart</source>
         <translation>グラフをエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="92"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="93"/>
         <source>Export breakdown</source>
         <translation>内訳をエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="99"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="100"/>
         <source>Export comparison</source>
         <translation>比較をエクスポート</translation>
     </message>
@@ -642,32 +671,32 @@
 <context>
     <name>FiguresTable</name>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="34"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="35"/>
         <source>Part</source>
         <translation>項目</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="34"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="35"/>
         <source>Bytes</source>
         <translation>バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="34"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="35"/>
         <source>Size</source>
         <translation>サイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="69"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="70"/>
         <source>Size ({0})</source>
         <translation>サイズ ({0})</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="93"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="94"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="103"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="104"/>
         <source>Import notes:</source>
         <translation>インポート時の注記:</translation>
     </message>
@@ -675,37 +704,38 @@
 <context>
     <name>FitsTab</name>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="31"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="33"/>
         <source>GPU</source>
+        <extracomment>Text on those backgrounds, set with them: the palette&apos;s text is light in a dark scheme.</extracomment>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="32"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="34"/>
         <source>Capacity</source>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="33"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="35"/>
         <source>Needs</source>
         <translation>必要量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="34"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="36"/>
         <source>Headroom</source>
         <translation>余裕</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="35"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="37"/>
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="54"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="56"/>
         <source>✔ fits</source>
         <translation>✔ 収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="54"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="56"/>
         <source>✘ does not fit</source>
         <translation>✘ 収まらない</translation>
     </message>
@@ -1134,118 +1164,205 @@
 <context>
     <name>KvGrowthTab</name>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="47"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="55"/>
         <source>context (tokens per sequence)</source>
         <extracomment>One colour per curve slot (Okabe-Ito): the grid&apos;s concurrencies, then the current one.</extracomment>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="62"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="70"/>
         <source>KV budget</source>
         <translation>KV 予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="73"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="81"/>
         <source>this workload</source>
         <translation>このワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="125"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="144"/>
         <source>KV cache ({0})</source>
         <translation>KV キャッシュ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="146"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="165"/>
         <source>No KV budget on this GPU: {0}</source>
         <translation>この GPU には KV 予算がありません: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="161"/>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="174"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="180"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="193"/>
         <source>{0} concurrent</source>
         <translation>同時 {0}</translation>
     </message>
 </context>
 <context>
+    <name>LocalModelsPanel</name>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="64"/>
+        <source>Filter by name, source or format</source>
+        <translation>名前・出所・形式で絞り込み</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="68"/>
+        <source>Name</source>
+        <translation>名前</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="68"/>
+        <source>Source</source>
+        <translation>出所</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="68"/>
+        <source>Format</source>
+        <translation>形式</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="68"/>
+        <source>Size on disk</source>
+        <translation>ディスク上のサイズ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="79"/>
+        <source>Refresh</source>
+        <translation>更新</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="81"/>
+        <source>Add folder…</source>
+        <translation>フォルダーを追加…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="83"/>
+        <source>Use this model</source>
+        <translation>このモデルを使う</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="135"/>
+        <source>Looking for models on this machine…</source>
+        <translation>このマシンのモデルを探しています…</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../vramdesk/gui/local_models.py" line="148"/>
+        <source>%n model(s) found</source>
+        <translation>
+            <numerusform>%n 個のモデルが見つかりました</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../vramdesk/gui/local_models.py" line="150"/>
+        <source>%n could not be read</source>
+        <translation>
+            <numerusform>%n 個は読めませんでした</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="158"/>
+        <source>The scan failed: {0}</source>
+        <translation>走査に失敗しました: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="204"/>
+        <source>Cannot read {0}: {1}</source>
+        <translation>{0} を読めません: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="210"/>
+        <source>Local: {0}</source>
+        <translation>ローカル: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="215"/>
+        <source>Add a folder of models</source>
+        <translation>モデルのフォルダーを追加</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="159"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="166"/>
         <source>Reverse solver</source>
         <extracomment>No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="160"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="167"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="161"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="168"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="162"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="169"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="186"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="193"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="190"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="197"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="216"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="203"/>
+        <source>Models on this machine</source>
+        <translation>このマシンのモデル</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="231"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="217"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="232"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="219"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="235"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="222"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="238"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="223"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="239"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="232"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="248"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="241"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="258"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="242"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="259"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="370"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="387"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="175"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="182"/>
         <source>Inputs</source>
         <translation>入力</translation>
     </message>
@@ -1253,248 +1370,249 @@
 <context>
     <name>ModelForm</name>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="34"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="36"/>
         <source>Model</source>
+        <extracomment>The path of a model imported and loaded (for File → Open recent).</extracomment>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="51"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="53"/>
         <source>Import config.json / model folder…</source>
         <translation>config.json / モデルフォルダーをインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="55"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="57"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="59"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="61"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="60"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="62"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="61"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="63"/>
         <source>Layers (num_hidden_layers)</source>
         <translation>層数（num_hidden_layers）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="62"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="64"/>
         <source>hidden_size</source>
         <translation>hidden_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="63"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="65"/>
         <source>Attention heads</source>
         <translation>アテンションヘッド数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="64"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="66"/>
         <source>KV heads (num_key_value_heads)</source>
         <translation>KV ヘッド数（num_key_value_heads）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="65"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="67"/>
         <source>head_dim</source>
         <translation>head_dim</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="66"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="68"/>
         <source>intermediate_size</source>
         <translation>intermediate_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="67"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="69"/>
         <source>vocab_size</source>
         <translation>vocab_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="68"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="70"/>
         <source>Tied embeddings</source>
         <translation>埋め込みを共有（tie_word_embeddings）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="69"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="71"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="71"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="73"/>
         <source>the checkpoint (fixed)</source>
         <translation>チェックポイント（固定）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="72"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="74"/>
         <source>the shape (follows the fields)</source>
         <translation>形状（各欄に追従）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="74"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="76"/>
         <source>Parameter count from</source>
         <translation>パラメータ数の出所</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="77"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="79"/>
         <source>A preset or import pins the checkpoint&apos;s published parameter count (and its byte size), so shape edits do not move the weights. Choose the shape to compute the count from the layers, widths and vocabulary instead.</source>
         <translation>プリセットやインポートはチェックポイントの公表パラメータ数（とバイト数）に固定するため、形状を編集しても重みは変わりません。層数・幅・語彙から数えるには「形状」を選んでください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="82"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="84"/>
         <source>Parameters</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="82"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="84"/>
         <source>computed from the shape</source>
         <translation>構成から計算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="83"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="85"/>
         <source>MoE experts (0 = dense)</source>
         <translation>MoE エキスパート数（0 = 密）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="84"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="86"/>
         <source>Experts per token</source>
         <translation>トークンあたりのエキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="85"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="87"/>
         <source>Expert intermediate size</source>
         <translation>エキスパートの中間次元</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="86"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
         <source>Shared experts</source>
         <translation>共有エキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="87"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="89"/>
         <source>Dense leading layers</source>
         <translation>先頭の密な層の数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
         <source>Sliding window (tokens)</source>
         <translation>スライディングウィンドウ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
         <source>every layer slides</source>
         <translation>全層がスライディング</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="91"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
         <source>no sliding layers</source>
         <translation>スライディング層なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="94"/>
         <source>alternating</source>
         <translation>交互</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="95"/>
         <source>5 local : 1 global</source>
         <translation>ローカル 5 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="94"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="96"/>
         <source>3 local : 1 global</source>
         <translation>ローカル 3 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="95"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="97"/>
         <source>per-layer list (from preset)</source>
         <translation>層ごとの一覧（プリセットから）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="97"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="99"/>
         <source>Sliding layers</source>
         <translation>スライディング層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="98"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="100"/>
         <source>head_dim (derived)</source>
         <translation>head_dim（導出値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="99"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="101"/>
         <source>GQA ratio</source>
         <translation>GQA 比</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="100"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="102"/>
         <source>Parameter count</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="101"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="103"/>
         <source>KV bytes per token</source>
         <translation>トークンあたりの KV バイト数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="122"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="124"/>
         <source> (shape gives {0:,})</source>
         <translation>（構成から計算すると {0:,}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="124"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="126"/>
         <source>, active {0:,}</source>
         <translation>、アクティブ {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="132"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="134"/>
         <source>the checkpoint: {0:,}</source>
         <translation>チェックポイント: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="134"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="136"/>
         <source>the checkpoint (none loaded)</source>
         <translation>チェックポイント（読み込みなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="137"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="139"/>
         <source>the shape: {0:,}</source>
         <translation>形状: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="153"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="155"/>
         <source> (bundled, read-only)</source>
         <translation>（同梱・読み取り専用）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="153"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="155"/>
         <source> (mine)</source>
         <translation>（ユーザー）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="183"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="185"/>
         <source>Custom (edited)</source>
         <translation>カスタム (編集済み)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="195"/>
-        <location filename="../../vramdesk/gui/model_form.py" line="200"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="197"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="202"/>
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="197"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="199"/>
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="218"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="220"/>
         <source>Imported: {0}</source>
         <translation>インポート: {0}</translation>
     </message>
@@ -1551,48 +1669,48 @@
         <translation>ファイルへエクスポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="67"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="70"/>
         <source>Dismiss</source>
         <translation>閉じる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="114"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="117"/>
         <source>Saved {0} preset “{1}”</source>
         <translation>{0} プリセット「{1}」を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="148"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="151"/>
         <source>Exported to {0}</source>
         <translation>{0} にエクスポートしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="153"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="156"/>
         <source>Save preset</source>
         <translation>プリセットを保存</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="153"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="156"/>
         <source>Name of the {0} preset:</source>
         <translation>{0} プリセットの名前:</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="162"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="165"/>
         <source>Rename preset</source>
         <translation>プリセットの名前を変更</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="162"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="165"/>
         <source>New name:</source>
         <translation>新しい名前:</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="167"/>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="169"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="170"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="172"/>
         <source>Import preset</source>
         <translation>プリセットをインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="175"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="178"/>
         <source>Export preset</source>
         <translation>プリセットをエクスポート</translation>
     </message>
@@ -1753,77 +1871,78 @@
 <context>
     <name>SolverTab</name>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="51"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="53"/>
         <source>GPU capacity</source>
         <translation>GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="52"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="54"/>
         <source>Usable for KV + activations</source>
         <translation>KV と活性化に使える量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="53"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="55"/>
         <source>KV cache budget</source>
         <translation>KV キャッシュの予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="54"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="56"/>
         <source>vLLM would print</source>
         <translation>vLLM の表示</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="55"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="57"/>
         <source>Max concurrency at the context</source>
         <translation>このコンテキストでの最大同時数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="56"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="58"/>
         <source>Max context at the concurrency</source>
         <translation>この同時数での最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="57"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="59"/>
         <source>Smallest GPU count (TP)</source>
         <translation>必要な最小 GPU 数（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="74"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
         <source>Lever</source>
         <translation>対策</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="74"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
         <source>Value</source>
         <translation>値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="74"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
         <source>Saves</source>
         <translation>削減量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="74"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
         <source>Advice</source>
         <translation>助言</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="40"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="42"/>
         <source>Fit advisor (when it does not fit): levers, most effective first</source>
+        <extracomment>Solved values: bold, in the theme&apos;s &quot;solved&quot; colour (vramdesk.gui.theme.TEXT_COLOURS).</extracomment>
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="97"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="99"/>
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="114"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="116"/>
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="119"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="121"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>
