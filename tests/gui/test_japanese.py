@@ -266,7 +266,12 @@ def japanese():
 
 
 def test_every_visible_text_is_japanese(japanese, make_main_window, qtbot):
-    window = make_main_window(show=True)
+    from tests.gui.conftest import one_gpu_snapshot
+
+    snapshot = one_gpu_snapshot()  # a local GPU: its free line, legend and verdict are shown
+    window = make_main_window(show=True, gpu_query=lambda: snapshot)
+    qtbot.waitUntil(lambda: window.controller.local_snapshot is snapshot, timeout=5000)
+    assert window.verdict.isVisibleTo(window)
     window.resize(1600, 1000)
     window.compare_tab.set_checked(["bundled:7b-class"])
     leftovers = []

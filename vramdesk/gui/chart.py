@@ -225,7 +225,8 @@ class BreakdownChart(QWidget):
             return
         if not listed:
             self.legend.addItem(self._free_sample, "")
-        text = f"{self.tr('local free')}<br>{format_bytes(free, self.controller.unit)}"
+        name = self.tr("local free")
+        text = f"{name}<br>{format_bytes(free, self.controller.unit)}"
         self.legend.getLabel(self._free_sample).setText(text, **style)
 
     def title_text(self) -> str:
