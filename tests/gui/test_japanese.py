@@ -331,3 +331,17 @@ def test_refusals_typed_into_fields_are_explained_in_japanese(japanese, make_mai
         type_text(qtbot, fields[name], typed)
         assert fields[name].toolTip() == expected
         type_text(qtbot, fields[name], {"params": "8e9", "num_hidden_layers": "32"}.get(name, "2"))
+
+
+def test_japanese_ui_prefers_a_family_with_a_real_bold_face():
+    from vramdesk.gui.settings import japanese_ui_family
+
+    styles = {
+        "IPAGothic": ["Regular"],  # the usual fontconfig pick for Japanese: no bold
+        "Noto Sans CJK JP": ["Regular", "Bold"],
+        "Noto Sans JP": ["Regular"],
+    }
+    families = list(styles)
+    assert japanese_ui_family(families, styles.__getitem__) == "Noto Sans CJK JP"
+    styles["Noto Sans CJK JP"] = ["Regular"]  # no bold anywhere: leave the system's choice
+    assert japanese_ui_family(families, styles.__getitem__) is None
