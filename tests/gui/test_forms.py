@@ -264,6 +264,7 @@ def test_huge_typed_value_gives_a_short_message_and_keeps_the_layout(
     make_main_window, qtbot, typed
 ):
     window = make_main_window()
+    window.form_column.set_open_sections(["model"])  # the width of the open section is kept
     form = window.model_form
     width = form.minimumSizeHint().width()
     edit = form.fields["params"]
@@ -283,6 +284,7 @@ def test_long_unbroken_error_text_is_cut_and_wraps_full_text_in_tooltip(
     from vramdesk.gui import binding
 
     window = make_main_window()
+    window.form_column.set_open_sections(["model"])  # the width of the open section is kept
     form = window.model_form
     width = form.minimumSizeHint().width()
     reason = "x" * 1000  # e.g. a core reason quoting a long value

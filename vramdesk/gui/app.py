@@ -15,9 +15,17 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from vramdesk.core.bundled import resources_dir
-from vramdesk.gui.settings import load_translator, open_settings, resolve_language
+from vramdesk.gui.display import FatalQtMessage, display_problem, release_connections
+from vramdesk.gui.settings import (
+    japanese_ui_family,
+    load_translator,
+    open_settings,
+    resolve_language,
+)
 
 QUIT_ENV = "VRAMDESK_QUIT_AFTER_MS"
+#: Exit status when the window cannot open here (no display, a missing Qt library): as bad input.
+EXIT_NO_DISPLAY = 2
 
 
 class WindowHost:
@@ -34,9 +42,27 @@ class WindowHost:
         """Install the translator for ``choice`` (``system``, ``en`` or ``ja``)."""
         if self.translator is not None:
             self.app.removeTranslator(self.translator)
-        self.translator = load_translator(resolve_language(choice))
+        language = resolve_language(choice)
+        self.translator = load_translator(language)
         if self.translator is not None:
             self.app.installTranslator(self.translator)
+        self._set_ui_font(language)
+
+    def _set_ui_font(self, language: str) -> None:
+        """Japanese: a family with a real bold face, so bold labels stay bold."""
+        from PySide6.QtGui import QFont, QFontDatabase
+
+        if not hasattr(self, "_default_font"):
+            self._default_font = QFont(self.app.font())
+        family = (
+            japanese_ui_family(QFontDatabase.families(), QFontDatabase.styles)
+            if language == "ja"
+            else None
+        )
+        font = QFont(self._default_font)
+        if family is not None:
+            font.setFamilies([family, *self._default_font.families()])
+        self.app.setFont(font)
 
     def open_window(self) -> None:
         """Build and show the window (restoring the last session from the settings)."""
@@ -60,9 +86,21 @@ class WindowHost:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Open the window and run the event loop; return the exit status."""
+    """Open the window and run the event loop; return the exit status.
+
+    2 with one line on stderr when the window cannot open here (see
+    :func:`vramdesk.gui.display.display_problem`).
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
-    app = QApplication.instance() or QApplication(["vramdesk", *argv])
+    app = QApplication.instance()
+    if app is None:
+        problem = display_problem()
+        if problem is not None:
+            print(problem, file=sys.stderr)
+            return EXIT_NO_DISPLAY
+        with FatalQtMessage():  # what the check could not foresee: still one line, exit 2
+            app = QApplication(["vramdesk", *argv])
+        release_connections()
     QCoreApplication.setApplicationName("vramdesk")
     QCoreApplication.setOrganizationName("vramdesk")
     icon = resources_dir() / "icons" / "vramdesk.svg"
