@@ -30,7 +30,6 @@ from vramdesk.core.kv_cache import (  # noqa: F401 - re-exported: the KV terms a
     kv_cache_part,
     kv_cost_by_kind,
     kv_heads_per_gpu,
-    kv_row_elements,
     shared_prefix_tokens,
 )
 from vramdesk.core.model import ModelSpec

@@ -64,32 +64,6 @@ def layer_row_elements(
     return n * layer.k_head_dim, n * layer.v_head_dim
 
 
-def _first_kv_layer(model: ModelSpec) -> LayerAttention | None:
-    return next((layer for layer in model.attention_layers() if layer.holds_kv), None)
-
-
-def kv_row_elements(model: ModelSpec, runtime: Runtime) -> tuple[int, int]:
-    """Elements cached per token per layer per GPU, as ``(k, v)``, of the first cache layer.
-
-    :func:`layer_row_elements` of the first layer that holds a cache; ``(0, 0)`` when none.
-    """
-    layer = _first_kv_layer(model)
-    return (0, 0) if layer is None else layer_row_elements(model, layer, runtime)
-
-
-def layer_bytes_per_token(
-    model: ModelSpec, layer: LayerAttention, kv_dtype: KVDtype, runtime: Runtime
-) -> int:
-    """Bytes one token takes in ``layer``'s cache on one GPU.
-
-    Each row is rounded up to whole bytes: ggml ``q8_0`` = 34/32 and ``q4_0`` = 18/32 bytes
-    per element.
-    """
-    k, v = layer_row_elements(model, layer, runtime)
-    e = kv_dtype.bytes_per_element
-    return ceil_bytes(k * e) + ceil_bytes(v * e)
-
-
 def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> int:
     """Bytes one token takes in one layer's KV cache on one GPU: the largest layer's.
 
@@ -106,11 +80,6 @@ def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: R
 def gpu_layers(model: ModelSpec, runtime: Runtime) -> list[LayerAttention]:
     """Layers of the pipeline stage that holds the most KV cache (:func:`model.stage_layers`)."""
     return stage_layers(model, runtime.pipeline_parallel_size)
-
-
-def _gpu_layers(model: ModelSpec, runtime: Runtime) -> list[str]:
-    """Layer kinds of :func:`gpu_layers` (kept for callers that only need the kinds)."""
-    return [layer.kind for layer in gpu_layers(model, runtime)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +157,7 @@ def kv_cost_by_kind(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> li
     """Per-token KV cost of each kind of layer (full, sliding, shared, recurrent, no-cache).
 
     A sliding layer's cost stops growing at its window; the effective per-token cost at a
-    context is the KV part divided by the tokens (:func:`effective_bytes_per_token`).
+    context is the KV part divided by the live tokens.
     """
     out: dict[str, list[int]] = {}
     windows: dict[str, int | None] = {}
@@ -200,11 +169,6 @@ def kv_cost_by_kind(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> li
         windows[g.kind_label] = g.window
     order = (FULL, SLIDING, "shared", RECURRENT, NO_CACHE)
     return [KindCost(k, out[k][0], out[k][1], windows[k]) for k in order if k in out]
-
-
-def effective_bytes_per_token(kv_bytes: int, workload: Workload) -> Fraction:
-    """KV bytes per live token at the workload's context: ``kv_bytes / (context * batch)``."""
-    return Fraction(kv_bytes, workload.context_tokens * workload.batch)
 
 
 def _round_block(tokens: int, block: int | None) -> int:
@@ -243,8 +207,9 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
     """KV-cache memory per GPU.
 
     ``kv_bytes = sum over layers of per_token(layer) * tokens_cached(kind)`` (SPEC §3.3),
-    with ``per_token(layer)`` from :func:`layer_bytes_per_token` (0 for layers without a
-    cache of their own) and ``tokens_cached`` from :func:`cached_tokens`.
+    with ``per_token(layer)`` = :func:`layer_row_elements` times the element size, each row
+    rounded up to whole bytes (0 for layers without a cache of their own), and
+    ``tokens_cached`` from :func:`cached_tokens`.
     """
     e = workload.kv_dtype.bytes_per_element
     tokens = cached_tokens(model, workload, runtime)
@@ -308,7 +273,7 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
         )
     if n_slide:
         notes.append(
-            f"{n_slide} sliding-window layers cache at most {model.sliding_window} tokens per sequence"
+            f"{n_slide} sliding-window layers cache at most {model.sliding_window} tokens per sequence"  # noqa: E501 - one sentence for lupdate
         )
     shared = sum(g.count for g in stage if g.kind_label == "shared")
     if shared:
