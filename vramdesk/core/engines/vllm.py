@@ -495,7 +495,7 @@ def kv_budget_bytes(total_bytes: int, b: Breakdown, runtime: Runtime) -> int:
 def blocks_per_request(
     model: ModelSpec, workload: Workload, runtime: Runtime, groups: dict[str, int]
 ) -> int:
-    """Blocks one request of ``context_tokens`` needs over every group."""
+    """Blocks one request of ``context_tokens`` needs over every group (vLLM V1)."""
     block, ctx = runtime.block_size or 16, workload.context_tokens
     need = 0
     for kind, n in groups.items():
@@ -504,9 +504,9 @@ def blocks_per_request(
         elif kind == RECURRENT:  # one state block per request (mamba_cache_mode none)
             need += n
         else:
-            span = min(
-                (model.sliding_window or ctx) - 1 + batched_tokens(workload, runtime, model), ctx
-            )
+            # V1 only (V0 has no hybrid allocator), whose batched tokens do not depend on the
+            # model (V0's automatic chunked prefill does)
+            span = min((model.sliding_window or ctx) - 1 + batched_tokens(workload, runtime), ctx)
             need += n * (ceil_div(span, block) + 1)
     return need
 
