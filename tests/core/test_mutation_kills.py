@@ -21,6 +21,7 @@ from vramdesk.core import (
     WeightSpec,
     Workload,
     estimate,
+    solve,
 )
 from vramdesk.core.bundled import find_model
 from vramdesk.core.engines.llamacpp import LlamaCppProfile, weight_split
@@ -199,3 +200,150 @@ def test_vllm_weights_formula_text():
     b = estimate(LLAMA8.model, LLAMA8.weights, Workload(4096), Runtime(engine=Engine.VLLM))
     # bf16: 16 / 8 = 2 bytes per parameter
     assert b.weights.formula == "((params + vocab_pad) * 2) / (TP * PP) + rope_cache"
+
+
+# ------------------------------------------------------------------------------ solver
+GIB = 2**30
+
+
+def test_exact_concurrency_below_one_sequence_uses_the_intercept():
+    # 8B bf16 on 24 GiB: usable floor(25,769,803,776 * 0.9) = 23,192,823,398 - 1 GiB
+    #   - 16,060,522,496 = 6,058,559,078 B.
+    # context 65,536 with a 32,768-token shared prefix: need(n) = 131,072 * (32,768 n + 32,768)
+    #   = 4,294,967,296 (n + 1); need(1) = 8 GiB does not fit -> 0 sequences, and the fraction
+    #   (usable - intercept) / slope = (6,058,559,078 - 4,294,967,296) / 4,294,967,296
+    #   (not usable / need(1) = 0.705)
+    rt = Runtime(shared_prefix_tokens=32_768)
+    r = solve(LLAMA8.model, LLAMA8.weights, Workload(context_tokens=65_536), rt, 24 * GIB)
+    assert r.usable_bytes == 6_058_559_078
+    assert r.max_concurrency == 0
+    assert r.max_concurrency_exact == Fraction(1_763_591_782, 4_294_967_296)
+
+
+def test_advisor_levers_for_8b_at_64_sequences_on_24_gib():
+    # usable 6,058,559,078 B (above); a sequence of 8,192 tokens: 131,072 * 8,192 = 1 GiB
+    # current need + weights = 64 GiB + 16,060,522,496 = 84,779,999,232
+    # batch lever: 5 sequences (5 GiB <= usable < 6 GiB); saves 59 GiB = 63,350,767,616
+    # context lever: 64 * ceil16(c) * 131,072 <= usable -> ceil16(c) <= 722.3 -> 720 tokens;
+    #   saves 84,779,999,232 - (64 * 720 * 131,072 + 16,060,522,496) = 62,679,678,976
+    wl = Workload(context_tokens=8192, batch=64)
+    r = solve(LLAMA8.model, LLAMA8.weights, wl, Runtime(), 24 * GIB)
+    levers = {a.lever: a for a in r.advice}
+    assert (levers["batch"].value, levers["batch"].saves_bytes) == (5, 63_350_767_616)
+    assert levers["batch"].action == "Cap concurrency at 5 sequences"
+    ctx = levers["context_tokens"]
+    assert (ctx.value, ctx.saves_bytes) == (720, 62_679_678_976)
+    assert ctx.action == "Cap the context at 720 tokens"
+
+
+def test_advisor_tp_lever_saves_the_difference_of_totals():
+    # Llama-3.1-70B bf16, 8,192 x 1, formula profile, 80 GiB:
+    #   TP 1: weights 141,107,412,992 + KV 327,680 * 8,192 = 2,684,354,560 -> 143,791,767,552
+    #         * 1.15 -> + ceil(21,568,765,132.8) + 1 GiB = 166,434,274,509
+    #   TP 2: 70,553,706,496 + 1,342,177,280 = 71,895,883,776 -> + 10,784,382,567 + 1 GiB
+    #         = 83,754,008,167 (fits: usable 77,309,411,328 - 1 GiB - weights leaves 5.3 GiB)
+    #   saves 166,434,274,509 - 83,754,008,167 = 82,680,266,342
+    p70 = find_model("llama-3.1-70b")
+    r = solve(p70.model, WeightSpec(WeightFormat.BF16), Workload(8192), Runtime(), 80 * GIB)
+    assert r.min_gpus == 2
+    tp = next(a for a in r.advice if a.lever == "tensor_parallel_size")
+    assert (tp.value, tp.saves_bytes) == (2, 82_680_266_342)
+
+
+def test_weight_lever_never_proposes_the_current_width():
+    # already int8: the lever can only go down to int4 (4.25 bpw), never "quantize to int8"
+    wl = Workload(context_tokens=8192, batch=64)
+    r = solve(LLAMA8.model, WeightSpec(WeightFormat.INT8), wl, Runtime(), 24 * GIB)
+    weights = [a for a in r.advice if a.lever == "weights"]
+    assert [a.value for a in weights] == ["int4 (g128, 4.25 bpw)"]
+
+
+# ------------------------------------------------------------------------------ SGLang
+def test_sglang_pool_tokens_from_the_gpu_total_are_whole():
+    # pool = floor(total * 0.88) - weights; tokens = pool // 131,072 (8B, 32 layers fp16)
+    from vramdesk.core.engines.sglang import SglangProfile
+
+    rt = Runtime(engine=Engine.SGLANG)
+    wl = Workload(context_tokens=4096)
+    total = 80 * GIB
+    fig = SglangProfile().figures(LLAMA8.model, LLAMA8.weights, wl, rt, gpu_total_bytes=total)
+    pool = (total * 88) // 100 - fig["weights_bytes"]
+    assert fig["kv_cache_tokens"] == pool // 131_072
+    assert isinstance(fig["kv_cache_tokens"], int)
+    # K and V halves: 64 KiB each per token
+    assert fig["kv_cache_bytes_k"] == fig["kv_cache_bytes_v"] == fig["kv_cache_tokens"] * 65_536
+
+
+def test_sglang_mla_cache_is_all_k():
+    # DeepSeek-V3 under SGLang: the latent (512 + 64) * 2 B = 1,152 B per layer in the K
+    # buffer, no V: 1,000 tokens * 61 layers * 1,152 = 70,272,000 B
+    from vramdesk.core.engines.sglang import SglangProfile
+
+    ds = find_model("deepseek-v3")
+    rt = Runtime(engine=Engine.SGLANG, tensor_parallel_size=8)
+    fig = SglangProfile().figures(
+        ds.model, ds.weights, Workload(4096), rt, counts={"kv_cache_tokens": 1000}
+    )
+    assert (fig["kv_cache_bytes_k"], fig["kv_cache_bytes_v"]) == (70_272_000, 0)
+
+
+# --------------------------------------------------------------------------- llama.cpp
+def test_flash_attention_auto_from_its_first_build():
+    from vramdesk.core.engines.llamacpp import FA_AUTO_SINCE_BUILD, flash_attention
+
+    # common/arg.cpp: -fa auto is the default from build 6325 on, off before
+    assert FA_AUTO_SINCE_BUILD == 6325
+    assert flash_attention(Runtime(engine=Engine.LLAMA_CPP, engine_version="b6325")) is True
+    assert flash_attention(Runtime(engine=Engine.LLAMA_CPP, engine_version="b6324")) is False
+
+
+def test_llamacpp_swa_cells_are_zero_without_a_window():
+    rt = Runtime(engine=Engine.LLAMA_CPP)
+    fig = LlamaCppProfile().figures(LLAMA8.model, LLAMA8.weights, Workload(4096), rt)
+    assert fig["kv_cache_cells_swa"] == 0
+
+
+def test_llamacpp_partial_offload_keeps_the_output_on_the_host():
+    # Llama-3.1-8B bf16: embedding and lm_head 128,256 * 4,096 = 525,336,576 params * 2 B =
+    # 1,050,673,152 B each; repeating layers 16,060,522,496 - 2 * 1,050,673,152 =
+    # 13,959,176,192. -ngl 16 of 32: device 13,959,176,192 * 16 // 32 = 6,979,588,096; the
+    # output stays on the host: host = embedding + the other 16 layers + output
+    # = 1,050,673,152 + 6,979,588,096 + 1,050,673,152 = 9,080,934,400
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_gpu_layers=16)
+    split = weight_split(LLAMA8.model, WeightSpec(WeightFormat.BF16), rt)
+    assert split["device"] == 6_979_588_096
+    assert split["host"] == 9_080_934_400
+
+
+def test_llamacpp_output_copy_from_a_batch_of_32():
+    # ggml-cuda offload_op: min_batch_size 32 -> n_ubatch 32 copies the 1,050,673,152-byte
+    # output matrix into the compute buffer; 31 does not
+    from vramdesk.core.engines.llamacpp import output_copy_bytes
+
+    w = WeightSpec(WeightFormat.BF16)
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_gpu_layers=16, n_ubatch=32)
+    assert output_copy_bytes(LLAMA8.model, w, rt) == 1_050_673_152
+    assert output_copy_bytes(LLAMA8.model, w, rt.replace(n_ubatch=31)) == 0
+
+
+def test_ollama_refusal_names_ollama():
+    rt = Runtime(engine=Engine.OLLAMA)
+    with pytest.raises(InputError) as err:
+        estimate(LLAMA8.model, LLAMA8.weights, Workload(4096, kv_dtype=KVDtype.Q5_0), rt)
+    assert str(err.value).startswith("kv_dtype: Ollama has no q5_0 KV cache")
+
+
+def test_ollama_quantized_cache_notes_flash_attention():
+    # Ollama stores a q8_0 cache only with flash attention on (llm/server.go)
+    rt = Runtime(engine=Engine.OLLAMA)
+    b = estimate(LLAMA8.model, LLAMA8.weights, Workload(4096, kv_dtype=KVDtype.Q8_0), rt)
+    assert any(a.startswith("flash attention on") for a in b.activations.assumptions)
+
+
+def test_vllm_blocks_from_given_tokens_use_the_block_size():
+    # given 8,000 logged tokens at block 32: 8,000 // 32 = 250 blocks per group, 1 group
+    rt = Runtime(engine=Engine.VLLM, block_size=32, engine_version="0.11.0")
+    fig = VllmProfile().figures(
+        LLAMA8.model, LLAMA8.weights, Workload(4096), rt, counts={"kv_cache_tokens": 8000}
+    )
+    assert fig["num_gpu_blocks"] == 250
