@@ -97,6 +97,7 @@ def _config(module_globs: list[str], children: int) -> str:
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-x", "-q", "--no-header",'
         ' "-p", "no:randomly"]\n'
         "use_git_change_detection = false\n"
+        "timeout_multiplier = 4.0\n"
         f"do_not_mutate_patterns = {json.dumps(SKIP_LINES)}\n"
         f"# max_children = {children}\n"
     )
