@@ -33,4 +33,5 @@ def test_deleting_the_plot_raises_nothing_in_the_event_loop(qtbot):
     plot.deleteLater()
     QApplication.sendPostedEvents(None, 0)
     QApplication.processEvents()
-    pin.place()  # a late call after the view is gone raises nothing (pytest-qt fails on event-loop errors)
+    # a late call after the view is gone raises nothing (pytest-qt fails on event-loop errors)
+    pin.place()
