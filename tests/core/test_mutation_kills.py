@@ -347,3 +347,104 @@ def test_vllm_blocks_from_given_tokens_use_the_block_size():
         LLAMA8.model, LLAMA8.weights, Workload(4096), rt, counts={"kv_cache_tokens": 8000}
     )
     assert fig["num_gpu_blocks"] == 250
+
+
+def test_kv_heads_per_rank_floor_a_layer_of_its_own():
+    # vLLM get_num_kv_heads: max(1, heads // TP), an integer: a layer with 12 KV heads at TP 8
+    # holds 1 head per rank (not 1.5). Layers of 8 and 12 heads, head_dim 128, fp16:
+    # 2 * 1 * 128 * 2 = 512 B each -> 1,024 B per token
+    m = ModelSpec(
+        num_hidden_layers=2,
+        num_key_value_heads=8,
+        num_attention_heads=48,
+        head_dim=128,
+        layer_kv_heads=(8, 12),
+        params=10**9,
+    )
+    from vramdesk.core.kv_cache import kv_bytes_per_token
+
+    assert kv_bytes_per_token(m, KVDtype.FP16, Runtime(tensor_parallel_size=8)) == 1024
+
+
+def test_exact_concurrency_when_a_second_sequence_costs_nothing():
+    # an encoder (no KV) whose prefill is chunked at 512 tokens with every logit kept: the
+    # need is the same at any batch: 512 * (1,024 + 4,096) * 2 * 4 = 20,971,520 + logits
+    # 512 * 30,522 * 4 = 62,509,056 -> 83,480,576 B. Weights 3e8 * 2 = 600,000,000 B.
+    # capacity 1,915,268,694: floor(* 0.9) = 1,723,741,824 - 1 GiB - 6e8 = 50,000,000 usable
+    # -> no sequence fits, and the fraction is usable / need(1) = 50,000,000 / 83,480,576
+    enc = ModelSpec(
+        num_hidden_layers=12,
+        num_key_value_heads=16,
+        num_attention_heads=16,
+        head_dim=64,
+        hidden_size=1024,
+        intermediate_size=4096,
+        vocab_size=30_522,
+        causal=False,
+        params=3 * 10**8,
+    )
+    wl = Workload(context_tokens=4096, prompt_len=4096, chunk_tokens=512, all_logits=True)
+    r = solve(enc, WeightSpec(WeightFormat.FP16), wl, Runtime(), 1_915_268_694)
+    assert r.usable_bytes == 50_000_000
+    assert r.max_concurrency == 0
+    assert r.max_concurrency_exact == Fraction(50_000_000, 83_480_576)
+
+
+def test_weight_lever_absent_when_already_at_the_smallest_width():
+    # int4 g128 is the smallest width the advisor proposes: no weights lever at all
+    wl = Workload(context_tokens=8192, batch=64)
+    r = solve(LLAMA8.model, WeightSpec(WeightFormat.INT4), wl, Runtime(), 24 * GIB)
+    assert not r.fits
+    assert [a for a in r.advice if a.lever == "weights"] == []
+
+
+def test_vllm_non_torch_with_cuda_graphs_says_what_it_is():
+    rt = Runtime(engine=Engine.VLLM, cuda_graph_bytes=500 * 2**20)
+    b = estimate(LLAMA8.model, LLAMA8.weights, Workload(context_tokens=4096), rt)
+    # V1 non-torch 150,994,944 (fitted) + the given 524,288,000 of CUDA graphs
+    assert b.overhead.bytes == 150_994_944 + 524_288_000
+    assert "V1 non-torch memory + NCCL buffers when TP/PP > 1 (fitted)" in b.overhead.assumptions
+
+
+def test_vllm_blocks_per_request_add_every_group_full_first():
+    # layers F S F S (window 128): groups of 2 -> one full, one sliding group. A 4,096-token
+    # request: full 4,096 / 16 = 256 blocks + sliding cdiv(min(127 + 8,192, 4,096), 16) + 1
+    # = 257 -> 513; 5,130 blocks -> concurrency 10
+    from vramdesk.core.model import FULL, SLIDING
+
+    m = ModelSpec(
+        num_hidden_layers=4,
+        num_key_value_heads=8,
+        head_dim=64,
+        sliding_window=128,
+        layer_types=(FULL, SLIDING) * 2,
+    )
+    rt = Runtime(engine=Engine.VLLM, engine_version="0.11.0")
+    fig = VllmProfile().block_figures(m, Workload(context_tokens=4096), rt, 5130)
+    assert fig["max_concurrency"] == 10
+
+
+def test_vllm_block_bytes_default_block_of_16():
+    # block_size unset: vLLM's 16 tokens * (2 * 8 * 128 * 2 = 4,096 B) * 32 layers
+    rt = Runtime(engine=Engine.VLLM, block_size=None)
+    assert VllmProfile.block_bytes(LLAMA8.model, Workload(4096), rt) == 2_097_152
+
+
+def test_max_context_searches_past_a_break_at_the_shortest_context():
+    # vLLM V0 profiles a 32,768-token prompt whole (T = 32,768) but turns chunked prefill on
+    # above 32K (T = 2,048): on 12 GiB, 8B int4 does not fit at 32,768 tokens yet fits at
+    # longer contexts. The break sits exactly at the shortest context the solver may answer
+    # (the prompt), and the segment after it must still be searched. Oracle: estimate()
+    # against the engine's own budget (tests/core/test_solver_search.py).
+    from tests.core.test_solver_search import oracle_fits
+
+    rt = Runtime(engine=Engine.VLLM, engine_version="V0 0.6.4")
+    w = WeightSpec(WeightFormat.INT4)
+    wl = Workload(context_tokens=32_768, prompt_len=32_768)
+    cap = 12 * GIB
+    r = solve(LLAMA8.model, w, wl, rt, cap)
+    assert not oracle_fits(LLAMA8.model, w, wl, rt, cap)
+    c = r.max_context
+    assert c > 32_768
+    assert oracle_fits(LLAMA8.model, w, wl.replace(context_tokens=c), rt, cap)
+    assert not oracle_fits(LLAMA8.model, w, wl.replace(context_tokens=c + 1), rt, cap)
