@@ -448,3 +448,89 @@ def test_max_context_searches_past_a_break_at_the_shortest_context():
     assert c > 32_768
     assert oracle_fits(LLAMA8.model, w, wl.replace(context_tokens=c), rt, cap)
     assert not oracle_fits(LLAMA8.model, w, wl.replace(context_tokens=c + 1), rt, cap)
+
+
+# ------------------------------------------------------------- formula terms and text
+def test_expanded_mla_rows_use_v_head_dim():
+    # transformers caches MLA expanded per head: K = heads * (qk_nope + qk_rope), V = heads *
+    # v_head_dim. 16 heads, nope 128, rope 64, v 64: (16 * 192 + 16 * 64) * 2 B = 8,192 B per
+    # layer per token; 2 layers -> 16,384
+    from vramdesk.core.kv_cache import kv_bytes_per_token
+    from vramdesk.core.runtime import MlaCache
+
+    m = ModelSpec(
+        num_hidden_layers=2,
+        num_key_value_heads=16,
+        num_attention_heads=16,
+        hidden_size=2048,
+        kv_lora_rank=512,
+        qk_rope_head_dim=64,
+        qk_nope_head_dim=128,
+        v_head_dim=64,
+        params=10**9,
+    )
+    rt = Runtime(mla_cache=MlaCache.EXPANDED)
+    assert kv_bytes_per_token(m, KVDtype.FP16, rt) == 16_384
+
+
+def test_kv_formula_substitutions_read_as_the_hand_derivation():
+    # what a user checks by hand: the row, layers, tokens; paged contexts that are not a
+    # multiple of the block show ceil_block(context) and its value
+    b = estimate(LLAMA8.model, LLAMA8.weights, Workload(8192), Runtime(tensor_parallel_size=16))
+    assert b.kv_cache.formula == "2 * kv_heads * head_dim * e * layers * context * batch"
+    assert b.kv_cache.substituted == "2 * 1 * 128 * 2 * 32 * 8,192 * 1"
+    b = estimate(LLAMA8.model, LLAMA8.weights, Workload(1000, 2), Runtime())
+    assert b.kv_cache.formula.endswith("layers * ceil_block(context) * batch")
+    assert b.kv_cache.substituted == "2 * 8 * 128 * 2 * 32 * 1,008 * 2"
+    ds = find_model("deepseek-v3")
+    b = estimate(ds.model, ds.weights, Workload(4096), Runtime(engine=Engine.VLLM))
+    assert b.kv_cache.substituted.startswith("(512 + 64) * 2 * ")
+
+
+def test_gguf_with_embeddings_kept_16_bit_uses_the_generic_groups():
+    # Q4_0 (18 bytes per 32 weights = 4.5 bits) with --embeddings unquantized: not
+    # llama-quantize's recipe but linear at 4.5 bits and the rest at 16.
+    #   linear 32 * (2 * 4,096^2 + 2 * 4,096 * 1,024 + 3 * 4,096 * 14,336) = 6,979,321,856
+    #          * 4.5 / 8 = 3,925,868,544 B
+    #   16-bit embedding + lm_head 2 * 128,256 * 4,096 = 1,050,673,152 + norms 32 * 2 * 4,096
+    #          + 4,096 = 266,240 -> 1,050,939,392 * 2 = 2,101,878,784 B
+    #   total 6,027,747,328 B
+    w = WeightSpec(WeightFormat.parse("q4_0"), embeddings_unquantized=True)
+    b = estimate(LLAMA8.model, w, Workload(4096), Runtime())
+    assert b.weights.bytes == 6_027_747_328
+
+
+def test_weights_formula_text_and_notes():
+    b = estimate(LLAMA8.model, LLAMA8.weights, Workload(4096), Runtime())
+    assert b.weights.formula == "params * bits_per_weight / 8"
+    b2 = estimate(LLAMA8.model, LLAMA8.weights, Workload(4096), Runtime(tensor_parallel_size=2))
+    assert b2.weights.formula == "(params * bits_per_weight / 8) / (TP * PP)"
+    assert b2.weights.substituted == "(8,030,261,248 * 16 / 8) / (2 * 1)"
+    # bf16 with embeddings "kept unquantized": nothing is quantized, so no such note
+    w = WeightSpec(WeightFormat.BF16, embeddings_unquantized=True)
+    b3 = estimate(LLAMA8.model, w, Workload(4096), Runtime())
+    assert not any("kept 16-bit" in a for a in b3.weights.assumptions)
+    # the ideal int4 of the source documents quantizes everything: no such note either
+    b4 = estimate(LLAMA8.model, WeightSpec(WeightFormat.INT4_IDEAL), Workload(4096), Runtime())
+    assert not any("kept 16-bit" in a for a in b4.weights.assumptions)
+    # int4 g128 keeps them, and says so
+    b5 = estimate(LLAMA8.model, WeightSpec(WeightFormat.INT4), Workload(4096), Runtime())
+    assert any("kept 16-bit" in a for a in b5.weights.assumptions)
+
+
+def test_checkpoint_size_formula():
+    # a checkpoint's own size (index total_size) in its own format: bytes / (TP * PP)
+    w = WeightSpec(WeightFormat.BF16)
+    m = LLAMA8.model.replace(checkpoint_bytes=16_060_522_496, checkpoint_format=w.storage_key())
+    b = estimate(m, w, Workload(4096), Runtime(tensor_parallel_size=2))
+    assert b.weights.bytes == 8_030_261_248
+    assert b.weights.formula == "checkpoint bytes / (TP * PP)"
+    assert b.weights.substituted == "16,060,522,496 / (2 * 1)"
+
+
+def test_fp32_warning_only_for_fp32():
+    def warned(fmt):
+        b = estimate(LLAMA8.model, WeightSpec(fmt), Workload(4096), Runtime())
+        return any(x.startswith("fp32 weights") for x in b.warnings)
+
+    assert warned(WeightFormat.FP32) and not warned(WeightFormat.BF16)

@@ -144,7 +144,7 @@ def weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
             f"group quantization: {spec.format.bits} + ({spec.scale_bits} + {spec.zero_bits}) / "
             f"{spec.effective_group_size} = {_fmt_bits(spec.bits_per_weight)} bits per weight"
         )
-    if spec.format.quantized and spec.keeps_embeddings:
+    if spec.keeps_embeddings:  # only ever true of a quantized format
         notes.append("embeddings and output head kept 16-bit, as real checkpoints store them")
     return Part(
         "weights", "Weights", ceil_bytes(Fraction(total, shards)), formula, subst, tuple(notes)
