@@ -8,10 +8,11 @@ read is ever executed (no ``trust_remote_code``, no pickle).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from vramdesk.core.errors import FileReadError
+from vramdesk.core.errors import FileReadError, ImportCancelled
 from vramdesk.core.units import MIB
 
 #: config.json files are a few KiB; 4 MiB leaves room for long token lists.
@@ -20,6 +21,33 @@ CONFIG_LIMIT_BYTES = 4 * MIB
 INDEX_LIMIT_BYTES = 64 * MIB
 #: safetensors' own limit on the JSON header (safetensors ``MAX_HEADER_SIZE`` = 100,000,000).
 SAFETENSORS_HEADER_LIMIT_BYTES = 100_000_000
+
+
+class Monitor:
+    """Progress and cancellation for a long read, called once per 1 MiB read.
+
+    Parameters
+    ----------
+    progress : callable, optional
+        ``progress(done_bytes, total_bytes)``; called from the reading thread.
+    cancelled : callable, optional
+        Returns True when the caller wants the read to stop; the reader then raises
+        :class:`ImportCancelled`.
+    """
+
+    def __init__(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> None:
+        self.progress, self.cancelled = progress, cancelled
+
+    def step(self, done: int, total: int) -> None:
+        """Report ``done`` of ``total`` bytes; raise :class:`ImportCancelled` when asked to stop."""
+        if self.cancelled is not None and self.cancelled():
+            raise ImportCancelled("path", "the import was cancelled", "cancelled")
+        if self.progress is not None:
+            self.progress(done, total)
 
 
 def _describe(size: int) -> str:

@@ -12,13 +12,14 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from vramdesk.core.errors import FileReadError
 from vramdesk.core.formats import WeightFormat
 from vramdesk.core.importers._files import (
     INDEX_LIMIT_BYTES,
     SAFETENSORS_HEADER_LIMIT_BYTES,
+    Monitor,
     parse_json,
     read_json_object,
 )
@@ -46,7 +47,7 @@ class SafetensorsHeader:
     dominant: WeightFormat | None
 
 
-def read_header(path: Path) -> SafetensorsHeader:
+def read_header(path: Path, monitor: Monitor | None = None) -> SafetensorsHeader:
     """Read and check the JSON header of a ``.safetensors`` file.
 
     Raises
@@ -77,11 +78,26 @@ def read_header(path: Path) -> SafetensorsHeader:
                 f"past the end of the file)",
                 "not_safetensors",
             )
-        raw = fh.read(n)
+        raw = _read_chunked(fh, n, monitor)
     header = parse_json(raw, f"{path.name} header", "path")
     if not isinstance(header, dict):
         raise FileReadError("path", f"{path.name} header is not a JSON object", "not_safetensors")
     return summarize({k: v for k, v in header.items() if k != "__metadata__"}, path.name)
+
+
+def _read_chunked(fh: BinaryIO, n: int, monitor: Monitor | None) -> bytes:
+    """``n`` bytes in 1 MiB reads, reporting progress and honouring cancellation between them."""
+    if monitor is None:
+        return fh.read(n)
+    parts, done = [], 0
+    while done < n:
+        monitor.step(done, n)
+        part = fh.read(min(1 << 20, n - done))
+        if not part:
+            break
+        parts.append(part)
+        done += len(part)
+    return b"".join(parts)
 
 
 def _size(path: Path) -> int:
