@@ -107,6 +107,8 @@ def _parse_line(line: str, where: str) -> dict[str, Any]:
         raise InputError(
             where, f"not valid JSON ({getattr(exc, 'msg', 'too deeply nested')})", "not_json"
         ) from None
+    except ValueError:  # Python's int parser refuses more than 4,300 digits (sys.int_info)
+        raise InputError(where, "holds a number with more than 4,300 digits", "not_json") from None
     if not isinstance(record, dict):
         raise InputError(where, "must be a JSON object", "not_object")
     if record.get("schema") != SCHEMA:

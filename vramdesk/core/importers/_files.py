@@ -95,7 +95,8 @@ def parse_json(data: bytes, what: str, field: str) -> Any:
     Raises
     ------
     FileReadError
-        ``field``: not UTF-8, not JSON, or nested too deeply.
+        ``field``: not UTF-8, not JSON, nested too deeply, or a number with more than
+        4,300 digits (Python's integer-conversion limit).
     """
     try:
         text = data.decode("utf-8-sig")
@@ -113,6 +114,10 @@ def parse_json(data: bytes, what: str, field: str) -> Any:
         ) from None
     except RecursionError:
         raise FileReadError(field, f"{what} is nested too deeply", "not_json") from None
+    except ValueError:  # Python's int parser: more than 4,300 digits (sys.int_info)
+        raise FileReadError(
+            field, f"{what} holds a number with more than 4,300 digits", "not_json"
+        ) from None
 
 
 def read_json_object(path: Path, limit_bytes: int, field: str) -> dict[str, Any]:

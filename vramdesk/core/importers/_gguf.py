@@ -205,8 +205,8 @@ def gguf_from_metadata(
     model = ModelSpec(
         name=title if isinstance(title, str) and title else name,
         params=params or None,
-        checkpoint_bytes=nbytes,
-        checkpoint_format=weights.storage_key(),
+        checkpoint_bytes=nbytes if tensors else None,  # no tensor table: nothing exact
+        checkpoint_format=weights.storage_key() if tensors else None,
         source=source,
         **fields,
     ).validate()
