@@ -484,3 +484,67 @@ def test_two_processes_never_lose_a_save(config_dir):
     for p in presets:
         assert scenario_parts(p)["workload"].batch == len(p.name) - len("Shared ")
     assert [p.name for p in directory.iterdir() if p.name.endswith(".tmp")] == []
+
+
+# --------------------------------------------------- issue 12 item 4: values out of limits
+POISONED = {
+    "runtime-1e400.json": {"kind": "runtime", "runtime": {"overhead_factor": "1e400"}},
+    "runtime-util.json": {"kind": "runtime", "runtime": {"gpu_memory_utilization": "7"}},
+    "workload-zero.json": {
+        "kind": "workload",
+        "workload": {"context_tokens": 0, "batch": 1},
+    },
+    "model-layers.json": {
+        "kind": "model",
+        "model": {"num_hidden_layers": 2**40, "num_key_value_heads": 8, "head_dim": 128},
+    },
+    "digits.json": {"kind": "runtime", "runtime": {"tensor_parallel_size": "HUGE"}},
+}
+
+
+def _poisoned_bytes(name, doc):
+    text = json.dumps({"schema_version": SCHEMA_VERSION, "name": name, **doc})
+    return text.replace('"HUGE"', "9" * 5000).encode()
+
+
+def test_values_outside_the_limits_are_set_aside_and_reported(config_dir):
+    directory = config_dir / "presets"
+    good = _write(directory, "good.json", json.dumps(_good_doc()))
+    for name, doc in POISONED.items():
+        _write(directory, name, _poisoned_bytes(name, doc))
+    store = PresetStore()
+    assert [p.path for p in store.list()] == [good]
+    assert len(store.problems) == len(POISONED)
+    for name in POISONED:
+        assert len(list(directory.glob(f"{name}.corrupt-*"))) == 1
+    text = "\n".join(store.problems)
+    assert "overhead_factor: must be between 1 and 10, got a number beyond ±1e308" in text
+    assert "gpu_memory_utilization: must be between 0.01 and 1, got 7" in text
+    assert "context_tokens: must be positive" in text
+    assert "num_hidden_layers: must be at most 10000" in text
+
+
+@pytest.mark.parametrize("name", sorted(POISONED))
+def test_poisoned_preset_cannot_be_imported(tmp_path, store, name):
+    path = tmp_path / name
+    path.write_bytes(_poisoned_bytes(name, POISONED[name]))
+    with pytest.raises(FileReadError, match="cannot be imported"):
+        store.import_file(path)
+    assert store.list() == []
+
+
+def test_poisoned_runtime_preset_on_the_command_line(config_dir):
+    from tests.bounded import assert_one_line_refusal, run_cli_bounded
+
+    directory = config_dir / "presets"
+    _write(directory, "bad.json", _poisoned_bytes("bad", POISONED["runtime-1e400.json"]))
+    argv = ["estimate", "--preset", "llama-3.1-8b", "--context", "1", "--runtime-preset", "bad"]
+    result = run_cli_bounded(argv, env={"VRAMDESK_CONFIG_DIR": str(config_dir)})
+    # one line: the refusal, saying why the name is gone
+    line = assert_one_line_refusal(result, "no saved preset named 'bad'", "overhead_factor")
+    assert "moved to bad.json.corrupt-" in line
+    imported = run_cli_bounded(
+        ["presets", "import", str(next(directory.glob("bad.json.corrupt-*")))],
+        env={"VRAMDESK_CONFIG_DIR": str(config_dir)},
+    )
+    assert_one_line_refusal(imported, "cannot be imported", "overhead_factor")
