@@ -17,10 +17,17 @@ from vramdesk.core.units import MIB
 
 #: config.json files are a few KiB; 4 MiB leaves room for long token lists.
 CONFIG_LIMIT_BYTES = 4 * MIB
-#: model.safetensors.index.json maps every tensor name to a shard (DeepSeek-V3: ~9 MiB).
-INDEX_LIMIT_BYTES = 64 * MIB
-#: safetensors' own limit on the JSON header (safetensors ``MAX_HEADER_SIZE`` = 100,000,000).
-SAFETENSORS_HEADER_LIMIT_BYTES = 100_000_000
+#: model.safetensors.index.json maps every tensor name to a shard (DeepSeek-V3, the largest
+#: index we know of: 91,991 entries in about 9 MiB).
+INDEX_LIMIT_BYTES = 16 * MIB
+#: The JSON header of one .safetensors file. The format allows 100,000,000 bytes
+#: (safetensors ``MAX_HEADER_SIZE``); real shards have a few thousand tensors in well under
+#: 1 MiB, and even all of DeepSeek-V3's tensors in one file would take about 12 MiB.
+SAFETENSORS_HEADER_LIMIT_BYTES = 16 * MIB
+#: JSON values (counted as commas, braces and brackets before parsing) in one header or
+#: index: Python needs up to ~60 bytes per value, so this bounds the memory of a parse to
+#: about 100 MB whatever the file holds; DeepSeek-V3's index has about 92,000.
+MAX_JSON_ITEMS = 1_500_000
 
 
 class Monitor:
@@ -89,6 +96,27 @@ def read_limited(path: Path, limit_bytes: int, field: str = "path") -> bytes:
     return data
 
 
+def check_json_items(data: bytes, what: str, field: str, limit: int = MAX_JSON_ITEMS) -> None:
+    """Refuse JSON text with more than ``limit`` values before it is parsed.
+
+    Counts commas, ``{`` and ``[`` (an upper bound of the values a parse would build,
+    also inside strings, which only makes it stricter), in C, without decoding.
+
+    Raises
+    ------
+    FileReadError
+        ``field``: more values than ``limit``.
+    """
+    items = data.count(b",") + data.count(b"{") + data.count(b"[")
+    if items > limit:
+        raise FileReadError(
+            field,
+            f"{what} holds about {items:,} JSON values (real checkpoints have at most a few "
+            f"hundred thousand; limit {limit:,})",
+            "too_many",
+        )
+
+
 def parse_json(data: bytes, what: str, field: str) -> Any:
     """Decode UTF-8 JSON text, turning every failure into :class:`FileReadError`.
 
@@ -128,7 +156,9 @@ def read_json_object(path: Path, limit_bytes: int, field: str) -> dict[str, Any]
     FileReadError
         ``field``: missing, too large, not JSON, or not a JSON object.
     """
-    value = parse_json(read_limited(path, limit_bytes, field), path.name, field)
+    data = read_limited(path, limit_bytes, field)
+    check_json_items(data, path.name, field)
+    value = parse_json(data, path.name, field)
     if not isinstance(value, dict):
         raise FileReadError(
             field, f"{path.name} holds a JSON {type(value).__name__}, not an object", "not_object"
