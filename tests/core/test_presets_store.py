@@ -548,3 +548,99 @@ def test_poisoned_runtime_preset_on_the_command_line(config_dir):
         env={"VRAMDESK_CONFIG_DIR": str(config_dir)},
     )
     assert_one_line_refusal(imported, "cannot be imported", "overhead_factor")
+
+
+# ------------------------------------------- issue 12 items 10 and 11: directory edge cases
+def test_config_dir_that_is_a_regular_file(tmp_path, monkeypatch):
+    target = tmp_path / "afile"
+    target.write_text("not a directory")
+    monkeypatch.setenv("VRAMDESK_CONFIG_DIR", str(target))
+    store = PresetStore()  # no exception: the window must start
+    assert store.list() == []
+    assert store.problems == [
+        f"{target} is a file, not a directory: presets and settings cannot be saved"
+    ]
+    with pytest.raises(PresetStoreError):
+        store.save("x", "workload", {"workload": {"batch": 2}})
+    with pytest.raises(InputError, match="is a file, not a directory"):
+        config_dir()
+
+
+def test_config_dir_that_cannot_be_created(tmp_path, monkeypatch):
+    blocker = tmp_path / "afile"
+    blocker.write_text("")
+    monkeypatch.setenv("VRAMDESK_CONFIG_DIR", str(blocker / "sub"))
+    store = PresetStore()
+    assert len(store.problems) == 1 and "cannot be created" in store.problems[0]
+
+
+def test_unreadable_presets_directory_is_said_once(config_dir, monkeypatch):
+    directory = config_dir / "presets"
+    _write(directory, "good.json", json.dumps(_good_doc()))
+    real = os.scandir
+
+    def scandir(path="."):
+        if Path(path) == directory:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    store = PresetStore()
+    assert store.list() == []
+    assert store.problems == [
+        f"{directory} could not be read (Permission denied): your saved presets are not shown"
+    ]
+    store.problems.clear()  # as a window does after showing them
+    for _ in range(5):
+        store.list()
+    assert store.problems == []  # said once, not on every scan (the 2,344-copy banner)
+
+
+def test_preset_saved_with_a_byte_order_mark_loads(config_dir):
+    path = _write(
+        config_dir / "presets", "bom.json", b"\xef\xbb\xbf" + json.dumps(_good_doc()).encode()
+    )
+    store = PresetStore()
+    assert [p.path for p in store.list()] == [path] and store.problems == []
+
+
+def test_file_gone_between_listing_and_reading_is_no_problem(config_dir, monkeypatch):
+    directory = config_dir / "presets"
+    _write(directory, "a.json", json.dumps(_good_doc("A")))
+    gone = _write(directory, "b.json", json.dumps(_good_doc("B")))
+    real = _preset_file.read_limited
+
+    def read_limited(path):
+        if Path(path) == gone:
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        return real(path)
+
+    monkeypatch.setattr("vramdesk.core.presets.read_limited", read_limited)
+    store = PresetStore()
+    assert [p.name for p in store.list()] == ["A"] and store.problems == []
+
+
+def test_stale_temporary_files_are_removed_at_start(config_dir):
+    directory = config_dir / "presets"
+    old = _write(directory, ".shared.abc123.tmp", "{")
+    fresh = _write(directory, ".shared.def456.tmp", "{")
+    past = old.stat().st_mtime - 3600
+    os.utime(old, (past, past))
+    store = PresetStore()
+    assert store.removed_temps == 1 and not old.exists() and fresh.exists()
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_escaped():
+    import csv
+    import io
+
+    from vramdesk.core.views import to_csv
+
+    rows = [['=HYPERLINK("http://x")', "-1.55"], ["+cmd", "@SUM(A1)"], ["-x", "1,234"]]
+    parsed = list(csv.reader(io.StringIO(to_csv(["=name", "total"], rows))))
+    assert parsed == [
+        ["'=name", "total"],
+        ['\'=HYPERLINK("http://x")', "-1.55"],  # a number stays a number
+        ["'+cmd", "'@SUM(A1)"],
+        ["'-x", "1,234"],
+    ]

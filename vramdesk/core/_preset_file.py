@@ -238,7 +238,7 @@ def read_limited(path: Path) -> bytes:
 
 
 def _decode(raw: bytes) -> dict[str, Any]:
-    doc = json.loads(raw.decode("utf-8"))
+    doc = json.loads(raw.decode("utf-8-sig"))  # a byte-order mark (Windows editors) is fine
     if not isinstance(doc, dict):
         raise InputError("preset", "must be a JSON object", "not_object")
     return doc
