@@ -243,7 +243,13 @@ def test_failed_write_leaves_old_file_and_no_temp(store, monkeypatch):
     with pytest.raises(PresetStoreError, match="No space left"):
         store.save("Safe", "workload", {"workload": {"batch": 4}})
     assert saved.path.read_bytes() == before
-    assert sorted(p.name for p in store.directory.iterdir()) == [".lock", "safe.json"]
+    # the lock file and its (empty) arrival queue, no temporary file
+    assert sorted(p.name for p in store.directory.iterdir()) == [
+        ".lock",
+        ".lock.queue",
+        "safe.json",
+    ]
+    assert list((store.directory / ".lock.queue").iterdir()) == []
 
 
 # ----------------------------------------------------------------------------- import/export

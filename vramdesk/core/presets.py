@@ -30,6 +30,7 @@ from typing import Any
 import filelock
 import platformdirs
 
+from vramdesk.core._fair_lock import FairLock
 from vramdesk.core._preset_file import (
     KINDS,
     MAX_FILE_BYTES,
@@ -182,7 +183,7 @@ class PresetStore:
                 self._config_problem = True
                 self._report(f"{exc.reason}: presets and settings cannot be saved")
         self.lock_timeout_s = lock_timeout_s
-        self._lock = filelock.FileLock(self.directory / ".lock", timeout=lock_timeout_s)
+        self._lock = FairLock(self.directory / ".lock", timeout=lock_timeout_s)
         self._parsed: dict[str, tuple[bytes, tuple[str, str, dict[str, Any]]]] = {}
         self.removed_temps = self._remove_stale_temps()
         self._scan()
@@ -358,8 +359,8 @@ class PresetStore:
                 yield
         except filelock.Timeout:
             raise PresetStoreError(
-                f"another vramdesk has held {self._lock.lock_file} for over "
-                f"{self.lock_timeout_s:g} s; try again"
+                f"waited over {self.lock_timeout_s:g} s for {self._lock.lock_file} (other "
+                "vramdesk windows were saving); try again"
             ) from None
         except OSError as exc:
             raise PresetStoreError(
@@ -381,6 +382,7 @@ class PresetStore:
                 ]
         except OSError:
             return 0
+        self._lock.clean()  # queue tickets of killed processes
         if not temps:
             return 0
         removed = 0
