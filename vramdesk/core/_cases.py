@@ -128,6 +128,9 @@ def _parse_line(line: str, where: str) -> dict[str, Any]:
     ):
         if not isinstance(record.get(key), kind):
             raise InputError(where, f"{key} must be a {kind.__name__}", "invalid")
+    for key in ("engine_version", "engine_variant", "model_id"):
+        if record.get(key) is not None and not isinstance(record[key], str):
+            raise InputError(where, f"{key} must be text or null, got {record[key]!r}", "invalid")
     check_numbers(record, where)
     return record
 
