@@ -1,8 +1,9 @@
 """Run one CLI command line in a fresh interpreter and measure its time and peak memory growth.
 
-The child imports the CLI and the importers first, records its peak RSS
-(``getrusage().ru_maxrss``), runs ``vramdesk.cli.main(argv)`` with stdout/stderr captured,
-then records the peak again: the growth is what the command itself needed at its worst.
+The child imports the CLI and the importers first, resets its peak RSS to the current
+RSS (``/proc/self/clear_refs``; ``ru_maxrss`` would include the parent's peak, inherited
+through fork), runs ``vramdesk.cli.main(argv)`` with stdout/stderr captured, then reads the
+peak (``VmHWM``): the growth is what the command itself needed at its worst.
 An uncaught exception (a traceback) makes the child fail, and :func:`run_cli_bounded`
 reports it as such, so a test can never mistake a crash for a refusal.
 """
@@ -21,13 +22,32 @@ import contextlib, io, json, resource, sys, time
 import vramdesk.cli, vramdesk.core.scenario, vramdesk.core.importers  # warm: not measured
 import vramdesk.core.importers._gguf, vramdesk.core.presets, vramdesk.core.validate
 argv = json.loads(sys.argv[1])
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def status(field):  # KiB, from /proc (Linux); None elsewhere
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+
+
+try:  # reset the peak to the current RSS ("5" to clear_refs, Linux >= 4.0)
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")
+    before = status("VmRSS")
+except OSError:
+    before = None
+if before is None:  # ru_maxrss: also counts a parent's peak inherited through fork
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 out, err = io.StringIO(), io.StringIO()
 start = time.perf_counter()
 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
     rc = vramdesk.cli.main(argv)
 seconds = time.perf_counter() - start
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+after = status("VmHWM") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"rc": rc, "seconds": seconds, "rss_growth_kib": after - before,
                   "stdout": out.getvalue(), "stderr": err.getvalue()}))
 """
