@@ -68,14 +68,16 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--weights",
         metavar="FORMAT",
-        help="fp32, bf16, fp16, fp8, int8, int4, nf4, mxfp4, or a GGUF type (Q4_K_M, Q8_0, ...); "
+        help="fp32, bf16, fp16, fp8, int8, int4 (AWQ/GPTQ g128), int4-ideal (0.5 byte/param), "
+        "nf4 (bitsandbytes 4.5 bits), nf4-dq, mxfp4, a ggml type (Q4_K, IQ3_S, TQ1_0, ...) or "
+        "a llama.cpp file type (Q4_K_M, IQ3_M, ...: its recipe of tensor types); "
         "default: the preset's or checkpoint's own format",
     )
     g.add_argument(
         "--group-size",
         type=_whole,
         metavar="G",
-        help="group quantization (e.g. 128: 4.25 bpw int4)",
+        help="group quantization (int4 default 128: 4.25 bpw; 0: no group scales)",
     )
     g.add_argument(
         "--embeddings",
@@ -112,17 +114,31 @@ def _add_workload_options(p: argparse.ArgumentParser) -> None:
 
 def _add_runtime_options(g: Any) -> None:
     """Runtime options: no argparse defaults, so that only what the user typed overrides
-    ``--runtime-preset`` (the defaults are :class:`vramdesk.core.runtime.Runtime`'s)."""
-    g.add_argument("--runtime-preset", metavar="NAME",
-                   help="a saved runtime (e.g. from 'vramdesk calibrate --save'); flags override it")
-    g.add_argument("--block-size", type=_block_size, metavar="N",
-                   help="paged-attention block size in tokens (default 16; 'none' for unpaged)")
-    g.add_argument("--shared-prefix", type=_whole, metavar="N", help="tokens of a common prefix (0)")
+    ``--runtime-preset`` (the defaults are :class:`vramdesk.core.runtime.Runtime`'s).
+    """
+    g.add_argument(
+        "--runtime-preset",
+        metavar="NAME",
+        help="a saved runtime (e.g. from 'vramdesk calibrate --save'); flags override it",
+    )
+    g.add_argument(
+        "--block-size",
+        type=_block_size,
+        metavar="N",
+        help="paged-attention block size in tokens (default 16; 'none' for unpaged)",
+    )
+    g.add_argument(
+        "--shared-prefix", type=_whole, metavar="N", help="tokens of a common prefix (0)"
+    )
     g.add_argument("--tp", type=_whole, metavar="N", help="tensor parallel size (1)")
     g.add_argument("--pp", type=_whole, metavar="N", help="pipeline parallel size (1)")
-    g.add_argument("--engine", help="formula (default), vllm, sglang, llama.cpp, ollama, transformers")
+    g.add_argument(
+        "--engine", help="formula (default), vllm, sglang, llama.cpp, ollama, transformers"
+    )
     g.add_argument("--engine-version", metavar="V", help="engine version (changes some defaults)")
-    g.add_argument("--overhead", choices=("multiplier", "workspace"), help="overhead form (multiplier)")
+    g.add_argument(
+        "--overhead", choices=("multiplier", "workspace"), help="overhead form (multiplier)"
+    )
     g.add_argument("--overhead-factor", metavar="F", help="multiplier form factor (1.15)")
     g.add_argument("--fixed-gib", metavar="G", help="multiplier form fixed GiB (1.0)")
     g.add_argument("--workspace-fraction", metavar="F", help="workspace form fraction (0.05)")
@@ -227,7 +243,9 @@ def _add_calibrate_parser(sub: Any) -> None:
     )
     cal.add_argument("log", metavar="LOGFILE", help="vLLM, SGLang, llama.cpp or Ollama log")
     cal.add_argument("--save", metavar="NAME", help="keep measured overheads as a runtime preset")
-    cal.add_argument("--force", action="store_true", help="with --save: replace a preset of that name")
+    cal.add_argument(
+        "--force", action="store_true", help="with --save: replace a preset of that name"
+    )
     cal.add_argument("--json", action="store_true", help="one JSON object, exact integer bytes")
     _add_model_options(cal)
     g = cal.add_argument_group("scenario (optional: with a model, vramdesk's prediction is shown)")
@@ -305,7 +323,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | None:
     """``--gpu local[:INDEX]``: the free memory now, or for vLLM/SGLang the total (they ask for
-    ``util x total`` and refuse to start when less is free: then a warning); None otherwise."""
+    ``util x total`` and refuse to start when less is free: then a warning); None otherwise.
+    """
     if args.gpu is None or args.vram_gib is not None:
         return None  # budget_from_args handles (and refuses) the rest
     from vramdesk.core.engines import profile_for

@@ -56,3 +56,39 @@ def test_group_quant_bits_int4_g128():
 def test_float_ggml_names_parse(name):
     block, type_size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType[name]]
     assert WeightFormat.parse(name).bits == Fraction(type_size * 8, block)
+
+
+def test_every_ggml_weight_type_parses_at_its_exact_block_size():
+    # every quantized or float ggml type of llama.cpp's own table (the integer types I8-I64
+    # and F64 are not weight formats): bits = 8 * bytes per block / elements per block
+    skip = {"I8", "I16", "I32", "I64", "F64"}
+    aliases = {"F32": "fp32", "F16": "fp16", "BF16": "bf16", "MXFP4": "mxfp4"}
+    for qtype, (block, type_size) in gguf.GGML_QUANT_SIZES.items():
+        if qtype.name in skip:
+            continue
+        fmt = WeightFormat.parse(aliases.get(qtype.name, qtype.name))
+        assert fmt.bits == Fraction(type_size * 8, block), qtype.name
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "IQ3_M",
+        "IQ1_S",
+        "IQ1_M",
+        "IQ2_XXS",
+        "IQ2_XS",
+        "IQ2_S",
+        "IQ2_M",
+        "IQ3_XXS",
+        "IQ3_XS",
+        "IQ3_S",
+        "IQ4_XS",
+        "IQ4_NL",
+        "TQ1_0",
+        "TQ2_0",
+        "MXFP4",
+    ],
+)
+def test_issue_formats_are_accepted(name):
+    assert WeightFormat.parse(name).quantized

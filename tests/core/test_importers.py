@@ -212,9 +212,15 @@ def test_wrong_type_is_named():
 
 # ---------------------------------------------------------------------- refusals
 @pytest.mark.parametrize("name", ["jamba-v0.1", "falcon-h1-7b"])
-def test_hybrid_ssm_configs_are_refused(name):
+def test_hybrid_ssm_configs_are_modelled(name):
+    # modelled layer by layer since issue 9 (tests/core/test_architectures.py has the figures)
+    model = model_from_config(_config(name)).model
+    assert model.conv_state_elements and model.ssm_state_elements
+
+
+def test_unmodelled_recurrent_families_are_still_refused():
     with pytest.raises(UnsupportedModelError) as err:
-        model_from_config(_config(name))
+        model_from_config(_config("llama-3.1-8b") | {"model_type": "rwkv"})
     assert err.value.field == "architectures"
     assert "not supported" in str(err.value) and "KV cache" in str(err.value)
 

@@ -89,12 +89,9 @@ def test_comparison_export(make_main_window, tmp_path):
     data = json.loads(
         window.exports.export_comparison(tmp_path / "c.json").read_text(encoding="utf-8")
     )
-    assert data == [
-        {
-            "name": window.compare_tab.rows[0].name,
-            "breakdown": window.compare_tab.rows[0].breakdown.to_dict(),
-        }
-    ]
+    rows = window.compare_tab.rows  # the model the window shows, then the ticked preset
+    assert [r.name for r in rows] == ["This model: Llama-3.1-8B", "7B-class (source documents)"]
+    assert data == [{"name": r.name, "breakdown": r.breakdown.to_dict()} for r in rows]
 
 
 def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):

@@ -62,3 +62,31 @@ def test_garbage_log_and_failing_scenario(qtbot):
     assert set(_column(dialog, 2).values()) == {"-"}
     dialog.load_file(str(LOGS / "missing.log"))
     assert "cannot read" in dialog.status.text()
+
+
+def test_dialog_keeps_its_size_shows_whole_names_and_closes(qtbot):
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    dialog = CalibrateDialog(None, _scenario)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.set_log_text(
+        (LOGS / "vllm-v1-0.11-memory-profile-debug.log").read_text(encoding="utf-8")
+    )
+    qtbot.wait(10)
+    width = dialog.width()
+    table = dialog.table
+    for r in range(table.rowCount()):
+        for col in range(table.columnCount()):
+            text = table.item(r, col).text()
+            needed = table.fontMetrics().horizontalAdvance(text)
+            assert needed <= table.columnWidth(col), (text, table.columnWidth(col))
+    dialog.load_file(str(LOGS / ("missing-" + "x" * 300 + ".log")))  # a long error message
+    qtbot.wait(10)
+    assert "cannot read" in dialog.status.text()
+    assert dialog.width() == width  # the message wraps; the dialog does not grow
+    close = dialog.buttons.button(QDialogButtonBox.StandardButton.Close)
+    assert close is not None
+    close.click()
+    assert not dialog.isVisible()

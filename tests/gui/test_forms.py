@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
 
 from vramdesk.core import views
 from vramdesk.core.estimate import estimate
@@ -13,6 +13,8 @@ from vramdesk.core.formats import KVDtype, WeightFormat
 from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.runtime import Engine, OverheadForm
 from vramdesk.core.units import GIB, to_unit
+
+from .keyboard import type_text
 
 
 def form_of(widget):
@@ -28,14 +30,8 @@ def set_widget(qtbot, widget, value):
         widget.setCurrentIndex(form_of(widget).choices(widget.objectName()).index(value))
     elif isinstance(widget, QCheckBox):
         widget.setChecked(value)
-    elif isinstance(widget, QLineEdit):
-        widget.clear()
-        if value:
-            qtbot.keyClicks(widget, value)
-        else:  # emptied with the clear button: Qt reports it as an edit
-            widget.textEdited.emit("")
-    elif isinstance(widget, (QSpinBox, QDoubleSpinBox)):
-        widget.setValue(value)
+    elif isinstance(widget, QLineEdit):  # number fields: typed with real key events
+        type_text(qtbot, widget, value if isinstance(value, str) else f"{value:g}")
     else:
         raise TypeError(widget)
 
@@ -281,12 +277,17 @@ def test_huge_typed_value_gives_a_short_message_and_keeps_the_layout(
     assert form.minimumSizeHint().width() <= width
 
 
-def test_long_unbroken_error_text_is_cut_and_wraps_full_text_in_tooltip(make_main_window):
+def test_long_unbroken_error_text_is_cut_and_wraps_full_text_in_tooltip(
+    make_main_window, qtbot, monkeypatch
+):
+    from vramdesk.gui import binding
+
     window = make_main_window()
     form = window.model_form
     width = form.minimumSizeHint().width()
     reason = "x" * 1000  # e.g. a core reason quoting a long value
-    window.controller.fieldInvalid.emit("params", reason)
+    monkeypatch.setattr(binding, "reason_text", lambda _error: reason)
+    type_text(qtbot, form.fields["params"], "seven")
     label = form.error_label
     assert len(label.text().replace("\u200b", "")) <= 200 and label.text().endswith("…")
     assert label.toolTip() == f"params: {reason}"
@@ -317,8 +318,8 @@ def test_custom_capacity_limit_is_stated_in_the_unit_typed(make_main_window):
     assert c.problem.reason == "must be at most 1,099,511,627,776 MiB, got 2,000,000,000,000 MiB"
 
 
-def test_spin_boxes_state_their_range_and_keep_it_after_a_mark(make_main_window):
-    # the boxes refuse values outside the core's limits, so the tooltip says what they accept
+def test_number_fields_state_their_range_and_keep_it_after_a_mark(make_main_window, qtbot):
+    # the tooltip says what the field accepts; a refused value replaces it with the reason
     from vramdesk.core.limits import INT_LIMITS
 
     window = make_main_window()
@@ -327,7 +328,7 @@ def test_spin_boxes_state_their_range_and_keep_it_after_a_mark(make_main_window)
     hint = f"a whole number from {lo:,} to {hi:,}"
     box = fields["num_key_value_heads"]
     assert box.toolTip() == hint
-    box.setValue(7)  # not a divisor of 32 heads: marked with the reason
+    type_text(qtbot, box, "7")  # not a divisor of 32 heads: marked with the reason
     assert "divisor" in box.toolTip()
-    box.setValue(8)
+    type_text(qtbot, box, "8")
     assert box.toolTip() == hint

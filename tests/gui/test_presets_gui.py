@@ -174,7 +174,9 @@ def test_import_action_shows_the_error_where_the_user_acted(
     assert shown[0] in window.statusBar().currentMessage()
 
 
-def test_picker_names_the_model_the_fields_show(make_main_window):
+def test_picker_names_the_model_the_fields_show(make_main_window, qtbot):
+    from tests.gui.keyboard import type_text
+
     from tests.conftest import REFERENCE
     from tests.gui.test_tabs import load_class
     from vramdesk.core.importers import load_model
@@ -186,14 +188,14 @@ def test_picker_names_the_model_the_fields_show(make_main_window):
     assert all(p.model != imported.model for p in c.model_presets())  # no bundled twin
     assert window.model_form.import_path(path)
     assert box.currentText() == f"Imported: {imported.model.name}"
-    window.model_form.fields["num_hidden_layers"].setValue(imported.model.num_hidden_layers + 1)
+    layers = window.model_form.fields["num_hidden_layers"]
+    type_text(qtbot, layers, str(imported.model.num_hidden_layers + 1))
     assert box.currentText() == "Custom (edited)"
     load_class(window, "llama-3.1-8b")
     assert box.currentData() == "bundled:llama-3.1-8b"
-    layers = window.model_form.fields["num_hidden_layers"]
-    layers.setValue(c.model.num_hidden_layers + 2)
+    type_text(qtbot, layers, str(c.model.num_hidden_layers + 2))
     assert box.currentText() == "Custom (edited)"
-    layers.setValue(c.model.num_hidden_layers - 2)  # back to the preset's shape
+    type_text(qtbot, layers, str(c.model.num_hidden_layers - 2))  # back to the preset's shape
     assert box.currentData() == "bundled:llama-3.1-8b"
     slug = window.presets_panel.save_as("My plan", "scenario")
     window.presets_panel.select(slug)
@@ -201,3 +203,23 @@ def test_picker_names_the_model_the_fields_show(make_main_window):
     window.presets_panel.load_selected()
     assert box.currentData() == f"user:{slug}" and box.currentText().startswith("My plan")
     assert [box.itemData(i) for i in range(box.count())].count("") == 0  # no stale pseudo entry
+
+
+def test_import_notes_stay_beside_the_figures_while_the_model_is_shown(make_main_window, qtbot):
+    from tests.conftest import REFERENCE
+    from tests.gui.keyboard import type_text
+    from tests.gui.test_tabs import load_class
+
+    window = make_main_window(show=True)
+    notes = window.figures.notes
+    assert not notes.isVisibleTo(window)
+    path = REFERENCE / "models" / "gemma-2-9b" / "config.json"
+    assert window.model_form.import_path(path)
+    assert notes.isVisibleTo(window)
+    # the config says float32: the import says what it assumed about the storage
+    assert "torch_dtype float32" in notes.text() and "fp32" in notes.text()
+    qtbot.wait(50)
+    type_text(qtbot, window.forms[2].fields["context_tokens"], "4096")  # still that model
+    assert notes.isVisibleTo(window) and "torch_dtype float32" in notes.text()
+    load_class(window, "llama-3.1-8b")  # another model: its notes, none here
+    assert not notes.isVisibleTo(window)

@@ -6,11 +6,13 @@ from fractions import Fraction
 
 import pytest
 
+from tests import seed_cases as sc
 from vramdesk.core.bundled import find_model
 from vramdesk.core.estimate import estimate
 from vramdesk.core.formats import KVDtype, WeightFormat
-from vramdesk.core.runtime import OverheadForm
+from vramdesk.core.runtime import Engine, OverheadForm
 from vramdesk.core.units import Unit, format_bytes, to_unit
+from vramdesk.core.verdict import LEVER_TITLES
 from vramdesk.core.views import SOURCE_GRID_BATCHES, SOURCE_GRID_CONTEXTS
 
 
@@ -37,7 +39,7 @@ def test_solver_tab_reproduces_max_concurrency(make_main_window, seed_figures, c
         c.model.num_hidden_layers == inputs["layers"]
         and c.model.num_key_value_heads == inputs["kv_heads"]
     )
-    c.set_field("format", WeightFormat.parse(inputs["weights"]))
+    c.set_field("format", WeightFormat.parse(sc.seed_format(inputs["weights"])))
     c.set_field("kv_dtype", KVDtype.parse(inputs["kv_dtype"]))
     c.set_field("context_tokens", inputs["context"])
     c.set_field("gpu_memory_utilization", inputs["util"])
@@ -49,9 +51,34 @@ def test_solver_tab_reproduces_max_concurrency(make_main_window, seed_figures, c
     assert text.startswith(f"{case['expected']} sequences of {inputs['context']:,} tokens")
     assert text.endswith(f"(exact {case['exact_ratio']:.4f})")
     assert round(float(c.solve_result.max_concurrency_exact), 4) == case["exact_ratio"]
-    lines = window.solver_tab.values["kv_tokens"].text().splitlines()
+    # the formula profile is no engine: no engine log lines are claimed for it
+    assert not window.solver_tab.values["kv_tokens"].isVisibleTo(window.solver_tab)
+
+
+@pytest.mark.parametrize("engine", [Engine.FORMULA, Engine.SGLANG, Engine.LLAMA_CPP, Engine.OLLAMA])
+def test_engine_log_lines_appear_only_for_the_engine_that_prints_them(make_main_window, engine):
+    window = make_main_window()
+    window.controller.set_field("engine", engine)
+    tab = window.solver_tab
+    assert not tab.values["kv_tokens"].isVisibleTo(tab)
+    assert not tab.row_labels["kv_tokens"].isVisibleTo(tab)
+
+
+def test_vllm_lines_are_the_vllm_profiles(make_main_window):
+    # Llama-3.1-8B bf16, 8,192 x 8 on an RTX 4090 under the vLLM profile: the profile predicts
+    # 13,552 tokens and 1.65x (13,552 / 8,192 = 1.654), the figures the issue quotes for it,
+    # not the formula's 46,128 tokens / 5.63x that used to be shown under every engine
+    window = make_main_window()
+    c = window.controller
+    c.set_field("engine", Engine.VLLM)
+    tab = window.solver_tab
+    assert tab.values["kv_tokens"].isVisibleTo(tab)
+    lines = tab.values["kv_tokens"].text().splitlines()
     assert lines == c.solve_result.vllm_lines()
-    assert lines[0].startswith("GPU KV cache size: ") and lines[0].endswith(" tokens")
+    assert lines == [
+        "GPU KV cache size: 13,552 tokens",
+        "Maximum concurrency for 8,192 tokens per request: 1.65x",
+    ]
 
 
 def test_solver_tab_lists_the_advisor_levers(make_main_window):
@@ -63,8 +90,8 @@ def test_solver_tab_lists_the_advisor_levers(make_main_window):
     table = window.solver_tab.advice
     assert table.rowCount() == len(result.advice)
     for row, advice in enumerate(result.advice):
-        assert table.item(row, 0).text() == advice.lever
-        assert table.item(row, 3).text() == advice.text
+        assert table.item(row, 0).text() == LEVER_TITLES[advice.lever]  # a reader's name
+        assert table.item(row, 3).text() == advice.text  # the CLI's sentence, word for word
 
 
 def test_fits_tab_reproduces_the_fits_table(make_main_window, seed_figures):
@@ -111,8 +138,30 @@ def test_kv_growth_plot_draws_core_values_and_capacity(make_main_window):
     for ctx, y in zip(xs, ys, strict=True):
         wl = c.workload.replace(context_tokens=int(ctx))
         assert y == to_unit(estimate(c.model, c.weights, wl, c.runtime).kv_cache.bytes)
+    # the line is the KV budget (room after weights and overhead), not the whole card
     cap_x, cap_y = window.kv_tab.capacity.getOriginalDataset()
-    assert list(cap_y) == [to_unit(c.capacity_bytes())] * 2
+    assert list(cap_y) == [to_unit(c.solve_result.kv_budget_bytes)] * 2
+    assert c.solve_result.kv_budget_bytes < c.capacity_bytes() - c.breakdown.weights.bytes
+    # the current workload is marked at its context and KV bytes
+    px, py = window.kv_tab.current.getOriginalDataset()
+    assert list(px) == [c.workload.context_tokens]
+    assert list(py) == [to_unit(c.breakdown.kv_cache.bytes)]
+
+
+def test_kv_growth_says_when_the_weights_alone_exceed_the_card(make_main_window):
+    # DeepSeek-V3 on one H100 80GB: the weights (627+ GiB) alone exceed the card, so there is
+    # no KV budget to draw; the tab says so instead of looking "under capacity"
+    window = make_main_window()
+    c = window.controller
+    load_class(window, "deepseek-v3")
+    c.set_field("target", "gpu:H100 80GB")
+    window.kv_tab.refresh()
+    assert window.kv_tab.capacity.getOriginalDataset()[1] is None or not len(
+        window.kv_tab.capacity.getOriginalDataset()[1]
+    )
+    note = window.kv_tab.budget_note
+    assert note.isVisibleTo(window.kv_tab)
+    assert "the weights alone" in note.text() and "exceed the 79.65 GiB card" in note.text()
 
 
 def test_compare_tab_estimates_each_preset_under_the_workload(make_main_window):
@@ -121,13 +170,37 @@ def test_compare_tab_estimates_each_preset_under_the_workload(make_main_window):
     c.set_field("context_tokens", 4096)
     tab = window.compare_tab
     tab.set_checked(["bundled:7b-class", "bundled:70b-class"])
-    assert [r.name for r in tab.rows] == [find_model("70b-class").name, find_model("7b-class").name]
-    for row in tab.rows:
+    names = [r.name for r in tab.rows]
+    assert names == [
+        "This model: Llama-3.1-8B",  # the shown model always leads: the tab is never empty
+        find_model("70b-class").name,
+        find_model("7b-class").name,
+    ]
+    assert tab.rows[0].breakdown == c.breakdown
+    for row in tab.rows[1:]:
         preset = [p for p in c.model_presets() if p.name == row.name][0]
         assert row.breakdown == estimate(preset.model, preset.weights, c.workload, c.runtime)
-    assert tab.table.rowCount() == 2
+    assert tab.table.rowCount() == 3
     heights = tab.bars["total"].opts["height"]
     assert heights == [to_unit(r.breakdown.total_bytes) for r in tab.rows]
+    # bars are named by model, and the target's capacity is drawn (RTX 4090: 24,564 MiB)
+    ticks = tab.plot.getAxis("bottom")._tickLevels[0]
+    assert [t[1] for t in ticks][1].startswith("70B-class")
+    assert tab.capacity_line.isVisible() and tab.capacity_line.value() == to_unit(24_564 * 2**20)
+    # the last column says whether each fits the KV budget on the target (the headline question)
+    header = [tab.table.horizontalHeaderItem(i).text() for i in range(tab.table.columnCount())]
+    assert header[-1] == "Fits" and header[-2] == "Total (GiB)"
+    fits = [tab.table.item(r, len(header) - 1).text() for r in range(3)]
+    # 7B-class fp16 at 4,096 x 8 needs 14 GB of weights + 16 GiB of KV: no; 70B: no
+    assert fits == ["yes", "no", "no"]
+
+
+def test_compare_tab_is_not_empty_with_nothing_ticked(make_main_window):
+    window = make_main_window()
+    tab = window.compare_tab
+    tab.set_checked([])
+    assert len(tab.rows) == 1 and tab.table.rowCount() == 1
+    assert tab.bars["total"].opts["height"] == [to_unit(window.controller.breakdown.total_bytes)]
 
 
 def test_unit_toggle_switches_every_figure_to_gb(make_main_window):
@@ -144,29 +217,31 @@ def test_unit_toggle_switches_every_figure_to_gb(make_main_window):
     assert window.figures.row_texts()[0][2].endswith(" GB")
 
 
-def test_solver_tab_labels_both_verdicts_when_they_disagree(make_main_window):
-    # Llama-3.1-8B int4, 33 x 4096 on an RTX 4090 (a user's case): the engine-style KV budget
-    # (capacity x 0.9 - weights) has room, the forward total with its margin does not
+def test_solver_tab_shows_one_headline_verdict_and_explains_the_total(make_main_window):
+    # Llama-3.1-8B int4 (g128, 16-bit embeddings), 30 x 4096 on an RTX 4090 (a user's case):
+    # the engine-style KV budget (capacity x 0.9 - weights) has room, the forward total with
+    # its 1.15 margin does not: one headline, "Tight", with the total explained beneath it
     window = make_main_window()
     c = window.controller
     load_class(window, "llama-3.1-8b")
     c.set_field("format", WeightFormat.INT4)
     c.set_field("context_tokens", 4096)
-    c.set_field("batch", 33)
+    c.set_field("batch", 30)
     r = c.solve_result
     assert r.fits and not r.fits_total and r.breakdown.total_bytes > r.capacity_bytes
-    form = window.solver_tab.layout().itemAt(0).layout()
-    labels = {form.labelForField(v).text(): v.text() for v in window.solver_tab.values.values()}
-    assert "Verdict" not in labels
-    kv = labels["Verdict (KV budget, as an engine sizes it)"]
-    total = labels["Verdict (estimated total vs capacity)"]
-    assert kv == "33 x 4,096 tokens fit"
-    total_text, cap_text = (
-        format_bytes(r.breakdown.total_bytes, c.unit),
-        format_bytes(r.capacity_bytes, c.unit),
+    view = window.solver_tab.verdict
+    assert view.state == "tight"
+    budget = format_bytes(r.usable_bytes, c.unit)
+    total_text = format_bytes(r.breakdown.total_bytes, c.unit)
+    cap_text = format_bytes(r.capacity_bytes, c.unit)
+    assert view.headline.text() == (
+        f"Tight: 30 x 4,096 tokens fit the {budget} KV budget, but the estimated total "
+        f"{total_text} exceeds the {cap_text} card"
     )
-    expected = f"{total_text} > {cap_text}"
-    assert total == f"does NOT fit: {expected}"
+    assert view.detail.text().startswith(f"Estimated total {total_text} vs capacity {cap_text}")
+    form = window.solver_tab.layout().itemAt(0).layout()
+    labels = [form.labelForField(v).text() for v in window.solver_tab.values.values()]
+    assert not any("Verdict" in label for label in labels)  # no second verdict row
 
 
 def test_kv_growth_legend_has_one_entry_per_shown_curve_with_distinct_colours(make_main_window):
@@ -177,24 +252,29 @@ def test_kv_growth_legend_has_one_entry_per_shown_curve_with_distinct_colours(ma
         tab.refresh()
         shown = list(SOURCE_GRID_BATCHES) + ([] if batch in SOURCE_GRID_BATCHES else [batch])
         legend = tab.plot.getPlotItem().legend
-        entries = [(lab.text, smp.item.opts["pen"].color().name()) for smp, lab in legend.items]
+        entries = [
+            (lab.text, smp.item.opts["pen"] and smp.item.opts["pen"].color().name())
+            for smp, lab in legend.items
+        ]
         names = [name for name, _colour in entries]
-        assert sorted(names) == sorted(["capacity"] + [f"{b} concurrent" for b in shown])
-        colours = [colour for name, colour in entries if name != "capacity"]
+        fixed = ["KV budget", "this workload"]
+        assert sorted(names) == sorted(fixed + [f"{b} concurrent" for b in shown])
+        colours = [colour for name, colour in entries if name not in fixed]
         assert len(set(colours)) == len(colours), entries
         items = tab.plot.getPlotItem().listDataItems()
         drawn = [item for item in items if item.getData()[0] is not None and len(item.getData()[0])]
-        assert len(drawn) == len(shown) + 1  # the curves and the capacity line
+        assert len(drawn) == len(shown) + 2  # the curves, the budget line, the current point
 
 
 def test_compare_tab_names_parts_as_the_chart_does_and_fits_names(make_main_window):
     window = make_main_window()
     tab = window.compare_tab
     tab.set_checked(["bundled:7b-class", "bundled:70b-class"])
-    legend = [label.text for _sample, label in tab.legend.items]
+    legend = tab.legend.text()  # above the plot: it can cover no bar
     part_labels = [p.label for p in window.controller.breakdown.parts]  # the core's labels
-    assert legend[:3] == part_labels[:3] == ["Weights", "KV cache", "Activations"]
-    assert legend[3:] == ["Overhead", "Total"]
+    assert part_labels[:3] == ["Weights", "KV cache", "Activations"]
+    for name in [*part_labels[:3], "Overhead", "Total", "capacity"]:
+        assert name in legend
     header = [tab.table.horizontalHeaderItem(i).text() for i in range(tab.table.columnCount())]
     assert "KV cache (GiB)" in header and not any("_" in h for h in header)
     assert tab.picker.minimumWidth() >= min(tab.picker.sizeHintForColumn(0), 252)

@@ -61,11 +61,32 @@ class Breakdown:
     engine: Engine
     warnings: tuple[str, ...] = ()
     extras: dict[str, int] = field(default_factory=dict)
+    state: Part | None = None
+    #: Per-token KV cost of each kind of layer (:class:`vramdesk.core.kv_cache.KindCost`).
+    kv_by_kind: tuple[Any, ...] = ()
+    #: ``context_tokens * batch`` of the estimate (0 when not set).
+    live_tokens: int = 0
 
     @property
-    def parts(self) -> tuple[Part, Part, Part, Part]:
-        """The four parts in display order."""
-        return (self.weights, self.kv_cache, self.activations, self.overhead)
+    def parts(self) -> tuple[Part, ...]:
+        """The parts in display order.
+
+        Weights, KV cache, the recurrent state (only for models with SSM / linear-attention
+        layers), activations, overhead.
+        """
+        if self.state is None:
+            return (self.weights, self.kv_cache, self.activations, self.overhead)
+        return (self.weights, self.kv_cache, self.state, self.activations, self.overhead)
+
+    @property
+    def effective_kv_bytes_per_token(self) -> float | None:
+        """KV bytes per live token at the estimate's context and batch, or None if unknown."""
+        return None if not self.live_tokens else self.kv_cache.bytes / self.live_tokens
+
+    @property
+    def state_bytes(self) -> int:
+        """Bytes of the recurrent state per GPU (0 without recurrent layers)."""
+        return 0 if self.state is None else self.state.bytes
 
     @property
     def total_bytes(self) -> int:
@@ -77,6 +98,16 @@ class Breakdown:
         return {
             "weights_bytes": self.weights.bytes,
             "kv_cache_bytes": self.kv_cache.bytes,
+            "state_bytes": self.state_bytes,
+            "kv_bytes_per_token_by_kind": {
+                c.kind: {
+                    "layers": c.layers,
+                    "bytes_per_token": c.bytes_per_token,
+                    "window": c.window,
+                }
+                for c in self.kv_by_kind
+            },
+            "kv_bytes_per_token_effective": self.effective_kv_bytes_per_token,
             "activation_bytes": self.activations.bytes,
             "overhead_bytes": self.overhead.bytes,
             "total_bytes": self.total_bytes,

@@ -14,17 +14,20 @@ from fractions import Fraction
 from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.errors import InputError
 from vramdesk.core.formats import WeightFormat, WeightSpec
+from vramdesk.core.gguf_recipes import recipe_groups
 from vramdesk.core.kv_cache import (  # noqa: F401 - re-exported: the KV terms are part of the estimate
     cached_tokens,
     kv_bytes_per_token,
     kv_bytes_per_token_per_layer,
     kv_cache_part,
+    kv_cost_by_kind,
     kv_heads_per_gpu,
     kv_row_elements,
     shared_prefix_tokens,
 )
 from vramdesk.core.model import ModelSpec, count_params, total_params
 from vramdesk.core.runtime import OverheadForm, Runtime
+from vramdesk.core.state import state_part
 from vramdesk.core.units import GIB, ceil_bytes
 from vramdesk.core.workload import Workload
 
@@ -32,6 +35,8 @@ from vramdesk.core.workload import Workload
 LOGIT_BYTES = 4
 #: Bytes per activation element: fp16/bf16 compute.
 ACTIVATION_BYTES = 2
+#: Bytes per recurrent-state element in the neutral profile: the 16-bit model dtype.
+STATE_BYTES = Fraction(2)
 
 
 # --------------------------------------------------------------------- weights
@@ -60,6 +65,10 @@ def weight_groups(model: ModelSpec, spec: WeightSpec) -> list[tuple[str, int, Fr
     keep16 = Fraction(16)
     if not spec.format.quantized:
         return [("all", total_params(model), bits)]
+    if spec.format.is_gguf and not spec.experts_only and spec.embeddings_unquantized is None:
+        recipe = recipe_groups(model, spec.format.label)
+        if recipe is not None:  # a llama.cpp file type: its tensor types, as llama-quantize picks
+            return recipe
     # gpt-oss MXFP4 quantizes only the experts: embeddings and lm_head stay 16-bit
     embed_bits = keep16 if spec.keeps_embeddings or spec.experts_only else bits
     small_bits = keep16
@@ -129,16 +138,23 @@ def weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
         formula = f"({formula}) / (TP * PP)"
         subst = f"({subst}) / ({runtime.tensor_parallel_size} * {runtime.pipeline_parallel_size})"
     notes = []
-    if not spec.format.exact:
+    if spec.format.is_gguf and groups[0][0] not in ("all", "linear"):
+        notes.append(
+            f"{spec.format.label}: the tensor types llama-quantize picks for this file type "
+            "(src/llama-quant.cpp); 1-D tensors F32"
+        )
+    elif not spec.format.exact:
         notes.append(
             f"{spec.format.label} is a mixed file type: {_fmt_bits(spec.format.bits)} bits "
             "per weight is approximate; import the .gguf for the exact size"
         )
-    if spec.group_size is not None:
+    if spec.effective_group_size is not None:
         notes.append(
             f"group quantization: {spec.format.bits} + ({spec.scale_bits} + {spec.zero_bits}) / "
-            f"{spec.group_size} = {_fmt_bits(spec.bits_per_weight)} bits per weight"
+            f"{spec.effective_group_size} = {_fmt_bits(spec.bits_per_weight)} bits per weight"
         )
+    if spec.format.quantized and spec.keeps_embeddings:
+        notes.append("embeddings and output head kept 16-bit, as real checkpoints store them")
     return Part(
         "weights", "Weights", ceil_bytes(Fraction(total, shards)), formula, subst, tuple(notes)
     )
@@ -195,14 +211,16 @@ def activation_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> P
 
 
 # -------------------------------------------------------------------- overhead
-def overhead_part(weights: Part, kv: Part, act: Part, runtime: Runtime) -> Part:
+def overhead_part(
+    weights: Part, kv: Part, act: Part, runtime: Runtime, state_bytes: int = 0
+) -> Part:
     """Framework overhead: CUDA context, workspaces, allocator slack (SPEC §3.5).
 
     Multiplier form: ``overhead = (w + kv + act) * (factor - 1) + fixed`` so that
     ``total = (w + kv + act) * factor + fixed`` (defaults 1.15 and 1 GiB). Workspace form:
     ``overhead = w * fraction`` (default 0.05). Rounded up to whole bytes.
     """
-    base = weights.bytes + kv.bytes + act.bytes
+    base = weights.bytes + kv.bytes + act.bytes + state_bytes
     if runtime.overhead is OverheadForm.WORKSPACE:
         frac = runtime.workspace_fraction
         return Part(
@@ -219,7 +237,9 @@ def overhead_part(weights: Part, kv: Part, act: Part, runtime: Runtime) -> Part:
         "overhead",
         "Overhead (multiplier)",
         extra,
-        "(weights + kv + activations) * (factor - 1) + fixed",
+        "(weights + kv + activations) * (factor - 1) + fixed"
+        if not state_bytes
+        else "(weights + kv + state + activations) * (factor - 1) + fixed",
         f"{base:,} * ({float(factor):g} - 1) + {fixed:,}",
         (
             f"factor {float(factor):g} covers allocator fragmentation; fixed "
@@ -326,7 +346,16 @@ def formula_estimate(
     w = weights_part(model, weights, runtime)
     kv = kv_cache_part(model, workload, runtime)
     act = activation_part(model, workload, runtime)
-    over = overhead_part(w, kv, act, runtime)
+    state = state_part(
+        model,
+        workload.batch,
+        runtime,
+        STATE_BYTES,
+        STATE_BYTES,
+        "conv and SSM state in the 16-bit model dtype (vLLM mamba_cache_dtype / "
+        "mamba_ssm_cache_dtype auto)",
+    )
+    over = overhead_part(w, kv, act, runtime, state.bytes if state else 0)
     return Breakdown(
         weights=w,
         kv_cache=kv,
@@ -338,6 +367,9 @@ def formula_estimate(
         gpus=runtime.tensor_parallel_size * runtime.pipeline_parallel_size,
         engine=runtime.engine,
         warnings=tuple(estimate_warnings(model, weights, workload)),
+        state=state,
+        kv_by_kind=tuple(kv_cost_by_kind(model, workload.kv_dtype, runtime)),
+        live_tokens=workload.live_tokens,
     )
 
 

@@ -11,9 +11,16 @@ Sources
   ...). The ``gguf`` package's ``GGML_QUANT_SIZES`` holds the same table and a test checks
   that ours agrees with it.
 * MXFP4 (OCP Microscaling spec v1.0): 32 FP4 values share one 8-bit E8M0 scale, 17 bytes per 32.
-* bitsandbytes NF4 with double quantisation (QLoRA paper, Dettmers et al. 2023, §3):
-  4 bits + 8-bit absmax per 64 + fp32 second-level constant per 256 blocks
-  = 4 + 8/64 + 32/(64*256) = 4.127 bits.
+* bitsandbytes NF4 as ``Linear4bit`` stores it by default (``bnb_4bit_use_double_quant``
+  false): 4 bits + an fp32 absmax per block of 64 = 4 + 32/64 = 4.5 bits (``bnb-nf4``).
+  With double quantisation (QLoRA paper, Dettmers et al. 2023, §3): 4 bits + 8-bit absmax
+  per 64 + fp32 second-level constant per 256 blocks = 4 + 8/64 + 32/(64*256) = 4.127 bits
+  (``bnb-nf4-dq``).
+* ``int4`` is the AWQ/GPTQ layout by default: groups of 128 with a 16-bit scale and a
+  16-bit zero point (4.25 bits, :data:`DEFAULT_GROUP`); ``int4-ideal`` is the source
+  documents' idealized 0.5 byte per parameter, every tensor included.
+* Embeddings and the output head stay 16-bit for every quantized format unless the format
+  says otherwise (``int4-ideal``; GGUF types, which are per tensor).
 * Mixed llama.cpp file types (Q4_K_M, ...) have no single bit width: the values here are
   the bits per weight llama.cpp's ``quantize`` reports for Llama-3.1-8B and are labelled
   approximate; reading the file's tensor table gives the exact size.
@@ -41,7 +48,9 @@ class WeightFormat(enum.Enum):
     FP8 = ("fp8", F(8), True, True)
     INT8 = ("int8", F(8), True, True)
     INT4 = ("int4", F(4), True, True)
-    NF4 = ("bnb-nf4", F(4) + F(8, 64) + F(32, 64 * 256), True, True)
+    INT4_IDEAL = ("int4-ideal", F(4), True, True)
+    NF4 = ("bnb-nf4", F(4) + F(32, 64), True, True)
+    NF4_DQ = ("bnb-nf4-dq", F(4) + F(8, 64) + F(32, 64 * 256), True, True)
     MXFP4 = ("mxfp4", F(17 * 8, 32), True, True)
     # ggml block types (exact)
     Q8_0 = ("Q8_0", F(34 * 8, 32), True, True)
@@ -62,8 +71,19 @@ class WeightFormat(enum.Enum):
     IQ2_XS = ("IQ2_XS", F(74 * 8, 256), True, True)
     IQ2_S = ("IQ2_S", F(82 * 8, 256), True, True)
     IQ1_S = ("IQ1_S", F(50 * 8, 256), True, True)
+    IQ1_M = ("IQ1_M", F(56 * 8, 256), True, True)
+    TQ1_0 = ("TQ1_0", F(54 * 8, 256), True, True)
+    TQ2_0 = ("TQ2_0", F(66 * 8, 256), True, True)
+    Q8_1 = ("Q8_1", F(40 * 8, 32), True, True)
+    Q8_K = ("Q8_K", F(292 * 8, 256), True, True)
+    Q1_0 = ("Q1_0", F(18 * 8, 128), True, True)
+    NVFP4 = ("NVFP4", F(36 * 8, 64), True, True)
     # llama.cpp mixed file types: approximate bits per weight (see module docstring)
     Q2_K_MIX = ("Q2_K (mix)", F("3.00"), True, False)
+    Q2_K_S = ("Q2_K_S", F("2.96"), True, False)
+    IQ2_M = ("IQ2_M", F("2.70"), True, False)
+    IQ3_XS = ("IQ3_XS", F("3.30"), True, False)
+    IQ3_M = ("IQ3_M", F("3.66"), True, False)
     Q3_K_S = ("Q3_K_S", F("3.64"), True, False)
     Q3_K_M = ("Q3_K_M", F("4.00"), True, False)
     Q3_K_L = ("Q3_K_L", F("4.30"), True, False)
@@ -80,8 +100,11 @@ class WeightFormat(enum.Enum):
 
     @property
     def is_gguf(self) -> bool:
-        """True for llama.cpp block formats and mixed file types."""
-        return self.label[:1] in ("Q", "I")
+        """True for llama.cpp block formats and mixed file types.
+
+        Not mxfp4 (read from safetensors checkpoints too), nor the float and torch formats.
+        """
+        return self.label[:1] in ("Q", "I", "T", "N")
 
     @classmethod
     def parse(cls, text: str, field: str = "weights") -> WeightFormat:
@@ -113,6 +136,9 @@ class WeightFormat(enum.Enum):
             "bnb-int8": "int8",
             "int8_weight": "int8",
             "nf4": "bnb-nf4",
+            "nf4-dq": "bnb-nf4-dq",
+            "bnb-nf4-double-quant": "bnb-nf4-dq",
+            "int4-flat": "int4-ideal",
             "q2_k_mix": "q2_k (mix)",
         }
         key = aliases.get(key, key)
@@ -207,6 +233,12 @@ def group_quant_bits(
     return Fraction(bits) + Fraction(scale_bits + zero_bits, group_size)
 
 
+#: Group size a format uses when none is given: AWQ/GPTQ int4 quantize groups of 128
+#: (AutoAWQ ``q_group_size`` and GPTQ ``group_size`` defaults). ``group_size=0`` asks for
+#: no group scales (per-channel).
+DEFAULT_GROUP = {WeightFormat.INT4: 128}
+
+
 @dataclass(frozen=True, slots=True)
 class WeightSpec:
     """How the weights are stored.
@@ -217,13 +249,15 @@ class WeightSpec:
         Format of the linear layers (attention, MLP, experts).
     group_size : int or None
         Group quantization (GPTQ/AWQ, fp8 block scales): each group of ``group_size``
-        weights adds ``scale_bits + zero_bits`` bits (:func:`group_quant_bits`).
+        weights adds ``scale_bits + zero_bits`` bits (:func:`group_quant_bits`). ``None``:
+        the format's default (:data:`DEFAULT_GROUP`: int4 128); ``0``: no group scales.
     scale_bits, zero_bits : int
         Bits of each group's scale and zero point (fp16: 16 each; symmetric formats
         have no zero point: 0).
     embeddings_unquantized : bool or None
-        Keep the embedding and lm_head in 16 bits. ``None``: yes for group-quantized
-        formats (the GPTQ/AWQ default), no otherwise.
+        Keep the embedding and lm_head in 16 bits. ``None``: yes for every quantized format
+        (AWQ, GPTQ, bitsandbytes, fp8 and MXFP4 checkpoints keep them 16-bit), except
+        ``int4-ideal`` and the GGUF types (a GGUF file says per tensor).
     experts_only : bool
         Only the routed experts use ``format``; everything else stays 16-bit
         (gpt-oss MXFP4 checkpoints).
@@ -237,11 +271,18 @@ class WeightSpec:
     experts_only: bool = False
 
     @property
+    def effective_group_size(self) -> int | None:
+        """``group_size``, the format's default when None (:data:`DEFAULT_GROUP`), None for 0."""
+        group = DEFAULT_GROUP.get(self.format) if self.group_size is None else self.group_size
+        return group or None
+
+    @property
     def bits_per_weight(self) -> Fraction:
         """Exact bits per quantized weight, including group scales and zero points."""
-        if self.group_size is None:
+        group = self.effective_group_size
+        if group is None:
             return self.format.bits
-        return group_quant_bits(self.format.bits, self.group_size, self.scale_bits, self.zero_bits)
+        return group_quant_bits(self.format.bits, group, self.scale_bits, self.zero_bits)
 
     @property
     def keeps_embeddings(self) -> bool:
@@ -249,7 +290,7 @@ class WeightSpec:
         if not self.format.quantized:
             return False
         if self.embeddings_unquantized is None:
-            return self.group_size is not None
+            return not self.format.is_gguf and self.format is not WeightFormat.INT4_IDEAL
         return self.embeddings_unquantized
 
     def storage_key(self) -> str:
@@ -262,7 +303,7 @@ class WeightSpec:
             str(v)
             for v in (
                 self.format.label,
-                self.group_size,
+                self.effective_group_size,
                 self.scale_bits,
                 self.zero_bits,
                 self.keeps_embeddings,
@@ -273,8 +314,10 @@ class WeightSpec:
     def label(self) -> str:
         """A short human label, e.g. ``"int4 (g128, 4.25 bpw)"``."""
         text = self.format.label
-        if self.group_size is not None:
-            text += f" (g{self.group_size}, {float(self.bits_per_weight):g} bpw)"
+        if self.effective_group_size is not None:
+            text += f" (g{self.effective_group_size}, {float(self.bits_per_weight):g} bpw)"
+        elif self.format is not WeightFormat.INT4_IDEAL and self.format.bits.denominator != 1:
+            text += f" ({float(self.bits_per_weight):g} bpw)"
         if not self.format.exact:
             text += " (approx.)"
         return text
@@ -292,7 +335,7 @@ class WeightSpec:
         check_int("group_size", self.group_size, optional=True)
         check_int("scale_bits", self.scale_bits)
         check_int("zero_bits", self.zero_bits)
-        if self.group_size is not None and not self.format.quantized:
+        if self.group_size and not self.format.quantized:
             raise InputError(
                 "group_size",
                 f"applies to quantized formats, not {self.format.label}",

@@ -7,70 +7,200 @@ layers, at most the window on sliding layers, whole paged blocks, a shared prefi
 
 from __future__ import annotations
 
+import functools
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 from vramdesk.core.breakdown import Part
 from vramdesk.core.formats import KVDtype
-from vramdesk.core.model import FULL, ModelSpec
+from vramdesk.core.model import FULL, NO_CACHE, RECURRENT, SLIDING, LayerAttention, ModelSpec
 from vramdesk.core.runtime import MlaCache, Runtime
 from vramdesk.core.units import ceil_bytes
 from vramdesk.core.workload import Workload
 
 
-def kv_heads_per_gpu(model: ModelSpec, runtime: Runtime) -> int:
-    """KV heads each GPU holds: ``max(1, num_key_value_heads // TP)``.
+def kv_heads_per_gpu(model: ModelSpec, runtime: Runtime, heads: int | None = None) -> int:
+    """KV heads each GPU holds: ``max(1, kv_heads // TP)``.
 
-    Heads are replicated when TP exceeds them (vLLM ``get_num_kv_heads``).
+    ``heads``: a layer's own KV heads (default ``num_key_value_heads``). Heads are replicated
+    when TP exceeds them (vLLM ``get_num_kv_heads``).
     """
-    return max(1, model.num_key_value_heads // runtime.tensor_parallel_size)
+    n = model.num_key_value_heads if heads is None else heads
+    return max(1, n // runtime.tensor_parallel_size)
 
 
-def kv_row_elements(model: ModelSpec, runtime: Runtime) -> tuple[int, int]:
-    """Elements cached per token per layer per GPU, as ``(k, v)``.
+def layer_row_elements(
+    model: ModelSpec, layer: LayerAttention, runtime: Runtime
+) -> tuple[int, int]:
+    """Elements one token takes in ``layer``'s cache on one GPU, as ``(k, v)``.
 
-    Standard attention: ``kv_heads_per_gpu * head_dim`` each. MLA latent:
-    ``kv_lora_rank + qk_rope_head_dim`` in one row and no V (replicated over TP,
-    as vLLM and SGLang store it). MLA expanded: per head ``qk_nope + qk_rope`` for K
-    and ``v_head_dim`` for V.
+    ``(0, 0)`` for a layer without a cache of its own (recurrent, no-cache, or reusing
+    another layer's).
+
+    Standard attention: ``kv_heads_per_gpu * k_head_dim`` and ``kv_heads_per_gpu *
+    v_head_dim``. MLA latent: ``kv_lora_rank + qk_rope_head_dim`` in one row and no V
+    (replicated over TP, as vLLM and SGLang store it). MLA expanded: per head ``qk_nope +
+    qk_rope`` for K and ``v_head_dim`` for V.
     """
+    if not layer.holds_kv:
+        return 0, 0
     if model.is_mla:
         if runtime.mla_cache is MlaCache.LATENT:
             return model.kv_lora_rank + (model.qk_rope_head_dim or 0), 0
+        if runtime.mla_cache is MlaCache.LATENT_WITH_V:
+            return model.kv_lora_rank + (model.qk_rope_head_dim or 0), model.kv_lora_rank
         heads = max(1, (model.num_attention_heads or 1) // runtime.tensor_parallel_size)
         nope, rope = model.qk_nope_head_dim or 0, model.qk_rope_head_dim or 0
         return heads * (nope + rope), heads * (model.v_head_dim or nope)
-    width = kv_heads_per_gpu(model, runtime) * model.resolved_head_dim
-    return width, width
+    n = kv_heads_per_gpu(model, runtime, layer.kv_heads)
+    return n * layer.k_head_dim, n * layer.v_head_dim
 
 
-def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> int:
-    """Bytes one token takes in one layer's KV cache on one GPU.
+def _first_kv_layer(model: ModelSpec) -> LayerAttention | None:
+    return next((layer for layer in model.attention_layers() if layer.holds_kv), None)
 
-    ``2 * kv_heads * head_dim * e`` for standard attention (``e`` = bytes per element;
-    ggml block types ``q8_0`` = 34/32 and ``q4_0`` = 18/32 bytes per element, each row
-    rounded up to whole bytes); ``(kv_lora_rank + qk_rope_head_dim) * e`` for MLA.
+
+def kv_row_elements(model: ModelSpec, runtime: Runtime) -> tuple[int, int]:
+    """Elements cached per token per layer per GPU, as ``(k, v)``, of the first cache layer.
+
+    :func:`layer_row_elements` of the first layer that holds a cache; ``(0, 0)`` when none.
     """
-    k, v = kv_row_elements(model, runtime)
+    layer = _first_kv_layer(model)
+    return (0, 0) if layer is None else layer_row_elements(model, layer, runtime)
+
+
+def layer_bytes_per_token(
+    model: ModelSpec, layer: LayerAttention, kv_dtype: KVDtype, runtime: Runtime
+) -> int:
+    """Bytes one token takes in ``layer``'s cache on one GPU.
+
+    Each row is rounded up to whole bytes: ggml ``q8_0`` = 34/32 and ``q4_0`` = 18/32 bytes
+    per element.
+    """
+    k, v = layer_row_elements(model, layer, runtime)
     e = kv_dtype.bytes_per_element
     return ceil_bytes(k * e) + ceil_bytes(v * e)
 
 
+def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> int:
+    """Bytes one token takes in one layer's KV cache on one GPU: the largest layer's.
+
+    ``2 * kv_heads * head_dim * e`` for a uniform model (``e`` = bytes per element);
+    ``(kv_lora_rank + qk_rope_head_dim) * e`` for MLA. When layers differ (Gemma-4-class
+    global layers) the largest, which is what vLLM pads every page to
+    (``vllm/v1/core/kv_cache_utils.py`` ``unify_kv_cache_spec_page_size``).
+    """
+    e = kv_dtype.bytes_per_element
+    groups = stage_groups(model, runtime.replace(pipeline_parallel_size=1))
+    return max((g.bytes_per_token(e) for g in groups if g.k or g.v), default=0)
+
+
+def gpu_layers(model: ModelSpec, runtime: Runtime) -> list[LayerAttention]:
+    """Layers of the pipeline stage that holds the most KV cache (the first, ``ceil(L / PP)``)."""
+    layers = list(model.attention_layers())
+    per_stage = math.ceil(len(layers) / runtime.pipeline_parallel_size)
+    stages = [layers[i : i + per_stage] for i in range(0, len(layers), per_stage)]
+    return max(stages, key=lambda s: (len(s), sum(x.holds_kv and x.kind == FULL for x in s)))
+
+
 def _gpu_layers(model: ModelSpec, runtime: Runtime) -> list[str]:
-    """Layer types of the pipeline stage that holds the most layers (the first one)."""
-    types = list(model.resolved_layer_types())
-    per_stage = math.ceil(len(types) / runtime.pipeline_parallel_size)
-    stages = [types[i : i + per_stage] for i in range(0, len(types), per_stage)]
-    return max(stages, key=lambda s: (len(s), s.count(FULL)))
+    """Layer kinds of :func:`gpu_layers` (kept for callers that only need the kinds)."""
+    return [layer.kind for layer in gpu_layers(model, runtime)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """Layers of one GPU stage that cache alike: ``count`` layers of ``kind_label``."""
+
+    kind: str
+    kind_label: str
+    k: int
+    v: int
+    window: int | None
+    count: int
+
+    def bytes_per_token(self, e: Fraction) -> int:
+        return ceil_bytes(self.k * e) + ceil_bytes(self.v * e)
+
+
+def stage_groups(model: ModelSpec, runtime: Runtime) -> tuple[_Group, ...]:
+    """The layers of :func:`gpu_layers` grouped by kind and row width.
+
+    Memoised: the solver asks for the same model many times.
+    """
+    args = (model, runtime.tensor_parallel_size, runtime.pipeline_parallel_size, runtime.mla_cache)
+    try:
+        return _stage_groups(*args)
+    except TypeError:  # an unhashable field (a list where a tuple belongs): no memo
+        return _stage_groups.__wrapped__(*args)
+
+
+@functools.lru_cache(maxsize=256)
+def _stage_groups(model: ModelSpec, tp: int, pp: int, mla: MlaCache) -> tuple[_Group, ...]:
+    rt = Runtime(tensor_parallel_size=tp, pipeline_parallel_size=pp, mla_cache=mla)
+    groups: dict[tuple, int] = {}
+    for layer in gpu_layers(model, rt):
+        k, v = layer_row_elements(model, layer, rt)
+        key = (layer.kind, layer.kind_label, k, v, layer.window)
+        groups[key] = groups.get(key, 0) + 1
+    return tuple(_Group(*key, n) for key, n in groups.items())
 
 
 def kv_bytes_per_token(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> int:
-    """KV bytes per token over all layers of one GPU, no window cap.
+    """KV bytes per token over all cache-holding layers of one GPU, no window cap.
 
     ``2 * layers * kv_heads * head_dim * e``: 7B MHA (32 x 32 x 128, fp16) gives
-    524,288 bytes = 512 KiB per token; 70B GQA-8 (80 x 8 x 128) 327,680 = 320 KiB.
+    524,288 bytes = 512 KiB per token; 70B GQA-8 (80 x 8 x 128) 327,680 = 320 KiB. Layers
+    reusing another layer's cache, recurrent and encoder layers add nothing.
     """
-    return len(_gpu_layers(model, runtime)) * kv_bytes_per_token_per_layer(model, kv_dtype, runtime)
+    e = kv_dtype.bytes_per_element
+    return sum(g.count * g.bytes_per_token(e) for g in stage_groups(model, runtime))
+
+
+@dataclass(frozen=True, slots=True)
+class KindCost:
+    """The per-token KV cost of one kind of layer on one GPU.
+
+    Attributes
+    ----------
+    kind : str
+        ``full_attention``, ``sliding_attention``, ``shared``, ``recurrent`` or ``no_cache``.
+    layers : int
+        Layers of that kind on the GPU.
+    bytes_per_token : int
+        Bytes one token adds over all those layers (0 for shared, recurrent, no-cache).
+    window : int or None
+        Sliding layers: tokens per sequence they keep at most.
+    """
+
+    kind: str
+    layers: int
+    bytes_per_token: int
+    window: int | None = None
+
+
+def kv_cost_by_kind(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> list[KindCost]:
+    """Per-token KV cost of each kind of layer (full, sliding, shared, recurrent, no-cache).
+
+    A sliding layer's cost stops growing at its window; the effective per-token cost at a
+    context is the KV part divided by the tokens (:func:`effective_bytes_per_token`).
+    """
+    out: dict[str, list[int]] = {}
+    windows: dict[str, int | None] = {}
+    e = kv_dtype.bytes_per_element
+    for g in stage_groups(model, runtime):
+        row = out.setdefault(g.kind_label, [0, 0])
+        row[0] += g.count
+        row[1] += g.count * g.bytes_per_token(e)
+        windows[g.kind_label] = g.window
+    order = (FULL, SLIDING, "shared", RECURRENT, NO_CACHE)
+    return [KindCost(k, out[k][0], out[k][1], windows[k]) for k in order if k in out]
+
+
+def effective_bytes_per_token(kv_bytes: int, workload: Workload) -> Fraction:
+    """KV bytes per live token at the workload's context: ``kv_bytes / (context * batch)``."""
+    return Fraction(kv_bytes, workload.context_tokens * workload.batch)
 
 
 def _round_block(tokens: int, block: int | None) -> int:
@@ -108,29 +238,52 @@ def cached_tokens(model: ModelSpec, workload: Workload, runtime: Runtime) -> dic
 def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Part:
     """KV-cache memory per GPU.
 
-    ``kv_bytes = sum over layers of per_token_per_layer * tokens_cached(layer)``
-    (SPEC §3.3), with ``per_token_per_layer`` from :func:`kv_bytes_per_token_per_layer`
-    and ``tokens_cached`` from :func:`cached_tokens`.
+    ``kv_bytes = sum over layers of per_token(layer) * tokens_cached(kind)`` (SPEC §3.3),
+    with ``per_token(layer)`` from :func:`layer_bytes_per_token` (0 for layers without a
+    cache of their own) and ``tokens_cached`` from :func:`cached_tokens`.
     """
-    per_layer = kv_bytes_per_token_per_layer(model, workload.kv_dtype, runtime)
-    layers = _gpu_layers(model, runtime)
-    tokens = cached_tokens(model, workload, runtime)
-    n_full = layers.count(FULL)
-    n_slide = len(layers) - n_full
-    total = per_layer * (n_full * tokens["full_attention"] + n_slide * tokens["sliding_attention"])
-    k, v = kv_row_elements(model, runtime)
     e = workload.kv_dtype.bytes_per_element
+    tokens = cached_tokens(model, workload, runtime)
+    groups: dict[tuple[str, int, int], int] = {}
+    stage = stage_groups(model, runtime)
+    for g in stage:
+        if g.k or g.v:
+            key = (g.kind, g.k, g.v)
+            groups[key] = groups.get(key, 0) + g.count
+    total = sum(
+        n * (ceil_bytes(k * e) + ceil_bytes(v * e)) * tokens[kind]
+        for (kind, k, v), n in groups.items()
+    )
+    n_full = sum(n for (kind, _, _), n in groups.items() if kind == FULL)
+    n_slide = sum(n for (kind, _, _), n in groups.items() if kind == SLIDING)
+    rows = {(k, v) for _, k, v in groups}
+    k, v = next(iter(rows)) if rows else (0, 0)
     if model.is_mla and not v:
         row = "(kv_lora_rank + qk_rope_head_dim) * e"
         row_s = f"({model.kv_lora_rank} + {model.qk_rope_head_dim}) * {_fmt_e(e)}"
+    elif model.is_mla and runtime.mla_cache is MlaCache.LATENT_WITH_V:
+        row = "(kv_lora_rank + qk_rope_head_dim + kv_lora_rank) * e"
+        row_s = f"({k} + {v}) * {_fmt_e(e)}"
     elif model.is_mla:
         row = "heads * (qk_nope + qk_rope + v_head_dim) * e"
         row_s = f"({k} + {v}) * {_fmt_e(e)}"
-    else:
+    elif k == v and rows:
+        heads = k // next(x.k_head_dim for x in gpu_layers(model, runtime) if x.holds_kv)
         row = "2 * kv_heads * head_dim * e"
-        row_s = f"2 * {kv_heads_per_gpu(model, runtime)} * {model.resolved_head_dim} * {_fmt_e(e)}"
+        row_s = f"2 * {heads} * {k // heads} * {_fmt_e(e)}"
+    else:
+        row = "(kv_heads * k_head_dim + kv_heads * v_head_dim) * e"
+        row_s = f"({k} + {v}) * {_fmt_e(e)}"
     token_text = _token_text(workload, runtime)
-    if n_slide:
+    if not groups:
+        formula, subst = "0 (no layer keeps a per-token KV cache)", "0"
+    elif len(rows) > 1:
+        formula = "sum over layer groups of layers * (k_row + v_row) * e * tokens(kind)"
+        subst = " + ".join(
+            f"{n} * ({kk} + {vv}) * {_fmt_e(e)} * {tokens[kind]:,}"
+            for (kind, kk, vv), n in groups.items()
+        )
+    elif n_slide:
         formula = f"{row} * (full_layers * tokens_full + sliding_layers * tokens_sliding)"
         subst = (
             f"{row_s} * ({n_full} * {tokens['full_attention']:,} + {n_slide} * "
@@ -144,12 +297,20 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
         notes.append(
             "MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank"
             if not v
+            else "MLA cache: latent + rope as K and the latent again as V (llama.cpp before "
+            "its V-less cache)"
+            if runtime.mla_cache is MlaCache.LATENT_WITH_V
             else "MLA cache expanded to per-head K and V (older llama.cpp layout)"
         )
     if n_slide:
         notes.append(
             f"{n_slide} sliding-window layers cache at most {model.sliding_window} tokens per sequence"
         )
+    shared = sum(g.count for g in stage if g.kind_label == "shared")
+    if shared:
+        notes.append(f"{shared} layers reuse an earlier layer's cache and hold none")
+    if not model.causal:
+        notes.append("encoder: bidirectional attention over the input, no KV cache is kept")
     return Part("kv_cache", "KV cache", total, formula, subst, tuple(notes))
 
 

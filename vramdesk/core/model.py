@@ -8,6 +8,7 @@ change a field with :func:`dataclasses.replace` and re-validate with
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 from vramdesk.core.errors import InputError, UnsupportedModelError
@@ -15,6 +16,59 @@ from vramdesk.core.limits import check_int
 
 FULL = "full_attention"
 SLIDING = "sliding_attention"
+#: A recurrent layer (Mamba/Mamba-2 SSM, gated DeltaNet linear attention): a constant
+#: per-sequence state instead of a per-token KV cache.
+RECURRENT = "recurrent"
+#: A layer with no cache at all (encoder layers: bidirectional attention over the input).
+NO_CACHE = "no_cache"
+LAYER_KINDS = (FULL, SLIDING, RECURRENT, NO_CACHE)
+
+
+@dataclass(frozen=True, slots=True)
+class LayerAttention:
+    """What one layer caches: the per-layer view every KV formula reads.
+
+    Attributes
+    ----------
+    kind : str
+        :data:`FULL`, :data:`SLIDING` (caches at most ``window`` tokens per sequence),
+        :data:`RECURRENT` (a constant per-sequence state, no KV) or :data:`NO_CACHE`.
+    kv_heads : int
+        KV heads of the layer (0 for recurrent and no-cache layers).
+    k_head_dim, v_head_dim : int
+        Elements per head of K and of V.
+    window : int or None
+        The sliding window in tokens (sliding layers only).
+    reuses : int or None
+        Index of the earlier layer whose cache this layer reads (Gemma-3n's last
+        ``num_kv_shared_layers``): it holds no cache of its own.
+    has_state : bool
+        The layer keeps a recurrent per-sequence state (recurrent layers, and every layer of
+        a model whose attention and SSM run side by side: Falcon-H1).
+    """
+
+    kind: str
+    kv_heads: int = 0
+    k_head_dim: int = 0
+    v_head_dim: int = 0
+    window: int | None = None
+    reuses: int | None = None
+
+    @property
+    def holds_kv(self) -> bool:
+        """True when the layer owns a per-token KV cache (full or sliding, not reused)."""
+        return self.kind in (FULL, SLIDING) and self.reuses is None
+
+    has_state: bool = False
+
+    @property
+    def kind_label(self) -> str:
+        """The summary key of the layer's kind.
+
+        ``full_attention``, ``sliding_attention``, ``recurrent``, ``no_cache`` or ``shared``
+        (a layer reading another layer's cache).
+        """
+        return "shared" if self.reuses is not None else self.kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +106,27 @@ class ModelSpec:
     checkpoint_format : str or None
         :meth:`WeightSpec.storage_key` of the checkpoint's format (format, group size,
         scale/zero bits, embeddings, experts-only), recorded with ``checkpoint_bytes``.
+    global_key_value_heads, global_head_dim, global_v_head_dim : int or None
+        KV heads and K / V head dims of the full-attention layers when they differ from the
+        sliding layers' (Gemma-4-class ``num_global_key_value_heads``, ``global_head_dim``;
+        GGUF ``key_length`` beside ``key_length_swa``). ``None``: as the other layers.
+    v_head_dim : int or None
+        MLA: the per-head V width. Other models: V's head dim when it differs from K's
+        (GGUF ``value_length``); ``None`` = ``head_dim``.
+    layer_kv_heads : tuple of int or None
+        KV heads per layer when no per-kind rule gives them (a GGUF ``head_count_kv`` array).
+    num_kv_shared_layers : int
+        The last N layers read an earlier layer's cache and hold none (Gemma-3n).
+    causal : bool
+        False for encoders (BERT, XLM-RoBERTa): no KV cache and no output head.
+    conv_state_elements, ssm_state_elements : int
+        Per recurrent layer and per sequence: elements of the convolution state and of the
+        SSM / linear-attention state (:mod:`vramdesk.core.state`).
+    recurrent_params_per_layer : int or None
+        Parameters of one recurrent mixer (replaces the attention block on those layers).
+    parallel_ssm : bool
+        Every layer runs attention and a Mamba-2 mixer side by side (Falcon-H1): each
+        keeps both a KV cache and a recurrent state.
     """
 
     name: str = ""
@@ -96,6 +171,18 @@ class ModelSpec:
     shared_expert_gate: bool = False
     learned_position_embeddings: bool = False
     encoder_params: int = 0
+    # per-layer attention geometry (see attention_layers)
+    global_key_value_heads: int | None = None
+    global_head_dim: int | None = None
+    global_v_head_dim: int | None = None
+    layer_kv_heads: tuple[int, ...] | None = None
+    num_kv_shared_layers: int = 0
+    causal: bool = True
+    # recurrent (SSM / linear-attention) layers: per-sequence state elements per layer
+    conv_state_elements: int = 0
+    ssm_state_elements: int = 0
+    recurrent_params_per_layer: int | None = None
+    parallel_ssm: bool = False
     # checkpoint facts
     checkpoint_bytes: int | None = None
     checkpoint_format: str | None = None
@@ -140,11 +227,35 @@ class ModelSpec:
         return self.num_attention_heads / self.num_key_value_heads
 
     def resolved_layer_types(self) -> tuple[str, ...]:
-        """One ``"full_attention"`` / ``"sliding_attention"`` entry per layer."""
+        """One entry of :data:`LAYER_KINDS` per layer (every layer ``no_cache`` when not causal)."""
+        if not self.causal:
+            return (NO_CACHE,) * self.num_hidden_layers
         if self.layer_types is not None:
             return self.layer_types
         kind = SLIDING if self.sliding_window else FULL
         return (kind,) * self.num_hidden_layers
+
+    def attention_layers(self) -> tuple[LayerAttention, ...]:
+        """The model's attention, layer by layer (the one representation every formula reads).
+
+        Per layer: the kind (:meth:`resolved_layer_types`); KV heads ``layer_kv_heads[i]``,
+        else ``global_key_value_heads`` on full layers, else ``num_key_value_heads``; K head
+        dim ``global_head_dim`` on full layers, else ``head_dim``; V head dim likewise from
+        ``global_v_head_dim`` / ``v_head_dim``; sliding layers get ``sliding_window``. The
+        last ``num_kv_shared_layers`` layers reuse the cache of the last earlier layer of the
+        same kind (Hugging Face ``modeling_gemma3n.py``; llama.cpp ``hparams.has_kv``).
+        MLA layers are one latent "head" of ``kv_lora_rank + qk_rope_head_dim`` and no V.
+        A uniform model is the special case: every layer alike.
+
+        Raises
+        ------
+        InputError
+            ``head_dim``: not derivable.
+        """
+        try:
+            return _attention_layers(self)
+        except TypeError:  # an unhashable field (a list where a tuple belongs): no memo
+            return _attention_layers.__wrapped__(self)
 
     def attention_kind(self) -> str:
         """The attention layout: ``MHA``, ``GQA``, ``MQA``, ``MLA``, or ``"N KV heads"`` when the query heads are unknown."""
@@ -207,7 +318,7 @@ class ModelSpec:
                 f"num_attention_heads ({heads})",
                 "required",
             )
-        else:
+        elif any(t != RECURRENT for t in self.resolved_layer_types()):
             self.resolved_head_dim  # noqa: B018 - raises when underivable
         if self.num_local_experts and self.num_experts_per_tok > self.num_local_experts:
             raise InputError(
@@ -256,6 +367,27 @@ class ModelSpec:
             )
 
     def _validate_layer_types(self) -> None:
+        for name in ("global_key_value_heads", "global_head_dim", "global_v_head_dim"):
+            check_int(name, getattr(self, name), optional=True)
+        if not self.is_mla:
+            check_int("v_head_dim", self.v_head_dim, optional=True)
+        check_int("num_kv_shared_layers", self.num_kv_shared_layers)
+        if self.num_kv_shared_layers >= self.num_hidden_layers:
+            raise InputError(
+                "num_kv_shared_layers", "must be less than num_hidden_layers", "too_large"
+            )
+        for name in ("conv_state_elements", "ssm_state_elements"):
+            check_int(name, getattr(self, name))
+        check_int("recurrent_params_per_layer", self.recurrent_params_per_layer, optional=True)
+        if self.layer_kv_heads is not None:
+            if len(self.layer_kv_heads) != self.num_hidden_layers:
+                raise InputError(
+                    "layer_kv_heads",
+                    f"has {len(self.layer_kv_heads)} entries for {self.num_hidden_layers} layers",
+                    "length",
+                )
+            for n in self.layer_kv_heads:
+                check_int("layer_kv_heads", n)
         if self.layer_types is None:
             return
         if len(self.layer_types) != self.num_hidden_layers:
@@ -264,7 +396,7 @@ class ModelSpec:
                 f"has {len(self.layer_types)} entries for {self.num_hidden_layers} layers",
                 "length",
             )
-        bad = sorted(set(self.layer_types) - {FULL, SLIDING})
+        bad = sorted(set(self.layer_types) - set(LAYER_KINDS))
         if bad:
             raise InputError("layer_types", f"unknown layer type {bad[0]!r}", "unknown_choice")
         if SLIDING in self.layer_types and not self.sliding_window:
@@ -365,9 +497,23 @@ class ParamCount:
         )
 
 
-def _attention_params(m: ModelSpec) -> int:
-    """Parameters of one attention block (projections, biases, q/k norms, sinks)."""
+def _attention_params(m: ModelSpec, layer: LayerAttention | None = None) -> int:
+    """Parameters of one attention block (projections, biases, q/k norms, sinks).
+
+    ``layer`` gives the block's own KV heads and K/V head dims (global layers of a
+    Gemma-4-class model differ from its sliding layers); ``None``: the uniform geometry.
+    A recurrent layer's mixer is ``recurrent_params_per_layer``.
+    """
     h, nh = m.hidden_size, m.num_attention_heads
+    if layer is not None and layer.kind == RECURRENT:
+        if m.recurrent_params_per_layer is None:
+            raise InputError(
+                "recurrent_params_per_layer",
+                "is required to count the parameters of recurrent layers: give the total "
+                "(params, --params-b) or import the checkpoint (safetensors index or GGUF)",
+                "required",
+            )
+        return m.recurrent_params_per_layer
     if m.is_mla:
         rope, nope = m.qk_rope_head_dim or 0, m.qk_nope_head_dim or 0
         v = m.v_head_dim or nope
@@ -378,17 +524,36 @@ def _attention_params(m: ModelSpec) -> int:
             q = h * nh * q_head
         kv = h * (m.kv_lora_rank + rope) + m.kv_lora_rank + m.kv_lora_rank * nh * (nope + v)
         return q + kv + nh * v * h
-    d, nkv = m.resolved_head_dim, m.num_key_value_heads
-    n = h * nh * d + 2 * h * nkv * d + nh * d * h
+    if layer is None:
+        d = m.resolved_head_dim
+        layer = LayerAttention(FULL, m.num_key_value_heads, d, m.v_head_dim or d)
+    nkv, dk, dv = layer.kv_heads, layer.k_head_dim, layer.v_head_dim
+    n = h * nh * dk + h * nkv * (dk + dv) + nh * dv * h
     if m.attention_bias or m.qkv_bias:
-        n += nh * d + 2 * nkv * d
+        n += nh * dk + nkv * (dk + dv)
     if m.attention_bias:
         n += h
     if m.qk_norm:
-        n += 2 * d
+        n += 2 * dk
     if m.attention_sinks:
         n += nh
     return n
+
+
+@functools.lru_cache(maxsize=256)
+def _attention_total(m: ModelSpec) -> int:
+    """Attention (or recurrent mixer) parameters over all layers, one block per geometry."""
+    if m.is_mla:
+        return m.num_hidden_layers * _attention_params(m)
+    shapes: dict[LayerAttention, int] = {}
+    for layer in m.attention_layers():
+        key = LayerAttention(layer.kind, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
+        if layer.kind == NO_CACHE:  # encoder layer: the attention exists, it is just not cached
+            key = LayerAttention(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
+        elif layer.kind == SLIDING:
+            key = LayerAttention(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
+        shapes[key] = shapes.get(key, 0) + 1
+    return sum(n * _attention_params(m, layer) for layer, n in shapes.items())
 
 
 def _ffn_params(m: ModelSpec, width: int) -> int:
@@ -445,8 +610,11 @@ def count_params(m: ModelSpec) -> ParamCount:
         )
     h, layers = m.hidden_size, m.num_hidden_layers
     embedding = m.vocab_size * h
-    lm_head = 0 if m.tie_word_embeddings else m.vocab_size * h
-    attention = layers * _attention_params(m)
+    lm_head = 0 if m.tie_word_embeddings or not m.causal else m.vocab_size * h
+    try:
+        attention = _attention_total(m)
+    except TypeError:  # an unhashable field: no memo
+        attention = _attention_total.__wrapped__(m)
     norm_width = 2 * h if m.norm_bias else h
     norms = layers * m.norms_per_layer * norm_width + norm_width
     dense_layers = m.first_k_dense_replace if m.is_moe else layers
@@ -503,3 +671,45 @@ def refuse_unsupported(kind: str, detail: str) -> UnsupportedModelError:
     return UnsupportedModelError(
         "architectures", f"{kind} is not supported: {detail}", "unsupported", {"kind": kind}
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _attention_layers(m: ModelSpec) -> tuple[LayerAttention, ...]:
+    types = m.resolved_layer_types()
+    if m.is_mla:
+        row = LayerAttention(FULL, 1, (m.kv_lora_rank or 0) + (m.qk_rope_head_dim or 0), 0)
+        out = [
+            row if t in (FULL, SLIDING) else LayerAttention(t, has_state=t == RECURRENT)
+            for t in types
+        ]
+    else:
+        d = m.resolved_head_dim if any(t != RECURRENT for t in types) else 0
+        v = m.v_head_dim or d
+        gk = m.global_head_dim or d
+        gv = m.global_v_head_dim or (m.global_head_dim or v)
+        gh = m.global_key_value_heads or m.num_key_value_heads
+        out = []
+        for i, kind in enumerate(types):
+            if kind == RECURRENT:
+                out.append(LayerAttention(RECURRENT, has_state=True))
+                continue
+            heads = gh if kind == FULL else m.num_key_value_heads
+            if m.layer_kv_heads is not None and m.layer_kv_heads[i]:
+                heads = m.layer_kv_heads[i]
+            out.append(
+                LayerAttention(
+                    kind,
+                    heads,
+                    gk if kind == FULL else d,
+                    gv if kind == FULL else v,
+                    m.sliding_window if kind == SLIDING else None,
+                    has_state=m.parallel_ssm,
+                )
+            )
+    shared = m.num_kv_shared_layers
+    if shared and m.causal:
+        own = len(out) - shared
+        for i in range(own, len(out)):
+            same = [j for j in range(own) if out[j].kind == out[i].kind] or list(range(own))
+            out[i] = dataclasses.replace(out[i], reuses=same[-1])
+    return tuple(out)

@@ -46,9 +46,7 @@ def breakdown_text(sc: Any, b: Breakdown, unit: Unit = Unit.GIB) -> str:
     lines.append(
         f"{'Total' + gpus:<22} {format_bytes(b.total_bytes, unit):>14}   {b.total_bytes:>18,} bytes"
     )
-    lines.append(
-        f"KV cache per token: {b.kv_bytes_per_token:,} bytes ({b.kv_bytes_per_token / KIB:g} KiB)"
-    )
+    lines.extend(kv_per_token_lines(b))
     lines.extend(f"warning: {w}" for w in b.warnings)
     return "\n".join(lines)
 
@@ -92,11 +90,15 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
         lines.append("What would make it fit (each lever alone, most effective first):")
         lines.extend(f"  {'+' if a.fits else '-'} {a.describe(unit)}" for a in r.advice)
     lines.extend(f"note: {n}" for n in r.notes)
-    lines.append(f"Estimated total {format_bytes(r.breakdown.total_bytes, unit)} on every catalog GPU:")
+    lines.append(
+        f"Estimated total {format_bytes(r.breakdown.total_bytes, unit)} on every catalog GPU:"
+    )
     for row in catalog_fits(r.breakdown):
         mark = "fits" if row.fits else "does NOT fit"
-        lines.append(f"  {row.name:<16} {format_bytes(row.capacity_bytes, unit):>12}  "
-                     f"headroom {format_bytes(row.headroom_bytes, unit):>12}  {mark}")
+        lines.append(
+            f"  {row.name:<16} {format_bytes(row.capacity_bytes, unit):>12}  "
+            f"headroom {format_bytes(row.headroom_bytes, unit):>12}  {mark}"
+        )
     return "\n".join(lines)
 
 
@@ -171,3 +173,32 @@ def preset_detail(name: str) -> dict[str, Any]:
         "gqa_ratio": m.gqa_ratio,
         "source": p.source,
     }
+
+
+def kv_per_token_lines(b: Breakdown) -> list[str]:
+    """The "KV cache per token" lines as a reader needs them.
+
+    One figure for a uniform model; for models whose layers differ (sliding window, shared,
+    recurrent, encoder) the per-token cost of each kind of layer and the effective bytes per
+    token at the estimate's context.
+    """
+    kinds = b.kv_by_kind
+    if len(kinds) <= 1 and not any(c.kind != "full_attention" for c in kinds):
+        return [
+            f"KV cache per token: {b.kv_bytes_per_token:,} bytes "
+            f"({b.kv_bytes_per_token / KIB:g} KiB)"
+        ]
+    lines = ["KV cache per token, by kind of layer:"]
+    for c in kinds:
+        text = f"  {c.kind} ({c.layers} layers): {c.bytes_per_token:,} bytes per token"
+        if c.window:
+            text += f" for the first {c.window:,} tokens of each sequence, then nothing"
+        elif c.kind == "shared":
+            text += " (they read an earlier layer's cache)"
+        elif c.kind == "recurrent":
+            text += " (a constant state per sequence instead)"
+        lines.append(text)
+    eff = b.effective_kv_bytes_per_token
+    if eff is not None:
+        lines.append(f"  effective at this context: {eff:,.1f} bytes per token")
+    return lines

@@ -58,6 +58,8 @@ class MlaCache(enum.Enum):
 
     LATENT = "latent"  #: kv_lora_rank + qk_rope_head_dim per token per layer (vLLM, SGLang)
     EXPANDED = "expanded"  #: per-head K (nope + rope) and V (older llama.cpp builds)
+    #: K = latent + rope, V = the latent again (llama.cpp from the MLA cache until V-less)
+    LATENT_WITH_V = "latent+v"
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,7 +79,7 @@ def _decode(name: str, tp: Any, value: Any) -> Any:
                 name, f"unknown value {value!r}; known: {choices}", "unknown_choice"
             ) from None
     if tp is Fraction:
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
+        if isinstance(value, bool) or not isinstance(value, int | float | str | Fraction):
             raise InputError(name, f"must be a number, got {value!r}", "not_number")
         try:
             return to_fraction(value)
@@ -98,6 +98,11 @@ def _decode(name: str, tp: Any, value: Any) -> Any:
             raise InputError(name, f"must be text, got {value!r}", "not_str")
         return value
     if origin is tuple:
+        item = args[0] if args else str
+        if item is int:  # per-layer numbers (layer_kv_heads)
+            if not isinstance(value, list | tuple):
+                raise InputError(name, "must be a list of whole numbers", "not_list")
+            return tuple(_decode(name, int, v) for v in value)
         if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
             raise InputError(name, "must be a list of strings", "not_list")
         return tuple(value)

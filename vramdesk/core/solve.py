@@ -171,6 +171,14 @@ def vllm_style_lines(
     ]
 
 
+def _dynamic_bytes(b: Breakdown) -> int:
+    """What grows with the traffic: KV cache, recurrent state and activations.
+
+    The KV cache grows per token, the recurrent state per sequence (never per token).
+    """
+    return b.kv_cache.bytes + b.state_bytes + b.activations.bytes
+
+
 class _Problem:
     """One solve: fixed model, weights and runtime; workload varies."""
 
@@ -185,10 +193,7 @@ class _Problem:
         self.model, self.weights, self.workload, self.runtime = model, weights, workload, runtime
         self.capacity = capacity_bytes
         self.base = estimate(model, weights, workload, runtime)
-        self._need = {
-            (workload.batch, workload.context_tokens): self.base.kv_cache.bytes
-            + self.base.activations.bytes
-        }
+        self._need = {(workload.batch, workload.context_tokens): _dynamic_bytes(self.base)}
         self.usable = profile_for(runtime.engine).usable_bytes(self.base, capacity_bytes, runtime)
 
     def need(self, batch: int, context: int) -> int:
@@ -200,7 +205,7 @@ class _Problem:
         if key not in self._need:
             wl = self.workload.replace(batch=batch, context_tokens=context)
             b = estimate(self.model, self.weights, wl, self.runtime)
-            self._need[key] = b.kv_cache.bytes + b.activations.bytes
+            self._need[key] = _dynamic_bytes(b)
         return self._need[key]
 
     def fits(self, batch: int, context: int) -> bool:
@@ -211,7 +216,12 @@ class _Problem:
         one, two = self.need(1, context), self.need(2, context)
         slope, intercept = two - one, 2 * one - two
         if slope <= 0:
-            raise InputError("context_tokens", "KV cache per sequence is zero", "invalid")
+            raise InputError(
+                "context_tokens",
+                "KV cache per sequence is zero (a model without a per-sequence cache, such as "
+                "an encoder): concurrency is not bounded by memory",
+                "invalid",
+            )
         exact = Fraction(self.usable - intercept, slope)
         limit = INT_LIMITS["batch"][1]
         best = min(limit, max(0, math.floor(exact)))
@@ -278,7 +288,7 @@ def solve(
     p = _Problem(model, weights, workload, runtime, capacity_bytes)
     base = p.base
     ctx, batch = workload.context_tokens, workload.batch
-    kv_budget = p.usable - base.activations.bytes
+    kv_budget = p.usable - base.activations.bytes - base.state_bytes
     tokens, blocks, logged = profile_for(runtime.engine).kv_capacity(
         base, model, workload, runtime, kv_budget
     )
@@ -292,6 +302,13 @@ def solve(
         notes.append(
             "the fixed overhead alone exceeds this GPU's usable memory: no GPU count of this "
             "size can help"
+        )
+    if base.state is not None:
+        slots = runtime.engine in (Engine.LLAMA_CPP, Engine.OLLAMA) and runtime.n_parallel
+        per_seq = base.state_bytes // max(1, (runtime.n_parallel if slots else None) or batch)
+        notes.append(
+            f"recurrent layers: {per_seq:,} bytes of state per sequence, whatever the context "
+            "(max concurrency counts it per sequence, max context does not grow it)"
         )
     if model.sliding_window:
         notes.append(
@@ -361,7 +378,7 @@ def advise(p: _Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> li
     weights often cannot help when the KV cache alone is over the budget).
     """
     wl, base = p.workload, p.base
-    current = base.kv_cache.bytes + base.activations.bytes + base.weights.bytes
+    current = _dynamic_bytes(base) + base.weights.bytes
     out: list[Advice] = []
     compact = profile_for(p.runtime.engine).compact_kv_dtype  # fp8; q8_0 for llama.cpp
     if wl.kv_dtype.bytes_per_element > compact.bytes_per_element:

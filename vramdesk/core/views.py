@@ -21,7 +21,7 @@ from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, estimate
 from vramdesk.core.formats import WeightSpec
 from vramdesk.core.limits import INT_LIMITS
-from vramdesk.core.model import ModelSpec, count_params, sliding_layer_pattern
+from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params, sliding_layer_pattern
 from vramdesk.core.runtime import Runtime
 from vramdesk.core.solve import fits_on
 from vramdesk.core.units import Unit, format_bytes, to_unit
@@ -67,6 +67,35 @@ class Derived:
     active_params: int | None
     kv_bytes_per_token: int
     live_tokens: int
+    kv_summary: str = ""
+
+
+def kv_kind_summary(breakdown: Breakdown) -> str:
+    """A compact per-kind KV summary for a model whose layers differ, else ``""``.
+
+    E.g. ``"5 full: 20,480 B/token; 25 sliding (1,024): 204,800 B/token; effective 26,880
+    B/token"`` (from :attr:`Breakdown.kv_by_kind`).
+    """
+    kinds = breakdown.kv_by_kind
+    if len(kinds) <= 1 and not any(c.kind != "full_attention" for c in kinds):
+        return ""
+    names = {
+        "full_attention": "full",
+        "sliding_attention": "sliding",
+        "shared": "shared",
+        "recurrent": "recurrent",
+        "no_cache": "no cache",
+    }
+    parts = []
+    for c in kinds:
+        name = names.get(c.kind, c.kind)
+        if c.window:
+            name += f" ({c.window:,})"
+        parts.append(f"{c.layers} {name}: {c.bytes_per_token:,} B/token")
+    eff = breakdown.effective_kv_bytes_per_token
+    if eff is not None:
+        parts.append(f"effective {eff:,.0f} B/token")
+    return "; ".join(parts)
 
 
 def derived_values(model: ModelSpec, breakdown: Breakdown, workload: Workload) -> Derived:
@@ -89,6 +118,7 @@ def derived_values(model: ModelSpec, breakdown: Breakdown, workload: Workload) -
         active_params=breakdown.active_params,
         kv_bytes_per_token=breakdown.kv_bytes_per_token,
         live_tokens=workload.live_tokens,
+        kv_summary=kv_kind_summary(breakdown),
     )
 
 
@@ -99,6 +129,8 @@ def describe_layer_pattern(model: ModelSpec) -> str:
     with a window, the first named pattern that reproduces ``layer_types`` exactly, else
     ``"custom"`` (an explicit per-layer list).
     """
+    if model.layer_types is not None and set(model.layer_types) - {FULL, SLIDING}:
+        return "custom"  # recurrent or no-cache layers: a per-layer list no pattern names
     if not model.sliding_window:
         return "none"
     if model.layer_types is None:
@@ -304,7 +336,15 @@ PART_TITLES = {
     "activations": "Activations",
     "overhead": "Overhead",
     "total": "Total",
+    "state": "Recurrent state",
 }
+
+
+def part_columns(rows: Sequence[CompareRow]) -> tuple[str, ...]:
+    """:data:`PART_COLUMNS`, with ``state`` after ``kv_cache`` when a row has recurrent layers."""
+    if any(r.breakdown is not None and r.breakdown.state is not None for r in rows):
+        return ("weights", "kv_cache", "state", "activations", "overhead", "total")
+    return PART_COLUMNS
 
 
 def breakdown_table(
@@ -322,31 +362,39 @@ def breakdown_table(
 
 
 def comparison_table(
-    rows: Sequence[CompareRow], unit: Unit = Unit.GIB, exact: bool = True
+    rows: Sequence[CompareRow],
+    unit: Unit = Unit.GIB,
+    exact: bool = True,
+    fits: Sequence[bool | None] | None = None,
 ) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the comparison, one row per preset.
 
     ``exact``: each part in bytes plus the total in ``unit`` (for CSV/JSON-minded
-    exports); otherwise every part formatted in ``unit`` (for display).
+    exports); otherwise every part formatted in ``unit`` (for display). ``fits``: one
+    verdict per row (None: no verdict), added as a last column ``fits`` / ``Fits``.
     """
+    columns = part_columns(rows)
     if exact:
-        header = (
-            ["preset"] + [f"{k}_bytes" for k in PART_COLUMNS] + [f"total_{unit.label}", "error"]
-        )
+        header = ["preset"] + [f"{k}_bytes" for k in columns] + [f"total_{unit.label}", "error"]
     else:
-        header = ["Preset"] + [f"{PART_TITLES[k]} ({unit.label})" for k in PART_COLUMNS] + ["Error"]
+        header = ["Preset"] + [f"{PART_TITLES[k]} ({unit.label})" for k in columns] + ["Error"]
     out = []
     for row in rows:
         b = row.breakdown
         if b is None:
             out.append([row.name] + [""] * (len(header) - 2) + [row.error])
             continue
-        values = [p.bytes for p in b.parts] + [b.total_bytes]
+        by_key = {p.key: p.bytes for p in b.parts}
+        values = [by_key.get(k, 0) for k in columns[:-1]] + [b.total_bytes]
         if exact:
             cells = [str(v) for v in values] + [format_bytes(b.total_bytes, unit, 4)]
         else:
             cells = [format_bytes(v, unit) for v in values]
         out.append([row.name] + cells + [""])
+    if fits is not None:
+        header.append("fits" if exact else "Fits")
+        for cells, verdict in zip(out, fits, strict=True):
+            cells.append("" if verdict is None else ("yes" if verdict else "no"))
     return header, out
 
 

@@ -18,12 +18,10 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QLabel,
     QLineEdit,
-    QSpinBox,
     QWidget,
 )
 from superqt.utils import signals_blocked
@@ -31,9 +29,8 @@ from superqt.utils import signals_blocked
 from vramdesk.core.limits import FLOAT_LIMITS, INT_LIMITS
 from vramdesk.core.views import shorten
 from vramdesk.gui.controller import ScenarioController
-
-#: Largest value a QSpinBox holds (a C int).
-QT_INT_MAX = 2**31 - 1
+from vramdesk.gui.messages import reason_text
+from vramdesk.gui.number_edit import NumberEdit
 
 #: Background of a field the core refused (a palette colour keeps the native spin arrows).
 INVALID_BACKGROUND = QColor("#f8c9c4")
@@ -52,12 +49,6 @@ FIELD_ALIASES = {
     "vram_gib": "custom_capacity",
     "gpu": "target",
 }
-
-
-def int_range(name: str, optional: bool) -> tuple[int, int]:
-    """Spin-box range of integer field ``name``; one below the minimum means "not set"."""
-    lo, hi = INT_LIMITS[name]
-    return (lo - 1 if optional else lo), min(hi, QT_INT_MAX)
 
 
 class BoundForm(QGroupBox):
@@ -81,8 +72,7 @@ class BoundForm(QGroupBox):
         self.error_label.hide()
         self.layout_.addRow(self.error_label)
         controller.inputsChanged.connect(self.sync)
-        controller.fieldInvalid.connect(self._on_controller_invalid)
-        controller.fieldsValid.connect(self.clear_marks)
+        controller.marksChanged.connect(self.show_marks)
 
     # ------------------------------------------------------------ builders
     def _register(
@@ -103,26 +93,24 @@ class BoundForm(QGroupBox):
     def _edited(self, name: str) -> None:
         self.controller.set_field(name, self._getters[name]())
 
-    def add_int(self, name: str, label: str, special: str | None = None) -> QSpinBox:
-        """A spin box for integer field ``name``; ``special`` names the "not set" value (None)."""
-        box = QSpinBox()
-        box.setRange(*int_range(name, special is not None))
-        box.setGroupSeparatorShown(True)
-        box.setAccelerated(True)
-        if special is not None:
-            box.setSpecialValueText(special)
-        none_at = box.minimum() if special is not None else None
-        lo, hi = INT_LIMITS[name]
-        _hint(box, self.tr("a whole number from {0} to {1}").format(f"{lo:,}", f"{min(hi, box.maximum()):,}"))
+    def add_int(
+        self,
+        name: str,
+        label: str,
+        special: str | None = None,
+        limits: tuple[int, int] | None = None,
+    ) -> NumberEdit:
+        """A number field for integer field ``name``; ``special`` names "not set" (None).
 
-        def get() -> int | None:
-            return None if box.value() == none_at else box.value()
-
-        def put(value: int | None) -> None:
-            box.setValue(box.minimum() if value is None else min(int(value), box.maximum()))
-
-        box.valueChanged.connect(lambda _v: self._edited(name))
-        return self._register(name, label, box, get, put)  # type: ignore[return-value]
+        The range (``INT_LIMITS[name]`` unless ``limits``) is stated in the tooltip; the
+        core checks what is typed and the field says why a value is refused.
+        """
+        lo, hi = limits or INT_LIMITS[name]
+        edit = NumberEdit(int, special, 1, (lo, hi))
+        hint = self.tr("a whole number from {0} to {1}").format(f"{lo:,}", f"{hi:,}")
+        if special:
+            hint += self.tr("; empty: {0}").format(special)
+        return self._add_number(name, label, edit, hint)
 
     def add_real(
         self,
@@ -131,18 +119,32 @@ class BoundForm(QGroupBox):
         decimals: int = 2,
         step: float = 0.01,
         limits: str | None = None,
-    ) -> QDoubleSpinBox:
-        """A spin box for real field ``name`` (range from ``FLOAT_LIMITS[limits or name]``)."""
-        box = QDoubleSpinBox()
-        box.setDecimals(decimals)
-        box.setSingleStep(step)
+    ) -> NumberEdit:
+        """A number field for real field ``name`` (range from ``FLOAT_LIMITS[limits or name]``).
+
+        Values are exact decimals (``1.15`` is 115/100); ``decimals`` only shortens display.
+        """
         lo, hi = FLOAT_LIMITS[limits or name]
-        box.setRange(lo, hi)
-        _hint(box, self.tr("a number from {0:g} to {1:g}").format(lo, hi))
-        box.valueChanged.connect(lambda _v: self._edited(name))
-        return self._register(
-            name, label, box, box.value, lambda v: box.setValue(float(Fraction(v)))
-        )  # type: ignore[return-value]
+        edit = NumberEdit(Fraction, None, Fraction(repr(step)), (lo, hi), decimals)
+        hint = self.tr("a number from {0:g} to {1:g}").format(lo, hi)
+        return self._add_number(name, label, edit, hint)
+
+    def _add_number(self, name: str, label: str, edit: NumberEdit, hint: str) -> NumberEdit:
+        _hint(edit, hint)
+        edit.textEdited.connect(lambda _t: self._typed_in(name))
+        edit.stepped.connect(lambda: self._typed_in(name))
+        edit.editingFinished.connect(lambda: self._finished(name))
+        self._register(name, label, edit, edit.typed, edit.show_value)
+        return edit
+
+    def _typed_in(self, name: str) -> None:
+        """A keystroke in a number field: compute live, but commit only when editing ends."""
+        self.controller.set_field(name, self._getters[name](), commit=False)
+
+    def _finished(self, name: str) -> None:
+        """Editing ended (Tab, Enter, focus left): commit, then show the value in force."""
+        self.controller.commit(name)
+        self.sync()
 
     def add_choice(self, name: str, label: str, items: list[tuple[str, Any]]) -> QComboBox:
         """A combo box offering ``items`` (text, value); values stay on the Python side.
@@ -189,21 +191,6 @@ class BoundForm(QGroupBox):
         box.toggled.connect(lambda _b: self._edited(name))
         return self._register(name, label, box, box.isChecked, lambda v: box.setChecked(bool(v)))  # type: ignore[return-value]
 
-    def add_text(
-        self,
-        name: str,
-        label: str,
-        placeholder: str = "",
-        show: Callable[[Any], str] = lambda v: "" if v is None else str(v),
-    ) -> QLineEdit:
-        """A line edit whose raw text the controller parses (every keystroke is an edit)."""
-        edit = QLineEdit()
-        edit.setPlaceholderText(placeholder)
-        edit.setClearButtonEnabled(True)
-        edit.textEdited.connect(lambda _t: self._edited(name))
-        edit.editingFinished.connect(self.sync)  # show the value the controller settled on
-        return self._register(name, label, edit, edit.text, lambda v: edit.setText(show(v)))  # type: ignore[return-value]
-
     def add_readonly(self, key: str, label: str) -> QLabel:
         """A read-only value computed by the core (styled as derived)."""
         value = QLabel("—")
@@ -223,8 +210,10 @@ class BoundForm(QGroupBox):
         """Set every bound widget from the controller's draft, signals blocked."""
         for name, setter in self._setters.items():
             widget = self.fields[name]
-            if widget.hasFocus() and isinstance(widget, QLineEdit):
-                continue
+            if isinstance(widget, QLineEdit) and (
+                widget.hasFocus() or self.controller.typed_text(name) is not None
+            ):
+                continue  # never write into a field being typed in, nor over a refused text
             with signals_blocked(widget):
                 setter(self.current(name))
         self.sync_derived()
@@ -237,14 +226,32 @@ class BoundForm(QGroupBox):
         """The widget bound to core field ``field`` (aliases resolved), or None."""
         return self.fields.get(FIELD_ALIASES.get(field, field)) or self.fields.get(field)
 
-    def _on_controller_invalid(self, field: str, reason: str) -> None:
+    def show_marks(self) -> None:
+        """Mark every field of this form whose typed text is refused, or that the core names.
+
+        A refused text's reason goes to the field's tooltip and the form's error line;
+        marks clear as soon as the controller accepts the value.
+        """
         self.clear_marks()
-        widget = self.widget_for(field)
-        if widget is not None:
-            text = f"{field}: {reason}"
-            mark_widget(widget, shorten(text, 2000))
-            self.error_label.setText(wrappable(shorten(text, ERROR_TEXT_LIMIT)))
-            self.error_label.setToolTip(shorten(text, 2000))
+        c = self.controller
+        errors = list(c.refused.items())
+        if c.problem is not None and not errors:  # the committed inputs themselves
+            errors = [(c.problem.field, c.problem)]
+        lines = []
+        for typed_name, error in errors:
+            text = shorten(f"{error.field}: {reason_text(error)}", 2000)
+            shown = False
+            for name in dict.fromkeys((typed_name, error.field)):
+                widget = self.widget_for(name)
+                if widget is not None:
+                    mark_widget(widget, text)
+                    shown = True
+            if shown:
+                lines.append(text)
+        if lines:
+            joined = "\n".join(dict.fromkeys(lines))
+            self.error_label.setText(wrappable(shorten(joined, ERROR_TEXT_LIMIT)))
+            self.error_label.setToolTip(joined)
             self.error_label.show()
 
     def clear_marks(self) -> None:

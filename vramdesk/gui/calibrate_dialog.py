@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
+    QDialogButtonBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -82,11 +84,25 @@ class CalibrateDialog(QDialog):
         )
         self.open_button = QPushButton(self.tr("Open log…"))
         self.status = QLabel()
+        self.status.setObjectName("calibrate_status")
+        self.status.setWordWrap(True)
+        # an error message wraps inside the dialog instead of widening it
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.table = QTableWidget(0, 4)
+        self.table.setObjectName("calibrate_table")
         self.table.setHorizontalHeaderLabels(
             [self.tr("Figure"), self.tr("Measured"), self.tr("vramdesk"), self.tr("Difference")]
         )
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)  # values stay on one line
+        head = self.table.horizontalHeader()
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in (1, 2, 3):
+            head.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.buttons.rejected.connect(self.reject)
+        self.resize(760, 560)
         self.name_edit = QLineEdit()
         self.name_edit.setPlaceholderText(self.tr("Preset name"))
         self.save_button = QPushButton(self.tr("Save as calibrated runtime"))
@@ -98,17 +114,16 @@ class CalibrateDialog(QDialog):
         self._show(None)
 
     def _layout(self) -> None:
-        top = QHBoxLayout()
-        top.addWidget(self.open_button)
-        top.addWidget(self.status, 1)
         bottom = QHBoxLayout()
         bottom.addWidget(self.name_edit, 1)
         bottom.addWidget(self.save_button)
         box = QVBoxLayout(self)
-        box.addLayout(top)
+        box.addWidget(self.open_button)
+        box.addWidget(self.status)
         box.addWidget(self.log_edit, 1)
         box.addWidget(self.table, 1)
         box.addLayout(bottom)
+        box.addWidget(self.buttons)
 
     # ----------------------------------------------------------------- actions
     def set_log_text(self, text: str) -> None:
@@ -181,9 +196,15 @@ class CalibrateDialog(QDialog):
             for col, text in enumerate(
                 (row.name, _cell(row.name, row.measured), _cell(row.name, row.predicted), diff)
             ):
-                self.table.setItem(i, col, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                if col:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(i, col, item)
         self.status.setText(parsed.describe() if parsed else self.tr("No log yet"))
         self._update_save_enabled()
+        self.table.resizeColumnsToContents()
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
 
     def _update_save_enabled(self) -> None:
         self.save_button.setEnabled(

@@ -17,6 +17,7 @@ import pyqtgraph as pg
 from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.plotting import CornerLegend
 
 #: Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).
@@ -26,6 +27,8 @@ PART_COLOURS = {
     "activations": "#009E73",
     "overhead": "#CC79A7",
 }
+#: The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present.
+STATE_COLOUR = "#56B4E9"
 REDRAW_DELAY_MS = 15
 BAR_WIDTH = 0.6
 
@@ -77,7 +80,7 @@ class BreakdownChart(QWidget):
             height=[0],
             y0=[0],
             width=BAR_WIDTH,
-            brush=PART_COLOURS[key],
+            brush=PART_COLOURS.get(key, STATE_COLOUR),
             pen=pg.mkPen("w", width=1),
         )
         self.plot.addItem(bar)
@@ -107,10 +110,17 @@ class BreakdownChart(QWidget):
             return
         unit = self.controller.unit
         self.redraw_count += 1
-        for seg in views.stacked_segments(b, unit):
+        segments = views.stacked_segments(b, unit)
+        if "state" in self.bars and b.state is None:  # no recurrent layers any more
+            bar = self.bars.pop("state")
+            self.legend.removeItem(bar)
+            self.plot.removeItem(bar)
+        for seg in segments:
+            if seg.key not in self.bars:
+                self.bars[seg.key] = self._make_bar(seg.key)
             self.bars[seg.key].setOpts(x=[0], y0=[seg.y0], height=[seg.height], width=BAR_WIDTH)
             self.legend.getLabel(self.bars[seg.key]).setText(
-                f"{seg.label}: {format_bytes(seg.bytes, unit)}"
+                f"{tr_core(seg.label)}: {format_bytes(seg.bytes, unit)}"
             )
         top = to_unit(b.total_bytes, unit)
         self.total_text.setText(self.tr("total {0}").format(format_bytes(b.total_bytes, unit)))

@@ -1,4 +1,10 @@
-"""The compare tab: several model presets side by side under the current workload (SPEC §7)."""
+"""The compare tab: several model presets side by side under the current workload (SPEC §7).
+
+The model the window shows is always the first group, so the tab is never empty; ticked
+presets follow. Bars are named by model on the x axis, the target's capacity is drawn as a
+line, the legend sits above the plot (never over a bar), and the table ends with whether
+each fits the target's KV budget for the chosen engine (the headline question).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
+    QLabel,
     QListWidget,
     QListWidgetItem,
     QSplitter,
@@ -20,17 +27,15 @@ import pyqtgraph as pg
 # isort: on
 
 from vramdesk.core import views
-from vramdesk.core.units import to_unit
+from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.chart import PART_COLOURS
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.library import PresetLibrary
-from vramdesk.gui.plotting import CornerLegend
 
 #: Width of one bar of a group; the four parts plus the total sit side by side.
 GROUP_BAR = 0.16
 SERIES = (*PART_COLOURS, "total")
-#: The y range is the tallest bar times this: the legend (2 columns, 3 rows) sits above the bars.
-LEGEND_HEADROOM = 1.6
 SERIES_COLOURS = {**PART_COLOURS, "total": "#555555"}
 
 
@@ -47,23 +52,32 @@ class CompareTab(QWidget):
         self.picker.setObjectName("compare_picker")
         self.picker.itemChanged.connect(lambda _i: self._timer.start())
         self.plot = pg.PlotWidget(background="w")
-        self.legend_corner = CornerLegend(
-            self.plot,
-            "top-left",
-            (10, 5),
-            labelTextColor="#222",
-            brush=pg.mkBrush(255, 255, 255, 220),
-            colCount=2,
+        self.plot.setObjectName("compare_plot")
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.legend = QLabel(self._legend_html())
+        self.legend.setObjectName("compare_legend")
+        self.legend.setWordWrap(True)
+        self.capacity_line = pg.InfiniteLine(
+            angle=0, movable=False, pen=pg.mkPen("#c0392b", width=2),
+            label="", labelOpts={"position": 0.98, "color": "#c0392b", "anchors": [(1, 1), (1, 1)]},
         )
-        self.legend = self.legend_corner.legend
+        self.capacity_line.setZValue(10)
+        self.plot.addItem(self.capacity_line)
         self.plot.showGrid(y=True, alpha=0.25)
         self.bars = {key: self._make_bar(key) for key in SERIES}
         self.table = QTableWidget(0, 0)
         self.table.setObjectName("compare_table")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.verticalHeader().hide()
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.plot)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.legend)
+        top_layout.addWidget(self.plot, 1)
+        right.addWidget(top)
         right.addWidget(self.table)
         split = QSplitter()
         split.addWidget(self.picker)
@@ -83,8 +97,17 @@ class CompareTab(QWidget):
     def _make_bar(self, key: str) -> pg.BarGraphItem:
         bar = pg.BarGraphItem(x=[], height=[], width=GROUP_BAR, brush=SERIES_COLOURS[key])
         self.plot.addItem(bar)
-        self.legend.addItem(bar, views.PART_TITLES[key])
         return bar
+
+    def _legend_html(self) -> str:
+        """The series names in their bar colours, as one line of text above the plot."""
+        entries = [
+            f'<span style="color:{SERIES_COLOURS[k]}">&#9632;</span>&nbsp;{tr_core(views.PART_TITLES[k])}'
+            for k in SERIES
+        ]
+        capacity = self.tr("capacity")
+        line = f'<span style="color:#c0392b">&#9472;&#9472;</span>&nbsp;{capacity}'
+        return "&nbsp;&nbsp; ".join([*entries, line])
 
     def fill_picker(self) -> None:
         """List every model preset; keep the checked ones checked."""
@@ -125,10 +148,16 @@ class CompareTab(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """Estimate the checked presets under the current workload and redraw."""
+        """Estimate the shown model and the checked presets under the current workload."""
+        c = self.controller
         presets = [self._choices[k] for k in self.checked_keys() if k in self._choices]
-        self.rows = self.controller.compare([(p.name, p.model, p.weights) for p in presets])
+        shown = (self.tr("This model: {0}").format(c.preset_name or c.model.name), c.model, c.weights)
+        self.rows = c.compare([shown] + [(p.name, p.model, p.weights) for p in presets])
         self._redraw()
+
+    def fits(self) -> list[bool | None]:
+        """Per row: whether it fits the target's KV budget (None without a capacity)."""
+        return self.controller.compare_fits(self.rows)
 
     def _redraw(self) -> None:
         self._draw_bars()
@@ -141,24 +170,66 @@ class CompareTab(QWidget):
             xs = [g + (s - 2) * GROUP_BAR for g in range(len(shown))]
             heights = [to_unit(self._bytes(r, key), unit) for r in shown]
             self.bars[key].setOpts(x=xs, height=heights, width=GROUP_BAR)
-        numbers = [self.rows.index(r) + 1 for r in shown]  # the table's row numbers
-        self.plot.getAxis("bottom").setTicks([[(g, str(n)) for g, n in enumerate(numbers)]])
+        self.plot.getAxis("bottom").setTicks(
+            [[(g, _tick_name(r.name, len(shown))) for g, r in enumerate(shown)]]
+        )
         self.plot.setLabel("left", self.tr("memory per GPU ({0})").format(unit.label))
         tallest = max((to_unit(r.breakdown.total_bytes, unit) for r in shown), default=1.0)
+        capacity = self.controller.capacity_bytes()
+        if capacity is not None:
+            cap = to_unit(capacity, unit)
+            self.capacity_line.setPos(cap)
+            self.capacity_line.label.setFormat(
+                self.tr("capacity {0}").format(format_bytes(capacity, unit))
+            )
+            tallest = max(tallest, cap)
+        self.capacity_line.setVisible(capacity is not None)
         self.plot.setXRange(-0.6, max(len(shown) - 0.4, 0.6), padding=0)
-        # room above the bars for the legend's three rows
-        self.plot.setYRange(0, tallest * LEGEND_HEADROOM, padding=0)
+        self.plot.setYRange(0, tallest * 1.08, padding=0)
 
     @staticmethod
     def _bytes(row: views.CompareRow, key: str) -> int:
         b = row.breakdown
-        return b.total_bytes if key == "total" else getattr(b, key).bytes
+        if key == "total":
+            return b.total_bytes
+        if key == "kv_cache":  # a hybrid's recurrent state is drawn with its KV cache
+            return b.kv_cache.bytes + b.state_bytes
+        return getattr(b, key).bytes
 
     def _fill_table(self) -> None:
-        header, rows = views.comparison_table(self.rows, self.controller.unit, exact=False)
+        header, rows = views.comparison_table(
+            self.rows, self.controller.unit, exact=False, fits=self.fits()
+        )
+        unit = self.controller.unit.label
+        header = [  # the same columns, as a reader names them in the UI language
+            self.tr("Preset"),
+            *(f"{tr_core(views.PART_TITLES[k])} ({unit})" for k in views.PART_COLUMNS),
+            self.tr("Error"),
+            self.tr("Fits"),
+        ]
+        yes_no = {"yes": self.tr("yes"), "no": self.tr("no"), "": ""}
+        rows = [[*row[:-1], yes_no[row[-1]]] for row in rows]
+        errors = len(header) - 2
+        if not any(row[errors] for row in rows):  # no column of blanks
+            header.pop(errors)
+            rows = [row[:errors] + row[errors + 1 :] for row in rows]
         self.table.setColumnCount(len(header))
         self.table.setHorizontalHeaderLabels(header)
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
-                self.table.setItem(r, c, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                if c:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(r, c, item)
+        head = self.table.horizontalHeader()
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # names elide, totals stay
+        for c in range(1, len(header)):
+            head.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+
+
+def _tick_name(name: str, groups: int) -> str:
+    """A model name short enough for one bar group (the full name is in the table)."""
+    room = max(8, 48 // max(groups, 1))
+    return name if len(name) <= room else name[: room - 1] + "…"

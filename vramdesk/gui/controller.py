@@ -12,6 +12,7 @@ every field and computes once.
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -26,8 +27,16 @@ from vramdesk.core.scenario import fixed_overhead_bytes
 from vramdesk.core.serialize import TYPES, scenario_to_dict
 from vramdesk.core.solve import SolveResult, solve
 from vramdesk.core.units import Unit
+from vramdesk.core.verdict import fits_budget
 from vramdesk.core.workload import Workload
-from vramdesk.gui.fields import FIELD_PART, Target, capacity_bytes_of, convert_field, parse_int_text
+from vramdesk.gui.fields import (
+    FIELD_PART,
+    Target,
+    capacity_bytes_of,
+    convert_field,
+    parse_int_text,
+    parse_real_text,
+)
 from vramdesk.gui.messages import reason_text
 
 DEFAULT_MODEL_SLUGS = ("llama-3.1-8b", "7b-class")
@@ -41,6 +50,10 @@ class ScenarioController(QObject):
     solveChanged = Signal(object)
     fieldInvalid = Signal(str, str)
     fieldsValid = Signal()
+    #: The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`).
+    marksChanged = Signal()
+    #: The notes of the loaded model changed (see :attr:`model_notes`).
+    notesChanged = Signal()
     unitChanged = Signal(object)
     localChanged = Signal()
 
@@ -63,9 +76,16 @@ class ScenarioController(QObject):
         self._problem: InputError | None = None
         self.preset_name = preset.name
         self.model_origin = preset.name
+        #: What the import of the loaded model assumed (fp32 storage, defaults filled in, ...).
+        self.model_notes: tuple[str, ...] = ()
         self._loaded_model = (preset.model, preset.weights)
         self.compute_count = 0
-        self._recompute()
+        self._typed: dict[str, Any] = {}
+        self._refused: dict[str, InputError] = {}
+        self._live: tuple | None = None
+        self._memo: tuple | None = None  # (state, snapshot, results) of the last evaluation
+        self._published: tuple | None = None
+        self._refresh()
 
     # ----------------------------------------------------------- lookups
     @staticmethod
@@ -125,13 +145,13 @@ class ScenarioController(QObject):
 
     @property
     def target(self) -> Target:
-        """The target GPU choice."""
-        return self._target
+        """The target GPU choice (typed values the core accepted included)."""
+        return self._shown_state()[2]
 
     @property
     def layer_pattern(self) -> str:
         """The draft sliding-window layout name (see :data:`views.LAYER_PATTERNS`)."""
-        return self._pattern
+        return self._shown_state()[1]
 
     @property
     def problem(self) -> InputError | None:
@@ -139,41 +159,208 @@ class ScenarioController(QObject):
         return self._problem
 
     def draft(self, part: str) -> Any:
-        """The draft ``model``, ``weights``, ``workload`` or ``runtime`` (maybe invalid)."""
-        return self._draft[part]
+        """The shown ``model``, ``weights``, ``workload`` or ``runtime``.
+
+        The committed inputs with every accepted typed value applied (refused texts are
+        not in it: :meth:`typed_text` gives those).
+        """
+        return self._shown_state()[0][part]
 
     def value(self, name: str) -> Any:
-        """The draft value of input field ``name``."""
-        return getattr(self._draft[FIELD_PART[name]], name)
+        """The shown value of input field ``name`` (see :meth:`draft`)."""
+        return getattr(self.draft(FIELD_PART[name]), name)
 
     # ----------------------------------------------------------- editing
-    def set_field(self, name: str, raw: Any) -> bool:
-        """Set one field from a widget's raw value, then validate and compute.
+    #
+    # Two layers: the *committed* draft (``_draft``, ``_pattern``, ``_target``) and the texts
+    # typed but not yet committed (``_typed``, field -> raw). What is shown is the committed
+    # draft with every typed value applied that the core accepts. A refused text never
+    # reaches the core: its field keeps the committed value, i.e. the value it held before
+    # the user started typing in it (not whatever a half-typed prefix such as ``1e4`` of
+    # ``1e400`` was), and ``stale_fields`` says so. Typed values become committed when
+    # their field finishes editing (:meth:`commit`), or at once for pickers and check boxes.
+    def set_field(self, name: str, raw: Any, *, commit: bool = True) -> bool:
+        """Set one field from a widget's raw value (typed text included), then compute.
 
-        Returns True when the draft is valid and the results were recomputed.
+        ``commit=False`` while the user is still typing in the field: a refused text then
+        falls back to the value the field held before the edit began. Returns True when
+        every typed value was accepted and the results were recomputed from them.
+        """
+        self._typed.pop(name, None)
+        self._typed[name] = raw  # re-inserted last: the newest edit is tried last
+        ok = self._refresh()
+        if commit:
+            self.commit()
+        return ok
+
+    def commit(self, _name: str | None = None) -> None:
+        """Make every accepted typed value the committed one (a field finished editing).
+
+        Refused texts stay typed (and marked) until they are valid or replaced.
+        """
+        if self._live is None:
+            return
+        parts, self._pattern, self._target = self._live
+        self._draft = dict(parts)  # never shared: load() replaces entries in place
+        self._typed = {k: v for k, v in self._typed.items() if k in self._refused}
+
+    def typed_text(self, name: str) -> Any:
+        """The raw value typed into ``name`` that is refused (None when none is)."""
+        return self._typed.get(name) if name in self._refused else None
+
+    @property
+    def refused(self) -> dict[str, InputError]:
+        """Typed fields whose values the core refused -> the error (figures ignore them)."""
+        return dict(self._refused)
+
+    def stale_text(self) -> str:
+        """One line saying which typed values the figures ignore, '' when none."""
+        if not self._refused:
+            return ""
+        shown = "; ".join(f"{name} = {self._in_force_text(name)}" for name in self._refused)
+        return self.tr(
+            "The figures use the last accepted values ({0}) until what was typed there is valid."
+        ).format(shown)
+
+    def _in_force_text(self, name: str) -> str:
+        """The value of field ``name`` the figures use, as text."""
+        if name == "live_tokens":
+            value: Any = self.workload.live_tokens
+        elif name == "custom_capacity":
+            value = f"{self.target.custom_bytes:,} B"
+        elif name == "fixed_overhead_gib":
+            value = f"{self.runtime.fixed_overhead_bytes:,} B"
+        elif name in FIELD_PART:
+            value = self.value(name)
+        else:
+            return "…"
+        if isinstance(value, bool) or value is None:
+            return self.tr("not set") if value is None else str(value)
+        if isinstance(value, int):
+            return f"{value:,}"
+        if isinstance(value, Fraction):
+            return f"{float(value):g}"
+        return views.compact_text(str(getattr(value, "label", value)))
+
+    def _refresh(self) -> bool:
+        """Apply the typed values the core accepts over the committed draft and compute.
+
+        Returns True when nothing typed is refused and the inputs were computed.
+        """
+        committed = (dict(self._draft), self._pattern, self._target)
+        state, results, refused, error = self._accept_typed(committed)
+        self._refused = refused
+        if results is not None:
+            self._live = state
+            if results is not self._published:
+                self._publish(state, results)
+        else:  # even the committed inputs are refused (e.g. a loaded preset): keep the last
+            self._live = None
+        self._problem = error
+        self.marksChanged.emit()
+        if error is not None:
+            self.fieldInvalid.emit(error.field, reason_text(error))
+            return False
+        self.fieldsValid.emit()
+        return True
+
+    def _accept_typed(
+        self, committed: tuple
+    ) -> tuple[tuple, tuple | None, dict[str, InputError], InputError | None]:
+        """The committed state with the acceptable typed values applied, and those refused.
+
+        Returns ``(state, results, refused, first_error)``; ``results`` is None when even
+        the committed state is refused. First all typed values are tried together (one
+        may make another valid: heads 30 with KV heads 6); else each in turn, keeping
+        those that leave the inputs valid.
         """
         try:
-            self._apply(name, raw)
+            state = committed
+            for name, raw in self._typed.items():
+                state = self._apply(state, name, raw)
+            return state, self._evaluate(state), {}, None
+        except InputError:
+            pass
+        try:
+            results = self._evaluate(committed)
         except InputError as exc:
-            return self._reject(exc)
-        return self._recompute()
+            return committed, None, {}, exc
+        state, refused, first = committed, {}, None
+        for name, raw in self._typed.items():
+            try:
+                candidate = self._apply(state, name, raw)
+                candidate_results = self._evaluate(candidate)
+            except InputError as exc:
+                refused[name] = exc
+                first = first or exc
+                continue
+            state, results = candidate, candidate_results
+        return state, results, refused, first
 
-    def _apply(self, name: str, raw: Any) -> None:
+    def _apply(self, state: tuple, name: str, raw: Any) -> tuple:
+        """``state`` (parts, pattern, target) with field ``name`` set from ``raw``.
+
+        Raises
+        ------
+        InputError
+            The raw value cannot be read as the field's type (named by the field).
+        """
+        parts, pattern, target = dict(state[0]), state[1], state[2]
         if name == "live_tokens":
-            self._apply_live_tokens(raw)
+            parts["workload"] = self._with_live_tokens(parts["workload"], raw)
         elif name == "sliding_pattern":
-            self._pattern = str(raw).strip().lower()
+            pattern = str(raw).strip().lower()
+        elif name == "params_source":
+            parts["model"] = self._with_params_source(parts["model"], str(raw))
         elif name == "fixed_overhead_gib":
-            self._replace("runtime", fixed_overhead_bytes=fixed_overhead_bytes(raw))
+            fixed = fixed_overhead_bytes(
+                parse_real_text(name, raw) if isinstance(raw, str) else raw
+            )
+            parts["runtime"] = dataclasses.replace(parts["runtime"], fixed_overhead_bytes=fixed)
         elif name == "target":
-            self._target = self._target.with_key(str(raw))
+            target = target.with_key(str(raw))
         elif name == "custom_capacity":
-            self._target = dataclasses.replace(self._target, custom_bytes=capacity_bytes_of(*raw))
+            value, unit = raw
+            if isinstance(value, str):
+                value = parse_real_text(name, value)
+                if value is None:
+                    raise InputError(name, "is required", "required")
+            target = dataclasses.replace(
+                target, kind="custom", custom_bytes=capacity_bytes_of(value, unit)
+            )
         else:
-            self._replace(FIELD_PART[name], **{name: convert_field(name, raw)})
+            part = FIELD_PART[name]
+            parts[part] = dataclasses.replace(parts[part], **{name: convert_field(name, raw)})
+        return parts, pattern, target
 
-    def _apply_live_tokens(self, raw: Any) -> None:
-        """Set the concurrency from live tokens; errors name ``live_tokens``, the field typed in.
+    def params_source(self) -> str:
+        """``"checkpoint"`` when the parameter count is pinned (a preset's, an import's or a
+        typed one), ``"shape"`` when it is computed from the architecture fields."""
+        return "shape" if self.draft("model").params is None else "checkpoint"
+
+    def checkpoint_params(self) -> int | None:
+        """The parameter count of the model last loaded (None: it had none pinned)."""
+        return self._loaded_model[0].params
+
+    def _with_params_source(self, model: ModelSpec, source: str) -> ModelSpec:
+        """``model`` with its parameter count from the checkpoint or from the shape.
+
+        From the shape, the pinned count and the checkpoint's byte size are dropped, so
+        that layer, width and vocabulary edits move the weights; from the checkpoint, the
+        loaded model's count and bytes come back.
+        """
+        if source == "shape":
+            return model.replace(params=None, checkpoint_bytes=None)
+        loaded = self._loaded_model[0]
+        if loaded.params is None:
+            raise InputError(
+                "params_source", "the model loaded has no checkpoint parameter count", "invalid"
+            )
+        return model.replace(params=loaded.params, checkpoint_bytes=loaded.checkpoint_bytes)
+
+    @staticmethod
+    def _with_live_tokens(workload: Workload, raw: Any) -> Workload:
+        """``workload`` with the concurrency that gives ``raw`` live tokens at its context.
 
         Raises
         ------
@@ -183,11 +370,9 @@ class ScenarioController(QObject):
         live = parse_int_text("live_tokens", raw) if isinstance(raw, str) else raw
         if live is None:
             raise InputError("live_tokens", "is required", "required")
-        batch = views.batch_for_live_tokens(live, self._draft["workload"].context_tokens)
-        self._replace("workload", batch=batch)
-
-    def _replace(self, part: str, **changes: Any) -> None:
-        self._draft[part] = dataclasses.replace(self._draft[part], **changes)
+        return dataclasses.replace(
+            workload, batch=views.batch_for_live_tokens(live, workload.context_tokens)
+        )
 
     def set_unit(self, unit: Unit) -> None:
         """Switch the display unit; emits ``unitChanged``."""
@@ -204,13 +389,18 @@ class ScenarioController(QObject):
         runtime: Runtime | None = None,
         name: str | None = None,
         origin: str | None = None,
+        notes: tuple[str, ...] | list[str] = (),
     ) -> bool:
         """Replace whole inputs at once (a preset, an import), then compute once.
 
         ``origin`` says where a loaded model came from, for the preset picker
-        (``"Imported: NAME"``, ``"NAME (saved)"``); it defaults to the name.
+        (``"Imported: NAME"``, ``"NAME (saved)"``); it defaults to the name. ``notes``
+        are what an import assumed; they are kept (:attr:`model_notes`) for as long as
+        that model is loaded.
         """
         given = {"model": model, "weights": weights, "workload": workload, "runtime": runtime}
+        self.commit()
+        self._typed.clear()
         for part, value in given.items():
             if value is not None:
                 self._draft[part] = value
@@ -219,11 +409,13 @@ class ScenarioController(QObject):
             self.preset_name = name or model.name
             self.model_origin = origin or self.preset_name
             self._loaded_model = (self._draft["model"], self._draft["weights"])
-        return self._recompute()
+            self.model_notes = tuple(notes)
+            self.notesChanged.emit()
+        return self._refresh()
 
     def model_edited(self) -> bool:
         """Whether the draft model or weight format differs from the one last loaded."""
-        return (self._draft["model"], self._draft["weights"]) != self._loaded_model
+        return (self.draft("model"), self.draft("weights")) != self._loaded_model
 
     def load_model_preset(self, preset: bundled.ModelPreset) -> bool:
         """Load a model preset's model and weight format; compute once."""
@@ -241,64 +433,65 @@ class ScenarioController(QObject):
         return scenario_to_dict(self.model, self.weights, self.workload, self.runtime)
 
     # ----------------------------------------------------------- compute
-    def _effective_model(self) -> ModelSpec:
-        """The draft model with the named sliding-window layout expanded."""
-        model = self._draft["model"]
-        if self._pattern == "custom":
+    @staticmethod
+    def _effective_model(model: ModelSpec, pattern: str) -> ModelSpec:
+        """``model`` with the named sliding-window layout ``pattern`` expanded."""
+        if pattern == "custom":
             return model
-        if self._pattern == "none" and not model.sliding_window:
+        if pattern == "none" and not model.sliding_window:
             return model.replace(layer_types=None)
-        return model.replace(
-            layer_types=sliding_layer_pattern(model.num_hidden_layers, self._pattern)
-        )
+        return model.replace(layer_types=sliding_layer_pattern(model.num_hidden_layers, pattern))
 
-    def capacity_bytes(self) -> int | None:
+    def capacity_bytes(self, state: tuple | None = None) -> int | None:
         """Capacity of the target GPU in bytes (None: a local GPU with no snapshot).
 
-        Raises
+        ``state`` defaults to the inputs shown. Raises
         ------
         InputError
             ``gpu``: the local GPU index is not in the snapshot.
         """
-        t = self._target
+        parts, _pattern, t = state or self._shown_state()
         if t.kind == "gpu":  # vLLM/SGLang budget from CUDA's total where the catalog knows it
-            return bundled.find_gpu(t.name).capacity_for(self._draft["runtime"].engine)
+            return bundled.find_gpu(t.name).capacity_for(parts["runtime"].engine)
         if t.kind == "custom":
             return t.custom_bytes
         if self._snapshot is None:
             return None
         return nvml.local_per_gpu_bytes(self._snapshot, (t.local_index,), t.which)  # type: ignore[arg-type]
 
-    def _recompute(self) -> bool:
-        try:
-            model = self._effective_model()
-            parts = (model, self._draft["weights"], self._draft["workload"], self._draft["runtime"])
-            validate_inputs(*parts)  # input errors first, before a local-GPU lookup can fail
-            capacity = self.capacity_bytes()
-            result = solve(*parts, capacity) if capacity else None
-            breakdown = result.breakdown if result else estimate(*parts)  # solve already estimated
-        except InputError as exc:
-            return self._reject(exc)
+    def _shown_state(self) -> tuple:
+        return self._live or (self._draft, self._pattern, self._target)
+
+    def _evaluate(self, state: tuple) -> tuple:
+        """``(inputs, breakdown, solve result)`` of ``state``.
+
+        Raises
+        ------
+        InputError
+            The core refuses the inputs (named by the field).
+        """
+        memo = self._memo
+        if memo is not None and memo[0] == state and memo[1] is self._snapshot:
+            return memo[2]  # a keystroke that changes nothing computes nothing
+        parts, pattern, _target = state
+        model = self._effective_model(parts["model"], pattern)
+        inputs = (model, parts["weights"], parts["workload"], parts["runtime"])
+        validate_inputs(*inputs)  # input errors first, before a local-GPU lookup can fail
+        capacity = self.capacity_bytes(state)
+        result = solve(*inputs, capacity) if capacity else None
+        breakdown = result.breakdown if result else estimate(*inputs)  # solve already estimated
+        self._memo = (state, self._snapshot, (inputs, breakdown, result))
+        return self._memo[2]
+
+    def _publish(self, state: tuple, results: tuple) -> None:
+        self._published = results
+        inputs, breakdown, result = results
         self.compute_count += 1
-        self._valid = {
-            "model": model,
-            "weights": parts[1],
-            "workload": parts[2],
-            "runtime": parts[3],
-        }
+        self._valid = dict(zip(("model", "weights", "workload", "runtime"), inputs, strict=True))
         self._breakdown, self._solve = breakdown, result
-        if self._problem is not None:
-            self._problem = None
-            self.fieldsValid.emit()
         self.inputsChanged.emit()
         self.breakdownChanged.emit(breakdown)
         self.solveChanged.emit(result)
-        return True
-
-    def _reject(self, exc: InputError) -> bool:
-        self._problem = exc
-        self.fieldInvalid.emit(exc.field, reason_text(exc))
-        return False
 
     # ------------------------------------------------------- derived views
     def derived(self) -> views.Derived | None:
@@ -323,13 +516,23 @@ class ScenarioController(QObject):
         """Breakdowns of ``presets`` under the current workload and runtime."""
         return views.compare(presets, self.workload, self.runtime)
 
+    def compare_fits(self, rows: list[views.CompareRow]) -> list[bool | None]:
+        """Per compare row: whether it fits the target's KV budget (None: no capacity/row)."""
+        capacity = self.capacity_bytes()
+        return [
+            None
+            if capacity is None or row.breakdown is None
+            else fits_budget(row.breakdown, capacity, self.runtime)
+            for row in rows
+        ]
+
     # ------------------------------------------------------------ local GPU
     def set_local_snapshot(self, snapshot: Any) -> None:
         """Take a new NVML snapshot (or None); recompute when the target is a local GPU."""
         self._snapshot = snapshot
         self.localChanged.emit()
-        if self._target.kind == "local":
-            self._recompute()
+        if self.target.kind == "local":
+            self._refresh()
 
     @property
     def local_snapshot(self) -> Any:
@@ -341,8 +544,8 @@ class ScenarioController(QObject):
         if self._snapshot is None or not self._snapshot.gpus:
             return None
         index = (
-            self._target.local_index
-            if self._target.kind == "local"
+            self.target.local_index
+            if self.target.kind == "local"
             else self._snapshot.gpus[0].index
         )
         try:

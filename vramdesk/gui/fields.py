@@ -106,6 +106,33 @@ def parse_int_text(name: str, text: str) -> int | None:
     return int(value)
 
 
+def parse_real_text(name: str, text: str) -> Fraction | None:
+    """Exact number from typed text (``1.25``, ``2,048.5``, ``1e3``); ``""`` is None.
+
+    Raises
+    ------
+    InputError
+        ``name``: not a number, or more than :data:`MAX_TYPED_DIGITS` digits before the
+        point (``1e400`` is refused before a 401-digit value is built).
+    """
+    cleaned = text.strip().replace(",", "").replace("_", "")
+    if not cleaned:
+        return None
+    shown = views.compact_text(cleaned)
+    if abs(typed_digits(cleaned)) > MAX_TYPED_DIGITS:
+        if typed_digits(cleaned) > 0:
+            raise InputError(
+                name, f"is far too large, got {shown}", "far_too_large", {"value": shown}
+            )
+        raise InputError(name, f"is far too small, got {shown}", "far_too_small", {"value": shown})
+    try:
+        return to_fraction(cleaned)
+    except (ValueError, ZeroDivisionError):
+        raise InputError(
+            name, f"must be a number, got {shown!r}", "not_number", {"value": shown}
+        ) from None
+
+
 def typed_digits(text: str) -> int:
     """Digits before the point of a typed number (``1e400`` has 401, ``1e-40`` has -40).
 
@@ -131,8 +158,11 @@ def convert_field(name: str, raw: Any) -> Any:
         return raw
     cls = TYPES[FIELD_PART[name]]
     hint = typing.get_type_hints(cls)[name]
-    if isinstance(raw, str) and int in (typing.get_args(hint) or (hint,)):
-        raw = parse_int_text(name, raw)
+    kinds = typing.get_args(hint) or (hint,)
+    if isinstance(raw, str) and (int in kinds or Fraction in kinds):
+        raw = parse_int_text(name, raw) if int in kinds else parse_real_text(name, raw)
+        if raw is None and type(None) not in kinds:
+            raise InputError(name, "is required", "required")
     return getattr(from_dict(cls, {name: raw}), name)
 
 

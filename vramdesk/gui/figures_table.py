@@ -7,6 +7,7 @@ the figure rests on (``Part.formula``, ``Part.substituted``, ``Part.assumptions`
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from vramdesk.core.units import Unit, format_bytes
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.core_text import tr_core, tr_note
 
 
 class FiguresTable(QWidget):
@@ -44,8 +46,16 @@ class FiguresTable(QWidget):
         self.warnings.setStyleSheet("color: #8a5a00;")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.notes = QLabel()
+        self.notes.setObjectName("model_notes")
+        self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notes.setStyleSheet("color: #334155;")
+        self.notes.hide()
         layout.addWidget(self.tree)
         layout.addWidget(self.warnings)
+        layout.addWidget(self.notes)
+        controller.notesChanged.connect(self.show_notes)
         controller.breakdownChanged.connect(self.refresh)
         controller.unitChanged.connect(self.refresh)
         self.refresh()
@@ -64,10 +74,12 @@ class FiguresTable(QWidget):
         }
         self.tree.clear()
         for part in b.parts:
-            item = QTreeWidgetItem([part.label, f"{part.bytes:,}", format_bytes(part.bytes, unit)])
+            item = QTreeWidgetItem(
+                [tr_core(part.label), f"{part.bytes:,}", format_bytes(part.bytes, unit)]
+            )
             item.setToolTip(0, part.explain(unit))
-            lines = [f"{part.formula}", f"= {part.substituted}"] + [
-                f"({note})" for note in part.assumptions
+            lines = [tr_note(part.formula), f"= {tr_note(part.substituted)}"] + [
+                f"({tr_note(note)})" for note in part.assumptions
             ]
             for line in lines:
                 child = QTreeWidgetItem([line])
@@ -76,13 +88,21 @@ class FiguresTable(QWidget):
             self.tree.addTopLevelItem(item)
             for i in range(item.childCount()):
                 item.child(i).setFirstColumnSpanned(True)
-            item.setExpanded(part.label not in collapsed)
+            item.setExpanded(tr_core(part.label) not in collapsed)
         total = QTreeWidgetItem(
             [self.tr("Total"), f"{b.total_bytes:,}", format_bytes(b.total_bytes, unit)]
         )
         self.tree.addTopLevelItem(total)
-        self.warnings.setText("\n".join(b.warnings))
+        self.warnings.setText("\n".join(tr_note(w) for w in b.warnings))
         self.warnings.setVisible(bool(b.warnings))
+
+    def show_notes(self) -> None:
+        """What the import of the shown model assumed, kept while that model is loaded."""
+        notes = self.controller.model_notes
+        self.notes.setText(
+            self.tr("Import notes:") + "\n" + "\n".join(f"• {n}" for n in notes) if notes else ""
+        )
+        self.notes.setVisible(bool(notes))
 
     def row_texts(self) -> list[list[str]]:
         """The top-level rows as shown: part, bytes, size (tests and copying)."""

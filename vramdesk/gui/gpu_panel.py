@@ -39,6 +39,7 @@ from vramdesk.core.nvml import (
     query_gpus,
 )
 from vramdesk.core.units import Unit, format_bytes, to_unit
+from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.workers import Worker, run_in_thread
 
 #: Auto-refresh interval limits, seconds.
@@ -224,7 +225,7 @@ class GpuPanel(QWidget):
     def _on_query_errored(self, err: Exception) -> None:
         self._query_done()
         message = (
-            str(err)
+            tr_core(str(err))  # the core's message per kind, translated where it is the default
             if isinstance(err, GpuQueryError)
             else self.tr("Could not read the GPUs: {0}").format(err)
         )

@@ -1,6 +1,8 @@
 """The KV-growth tab: KV cache over context for several concurrencies (SPEC §7).
 
-A log-log plot (one curve per concurrency, the target's capacity drawn as a line)
+A log-log plot (one curve per concurrency, the KV budget on the target drawn as a line —
+the room left after weights and overhead, not the whole card — and the current workload
+marked)
 and the source documents' grid: contexts 2048 / 8192 / 32768 / 131072 x
 concurrency 1 / 8 / 32, each cell the core's KV bytes for that workload.
 """
@@ -13,6 +15,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
+    QLabel,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -23,8 +26,10 @@ import pyqtgraph as pg
 
 from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
+from vramdesk.core.verdict import usable_sentence
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.plotting import CornerLegend
+from vramdesk.gui.core_text import sentence_text
 
 #: One colour per curve slot (Okabe-Ito): the grid's concurrencies, then the current one.
 CURVE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
@@ -54,13 +59,30 @@ class KvGrowthTab(QWidget):
         ]
         self.curves: dict[int, pg.PlotDataItem] = {}
         self.capacity = self.plot.plot(
-            [], [], pen=pg.mkPen("#c0392b", width=2), name=self.tr("capacity")
+            [], [], pen=pg.mkPen("#c0392b", width=2), name=self.tr("KV budget")
         )
+        # a data item (not a bare scatter) so that it follows the log axes
+        self.current = self.plot.plot(
+            [],
+            [],
+            pen=None,
+            symbol="o",
+            symbolSize=11,
+            symbolPen=pg.mkPen("#222", width=2),
+            symbolBrush=pg.mkBrush("#ffffff"),
+            name=self.tr("this workload"),
+        )
+        self.budget_note = QLabel()
+        self.budget_note.setObjectName("kv_budget_note")
+        self.budget_note.setWordWrap(True)
+        self.budget_note.setStyleSheet("color: #7f1d1d;")
+        self.budget_note.hide()
         self.table = QTableWidget(0, len(views.SOURCE_GRID_BATCHES))
         self.table.setObjectName("kv_grid")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.budget_note)
         layout.addWidget(self.plot, 2)
         layout.addWidget(self.table, 1)
         self._timer = QTimer(self, singleShot=True, interval=20)
@@ -101,10 +123,33 @@ class KvGrowthTab(QWidget):
             curve.setData(contexts if ys else [], ys)
             self._label(curve, batch)
         self.plot.setLabel("left", self.tr("KV cache ({0})").format(unit.label))
-        cap = self.controller.capacity_bytes()
-        ys = [] if cap is None else [to_unit(cap, unit)] * 2
-        self.capacity.setData([contexts[0], contexts[-1]] if ys else [], ys)
+        self._draw_budget(contexts)
         self._fill_grid()
+
+    def budget_bytes(self) -> int | None:
+        """The KV budget on the target (after weights, overhead and activations), or None."""
+        result = self.controller.solve_result
+        return None if result is None else result.kv_budget_bytes
+
+    def _draw_budget(self, contexts: list[int]) -> None:
+        """The KV budget line, the current workload's point, and a note when there is no room."""
+        c, unit = self.controller, self.controller.unit
+        budget = self.budget_bytes()
+        ys = [to_unit(budget, unit)] * 2 if budget is not None and budget > 0 else []
+        self.capacity.setData([contexts[0], contexts[-1]] if ys else [], ys)
+        kv = c.breakdown.kv_cache.bytes if c.breakdown is not None else 0
+        at = [c.workload.context_tokens] if kv > 0 else []
+        self.current.setData(at, [to_unit(kv, unit)] if at else [])
+        result = c.solve_result
+        if result is not None and (budget is None or budget <= 0):
+            self.budget_note.setText(
+                self.tr("No KV budget on this GPU: {0}").format(
+                    sentence_text(usable_sentence(result, unit))
+                )
+            )
+            self.budget_note.show()
+        else:
+            self.budget_note.hide()
 
     def _label(self, curve: pg.PlotDataItem, batch: int | None) -> None:
         """Name the slot's legend entry in place; an unused slot has none (no stale entries)."""

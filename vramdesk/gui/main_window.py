@@ -39,6 +39,7 @@ from vramdesk.gui.runtime_form import RuntimeForm, TargetForm
 from vramdesk.gui.session import restore_session, save_session
 from vramdesk.gui.settings import LANGUAGES
 from vramdesk.gui.solver_tab import SolverTab
+from vramdesk.gui.verdict_view import VerdictView
 from vramdesk.gui.workload_form import WeightsForm, WorkloadForm
 
 
@@ -75,9 +76,6 @@ class MainWindow(QMainWindow):
         self.library.problemsFound.connect(self._on_library_problems)
         self.presets_panel.message.connect(self.show_message)
         self.model_form.importFailed.connect(self.show_message)
-        self.model_form.importNotes.connect(
-            lambda notes: notes and self.show_message("; ".join(notes))
-        )
         self.controller.fieldInvalid.connect(lambda f, r: self.show_message(f"{f}: {r}"))
         restore_session(self, settings)
         self._report_startup_problems()
@@ -112,10 +110,22 @@ class MainWindow(QMainWindow):
         self.verdict = QLabel()
         self.verdict.setObjectName("local_verdict")
         self.verdict.hide()
+        self.stale_banner = QLabel()
+        self.stale_banner.setObjectName("stale_banner")
+        self.stale_banner.setWordWrap(True)
+        self.stale_banner.setStyleSheet(
+            "QLabel { background: #fff3cd; color: #5c4400; padding: 4px; border-radius: 3px; }"
+        )
+        self.stale_banner.hide()
+        c.marksChanged.connect(self._show_stale_banner)
         centre = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
+        self.headline = VerdictView(c)
+        self.headline.setObjectName("headline_verdict")
+        top_layout.addWidget(self.headline)
+        top_layout.addWidget(self.stale_banner)
         top_layout.addWidget(self.chart, 1)
         top_layout.addWidget(self.verdict)
         centre.addWidget(top)
@@ -237,6 +247,12 @@ class MainWindow(QMainWindow):
             colour = "#1e7b34" if verdict.fits else "#c0392b"
             self.verdict.setText(verdict.text)
             self.verdict.setStyleSheet(f"color: {colour}; font-weight: 600;")
+
+    def _show_stale_banner(self) -> None:
+        """Say, above the chart, that the figures ignore a refused typed value."""
+        text = self.controller.stale_text()
+        self.stale_banner.setText(text)
+        self.stale_banner.setVisible(bool(text))
 
     def show_message(self, text: str) -> None:
         """Show ``text`` in the status bar."""

@@ -67,12 +67,19 @@ class ModelForm(BoundForm):
         self.add_int("vocab_size", self.tr("vocab_size"), unset)
         self.add_check("tie_word_embeddings", self.tr("Tied embeddings"))
         self.add_int("max_position_embeddings", self.tr("max_position_embeddings"), unset)
-        self.add_text(
-            "params",
-            self.tr("Parameters"),
-            self.tr("computed from the shape"),
-            show=lambda v: "" if v is None else f"{v:,}",
+        sources = [
+            (self.tr("the checkpoint (fixed)"), "checkpoint"),
+            (self.tr("the shape (follows the fields)"), "shape"),
+        ]
+        box = self.add_choice("params_source", self.tr("Parameter count from"), sources)
+        box.setToolTip(
+            self.tr(
+                "A preset or import pins the checkpoint's published parameter count (and its"
+                " byte size), so shape edits do not move the weights. Choose the shape to"
+                " compute the count from the layers, widths and vocabulary instead."
+            )
         )
+        self.add_int("params", self.tr("Parameters"), self.tr("computed from the shape"))
         self.add_int("num_local_experts", self.tr("MoE experts (0 = dense)"))
         self.add_int("num_experts_per_tok", self.tr("Experts per token"))
         self.add_int("moe_intermediate_size", self.tr("Expert intermediate size"), unset)
@@ -83,8 +90,8 @@ class ModelForm(BoundForm):
             (self.tr("every layer slides"), "all"),
             (self.tr("no sliding layers"), "none"),
             (self.tr("alternating"), "alternating"),
-            ("5 local : 1 global", "5:1"),
-            ("3 local : 1 global", "3:1"),
+            (self.tr("5 local : 1 global"), "5:1"),
+            (self.tr("3 local : 1 global"), "3:1"),
             (self.tr("per-layer list (from preset)"), "custom"),
         ]
         self.add_choice("sliding_pattern", self.tr("Sliding layers"), patterns)
@@ -97,6 +104,8 @@ class ModelForm(BoundForm):
         """Draft value for ``name``; the layer pattern is the controller's, not a model field."""
         if name == "sliding_pattern":
             return self.controller.layer_pattern
+        if name == "params_source":
+            return self.controller.params_source()
         return super().current(name)
 
     def sync_derived(self) -> None:
@@ -114,8 +123,25 @@ class ModelForm(BoundForm):
         if d.active_params:
             text += self.tr(", active {0:,}").format(d.active_params)
         self.fields["derived_params"].setText(text)
+        pinned = self.controller.checkpoint_params()
+        shape = d.params_computed if d.params_computed is not None else d.params
+        self.set_choices(
+            "params_source",
+            [
+                (
+                    self.tr("the checkpoint: {0:,}").format(pinned)
+                    if pinned is not None
+                    else self.tr("the checkpoint (none loaded)"),
+                    "checkpoint",
+                ),
+                (self.tr("the shape: {0:,}").format(shape), "shape"),
+            ],
+        )
+        with signals_blocked(self.fields["params_source"]):
+            self._choose("params_source", self.controller.params_source())
         per_token = format_bytes(d.kv_bytes_per_token, Unit.MIB, 3)
-        self.fields["derived_kv_token"].setText(f"{d.kv_bytes_per_token:,} B ({per_token})")
+        text = d.kv_summary or f"{d.kv_bytes_per_token:,} B ({per_token})"
+        self.fields["derived_kv_token"].setText(text)
 
     # ------------------------------------------------------------- presets
     def refresh_presets(self) -> None:
@@ -190,6 +216,7 @@ class ModelForm(BoundForm):
             weights=imported.weights,
             name=name,
             origin=self.tr("Imported: {0}").format(name),
+            notes=imported.notes,
         )
         self.importNotes.emit(list(imported.notes))
         return ok

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QWidget
+from fractions import Fraction
+
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
 from superqt.utils import signals_blocked
 
 from vramdesk.core.limits import FLOAT_LIMITS
@@ -12,6 +14,7 @@ from vramdesk.core.runtime import Engine, OverheadForm
 from vramdesk.core.units import Unit, format_bytes, to_unit
 from vramdesk.gui.binding import BoundForm
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.number_edit import NumberEdit
 
 
 class RuntimeForm(BoundForm):
@@ -68,14 +71,16 @@ class TargetForm(BoundForm):
         row = QWidget()
         box = QHBoxLayout(row)
         box.setContentsMargins(0, 0, 0, 0)
-        self.custom_value = QDoubleSpinBox()
+        self.custom_value = NumberEdit(Fraction, None, 1, (FLOAT_LIMITS["vram_gib"][0], 2**40), 3)
         self.custom_value.setObjectName("custom_value")
-        self.custom_value.setDecimals(3)
-        self.custom_value.setRange(FLOAT_LIMITS["vram_gib"][0], 2**31 - 1)
+        self.custom_value.setToolTip(self.tr("the capacity to check against, in the unit beside"))
         self.custom_unit = QComboBox()
+        self.custom_unit.setObjectName("custom_unit")
         self.custom_unit.addItems(["GiB", "MiB"])
-        self.custom_value.valueChanged.connect(self._on_custom_edited)
-        self.custom_unit.currentIndexChanged.connect(lambda _i: self.sync())
+        self.custom_value.textEdited.connect(self._on_custom_edited)
+        self.custom_value.stepped.connect(self._on_custom_edited)
+        self.custom_value.editingFinished.connect(lambda: self._finished("custom_capacity"))
+        self.custom_unit.currentIndexChanged.connect(lambda _i: self._on_unit_changed())
         box.addWidget(self.custom_value, 1)
         box.addWidget(self.custom_unit)
         row.setObjectName("custom_capacity")
@@ -83,11 +88,15 @@ class TargetForm(BoundForm):
         self.layout_.addRow(self.tr("Custom capacity"), row)
 
     def _on_custom_edited(self) -> None:
-        self.controller.set_field(
-            "custom_capacity", (self.custom_value.value(), self.custom_unit.currentText())
-        )
-        if self.controller.target.kind != "custom":
-            self.controller.set_field("target", "custom")
+        """Typed capacity (text, unit): the controller reads it exactly and picks "custom"."""
+        raw = (self.custom_value.typed(), self.custom_unit.currentText())
+        self.controller.set_field("custom_capacity", raw, commit=False)
+
+    def _on_unit_changed(self) -> None:
+        """A refused text is re-read in the new unit; otherwise the value is shown in it."""
+        if self.controller.typed_text("custom_capacity") is not None:
+            self._on_custom_edited()
+        self.sync()
 
     def refresh_targets(self) -> None:
         """Catalog GPUs (MiB as nvidia-smi reports), custom, and each local GPU's total and free."""
@@ -123,6 +132,8 @@ class TargetForm(BoundForm):
     def sync(self) -> None:
         """Also show the custom capacity in the chosen unit (display conversion only)."""
         super().sync()
+        if self.controller.typed_text("custom_capacity") is not None:
+            return  # keep the refused text beside its mark
         unit = Unit.GIB if self.custom_unit.currentText() == "GiB" else Unit.MIB
         with signals_blocked(self.custom_value):
-            self.custom_value.setValue(to_unit(self.controller.target.custom_bytes, unit))
+            self.custom_value.show_value(to_unit(self.controller.target.custom_bytes, unit))

@@ -14,9 +14,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vramdesk.core.runtime import Engine
 from vramdesk.core.solve import SolveResult, min_gpus_text
 from vramdesk.core.units import format_bytes
+from vramdesk.core.verdict import LEVER_TITLES, LIMIT_TITLES, advice_sentence, usable_sentence
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.core_text import sentence_text, tr_core
+from vramdesk.gui.verdict_view import VerdictView
 
 SOLVED_STYLE = "QLabel { color: #0b5394; font-weight: 600; }"
 
@@ -28,6 +32,7 @@ class SolverTab(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.values: dict[str, QLabel] = {}
+        self.verdict = VerdictView(controller)
         self.advice = self._build_advice()
         self.notes = QLabel()
         self.notes.setWordWrap(True)
@@ -48,20 +53,21 @@ class SolverTab(QWidget):
             ("capacity", self.tr("GPU capacity")),
             ("usable", self.tr("Usable for KV + activations")),
             ("kv_budget", self.tr("KV cache budget")),
-            ("kv_tokens", self.tr("vLLM would print")),
+            ("kv_tokens", self.tr("vLLM would print")),  # shown for the vLLM profile only
             ("max_concurrency", self.tr("Max concurrency at the context")),
             ("max_context", self.tr("Max context at the concurrency")),
             ("min_gpus", self.tr("Smallest GPU count (TP)")),
-            ("fits", self.tr("Verdict (KV budget, as an engine sizes it)")),
-            ("fits_total", self.tr("Verdict (estimated total vs capacity)")),
         ]
+        form.addRow(self.verdict)
+        self.row_labels: dict[str, QLabel] = {}
         for key, label in rows:
             value = QLabel("—")
             value.setObjectName(f"solve_{key}")
             value.setStyleSheet(SOLVED_STYLE)
             value.setWordWrap(True)
             self.values[key] = value
-            form.addRow(label, value)
+            self.row_labels[key] = QLabel(label)
+            form.addRow(self.row_labels[key], value)
         return form
 
     def _build_advice(self) -> QTableWidget:
@@ -99,42 +105,36 @@ class SolverTab(QWidget):
         unit = self.controller.unit
         v = self.values
         v["capacity"].setText(f"{format_bytes(r.capacity_bytes, unit)} ({r.capacity_bytes:,} B)")
-        v["usable"].setText(f"{format_bytes(r.usable_bytes, unit)} ({r.usable_bytes:,} B)")
-        v["kv_budget"].setText(f"{format_bytes(r.kv_budget_bytes, unit)} ({r.kv_budget_bytes:,} B)")
-        v["kv_tokens"].setText("\n".join(r.vllm_lines()))
+        v["usable"].setText(sentence_text(usable_sentence(r, unit)))
+        v["kv_budget"].setText(
+            f"{format_bytes(max(0, r.kv_budget_bytes), unit)} ({max(0, r.kv_budget_bytes):,} B)"
+        )
+        vllm = self.controller.runtime.engine is Engine.VLLM  # lines only the engine prints
+        v["kv_tokens"].setText("\n".join(r.vllm_lines()) if vllm else "")
+        v["kv_tokens"].setVisible(vllm)
+        self.row_labels["kv_tokens"].setVisible(vllm)
         v["max_concurrency"].setText(
             self.tr("{0} sequences of {1:,} tokens (exact {2:.4f})").format(
                 r.max_concurrency, r.context_tokens, float(r.max_concurrency_exact)
             )
         )
         v["max_context"].setText(
-            self.tr("{0:,} tokens (limited by {1})").format(r.max_context, r.max_context_limited_by)
+            self.tr("{0:,} tokens (limited by {1})").format(
+                r.max_context, tr_core(LIMIT_TITLES.get(r.max_context_limited_by, "memory"))
+            )
         )
         v["min_gpus"].setText(min_gpus_text(r, self.controller.runtime.engine))
-        self._show_verdicts(r)
         self.advice.setRowCount(len(r.advice))
         for row, a in enumerate(r.advice):
-            cells = [a.lever, str(a.value), format_bytes(a.saves_bytes, unit), a.describe(unit)]
+            sentence = sentence_text(advice_sentence(a, unit))
+            value = f"{a.value:,}" if isinstance(a.value, int) else str(a.value)
+            lever = tr_core(LEVER_TITLES.get(a.lever, a.lever))
+            cells = [lever, value, format_bytes(a.saves_bytes, unit), sentence]
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(a.describe(unit))
+                item.setToolTip(sentence)
                 self.advice.setItem(row, col, item)
         for col in range(3):
             self.advice.resizeColumnToContents(col)
         self._rows_timer.start()
         self.notes.setText("\n".join(r.notes))
-
-    def _show_verdicts(self, r: SolveResult) -> None:
-        """Both verdicts, each saying what it compares (they differ near the edge)."""
-        unit, wl = self.controller.unit, self.controller.workload
-        shape = f"{wl.batch} x {wl.context_tokens:,}"
-        self.values["fits"].setText(
-            (self.tr("{0} tokens fit") if r.fits else self.tr("{0} tokens do NOT fit")).format(
-                shape
-            )
-        )
-        total = format_bytes(r.breakdown.total_bytes, unit)
-        cap = format_bytes(r.capacity_bytes, unit)
-        sign = "<=" if r.fits_total else ">"
-        verdict = self.tr("fits") if r.fits_total else self.tr("does NOT fit")
-        self.values["fits_total"].setText(f"{verdict}: {total} {sign} {cap}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QWidget
 
 from vramdesk.core.formats import KVDtype, WeightFormat
+from vramdesk.core.limits import INT_LIMITS
 from vramdesk.gui.binding import BoundForm
 from vramdesk.gui.controller import ScenarioController
 
@@ -36,11 +37,10 @@ class WorkloadForm(BoundForm):
         super().__init__(self.tr("Workload"), controller, parent)
         self.add_int("context_tokens", self.tr("Context (tokens per sequence)"))
         self.add_int("batch", self.tr("Concurrent sequences"))
-        self.add_text(
+        self.add_int(
             "live_tokens",
             self.tr("or live tokens in all"),
-            self.tr("context x concurrency"),
-            show=lambda v: f"{v:,}",
+            limits=(1, INT_LIMITS["context_tokens"][1] * INT_LIMITS["batch"][1]),
         )
         self.add_int("prompt_len", self.tr("Prompt length (prefill)"), self.tr("no prefill"))
         self.add_int("chunk_tokens", self.tr("Prefill chunk (tokens)"), self.tr("off"))

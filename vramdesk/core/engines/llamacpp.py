@@ -11,14 +11,20 @@ Sources (read in ggml-org/llama.cpp, not copied):
 * ``src/llama-kv-cache-iswa.cpp``: sliding-window layers get
   ``pad256(min(n_ctx, n_swa * (unified ? n_seq : 1) + n_ubatch))`` cells unless ``swa_full``.
 * ``ggml/src/ggml-common.h``: q8_0 34 bytes per 32 values, q4_0 18 per 32, f16 2, f32 4.
-* DeepSeek MLA: builds without the MLA cache store per-head K (nope + rope) and V;
-  later builds store the latent ``kv_lora_rank + qk_rope_head_dim`` as K and no V.
+* DeepSeek MLA (``--engine-version`` decides, :func:`mla_cache_for`): builds before the
+  MLA implementation (ggml-org/llama.cpp PR #12801, April 2025) store per-head K (nope +
+  rope) and V; from it, K holds the latent ``kv_lora_rank + qk_rope_head_dim`` and V the
+  latent ``kv_lora_rank`` again; from the V-less cache (PR #19067, January 2026) K only.
+* Recurrent layers (Mamba, gated DeltaNet): ``llama_memory_recurrent`` with f32 ``r``
+  (conv) and ``s`` (SSM) states, one per sequence slot (``src/llama-model.cpp``
+  ``create_memory``; :mod:`vramdesk.core.state`).
 * ``src/llama-model.cpp``: the input embedding always stays in host memory; a tied
   output matrix is a second copy on the device.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from fractions import Fraction
 
@@ -29,10 +35,13 @@ from vramdesk.core.engines.base import (
     with_parts,
 )
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import Breakdown, Part, kv_row_elements, weights_part
+from vramdesk.core.estimate import Breakdown, Part, weights_part
 from vramdesk.core.formats import KVDtype, WeightSpec
+from vramdesk.core.gguf_recipes import embedding_types
+from vramdesk.core.kv_cache import layer_row_elements
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params
-from vramdesk.core.runtime import Engine, Runtime
+from vramdesk.core.runtime import Engine, MlaCache, Runtime
+from vramdesk.core.state import state_part
 from vramdesk.core.units import ceil_bytes
 from vramdesk.core.workload import Workload
 
@@ -74,6 +83,34 @@ def flash_attention(runtime: Runtime) -> bool:
         return False
     build = build_number(runtime.engine_version)
     return build is None or build >= FA_AUTO_SINCE_BUILD
+
+
+#: First build with the MLA cache (PR #12801, merged 2025-04-15); the exact build number
+#: is an assumption, read from the release dates around the merge.
+MLA_CACHE_SINCE_BUILD = 5140
+#: First build with the V-less MLA cache (PR #19067, merged 2026-01-24); the exact build
+#: number is likewise an assumption: release tags b6451 (2025-09-13) and b7045 (2025-11-13)
+#: run at about ten builds a day, which puts the merge near b7750.
+MLA_VLESS_SINCE_BUILD = 7750
+
+
+def mla_cache_for(runtime: Runtime) -> MlaCache:
+    """How this llama.cpp build caches MLA: from ``engine_version`` (unknown: the newest).
+
+    An explicit ``mla_cache`` other than the default latent wins (a log that says so).
+    """
+    if runtime.mla_cache is not MlaCache.LATENT:
+        return runtime.mla_cache
+    build = build_number(runtime.engine_version)
+    if build is None or build >= MLA_VLESS_SINCE_BUILD:
+        return MlaCache.LATENT
+    if build >= MLA_CACHE_SINCE_BUILD:
+        return MlaCache.LATENT_WITH_V
+    return MlaCache.EXPANDED
+
+
+#: Bytes of one f32 recurrent-state element (``type_r``/``type_s``).
+STATE_F32 = Fraction(4)
 
 
 def build_number(text: str | None) -> int | None:
@@ -153,7 +190,7 @@ def kv_split(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str
     ``kv_cache_bytes_swa_layers``, ``kv_cache_bytes_host``, ``kv_cache_cells``,
     ``kv_cache_cells_swa``.
     """
-    k_el, v_el = kv_row_elements(model, runtime.replace(tensor_parallel_size=1))
+    single = runtime.replace(tensor_parallel_size=1)
     tk, tv = cache_types(workload, runtime)
     n = cells(model, workload, runtime)
     out = dict.fromkeys(
@@ -166,9 +203,11 @@ def kv_split(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str
         ),
         0,
     )
-    for kind, on_device in zip(
-        model.resolved_layer_types(), offloaded(model, runtime), strict=True
-    ):
+    for layer, on_device in zip(model.attention_layers(), offloaded(model, runtime), strict=True):
+        if not layer.holds_kv:  # recurrent, encoder, or reading another layer's cache
+            continue
+        kind = layer.kind
+        k_el, v_el = layer_row_elements(model, layer, single)
         k, v = row_bytes(k_el, tk) * n[kind], row_bytes(v_el, tv) * n[kind]
         if not on_device:
             out["kv_cache_bytes_host"] += k + v
@@ -222,12 +261,15 @@ def weight_split(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> dict[s
         counts = count_params(model)
     except Exception:  # noqa: BLE001 - shape incomplete: no split
         counts = None
-    bits = spec.bits_per_weight
-    embed = ceil_bytes(counts.embedding * bits / 8) if counts else 0
+    embed_bits, head_bits = spec.bits_per_weight, spec.bits_per_weight
+    types = embedding_types(model, spec)
+    if types is not None:  # a llama.cpp file type: token_embd and output have their own types
+        embed_bits, head_bits = types[0].bits, types[1].bits
+    embed = ceil_bytes(counts.embedding * embed_bits / 8) if counts else 0
     head = (
         embed
         if model.tie_word_embeddings
-        else ceil_bytes((counts.lm_head if counts else 0) * bits / 8)
+        else ceil_bytes((counts.lm_head if counts else 0) * head_bits / 8)
     )
     layers = total - embed - (0 if model.tie_word_embeddings else head)
     if layers < 0:  # a checkpoint smaller than its own embeddings: refuse, never negative bytes
@@ -311,6 +353,8 @@ class LlamaCppProfile(FormulaProfile):
         llama.cpp does not page its cache (cells, padded to 256): a ``block_size`` other than
         the default 16 is ignored with a warning (an explicit 16 cannot be told apart).
         """
+        if model.is_mla:
+            runtime = runtime.replace(mla_cache=mla_cache_for(runtime))
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
         if runtime.block_size not in (None, DEFAULT_BLOCK_SIZE):
             base = with_parts(
@@ -322,6 +366,16 @@ class LlamaCppProfile(FormulaProfile):
             )
         split = kv_split(model, workload, runtime)
         split["weights_bytes_host"] = weight_split(model, weights, runtime)["host"]
+        state = state_part(
+            model,
+            max(1, slots(workload, runtime)),
+            runtime,
+            STATE_F32,
+            STATE_F32,
+            "llama.cpp keeps f32 r/s states, one per sequence slot (-np)",
+        )
+        if state is not None:
+            base = dataclasses.replace(base, state=state)
         return with_parts(
             base,
             weights=self._weights(model, weights, runtime),

@@ -15,13 +15,14 @@ Sources (read in sgl-project/sglang, not copied):
 
 from __future__ import annotations
 
-import math
+import math  # noqa: F401
 from fractions import Fraction
 
 from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, with_parts
-from vramdesk.core.engines.vllm import vllm_weights_part
-from vramdesk.core.estimate import Breakdown, Part, kv_bytes_per_token, kv_row_elements
+from vramdesk.core.engines.vllm import auto_dtype, vllm_weights_part
+from vramdesk.core.estimate import Breakdown, Part, kv_bytes_per_token
 from vramdesk.core.formats import WeightSpec
+from vramdesk.core.kv_cache import gpu_layers, layer_row_elements
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, Runtime
 from vramdesk.core.units import ceil_bytes
@@ -53,10 +54,15 @@ class SglangProfile(FormulaProfile):
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:
-        """Weights as loaded, the KV of the workload's tokens (page size 1), no overhead term."""
+        """Weights as loaded, the KV of the workload's tokens (page size 1), no overhead term.
+
+        A float32 checkpoint is loaded in 16 bits (:func:`auto_dtype`).
+        """
+        weights, dtype_notes = auto_dtype(weights, "SGLang")
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
         return with_parts(
             base,
+            warnings=dtype_notes,
             weights=vllm_weights_part(model, weights, runtime),
             overhead=Part(
                 "overhead",
@@ -105,10 +111,10 @@ class SglangProfile(FormulaProfile):
             )
         if tokens is None:
             return out
-        k_el, v_el = kv_row_elements(model, runtime)
-        layers = math.ceil(model.num_hidden_layers / runtime.pipeline_parallel_size)
         e = workload.kv_dtype.bytes_per_element
-        k, v = tokens * layers * ceil_bytes(k_el * e), tokens * layers * ceil_bytes(v_el * e)
+        rows = [layer_row_elements(model, x, runtime) for x in gpu_layers(model, runtime)]
+        k = tokens * sum(ceil_bytes(r[0] * e) for r in rows)
+        v = tokens * sum(ceil_bytes(r[1] * e) for r in rows)
         out.update(
             kv_cache_tokens=tokens, kv_cache_bytes_k=k, kv_cache_bytes_v=v, kv_cache_bytes=k + v
         )

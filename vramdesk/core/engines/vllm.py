@@ -18,6 +18,9 @@ Sources (read in vllm-project/vllm, not copied):
   multiple of 64 rows (embedding, and lm_head when untied).
 * ``vllm/model_executor/layers/rotary_embedding``: the cos/sin cache,
   ``max_position_embeddings * rotary_dim`` values in the model dtype, on every GPU.
+* ``vllm/platforms/interface.py`` ``_align_hybrid_block_size``: hybrid attention + Mamba models
+  get an attention block large enough that one page holds a layer's Mamba state, which is
+  padded to that page; each Mamba layer group needs one block per request.
 * compressed-tensors / fp8 per-channel schemes: int8/fp8 linear weights plus one fp32
   scale per output channel; embeddings, lm_head, norms and routers stay 16-bit.
 """
@@ -31,10 +34,18 @@ from fractions import Fraction
 
 from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, measured_part, with_parts
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import Breakdown, Part, kv_bytes_per_token_per_layer, weights_part
+from vramdesk.core.estimate import (
+    STATE_BYTES,
+    Breakdown,
+    Part,
+    kv_bytes_per_token_per_layer,
+    kv_cache_part,
+    weights_part,
+)
 from vramdesk.core.formats import WeightFormat, WeightSpec
-from vramdesk.core.model import FULL, ModelSpec, count_params, total_params
+from vramdesk.core.model import FULL, RECURRENT, ModelSpec, count_params, total_params
 from vramdesk.core.runtime import Engine, Runtime
+from vramdesk.core.state import state_layers
 from vramdesk.core.units import MIB, ceil_bytes
 from vramdesk.core.workload import Workload
 
@@ -148,6 +159,21 @@ def check_block_size(block_size: int | None, version: str | None) -> None:
 
 
 # ----------------------------------------------------------------------- weights
+def auto_dtype(spec: WeightSpec, engine: str) -> tuple[WeightSpec, tuple[str, ...]]:
+    """The weights as ``dtype=auto`` loads them: a float32 checkpoint in 16 bits.
+
+    vLLM ``vllm/config/model.py`` ``_get_and_verify_dtype`` (SGLang reuses the rule in
+    ``python/sglang/srt/configs/model_config.py``): with ``auto`` a float32 config dtype
+    becomes bfloat16 (float16 on GPUs without bf16), 2 bytes either way. Other formats are
+    loaded as stored.
+    """
+    if spec.format is not WeightFormat.FP32:
+        return spec, ()
+    return spec.replace(format=WeightFormat.BF16), (
+        f"dtype=auto: {engine} loads the float32 checkpoint in 16 bits (bfloat16)",
+    )
+
+
 def rope_cache_bytes(model: ModelSpec) -> int:
     """Bytes of the RoPE cos/sin cache: ``max_position_embeddings * rotary_dim * 2``.
 
@@ -335,9 +361,53 @@ def non_torch_part(runtime: Runtime) -> Part:
 
 # ---------------------------------------------------------------------- KV blocks
 def layer_types_per_gpu(model: ModelSpec, runtime: Runtime) -> list[str]:
-    """Layer types of the first pipeline stage (``ceil(layers / PP)`` layers)."""
-    types = list(model.resolved_layer_types())
-    return types[: math.ceil(len(types) / runtime.pipeline_parallel_size)]
+    """Kinds of the first pipeline stage's (``ceil(layers / PP)``) layers that hold a KV cache.
+
+    Layers reading another layer's cache (Gemma-3n), recurrent and encoder layers get no
+    KV blocks (their ``KVCacheSpec`` is absent or a Mamba spec).
+    """
+    layers = list(model.attention_layers())
+    stage = layers[: math.ceil(len(layers) / runtime.pipeline_parallel_size)]
+    kinds = [x.kind for x in stage if x.holds_kv]
+    # a layer with a recurrent state has a MambaSpec of its own (Falcon-H1: beside attention)
+    return kinds + [RECURRENT for x in stage if x.has_state]
+
+
+#: vLLM's attention kernels take blocks in multiples of 16 tokens (FlashAttention
+#: ``get_supported_kernel_block_sizes``: ``MultipleOf(16)``).
+KERNEL_BLOCK_ALIGNMENT = 16
+
+
+def mamba_page_bytes(model: ModelSpec, runtime: Runtime) -> int:
+    """One recurrent layer's state for one request on one GPU (``MambaSpec.page_size_bytes``).
+
+    Conv and SSM state in the 16-bit model dtype (``mamba_cache_dtype`` / ``mamba_ssm_cache_dtype``
+    ``auto``), sharded over TP (:mod:`vramdesk.core.state`).
+    """
+    tp = runtime.tensor_parallel_size
+    return ceil_bytes(Fraction(model.conv_state_elements, tp) * STATE_BYTES) + ceil_bytes(
+        Fraction(model.ssm_state_elements, tp) * STATE_BYTES
+    )
+
+
+def hybrid_block_size(model: ModelSpec, workload: Workload, runtime: Runtime) -> int | None:
+    """The attention block size vLLM sets for a hybrid attention + Mamba model, or None.
+
+    ``vllm/platforms/interface.py`` ``_align_hybrid_block_size`` (without prefix caching): the
+    attention page must hold a Mamba page, so ``block = align * cdiv(mamba_page, align *
+    attn_bytes_per_token_per_layer)`` with ``align = max(16, block_size)``, never below the
+    configured block size; the Mamba page is then padded up to the attention page
+    (``mamba_page_size_padded``). None for models without recurrent state or without attention.
+    """
+    if not any(x.has_state for x in model.attention_layers()):
+        return None
+    per_token = kv_bytes_per_token_per_layer(model, workload.kv_dtype, runtime)
+    mamba = mamba_page_bytes(model, runtime)
+    if not per_token or not mamba:
+        return None
+    block = runtime.block_size or 16
+    align = max(KERNEL_BLOCK_ALIGNMENT, block)
+    return max(block, align * -(-mamba // (align * per_token)))
 
 
 def kv_groups(types: list[str]) -> tuple[int, dict[str, int]]:
@@ -348,6 +418,8 @@ def kv_groups(types: list[str]) -> tuple[int, dict[str, int]]:
     into ``ceil(count / group_size)`` groups (``kv_cache_utils.py``).
     """
     counts = {t: types.count(t) for t in dict.fromkeys(types)}
+    if not counts:
+        return 1, {}
     lo, hi = min(counts.values()), max(counts.values())
     size = hi if hi < lo * Fraction(5, 4) else lo
     return size, {t: -(-n // size) for t, n in counts.items()}
@@ -368,10 +440,56 @@ def blocks_per_request(
     for kind, n in groups.items():
         if kind == FULL:
             need += n * -(-ctx // block)
+        elif kind == RECURRENT:  # one state block per request (mamba_cache_mode none)
+            need += n
         else:
             span = min((model.sliding_window or ctx) - 1 + batched_tokens(workload, runtime), ctx)
             need += n * (-(-span // block) + 1)
     return need
+
+
+def _hybrid_runtime(model: ModelSpec, workload: Workload, runtime: Runtime) -> Runtime:
+    """``runtime`` with the hybrid block size (:func:`hybrid_block_size`) where it applies."""
+    block = hybrid_block_size(model, workload, runtime)
+    return runtime if block is None else runtime.replace(block_size=block)
+
+
+def hybrid_parts(
+    model: ModelSpec, workload: Workload, runtime: Runtime
+) -> tuple[Part, Part] | None:
+    """KV cache and recurrent state as vLLM's hybrid allocator holds them, or None.
+
+    KV in blocks of the raised block size; each recurrent layer's state padded to the
+    attention page (``block_size * bytes_per_token_per_layer``), one page per sequence.
+    """
+    block = hybrid_block_size(model, workload, runtime)
+    if block is None:
+        return None
+    rt = runtime.replace(block_size=block)
+    kv = kv_cache_part(model, workload, rt)
+    page = block * kv_bytes_per_token_per_layer(model, workload.kv_dtype, rt)
+    layers = state_layers(model, runtime)
+    mamba = mamba_page_bytes(model, runtime)
+    state = Part(
+        "state",
+        "Recurrent state",
+        workload.batch * layers * page,
+        "sequences * recurrent_layers * attention_page (the Mamba page padded to it)",
+        f"{workload.batch} * {layers} * {block} * "
+        f"{kv_bytes_per_token_per_layer(model, workload.kv_dtype, rt):,}",
+        (
+            f"vLLM raises the attention block to {block} tokens so that a page holds one "
+            f"layer's state ({mamba:,} bytes) and pads the state to the page "
+            "(vllm/platforms/interface.py _align_hybrid_block_size)",
+            "constant per sequence (does not grow with the context)",
+        ),
+    )
+    return (
+        dataclasses.replace(
+            kv, assumptions=kv.assumptions + (f"hybrid model: {block}-token blocks",)
+        ),
+        state,
+    )
 
 
 class VllmProfile(FormulaProfile):
@@ -403,7 +521,11 @@ class VllmProfile(FormulaProfile):
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:
-        """Weights as loaded, paged KV cache, profiled activation peak, non-torch memory."""
+        """Weights as loaded, paged KV cache, profiled activation peak, non-torch memory.
+
+        A float32 checkpoint is loaded in 16 bits (:func:`auto_dtype`).
+        """
+        weights, dtype_notes = auto_dtype(weights, "vLLM")
         base = super().estimate(model, weights, workload, runtime)
         w = vllm_weights_part(model, weights, runtime)
         act = activation_peak_part(model, workload, runtime)
@@ -414,6 +536,9 @@ class VllmProfile(FormulaProfile):
                 runtime.profiled_peak_bytes - w.bytes,
                 "V0 peak torch memory - weights",
             )
+        hybrid = hybrid_parts(model, workload, runtime)
+        if hybrid is not None:
+            base = dataclasses.replace(base, kv_cache=hybrid[0], state=hybrid[1])
         extras = {
             "rope_cache_bytes": rope_cache_bytes(model),
             "vocab_padding_params": vocab_padding_params(model),
@@ -424,7 +549,12 @@ class VllmProfile(FormulaProfile):
             base, warnings=tuple(n for n in base.warnings if not n.startswith("chunk_tokens"))
         )
         return with_parts(
-            base, weights=w, activations=act, overhead=non_torch_part(runtime), extras=extras
+            base,
+            weights=w,
+            activations=act,
+            overhead=non_torch_part(runtime),
+            extras=extras,
+            warnings=dtype_notes,
         )
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
@@ -440,19 +570,24 @@ class VllmProfile(FormulaProfile):
         kv_budget_bytes: int,
     ) -> tuple[int, int | None, Fraction]:
         """Blocks, tokens and concurrency as vLLM logs them (:meth:`block_figures`)."""
-        blocks = max(0, kv_budget_bytes // breakdown.extras["kv_block_bytes"])
+        unit = breakdown.extras["kv_block_bytes"]
+        blocks = max(0, kv_budget_bytes // unit) if unit else 0
         f = self.block_figures(model, workload, runtime, blocks)
         return int(f["kv_cache_tokens"]), blocks, Fraction(f["max_concurrency"])
 
     @staticmethod
     def block_bytes(model: ModelSpec, workload: Workload, runtime: Runtime) -> int:
-        """Bytes of one block over one group: ``block_size * per_token_per_layer * group_size``."""
+        """Bytes of one block over one group: ``block_size * per_token_per_layer * group_size``.
+
+        Hybrid models use the raised block size (:func:`hybrid_block_size`); a model without
+        attention, one Mamba page per layer of the group.
+        """
         size, _ = kv_groups(layer_types_per_gpu(model, runtime))
-        return (
-            (runtime.block_size or 16)
-            * kv_bytes_per_token_per_layer(model, workload.kv_dtype, runtime)
-            * size
-        )
+        runtime = _hybrid_runtime(model, workload, runtime)
+        per_token = kv_bytes_per_token_per_layer(model, workload.kv_dtype, runtime)
+        if not per_token:
+            return mamba_page_bytes(model, runtime) * size
+        return (runtime.block_size or 16) * per_token * size
 
     def figures(
         self,
@@ -480,7 +615,8 @@ class VllmProfile(FormulaProfile):
         if gpu_total_bytes is not None:
             out["kv_cache_bytes"] = kv_budget_bytes(gpu_total_bytes, b, runtime)
             if blocks is None:
-                blocks = max(0, out["kv_cache_bytes"] // b.extras["kv_block_bytes"])
+                unit = b.extras["kv_block_bytes"]
+                blocks = max(0, out["kv_cache_bytes"] // unit) if unit else 0
         elif counts.get("kv_cache_tokens") is not None and blocks is None:
             per_token = b.extras["kv_block_bytes"] // (runtime.block_size or 16)
             out["kv_cache_bytes"] = counts["kv_cache_tokens"] * per_token
@@ -497,8 +633,9 @@ class VllmProfile(FormulaProfile):
         (``gpu_executor.py``): ``blocks * block_size / max_model_len``.
         """
         _, groups = kv_groups(layer_types_per_gpu(model, runtime))
+        runtime = _hybrid_runtime(model, workload, runtime)
         block = runtime.block_size or 16
-        tokens = blocks // sum(groups.values()) * block
+        tokens = blocks // max(1, sum(groups.values())) * block
         if parse_version(runtime.engine_version)[0]:
             concurrency = Fraction(blocks * block, workload.context_tokens)
         else:

@@ -15,9 +15,13 @@ from vramdesk.core.errors import InputError
 from vramdesk.core.formats import WeightSpec
 from vramdesk.core.importers import _families as fam
 from vramdesk.core.importers._encoders import encoder_params
+from vramdesk.core.importers._hybrid import HYBRID_MODEL_TYPES, hybrid_fields
 from vramdesk.core.importers._quant import weights_from_config
 from vramdesk.core.limits import INT_LIMITS, check_int
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, sliding_layer_pattern
+
+#: Recurrent models without any attention layer.
+ATTENTION_FREE = frozenset({"mamba", "falcon_mamba", "mamba2"})
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "num_hidden_layers": ("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
@@ -155,22 +159,89 @@ def model_from_config(config: dict[str, Any], name: str = "") -> ImportedModel:
     fam.refuse_hybrids(cfg)
     model_type = str(cfg.get("model_type") or "")
     r = _Reader(cfg, fam.family(model_type), notes)
-    fields = _shape(r)
+    hybrid = model_type in HYBRID_MODEL_TYPES
+    fields = _shape(r, attention_free=model_type in ATTENTION_FREE)
     fields |= _moe(r, fields["num_hidden_layers"]) | _mla(r) | fam.flags(cfg, model_type)
-    window, types = _sliding(r, fields["num_hidden_layers"])
-    fields.update(sliding_window=window, layer_types=types)
+    if hybrid:
+        fields |= hybrid_fields(cfg, fields["num_hidden_layers"], fields["hidden_size"], notes)
+        window = r.int("sliding_window") if cfg.get("use_sliding_window") else None
+        fields["sliding_window"] = None if window is None else window
+        if window is not None:
+            notes.append(f"sliding_window {window} ignored on the attention layers of {model_type}")
+            fields["sliding_window"] = None
+    else:
+        window, types = _sliding(r, fields["num_hidden_layers"])
+        fields.update(sliding_window=window, layer_types=types)
+    fields |= _per_layer_geometry(r)
     fields["name"] = name or str(cfg.get("_name_or_path") or "")
     fields["encoder_params"] = encoder_params(config, fields["hidden_size"], notes)
+    if model_type in fam.ENCODER_MODEL_TYPES:
+        fields |= fam.encoder_fields(config, fields["hidden_size"], fields["vocab_size"], notes)
+        notes[:] = [n for n in notes if not n.startswith("tie_word_embeddings absent")]
     model = ModelSpec(**fields).validate()
     weights, wnotes = weights_from_config(cfg, model_type)
     return ImportedModel(model=model, weights=weights.validate(), notes=tuple(notes + wnotes))
 
 
-def _shape(r: _Reader) -> dict[str, Any]:
+def _per_layer_geometry(r: _Reader) -> dict[str, Any]:
+    """Global layers' own KV heads / head dims (Gemma-4-class) and Gemma-3n's shared KV layers."""
+    out: dict[str, Any] = {}
+    heads = r.int("num_global_key_value_heads")
+    dim = r.int("global_head_dim")
+    if heads is not None:
+        out["global_key_value_heads"] = heads
+    if dim is not None:
+        out["global_head_dim"] = dim
+    if heads is not None or dim is not None:
+        r.notes.append(
+            f"full-attention layers: {heads or 'same'} KV heads x {dim or 'same'} head dim "
+            "(num_global_key_value_heads / global_head_dim)"
+        )
+    shared = r.int("num_kv_shared_layers")
+    if shared:
+        out["num_kv_shared_layers"] = shared
+        r.notes.append(
+            f"the last {shared} layers reuse earlier layers' KV cache (num_kv_shared_layers)"
+        )
+    if r.family.startswith("gemma3n"):
+        r.notes.append(
+            "gemma3n: per-layer embeddings, AltUp and LAuReL parameters are not counted "
+            "(import the checkpoint for the exact size)"
+        )
+    return out
+
+
+def _intermediate(r: _Reader) -> int | None:
+    """``intermediate_size``; a per-layer list (Gemma-3n) gives its largest entry, noted."""
+    value = r.cfg.get("intermediate_size")
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        if len(set(value)) > 1:
+            r.notes.append(f"intermediate_size per layer: the largest, {max(value)}, is used")
+        return max(value)
+    return r.int("intermediate_size")
+
+
+def _shape(r: _Reader, attention_free: bool = False) -> dict[str, Any]:
     layers = r.int("num_hidden_layers", required=True)
     hidden = r.int("hidden_size", required=True)
+    if attention_free:  # pure Mamba: no attention heads at all
+        return {
+            "num_hidden_layers": layers,
+            "hidden_size": hidden,
+            "num_attention_heads": None,
+            "num_key_value_heads": 1,
+            "head_dim": None,
+            "intermediate_size": None,
+            "vocab_size": r.int("vocab_size"),
+            "max_position_embeddings": None,
+            "tie_word_embeddings": _tied(r),
+        }
     heads = r.int("num_attention_heads", required=True)
-    inter = r.int("intermediate_size")
+    inter = _intermediate(r)
     if inter is None and r.family in ("falcon", "gpt_bigcode", "gpt2"):
         inter = 4 * hidden
         r.notes.append(f"intermediate_size absent: {r.family} uses 4 * hidden_size = {inter}")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from vramdesk.core.errors import InputError
+from vramdesk.core.importers._hybrid import HYBRID_MODEL_TYPES
 from vramdesk.core.model import refuse_unsupported
 
 #: model_type values of state-space, recurrent or linear-attention models (or hybrids).
@@ -93,6 +95,8 @@ def refuse_hybrids(cfg: dict[str, Any]) -> None:
         ``architectures``: names the family and the keys that gave it away.
     """
     model_type = str(cfg.get("model_type", ""))
+    if model_type in HYBRID_MODEL_TYPES:
+        return  # modelled: vramdesk.core.importers._hybrid
     listed = cfg.get("architectures")
     archs = [a for a in listed if isinstance(a, str)] if isinstance(listed, list) else []
     name = archs[0] if archs else model_type or "this model"
@@ -193,4 +197,63 @@ def _falcon(cfg: dict[str, Any]) -> dict[str, Any]:
         "norms_per_layer": norms,
         "attention_bias": bias,
         "mlp_bias": bias,
+    }
+
+
+#: Encoder families (bidirectional attention, no KV cache, no output head): transformers
+#: ``modeling_bert.py``, ``modeling_roberta.py``, ``modeling_xlm_roberta.py``.
+ENCODER_MODEL_TYPES = frozenset({"bert", "roberta", "xlm-roberta", "camembert"})
+
+
+def encoder_fields(
+    config: dict[str, Any], hidden: int, vocab: int | None, notes: list[str]
+) -> dict[str, Any]:
+    """ModelSpec fields of a BERT / RoBERTa / XLM-R encoder and the parameters of its head.
+
+    Layers: q/k/v/o with bias, a two-matrix GELU MLP with bias, two LayerNorms with bias;
+    embeddings: word + learned positions + ``type_vocab_size`` token types + one LayerNorm.
+    The head, by ``architectures``: ``*ForSequenceClassification`` a dense ``h x h + h`` (the
+    RoBERTa head's dense or BERT's pooler) and ``h x num_labels + num_labels``;
+    ``*ForMaskedLM`` dense ``h x h + h``, LayerNorm ``2 h`` and the decoder bias ``vocab``
+    (its weight is tied); otherwise (``*Model``) the pooler ``h x h + h``.
+
+    Raises
+    ------
+    InputError
+        ``type_vocab_size`` or ``num_labels`` is not a whole number.
+    """
+    types = config.get("type_vocab_size", 2)
+    labels = config.get("num_labels")
+    id2label = config.get("id2label")
+    if labels is None:
+        labels = len(id2label) if isinstance(id2label, dict) and id2label else 2
+    for key, value in (("type_vocab_size", types), ("num_labels", labels)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InputError(
+                key, f"must be a whole number in config.json, got {value!r}", "not_int"
+            )
+    archs = config.get("architectures")
+    arch = str(archs[0]) if isinstance(archs, list) and archs else ""
+    if arch.endswith("ForSequenceClassification"):
+        head, what = (
+            hidden * hidden + hidden + hidden * labels + labels,
+            f"classifier ({labels} labels)",
+        )
+    elif arch.endswith("ForMaskedLM"):
+        head, what = hidden * hidden + 3 * hidden + (vocab or 0), "masked-LM head"
+    else:
+        head, what = hidden * hidden + hidden, "pooler"
+    notes.append(
+        f"encoder ({config.get('model_type')}): no KV cache, no output head; {types} token "
+        f"types x {hidden} and the {what}: {types * hidden + head:,} parameters"
+    )
+    return {
+        "causal": False,
+        "mlp_gated": False,
+        "mlp_bias": True,
+        "attention_bias": True,
+        "norm_bias": True,
+        "learned_position_embeddings": True,
+        "tie_word_embeddings": True,
+        "encoder_params": types * hidden + head,
     }

@@ -30,7 +30,15 @@ from vramdesk.core.importers._gguf_read import (
     read_gguf_header,
 )
 from vramdesk.core.limits import check_int
-from vramdesk.core.model import FULL, SLIDING, ModelSpec, refuse_unsupported, sliding_layer_pattern
+from vramdesk.core.model import (
+    FULL,
+    NO_CACHE,
+    RECURRENT,
+    SLIDING,
+    ModelSpec,
+    refuse_unsupported,
+    sliding_layer_pattern,
+)
 
 #: llama.cpp architectures with SSM/recurrent/linear-attention layers.
 SSM_ARCHS = (
@@ -186,16 +194,18 @@ def gguf_from_metadata(
         raise InputError("general.architecture", "is missing from the GGUF header", "required")
     if not isinstance(arch, str):
         raise InputError("general.architecture", f"must be text, got {_show(arch)}", "not_text")
-    if arch in SSM_ARCHS or any(k.startswith(f"{arch}.ssm.") for k in meta):
+    recurrent = arch in SSM_ARCHS or any(k.startswith(f"{arch}.ssm.") for k in meta)
+    if recurrent and f"{arch}.ssm.conv_kernel" not in meta:
         raise refuse_unsupported(
             arch,
-            "GGUF architecture with state-space/recurrent layers, whose "
-            "per-sequence state is not a KV cache",
+            "GGUF architecture with recurrent layers (RWKV-style) whose state size "
+            "vramdesk cannot read",
         )
     notes: list[str] = []
     fields = _gguf_shape(meta, arch, tensors, notes)
     fields.update(_gguf_moe_mla(meta, arch))
     fields.update(_gguf_sliding(meta, arch, fields["num_hidden_layers"], notes))
+    fields.update(_gguf_layers(meta, arch, fields, recurrent, notes))
     params = sum(n for _, n, _, _ in tensors)
     nbytes = sum(b for _, _, b, _ in tensors)
     if params:
@@ -225,20 +235,39 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _check(key: str, limit: str, value: Any) -> None:
-    """Raise unless ``value`` is an int within ``INT_LIMITS[limit]``, naming the GGUF ``key``."""
+def _check(key: str, limit: str | tuple[int, int], value: Any) -> None:
+    """Raise unless ``value`` is an int within ``INT_LIMITS[limit]`` (or ``(lo, hi)``).
+
+    The error names the GGUF ``key`` and, for an ``INT_LIMITS`` name, the field it becomes.
+    """
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(
             key, f"must be a whole number in the GGUF header, got {_show(value)}", "not_int"
         )
+    if isinstance(limit, tuple):
+        lo, hi = limit
+        if not lo <= value <= hi:
+            raise InputError(key, f"must be from {lo} to {hi}, got {value}", "out_of_range")
+        return
     try:
         check_int(limit, value)
     except InputError as exc:
         raise InputError(key, f"{exc.reason} ({limit})", exc.code, exc.params) from None
 
 
-def _key(meta: dict[str, Any], arch: str, key: str, limit: str, *, required: bool = False) -> Any:
+def _key(
+    meta: dict[str, Any],
+    arch: str,
+    key: str,
+    limit: str | tuple[int, int],
+    *,
+    required: bool = False,
+) -> Any:
     """``<arch>.<key>`` checked against ``INT_LIMITS[limit]``; a per-layer array gives its largest.
+
+    A 0 (an entry of a per-layer array, or the value) means "none here": llama.cpp writes
+    0 heads for a recurrent layer and 0 for an absent length; it is returned as 0 without
+    the limit's minimum applying. Every other entry meets the limit.
 
     Raises
     ------
@@ -247,15 +276,19 @@ def _key(meta: dict[str, Any], arch: str, key: str, limit: str, *, required: boo
     """
     full = f"{arch}.{key}"
     value = meta.get(full)
+    if isinstance(value, Skipped):
+        raise InputError(full, f"must be a number, got {_show(value)}", "not_int")
     if isinstance(value, list):  # per-layer arrays (e.g. head_count_kv): the largest entry
         for entry in value:
-            _check(full, limit, entry)
+            if entry != 0 or isinstance(entry, bool):
+                _check(full, limit, entry)
         value = max(value) if value else None
     if value is None:
         if required:
             raise InputError(full, "is missing from the GGUF header", "required")
         return None
-    _check(full, limit, value)
+    if value != 0 or isinstance(value, bool) or not isinstance(value, int):
+        _check(full, limit, value)
     return value
 
 
@@ -276,13 +309,13 @@ def _vocab(meta: dict[str, Any], arch: str) -> int | None:
 
 
 def _gguf_shape(meta: dict[str, Any], arch: str, tensors: list, notes: list[str]) -> dict[str, Any]:
-    kv_list = meta.get(f"{arch}.attention.head_count_kv")
-    if isinstance(kv_list, list) and 0 in kv_list:
-        raise refuse_unsupported(arch, "some layers have no KV heads (recurrent/SSM layers)")
-    heads = _key(meta, arch, "attention.head_count", "num_attention_heads", required=True)
-    kv = _key(meta, arch, "attention.head_count_kv", "num_key_value_heads") or heads
+    # 0 heads: a layer (or a model) without attention, e.g. Mamba layers of a hybrid
+    heads = _key(meta, arch, "attention.head_count", "num_attention_heads", required=True) or None
+    kv = _key(meta, arch, "attention.head_count_kv", "num_key_value_heads") or heads or 1
     names = {t[0] for t in tensors}
-    head_dim = _key(meta, arch, "attention.key_length", "head_dim")
+    head_dim = _key(meta, arch, "attention.key_length_swa", "head_dim") or _key(
+        meta, arch, "attention.key_length", "head_dim"
+    )
     if head_dim is not None and _key(meta, arch, "attention.kv_lora_rank", "kv_lora_rank"):
         head_dim = None  # MLA: key_length is the absorbed latent width
     notes.append(f"GGUF architecture {arch!r}")
@@ -382,3 +415,127 @@ def _gguf_format(meta: dict[str, Any], tensors: list, notes: list[str]) -> Weigh
 
 def _spec(fmt: WeightFormat) -> WeightSpec:
     return WeightSpec(fmt, experts_only=fmt is WeightFormat.MXFP4)
+
+
+def _uniform(values: list[int]) -> int | None:
+    """The one value of ``values`` when they are all equal (and there are some), else None."""
+    return values[0] if values and len(set(values)) == 1 else None
+
+
+def _gguf_layers(
+    meta: dict[str, Any], arch: str, fields: dict[str, Any], recurrent: bool, notes: list[str]
+) -> dict[str, Any]:
+    """Per-layer geometry from the GGUF keys.
+
+    ``head_count_kv`` arrays, K/V lengths beside their ``_swa`` forms, shared-KV layers,
+    encoders (``attention.causal`` false) and recurrent layers' states.
+
+    llama.cpp reads the same keys (``src/llama-model.cpp`` ``load_hparams``; ``n_embd_r`` /
+    ``n_embd_s`` in ``src/llama-hparams.cpp``): a layer is recurrent where its
+    ``head_count_kv`` entry is 0 (Nemotron-H: and its ``feed_forward_length`` entry too);
+    Qwen3-Next marks every ``full_attention_interval``-th layer full; pure Mamba has none.
+    """
+    out: dict[str, Any] = {}
+    layers = fields["num_hidden_layers"]
+    types = list(
+        fields.get("layer_types") or ((SLIDING if fields.get("sliding_window") else FULL),) * layers
+    )
+    kv_list = meta.get(f"{arch}.attention.head_count_kv")
+    kv_list = kv_list if isinstance(kv_list, list) and len(kv_list) == layers else None
+    ff_list = meta.get(f"{arch}.feed_forward_length")
+    ff_list = ff_list if isinstance(ff_list, list) and len(ff_list) == layers else None
+    if recurrent:
+        interval = meta.get(f"{arch}.full_attention_interval")
+        if kv_list is not None and any(kv_list):
+            for i, n in enumerate(kv_list):
+                if n == 0:
+                    types[i] = (
+                        NO_CACHE
+                        if ff_list is not None and ff_list[i] and arch.startswith("nemotron_h")
+                        else RECURRENT
+                    )
+        elif isinstance(interval, int) and interval > 0:
+            types = [FULL if (i + 1) % interval == 0 else RECURRENT for i in range(layers)]
+        elif arch == "falcon-h1":
+            out["parallel_ssm"] = True
+        else:
+            types = [RECURRENT] * layers
+        out.update(_gguf_state(meta, arch, notes))
+    if kv_list is not None:
+        sliding = [n for n, t in zip(kv_list, types, strict=True) if t == SLIDING and n]
+        full = [n for n, t in zip(kv_list, types, strict=True) if t == FULL and n]
+        base = _uniform(sliding) or (_uniform(full) if not sliding else None)
+        if base is not None and (not full or _uniform(full) is not None):
+            out["num_key_value_heads"] = base
+            if full and full[0] != base:
+                out["global_key_value_heads"] = full[0]
+        elif sliding or full:
+            first = (sliding or full)[0]
+            out["num_key_value_heads"] = first
+            out["layer_kv_heads"] = tuple(n or first for n in kv_list)
+        notes.append(f"head_count_kv per layer: {sorted(set(kv_list))} (read layer by layer)")
+    out.update(_gguf_head_dims(meta, arch))
+    shared = meta.get(f"{arch}.attention.shared_kv_layers")
+    if isinstance(shared, int) and shared > 0:
+        out["num_kv_shared_layers"] = shared
+        notes.append(
+            f"the last {shared} layers reuse earlier layers' KV cache (attention.shared_kv_layers)"
+        )
+    if meta.get(f"{arch}.attention.causal") is False:
+        out.update(causal=False, layer_types=None)
+        notes.append("attention.causal = false: an encoder, no KV cache")
+        return out
+    if RECURRENT in types or NO_CACHE in types:
+        out["layer_types"] = tuple(types)
+    return out
+
+
+def _gguf_head_dims(meta: dict[str, Any], arch: str) -> dict[str, Any]:
+    """K/V head dims of the full and the sliding layers.
+
+    ``key_length``/``value_length`` (the full layers) beside their ``_swa`` forms (the
+    sliding layers); MLA keeps its own keys.
+    """
+    if _key(meta, arch, "attention.kv_lora_rank", "kv_lora_rank"):
+        return {}
+    kl = _key(meta, arch, "attention.key_length", "head_dim")
+    vl = _key(meta, arch, "attention.value_length", "v_head_dim")
+    kls = _key(meta, arch, "attention.key_length_swa", "head_dim")
+    vls = _key(meta, arch, "attention.value_length_swa", "v_head_dim")
+    out: dict[str, Any] = {}
+    if kls:
+        if vls and vls != kls:
+            out["v_head_dim"] = vls
+        if kl and kl != kls:
+            out["global_head_dim"] = kl
+        if vl and vl != (kl or kls):
+            out["global_v_head_dim"] = vl
+    elif kl and vl and vl != kl:
+        out["v_head_dim"] = vl
+    return out
+
+
+#: ``ssm.*`` sizes (Mamba-2 2.7B: d_inner 5,120, d_state 128, conv 4): anything up to 2**20.
+_SSM_LIMIT = (0, 1 << 20)
+
+
+def _gguf_state(meta: dict[str, Any], arch: str, notes: list[str]) -> dict[str, Any]:
+    """Per-layer recurrent state elements from the ``ssm.*`` keys.
+
+    llama.cpp ``n_embd_r`` = ``(d_conv - 1) * (d_inner + 2 * n_group * d_state)``,
+    ``n_embd_s`` = ``d_state * d_inner``;
+    Mamba-1 has no groups; for gated DeltaNet ``n_group`` = K heads, ``d_state`` = K head dim,
+    ``d_inner`` = V heads x V head dim).
+    """
+    d_conv = _key(meta, arch, "ssm.conv_kernel", _SSM_LIMIT) or 0
+    d_inner = _key(meta, arch, "ssm.inner_size", _SSM_LIMIT) or 0
+    d_state = _key(meta, arch, "ssm.state_size", _SSM_LIMIT) or 0
+    groups = _key(meta, arch, "ssm.group_count", _SSM_LIMIT) or 0
+    conv = max(0, d_conv - 1) * (d_inner + 2 * groups * d_state)
+    ssm = d_state * d_inner
+    notes.append(
+        f"recurrent state per layer and sequence: conv ({d_conv} - 1) * "
+        f"({d_inner} + 2 * {groups} * "
+        f"{d_state}) = {conv:,}, SSM {d_state} * {d_inner} = {ssm:,} elements"
+    )
+    return {"conv_state_elements": conv, "ssm_state_elements": ssm}

@@ -90,6 +90,15 @@ def _with(
     changes: dict[str, object] = {"source": source}
     if nbytes is not None:
         changes.update(checkpoint_bytes=nbytes, checkpoint_format=imported.weights.storage_key())
+        fmt, m = imported.weights.format, imported.model
+        recurrent = m.recurrent_params_per_layer is None and "recurrent" in m.resolved_layer_types()
+        if recurrent and m.params is None and not fmt.quantized:
+            # the recurrent mixers are not counted from config.json: the checkpoint says
+            changes["params"] = nbytes * 8 // int(fmt.bits)
+            notes += (
+                f"params = checkpoint bytes / {int(fmt.bits) // 8} = {changes['params']:,} "
+                f"({fmt.label}; the recurrent layers are not counted from config.json)",
+            )
     model = imported.model.replace(**changes)
     return dataclasses.replace(imported, model=model, notes=imported.notes + notes, source=source)
 

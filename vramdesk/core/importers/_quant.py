@@ -156,9 +156,20 @@ def _bnb(q: dict[str, Any]) -> tuple[WeightSpec, list[str]]:
             ["bitsandbytes LLM.int8: 8-bit linear weights, embeddings and lm_head 16-bit"],
         )
     kind = str(q.get("bnb_4bit_quant_type", "fp4")).lower()
+    if q.get("bnb_4bit_use_double_quant"):
+        return (
+            WeightSpec(WeightFormat.NF4_DQ, embeddings_unquantized=True),
+            [
+                f"bitsandbytes 4-bit ({kind}) with double quantization: 4 bits + 8-bit absmax "
+                "per 64 + fp32 constant per 256 blocks (4.127 bits)"
+            ],
+        )
     return (
         WeightSpec(WeightFormat.NF4, embeddings_unquantized=True),
-        [f"bitsandbytes 4-bit ({kind}): 4 bits + absmax per 64 (nf4 layout; fp4 stores the same)"],
+        [
+            f"bitsandbytes 4-bit ({kind}): 4 bits + fp32 absmax per 64 = 4.5 bits (nf4 layout; "
+            "fp4 stores the same)"
+        ],
     )
 
 

@@ -1,0 +1,110 @@
+"""The headline verdict, and the fit advisor's promise: a lever marked enough makes it fit.
+
+Scenarios sit near the edge on several engine profiles; each lever the advisor marks as
+enough on its own is applied to the inputs, the workload is solved again, and the headline
+must then say it fits (a tight fit is a fit). The oracle is a fresh ``solve`` of the
+changed inputs, not the advisor's own flag.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from vramdesk.core import bundled
+from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
+from vramdesk.core.runtime import Engine, Runtime
+from vramdesk.core.scenario import resolve_model_preset
+from vramdesk.core.solve import solve
+from vramdesk.core.units import GIB
+from vramdesk.core.verdict import headline, usable_sentence
+from vramdesk.core.workload import Workload
+
+# (preset, weights or None for the preset's, context, batch, GPU, engine)
+SCENARIOS = [
+    ("llama-3.1-70b", WeightSpec(WeightFormat.INT4), 8192, 16, "H100 80GB", Engine.FORMULA),
+    ("llama-3.1-8b", None, 8192, 8, "RTX 4090", Engine.FORMULA),
+    ("llama-3.1-8b", None, 8192, 8, "RTX 4090", Engine.VLLM),
+    ("llama-3.1-8b", None, 16384, 6, "RTX 4090", Engine.SGLANG),
+    ("qwen2.5-32b", None, 32768, 8, "H100 80GB", Engine.SGLANG),
+    ("gemma-2-27b", None, 8192, 16, "A100 40GB", Engine.FORMULA),
+    ("llama-3.1-8b", None, 16384, 4, "RTX 4090", Engine.TRANSFORMERS),
+    ("qwen2.5-14b", None, 16384, 4, "RTX 4090", Engine.VLLM),
+]
+
+
+def apply(advice, model, weights, workload, runtime):
+    """The inputs with one lever of the advisor applied."""
+    if advice.lever == "kv_dtype":
+        workload = workload.replace(kv_dtype=KVDtype.parse(advice.value, "kv_dtype"))
+    elif advice.lever == "context_tokens":
+        workload = workload.replace(context_tokens=advice.value)
+    elif advice.lever == "batch":
+        workload = workload.replace(batch=advice.value)
+    elif advice.lever == "tensor_parallel_size":
+        runtime = runtime.replace(tensor_parallel_size=advice.value)
+    elif advice.lever == "weights":
+        weights = (
+            WeightSpec(WeightFormat.INT8)
+            if advice.value.startswith("int8")
+            else WeightSpec(WeightFormat.INT4, group_size=128)
+        )
+    else:
+        raise AssertionError(advice.lever)
+    return model, weights, workload, runtime
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[f"{s[0]}-{s[5].value}" for s in SCENARIOS])
+def test_every_lever_marked_enough_makes_the_headline_fit(scenario):
+    slug, weights, context, batch, gpu, engine = scenario
+    preset = resolve_model_preset(slug)
+    inputs = (
+        preset.model,
+        weights or preset.weights,
+        Workload(context_tokens=context, batch=batch),
+        Runtime(engine=engine),
+    )
+    capacity = bundled.find_gpu(gpu).capacity_for(engine)
+    result = solve(*inputs, capacity)
+    assert headline(result, batch).state == "no"  # each scenario starts over the edge
+    enough = [a for a in result.advice if a.fits]
+    assert enough, result.advice
+    for advice in enough:
+        changed = apply(advice, *inputs)
+        again = solve(*changed, capacity)
+        verdict = headline(again, changed[2].batch)
+        assert verdict.fits, (advice, verdict.headline.text)
+        # and the solver's own integer answers agree with the headline
+        assert again.max_concurrency >= changed[2].batch
+
+
+def test_readme_example_capped_at_15_is_tight_not_two_answers():
+    # Llama-3.1-70B int4-ideal (flat 4 bits on every tensor: the README's idealized format),
+    # 15 x 8,192 fp16 KV on an H100 80GB (81,559 MiB):
+    # KV = 2 * 8 * 128 * 2 * 80 * 8192 * 15 = 40,265,318,400 B = 37.50 GiB fits the budget
+    # floor(81,559 MiB * 0.9) - 1 GiB - 35,278,831,616 B weights = 40,621,800,243 B (37.83 GiB),
+    # but the forward total 37.50 GiB * ... with the 1.15 margin exceeds 79.65 GiB: "tight"
+    preset = resolve_model_preset("llama-3.1-70b")
+    wl = Workload(context_tokens=8192, batch=15)
+    capacity = 81_559 * 2**20
+    r = solve(preset.model, WeightSpec(WeightFormat.INT4_IDEAL), wl, Runtime(), capacity)
+    assert r.breakdown.kv_cache.bytes == 2 * 8 * 128 * 2 * 80 * 8192 * 15
+    assert r.usable_bytes == (capacity * 9) // 10 - GIB - 35_278_831_616
+    v = headline(r, 15)
+    assert v.state == "tight" and v.fits
+    assert v.headline.text.startswith("Tight: 15 x 8,192 tokens fit the 37.83 GiB KV budget")
+    assert "exceeds the 79.65 GiB card" in v.headline.text
+
+
+def test_weights_larger_than_the_card_are_said_plainly():
+    # DeepSeek-V3 (fp8 block-quantized, 8.00195 bits) on one H100: weights 627+ GiB alone
+    preset = resolve_model_preset("deepseek-v3")
+    wl = Workload(context_tokens=8192, batch=1)
+    capacity = 81_559 * 2**20
+    r = solve(preset.model, preset.weights, wl, Runtime(), capacity)
+    over = r.breakdown.weights.bytes - capacity
+    assert over > 500 * GIB
+    s = usable_sentence(r)
+    assert s.code == "usable_weights" and "-" not in s.text
+    assert s.text.endswith(f"by {over / GIB:,.2f} GiB")
+    v = headline(r, 1)
+    assert v.state == "no" and v.headline.code == "no_weights"

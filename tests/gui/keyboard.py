@@ -1,0 +1,33 @@
+"""Typing into the window the way a person does: focus, select all, type, Tab.
+
+Tests drive number fields only through these real key events, never through
+``setText``/``setValue``, so that what a person types is what the test checks.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QWidget
+
+
+def focus(qtbot, widget: QWidget) -> None:
+    """Show and activate the widget's window and give ``widget`` keyboard focus."""
+    window = widget.window()
+    if not window.isVisible():
+        window.show()
+        qtbot.waitExposed(window)
+    window.activateWindow()
+    widget.setFocus(Qt.FocusReason.MouseFocusReason)
+    qtbot.waitUntil(widget.hasFocus, timeout=2000)
+
+
+def type_text(qtbot, widget: QWidget, text: str, finish: bool = True) -> None:
+    """Select all in ``widget``, type ``text`` key by key (empty: Delete), then Tab away."""
+    focus(qtbot, widget)
+    qtbot.keyClick(widget, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    if text:
+        qtbot.keyClicks(widget, text)
+    else:
+        qtbot.keyClick(widget, Qt.Key.Key_Delete)
+    if finish:
+        qtbot.keyClick(widget, Qt.Key.Key_Tab)

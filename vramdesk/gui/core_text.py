@@ -1,0 +1,151 @@
+"""Translation of the text the core produces (context ``Core``).
+
+The core writes English and gives each sentence a stable code and its parameters
+(:class:`vramdesk.core.verdict.Sentence`); titles and labels are fixed strings. The window
+shows them through :func:`tr_core` and :func:`sentence_text`, which look them up in the
+``Core`` context of the installed translator (English where there is none).
+
+:data:`MARKED` lists every such string literally so that ``pyside6-lupdate`` finds them;
+``tests/gui/test_japanese.py`` checks it against the core's tables, so none is missed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
+from vramdesk.core.verdict import TEMPLATES, Sentence
+
+CONTEXT = "Core"
+
+#: Every core string the window may show (generated from the core's tables; see the test).
+MARKED = [
+    QT_TRANSLATE_NOOP("Core", 'Fits: {shape} need {need} of the {budget} KV budget ({spare} to spare)'),
+    QT_TRANSLATE_NOOP("Core", 'Tight: {shape} fit the {budget} KV budget, but the estimated total {total} exceeds the {capacity} card'),
+    QT_TRANSLATE_NOOP("Core", 'Tight: {shape} fit the {budget} KV budget with only {spare} to spare'),
+    QT_TRANSLATE_NOOP("Core", 'Does not fit: {shape} need {need}, the KV budget is {budget} ({short} short)'),
+    QT_TRANSLATE_NOOP("Core", 'Does not fit: the weights alone ({weights}) exceed the {capacity} card by {over}'),
+    QT_TRANSLATE_NOOP("Core", 'Does not fit: weights and reserved memory leave no room for the KV cache ({over} over what the engine may use)'),
+    QT_TRANSLATE_NOOP("Core", 'Estimated total {total} vs capacity {capacity}: {relation} (forward estimate, overhead included)'),
+    QT_TRANSLATE_NOOP("Core", 'within the card'),
+    QT_TRANSLATE_NOOP("Core", 'over the card'),
+    QT_TRANSLATE_NOOP("Core", '{usable} for KV cache and activations'),
+    QT_TRANSLATE_NOOP("Core", 'none: the weights alone ({weights}) exceed the {capacity} card by {over}'),
+    QT_TRANSLATE_NOOP("Core", 'none: weights and reserved memory exceed what the engine may use by {over}'),
+    QT_TRANSLATE_NOOP("Core", 'Store the KV cache in {value}'),
+    QT_TRANSLATE_NOOP("Core", 'Cap the context at {value} tokens'),
+    QT_TRANSLATE_NOOP("Core", 'Cap concurrency at {value} sequences'),
+    QT_TRANSLATE_NOOP("Core", 'Quantize the weights to {value}'),
+    QT_TRANSLATE_NOOP("Core", 'Quantizing the weights to {value}'),
+    QT_TRANSLATE_NOOP("Core", 'Shard over {value} GPUs (tensor parallel)'),
+    QT_TRANSLATE_NOOP("Core", '{action}: saves {saves}'),
+    QT_TRANSLATE_NOOP("Core", '{action}: saves {saves} per GPU'),
+    QT_TRANSLATE_NOOP("Core", '{action} saves {saves} but is not enough: the fixed overhead alone exceeds the usable memory'),
+    QT_TRANSLATE_NOOP("Core", '{action} saves {saves} but is not enough: the KV cache and activations alone ({need}) exceed the {room} left after overhead'),
+    QT_TRANSLATE_NOOP("Core", '{action}: saves {saves} (not enough alone)'),
+    QT_TRANSLATE_NOOP("Core", 'KV cache dtype'),
+    QT_TRANSLATE_NOOP("Core", 'Context'),
+    QT_TRANSLATE_NOOP("Core", 'Concurrency'),
+    QT_TRANSLATE_NOOP("Core", 'Weight format'),
+    QT_TRANSLATE_NOOP("Core", 'Tensor parallel'),
+    QT_TRANSLATE_NOOP("Core", 'memory'),
+    QT_TRANSLATE_NOOP("Core", 'max_position_embeddings'),
+    QT_TRANSLATE_NOOP("Core", 'the largest context vramdesk accepts'),
+    QT_TRANSLATE_NOOP("Core", 'Weights'),
+    QT_TRANSLATE_NOOP("Core", 'KV cache'),
+    QT_TRANSLATE_NOOP("Core", 'Activations'),
+    QT_TRANSLATE_NOOP("Core", 'Overhead'),
+    QT_TRANSLATE_NOOP("Core", 'Total'),
+    QT_TRANSLATE_NOOP("Core", 'Recurrent state'),
+    QT_TRANSLATE_NOOP("Core", 'Activation peak'),
+    QT_TRANSLATE_NOOP("Core", 'Compute buffer'),
+    QT_TRANSLATE_NOOP("Core", 'Dequantization buffer'),
+    QT_TRANSLATE_NOOP("Core", 'KV cache (device)'),
+    QT_TRANSLATE_NOOP("Core", 'Non-torch memory'),
+    QT_TRANSLATE_NOOP("Core", 'Ollama reserve'),
+    QT_TRANSLATE_NOOP("Core", 'Overhead (multiplier)'),
+    QT_TRANSLATE_NOOP("Core", 'Overhead (workspace)'),
+    QT_TRANSLATE_NOOP("Core", 'Weights (device)'),
+    QT_TRANSLATE_NOOP("Core", 'The NVIDIA binding (the nvidia-ml-py package, module pynvml) is not installed. vramdesk works without a GPU; estimates are unaffected.'),
+    QT_TRANSLATE_NOOP("Core", 'No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. vramdesk works without a GPU; estimates are unaffected.'),
+    QT_TRANSLATE_NOOP("Core", 'The NVIDIA driver is installed but not loaded (is the kernel module running?). vramdesk works without a GPU; estimates are unaffected.'),
+    QT_TRANSLATE_NOOP("Core", 'The NVIDIA driver and its NVML library differ in version (a driver update without a reboot?). Reboot or reload the driver to read the GPUs.'),
+    QT_TRANSLATE_NOOP("Core", 'Permission denied reading the NVIDIA GPUs (check access to /dev/nvidia*).'),
+    QT_TRANSLATE_NOOP("Core", 'The NVIDIA driver is loaded but reports no GPU.'),
+    QT_TRANSLATE_NOOP("Core", 'A GPU stopped answering (NVML: GPU is lost or needs a reset).'),
+    QT_TRANSLATE_NOOP("Core", 'This GPU or driver does not report memory through NVML.'),
+    QT_TRANSLATE_NOOP("Core", 'NVML failed with an unexpected error.'),
+    QT_TRANSLATE_NOOP("Core", 'NVML: the driver did not answer in time (a hung driver or a GPU in a bad state). vramdesk works without a GPU; estimates are unaffected.'),
+    QT_TRANSLATE_NOOP("Core", 'NVML reported memory figures that cannot be true (the driver may be in a bad state); they are not shown.'),
+    QT_TRANSLATE_NOOP("Core", 'MLA cache expanded to per-head K and V (older llama.cpp layout)'),
+    QT_TRANSLATE_NOOP("Core", 'MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank'),
+    QT_TRANSLATE_NOOP("Core", 'SGLang leaves total * ({0} - mem_fraction_static) for activations and CUDA graphs'),
+    QT_TRANSLATE_NOOP("Core", 'V1 non-torch memory + NCCL buffers when TP/PP > {0} (fitted)'),
+    QT_TRANSLATE_NOOP("Core", 'context_tokens {0} exceeds max_position_embeddings {1}: computed anyway (rope scaling may allow it)'),
+    QT_TRANSLATE_NOOP("Core", 'embeddings and output head kept {0}-bit, as real checkpoints store them'),
+    QT_TRANSLATE_NOOP("Core", 'factor {0} covers allocator fragmentation; fixed {1} GiB covers the CUDA context and workspaces'),
+    QT_TRANSLATE_NOOP("Core", 'fitted to published vLLM logs; +-{0} % across models: calibrate from a start-up log'),
+    QT_TRANSLATE_NOOP("Core", 'group quantization: {0} + ({1} + {2}) / {3} = {4} bits per weight'),
+    QT_TRANSLATE_NOOP("Core", 'live_buffers = {0} is an assumption; calibrate it by measurement'),
+    QT_TRANSLATE_NOOP("Core", 'max(hidden * intermediate, hidden * heads * head_dim) * {0} (bitsandbytes only)'),
+    QT_TRANSLATE_NOOP("Core", "modelled within about {0} %: calibrate from the log's compute buffer line"),
+    QT_TRANSLATE_NOOP("Core", "the CUDA context (about {0}-{1} GiB) is outside llama.cpp's buffers"),
+    QT_TRANSLATE_NOOP("Core", 'the input embedding ({0} bytes) stays in host memory'),
+    QT_TRANSLATE_NOOP("Core", 'torch.cuda.max_memory_allocated excludes the CUDA context'),
+    QT_TRANSLATE_NOOP("Core", 'vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)'),
+    QT_TRANSLATE_NOOP("Core", '{0} (give a prompt length to model the prefill peak)'),
+    QT_TRANSLATE_NOOP("Core", '{0} (no prefill modelled)'),
+    QT_TRANSLATE_NOOP("Core", "{0} (not in llama.cpp's buffers)"),
+    QT_TRANSLATE_NOOP("Core", '{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}'),
+    QT_TRANSLATE_NOOP("Core", '{0} cells (padded to {1})'),
+    QT_TRANSLATE_NOOP("Core", '{0} sliding-window layers cache at most {1} tokens per sequence'),
+]
+
+
+def tr_core(text: str) -> str:
+    """``text`` from the core in the UI language (itself where untranslated)."""
+    return QCoreApplication.translate(CONTEXT, text)
+
+
+#: A number standing alone in a core note (``1.15``, ``8,192``), not part of a name (``fp8``).
+NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
+
+
+def number_template(text: str) -> tuple[str, list[str]]:
+    """``text`` with each standing number replaced by ``{0}``, ``{1}``, ... and the numbers.
+
+    ``number_template("factor 1.15 covers ...; fixed 1 GiB")`` is
+    ``("factor {0} covers ...; fixed {1} GiB", ["1.15", "1"])``.
+    """
+    numbers: list[str] = []
+
+    def hole(match: re.Match[str]) -> str:
+        numbers.append(match.group(0))
+        return "{" + str(len(numbers) - 1) + "}"
+
+    return NUMBER.sub(hole, text.replace("{", "{{").replace("}", "}}")), numbers
+
+
+def tr_note(text: str) -> str:
+    """A core note with numbers in it (an assumption, a warning) in the UI language.
+
+    The note is looked up with its numbers taken out (:func:`number_template`) and the same
+    numbers are put back; a note with no translation stays as the core wrote it.
+    """
+    template, numbers = number_template(text)
+    translated = QCoreApplication.translate(CONTEXT, template)
+    if translated == template:
+        return text
+    try:
+        return translated.format(*numbers)
+    except (IndexError, KeyError, ValueError):
+        return text
+
+
+def sentence_text(sentence: Sentence) -> str:
+    """``sentence`` in the UI language, its sentence parameters translated too."""
+    params = {
+        k: sentence_text(v) if isinstance(v, Sentence) else v for k, v in sentence.params.items()
+    }
+    return tr_core(TEMPLATES[sentence.code]).format(**params)
