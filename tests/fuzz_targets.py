@@ -136,8 +136,9 @@ def gguf_bases() -> list[bytes]:
         ],
     )
     deepseek = g.gguf(
-        g.llama_kvs("deepseek2", layers=27)
+        g.llama_kvs("deepseek2", layers=27)[:7]
         + [
+            g.kv("general.file_type", g.U32, 1),
             g.kv("deepseek2.attention.kv_lora_rank", g.U32, 512),
             g.kv("deepseek2.rope.dimension_count", g.U32, 64),
             g.kv("deepseek2.attention.key_length_mla", g.U32, 192),
@@ -146,9 +147,24 @@ def gguf_bases() -> list[bytes]:
             g.kv("deepseek2.expert_used_count", g.U32, 6),
             g.kv("deepseek2.attention.head_count_kv", g.ARRAY, (g.U32, [16] * 27)),
         ],
-        [g.tensor_info("token_embd.weight", (2048, 64), 12)],
+        [
+            g.tensor_info("token_embd.weight", (4096, 64), 12),
+            g.tensor_info("blk.0.attn_kv_a_mqa.weight", (4096, 4096), 12),
+        ],
     )
-    return [llama, gemma, deepseek]
+    hybrid = g.gguf(
+        g.llama_kvs("nemotron_h", layers=4)[:7]
+        + [
+            g.kv("nemotron_h.attention.head_count_kv", g.ARRAY, (g.U32, [0, 8, 0, 0])),
+            g.kv("nemotron_h.ssm.conv_kernel", g.U32, 4),
+            g.kv("nemotron_h.ssm.inner_size", g.U32, 8192),
+            g.kv("nemotron_h.ssm.state_size", g.U32, 128),
+            g.kv("nemotron_h.ssm.group_count", g.U32, 8),
+            g.kv("general.file_type", g.U32, 1),
+        ],
+        [g.tensor_info("token_embd.weight", (4096, 64))],
+    )
+    return [llama, gemma, deepseek, hybrid]
 
 
 KEYS = [
@@ -274,7 +290,13 @@ CONFIG_KEYS = [
 
 
 # --------------------------------------------------------------------------- checks
+#: Signed margins by design ("headroom -2 GiB" = 2 GiB short): not byte figures.
+SIGNED = ("usable_bytes", "kv_budget_bytes", "headroom_bytes", "margin_bytes")
+
+
 def _no_negative(doc, where: str = "$") -> None:
+    if where.endswith(SIGNED):
+        return
     if isinstance(doc, dict):
         for k, v in doc.items():
             _no_negative(v, f"{where}.{k}")
@@ -436,7 +458,10 @@ def run_cli(argv: list[str], files: dict[str, bytes] | None = None) -> str:
     if rc not in (0, 1):
         raise Finding(f"{argv}: exit {rc}")
     if rc == 0 and "--json" in argv:
-        _no_negative(json.loads(out.getvalue()))
+        try:
+            _no_negative(json.loads(out.getvalue()))
+        except Finding as exc:
+            raise Finding(f"{exc} for {argv}") from None
     return "ok" if rc == 0 else "refused"
 
 
@@ -492,6 +517,7 @@ OPTIONS = {
     "--weights": ["fp16", "q4_k_m", "awq", "int3", "mxfp4"],
     "--block-size": ["16", "0", "none", "7", "1048577"],
     "--shared-prefix": NUMBERS,
+    "--chunk": NUMBERS,
 }
 
 

@@ -127,3 +127,12 @@ def test_fuzz_engine_logs(data):
 @given(f.cli_argv())
 def test_fuzz_command_line(argv):
     _timed(f.run_cli, argv)
+
+
+def test_the_bases_are_valid_inputs():
+    # mutations start from files that load: otherwise the fuzzers would only test refusals
+    assert [f.read_gguf(b) for b in f.gguf_bases()] == ["ok"] * 4
+    assert f.read_safetensors(json.dumps(f.safetensors_base()).encode()) == "ok"
+    assert {f.read_config(json.dumps(c).encode()) for c in f.config_bases()} == {"ok"}
+    assert f.read_preset(json.dumps(_PRESET).encode()) == "ok"
+    assert f.read_fake_nvml((f.ROOT / "data/fake-two-gpus.json").read_bytes()) == "ok"

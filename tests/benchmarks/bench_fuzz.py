@@ -52,7 +52,7 @@ def _run(name, strategy, target, examples, seed, unpack=False):
             text = str(exc)
             counts["negative" if "negative" in text else "exception"] += 1
             if len(findings) < 5:
-                findings.append(text[:200])
+                findings.append(text[:400])
         took = time.perf_counter() - start
         slowest[0] = max(slowest[0], took)
         if took > HANG_S:
@@ -84,7 +84,10 @@ def _solve_child(argv: list[str]) -> str:
     if "Traceback" in proc.stderr or (proc.returncode == 2 and len(lines) != 1):
         raise f.Finding(f"{argv}: {proc.stderr[-200:]}")
     if proc.returncode == 0 and "--json" in argv:
-        f._no_negative(json.loads(proc.stdout))
+        try:
+            f._no_negative(json.loads(proc.stdout))
+        except f.Finding as exc:
+            raise f.Finding(f"{exc} for {argv}") from None
     return "ok" if proc.returncode == 0 else "refused"
 
 
