@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from vramdesk import __version__
 from vramdesk.core.errors import InputError, VramdeskError
 from vramdesk.core.units import Unit
 
@@ -142,7 +143,46 @@ def _add_runtime_options(g: Any) -> None:
     g.add_argument("--overhead-factor", metavar="F", help="multiplier form factor (1.15)")
     g.add_argument("--fixed-gib", metavar="G", help="multiplier form fixed GiB (1.0)")
     g.add_argument("--workspace-fraction", metavar="F", help="workspace form fraction (0.05)")
-    g.add_argument("--util", metavar="U", help="gpu_memory_utilization (0.9)")
+    g.add_argument(
+        "--util", metavar="U", help="gpu_memory_utilization (0.9; vLLM, transformers, formula)"
+    )
+    g.add_argument("--mem-fraction-static", metavar="F", help="SGLang mem_fraction_static (0.88)")
+    g.add_argument(
+        "--n-gpu-layers",
+        type=_whole,
+        metavar="N",
+        help="llama.cpp/Ollama layers offloaded to the GPU (-ngl; default all)",
+    )
+    g.add_argument(
+        "--flash-attn",
+        choices=("on", "off", "auto"),
+        type=str.lower,
+        help="llama.cpp/Ollama flash attention (-fa; default auto: the build's)",
+    )
+    g.add_argument(
+        "--ubatch",
+        type=_whole,
+        metavar="N",
+        help="llama.cpp/Ollama physical batch n_ubatch (-ub; 512)",
+    )
+    g.add_argument(
+        "--parallel",
+        type=_whole,
+        metavar="N",
+        help="llama.cpp/Ollama slots (-np / OLLAMA_NUM_PARALLEL; default --batch)",
+    )
+    g.add_argument(
+        "--kv-unified",
+        action="store_true",
+        default=None,
+        help="llama.cpp: one KV stream shared by all slots (-kvu)",
+    )
+    g.add_argument(
+        "--swa-full",
+        action="store_true",
+        default=None,
+        help="llama.cpp: full-size cache on sliding-window layers (--swa-full)",
+    )
 
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:
@@ -158,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="vramdesk",
         description="Will this LLM fit in GPU memory? Run without a command to open the window.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument(
         "--config-dir",
         metavar="DIR",
@@ -252,12 +293,19 @@ def _add_calibrate_parser(sub: Any) -> None:
     g.add_argument("--context", type=_whole, metavar="S", help="tokens per sequence (the log's)")
     g.add_argument("--batch", type=_whole, default=1, metavar="B", help="sequences / slots (1)")
     g.add_argument("--kv-dtype", default="fp16", metavar="DTYPE", help="KV cache dtype (fp16)")
-    g.add_argument("--block-size", type=_block_size, default=16, metavar="N", help="block (16)")
+    g.add_argument("--block-size", type=_block_size, metavar="N", help="block (16; paged engines)")
     g.add_argument("--tp", type=_whole, default=1, metavar="N", help="tensor parallel size")
     g.add_argument("--pp", type=_whole, default=1, metavar="N", help="pipeline parallel size")
     g.add_argument("--engine", help="default: the engine the log names")
     g.add_argument("--engine-version", metavar="V", help="engine version (changes some defaults)")
-    g.add_argument("--util", default="0.9", metavar="U", help="gpu_memory_utilization (the log's)")
+    g.add_argument("--util", metavar="U", help="gpu_memory_utilization (the log's, else 0.9)")
+    b = cal.add_argument_group(
+        "budget (optional: predicts the KV figures when the log has no total)"
+    )
+    b.add_argument("--vram-gib", type=_positive_number, metavar="V", help="GPU memory in GiB")
+    b.add_argument(
+        "--gpu", metavar="NAME", help="catalog GPU name (see 'vramdesk presets list --gpus')"
+    )
     cal.set_defaults(handler=_cmd_calibrate)
 
 

@@ -143,3 +143,13 @@ def test_bad_input_in_a_real_process():
 def test_utilization_at_its_lower_limit_is_accepted(capsys):
     # 0.01 typed by the user is exactly the limit 1/100 (not the float a hair above it)
     assert main(["estimate", *SHAPE, "--context", "4096", "--util", "0.01", "--json"]) == 0
+
+
+def test_version_is_the_packages(capsys):
+    import tomllib
+    from pathlib import Path
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    version = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"vramdesk {version}\n"

@@ -257,8 +257,13 @@ def test_vllm_hybrid_allocator_raises_the_block_and_pads_the_state():
     # groups: 4 attention + 28 Mamba layers -> group size 4: 1 + 7 groups; a block over a
     # group 327,680 * 4 = 1,310,720 B; a request needs cdiv(8,192, 80) = 103 + 7 = 110 blocks
     budget = 1_310_720 * 1100
-    tokens, blocks, conc = VllmProfile().kv_capacity(b, model, wl, rt, budget)
+    # releases before 0.20 log num_blocks // groups * block as the "GPU KV cache size"
+    old = rt.replace(engine_version="0.19.0")
+    tokens, blocks, conc = VllmProfile().kv_capacity(b, model, wl, old, budget)
     assert blocks == 1100 and conc == 10 and tokens == 1100 // 8 * 80
+    # later ones int(concurrency * max_model_len) = 10 * 8,192 (issue 10.7)
+    tokens, blocks, conc = VllmProfile().kv_capacity(b, model, wl, rt, budget)
+    assert blocks == 1100 and conc == 10 and tokens == 10 * 8192
 
 
 def test_falcon_h1_every_layer_has_kv_and_state():

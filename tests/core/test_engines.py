@@ -40,6 +40,7 @@ from vramdesk.core.engines.vllm import (
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import formula_estimate
 from vramdesk.core.model import FULL, SLIDING
+from vramdesk.core.runtime import OverheadForm
 
 
 def _config(slug):
@@ -71,11 +72,37 @@ def test_every_engine_has_its_own_profile():
 
 
 def test_formula_profile_unchanged_by_the_new_runtime_fields():
-    # the appended Runtime fields default to "not set": the formula profile ignores them
+    # the appended Runtime fields default to "not set": the formula profile is unchanged
     work = Workload(context_tokens=4096, batch=3, prompt_len=512)
     plain = formula_estimate(LLAMA8, WeightSpec(), work, Runtime())
-    knobs = Runtime(n_ubatch=4096, flash_attn=True, max_num_batched_tokens=99, non_torch_bytes=7)
-    assert estimate(LLAMA8, WeightSpec(), work, knobs).to_dict() == plain.to_dict()
+    assert estimate(LLAMA8, WeightSpec(), work, Runtime()).to_dict() == plain.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("engine", "field", "value"),
+    [
+        (Engine.FORMULA, "n_ubatch", 4096),
+        (Engine.FORMULA, "flash_attn", True),
+        (Engine.FORMULA, "max_num_batched_tokens", 99),
+        (Engine.FORMULA, "non_torch_bytes", 7),
+        (Engine.LLAMA_CPP, "gpu_memory_utilization", Fraction(8, 10)),
+        (Engine.LLAMA_CPP, "block_size", 32),
+        (Engine.LLAMA_CPP, "shared_prefix_tokens", 64),
+        (Engine.OLLAMA, "overhead_factor", Fraction(12, 10)),
+        (Engine.VLLM, "n_gpu_layers", 10),
+        (Engine.VLLM, "overhead", OverheadForm.WORKSPACE),
+        (Engine.SGLANG, "gpu_memory_utilization", Fraction(8, 10)),
+        (Engine.SGLANG, "cache_type_k", KVDtype.Q8_0),
+        (Engine.TRANSFORMERS, "mem_fraction_static", Fraction(8, 10)),
+    ],
+)
+def test_a_knob_the_engine_lacks_is_refused_naming_the_field(engine, field, value):
+    # issue 10.5: per-engine option groups; a set knob of another engine is not ignored
+    rt = Runtime(engine=engine).replace(**{field: value})
+    with pytest.raises(InputError) as err:
+        estimate(LLAMA8, WeightSpec(), Workload(context_tokens=4096), rt)
+    assert err.value.field == field
+    assert f"{engine.value} has no {field}" in err.value.reason
 
 
 # --------------------------------------------------------------------------- vLLM
@@ -208,7 +235,8 @@ def test_llamacpp_mixed_cache_types_and_q4_0():
 
 def test_llamacpp_swa_cells_and_swa_full():
     # 4 slots of 8192, window 4096, n_ubatch 512: unified -> pad256(4096 * 4 + 512) = 16896 cells;
-    # per-stream (not unified) -> pad256(4096 + 512) = 4608; swa_full -> the whole 32768
+    # -np 4 split streams -> each slot its own pad256(4096 + 512) = 4608, 4 * 4608 = 18432 in
+    # all (issue 10.4: one window per slot, not one for all); swa_full -> the whole 32768
     model = ModelSpec(
         num_hidden_layers=4,
         num_key_value_heads=2,
@@ -219,7 +247,10 @@ def test_llamacpp_swa_cells_and_swa_full():
     work = Workload(context_tokens=8192, batch=4)
     unified = Runtime(engine=Engine.LLAMA_CPP, kv_unified=True)
     assert cells(model, work, unified) == {FULL: 32768, SLIDING: 16896}
-    assert cells(model, work, unified.replace(kv_unified=False))[SLIDING] == 4608
+    split = unified.replace(kv_unified=False, n_parallel=4)
+    assert cells(model, work, split) == {FULL: 32768, SLIDING: 4 * 4608}
+    # without -np llama-server unifies the cache itself: one stream
+    assert cells(model, work, unified.replace(kv_unified=False))[SLIDING] == 16896
     assert cells(model, work, unified.replace(swa_full=True))[SLIDING] == 32768
 
 
@@ -316,7 +347,9 @@ def test_vllm_concurrency_v0_and_v1_rounding():
     # 1000 blocks of 16 at max_model_len 1000: V1 needs cdiv(1000, 16) = 63 blocks per request
     # -> 1000/63; V0 divides tokens: 16000 / 1000 = 16
     work = Workload(context_tokens=1000)
-    v1 = VllmProfile().block_figures(LLAMA8, work, Runtime(engine=Engine.VLLM), 1000)
+    v1 = VllmProfile().block_figures(
+        LLAMA8, work, Runtime(engine=Engine.VLLM, engine_version="0.11.0"), 1000
+    )
     v0 = VllmProfile().block_figures(
         LLAMA8, work, Runtime(engine=Engine.VLLM, engine_version="V0"), 1000
     )
@@ -336,11 +369,17 @@ def test_vllm_hybrid_tokens_and_concurrency():
         sliding_window=128,
         layer_types=(SLIDING, FULL) * 12,
     )
-    fig = VllmProfile().block_figures(
-        model, Workload(context_tokens=4096), Runtime(engine=Engine.VLLM), 1200
-    )
+    rt = Runtime(engine=Engine.VLLM, engine_version="0.11.0")
+    fig = VllmProfile().block_figures(model, Workload(context_tokens=4096), rt, 1200)
     assert fig["kv_cache_tokens"] == 9600
     assert fig["max_concurrency"] == Fraction(1200, 256 + 257)
+    # releases that log int(concurrency * max_model_len) (issue 10.7, --engine-version):
+    # floor(1200 / 513 * 4096) = floor(9,581.28...) = 9,581 tokens
+    newest = VllmProfile().block_figures(
+        model, Workload(context_tokens=4096), rt.replace(engine_version=None), 1200
+    )
+    assert newest["kv_cache_tokens"] == 9581
+    assert newest["max_concurrency"] == fig["max_concurrency"]
 
 
 def test_llamacpp_and_ollama_budget_ignores_utilization():
@@ -522,9 +561,9 @@ def test_vllm_block_sizes_and_llamacpp_block_size_warning():
     estimate(LLAMA8, bf16, wl, newest.replace(block_size=256))
     with pytest.raises(InputError, match="multiple of 8"):
         estimate(LLAMA8, bf16, wl, newest.replace(block_size=12))
-    # llama.cpp does not page: a non-default block size is ignored with a warning
+    # llama.cpp does not page: a set block size is refused (issue 10.5), not ignored
     rt = Runtime(engine=Engine.LLAMA_CPP)
     assert not any("block_size" in w for w in estimate(LLAMA8, bf16, wl, rt).warnings)
-    b = estimate(LLAMA8, bf16, wl, rt.replace(block_size=32))
-    assert any("block_size 32 ignored" in w for w in b.warnings)
-    assert b.kv_cache.bytes == estimate(LLAMA8, bf16, wl, rt).kv_cache.bytes
+    with pytest.raises(InputError, match="llama.cpp has no block_size") as err:
+        estimate(LLAMA8, bf16, wl, rt.replace(block_size=32))
+    assert err.value.field == "block_size"

@@ -27,7 +27,7 @@ from vramdesk.core.presets import (
     scenario_parts,
     slugify,
 )
-from vramdesk.core.runtime import Engine, OverheadForm, Runtime
+from vramdesk.core.runtime import Engine, Runtime
 from vramdesk.core.serialize import scenario_to_dict, to_dict
 from vramdesk.core.workload import Workload
 
@@ -35,7 +35,7 @@ SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 WORKLOAD = Workload(
     context_tokens=32768, batch=8, kv_dtype=KVDtype.FP8, prompt_len=2048, chunk_tokens=512
 )
-RUNTIME = Runtime(engine=Engine.VLLM, overhead=OverheadForm.WORKSPACE, tensor_parallel_size=2)
+RUNTIME = Runtime(engine=Engine.VLLM, max_num_batched_tokens=4096, tensor_parallel_size=2)
 
 
 @pytest.fixture

@@ -28,7 +28,6 @@ def _scan() -> tuple[set[str], set[str]]:
     from vramdesk.core.estimate import estimate
     from vramdesk.core.runtime import Engine, OverheadForm, Runtime
     from vramdesk.core.workload import Workload
-
     from vramdesk.gui.core_text import number_template
 
     labels: set[str] = set()
@@ -51,6 +50,10 @@ def _scan() -> tuple[set[str], set[str]]:
                     prose.add(number_template(line)[0])
             prose.update(number_template(a)[0] for a in p.assumptions)
         prose.update(number_template(w)[0] for w in b.warnings)
+    from vramdesk.core.nvml import fits_now
+
+    for needed in (1, 3 * 2**30):  # the local-GPU verdict: fits, and short
+        prose.add(number_template(fits_now(needed, 2**30).text)[0])
     return labels, prose
 
 

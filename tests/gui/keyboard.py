@@ -7,16 +7,26 @@ Tests drive number fields only through these real key events, never through
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QWidget
 
 
 def focus(qtbot, widget: QWidget) -> None:
-    """Show and activate the widget's window and give ``widget`` keyboard focus."""
+    """Show and activate the widget's window and give ``widget`` keyboard focus.
+
+    A field in a closed section of the inputs column is reached as a person reaches it:
+    a click on the section's toggle first.
+    """
     window = widget.window()
     if not window.isVisible():
         window.show()
         qtbot.waitExposed(window)
     window.activateWindow()
+    column = getattr(window, "form_column", None)
+    toggle = column.toggle_for(widget) if column is not None else None
+    if toggle is not None and not toggle.is_open():  # a detail: open its section, by a click
+        qtbot.mouseClick(toggle.button, Qt.MouseButton.LeftButton)
+    if column is not None and column.isAncestorOf(widget):
+        column.ensureWidgetVisible(widget)
     widget.setFocus(Qt.FocusReason.MouseFocusReason)
     qtbot.waitUntil(widget.hasFocus, timeout=2000)
 

@@ -264,6 +264,7 @@ def test_huge_typed_value_gives_a_short_message_and_keeps_the_layout(
     make_main_window, qtbot, typed
 ):
     window = make_main_window()
+    window.form_column.set_open_sections(["model"])  # the width of the open section is kept
     form = window.model_form
     width = form.minimumSizeHint().width()
     edit = form.fields["params"]
@@ -283,6 +284,7 @@ def test_long_unbroken_error_text_is_cut_and_wraps_full_text_in_tooltip(
     from vramdesk.gui import binding
 
     window = make_main_window()
+    window.form_column.set_open_sections(["model"])  # the width of the open section is kept
     form = window.model_form
     width = form.minimumSizeHint().width()
     reason = "x" * 1000  # e.g. a core reason quoting a long value
@@ -332,3 +334,26 @@ def test_number_fields_state_their_range_and_keep_it_after_a_mark(make_main_wind
     assert "divisor" in box.toolTip()
     type_text(qtbot, box, "8")
     assert box.toolTip() == hint
+
+
+def test_llamacpp_knobs_typed_in_the_runtime_form(make_main_window, qtbot):
+    # issue 10.5: the llama.cpp knobs are fields of the window (objectName = field name),
+    # enabled only for the engines that have them; typed with real key events
+    from .keyboard import type_text
+
+    window = make_main_window(show=True)
+    c = window.controller
+    runtime_form = window.forms[3]
+    ngl = runtime_form.fields["n_gpu_layers"]
+    assert ngl.objectName() == "n_gpu_layers"
+    assert not ngl.isEnabled()  # the formula profile has no -ngl
+    set_widget(qtbot, runtime_form.fields["engine"], Engine.LLAMA_CPP)
+    assert ngl.isEnabled()
+    assert not runtime_form.fields["gpu_memory_utilization"].isEnabled()
+    type_text(qtbot, ngl, "20")
+    type_text(qtbot, runtime_form.fields["n_ubatch"], "1024")
+    assert (c.runtime.n_gpu_layers, c.runtime.n_ubatch) == (20, 1024)
+    set_widget(qtbot, runtime_form.fields["flash_attn"], False)
+    assert c.runtime.flash_attn is False
+    assert c.problem is None
+    assert c.breakdown == estimate(c.model, c.weights, c.workload, c.runtime)

@@ -31,23 +31,122 @@ from vramdesk.gui.settings import load_translator
 #: Words that are names or units, not English prose.
 ALLOWED = {
     # units and number words
-    "GiB", "GB", "MiB", "KiB", "TiB", "bytes", "tokens", "bpw", "TP", "PP",
+    "GiB",
+    "GB",
+    "MiB",
+    "KiB",
+    "TiB",
+    "bytes",
+    "tokens",
+    "bpw",
+    "TP",
+    "PP",
     # products, engines, formats, vendors
-    "vramdesk", "vLLM", "SGLang", "llama", "cpp", "Ollama", "transformers", "formula",
-    "NVIDIA", "GeForce", "RTX", "H100", "H200", "A100", "HBM3", "SXM", "PCIe", "NVML", "CUDA",
-    "GPU", "GPUs", "KV", "MLA", "GQA", "MQA", "MHA", "MoE", "FFN", "HF", "JSON", "CSV", "PNG",
-    "SVG", "Markdown", "GGUF", "MIT",
-    "bf16", "fp16", "fp32", "fp8", "int8", "int4", "nf4", "q8_0", "q4_0", "mxfp4", "auto",
-    "Llama", "Meta", "Qwen", "Mistral", "Mixtral", "Gemma", "DeepSeek", "Phi", "Falcon", "Yi",
-    "Instruct", "class", "source", "documents", "oss", "gpt", "Nemo", "Small", "MoE", "hf", "mini",
-    "it", "instruct", "Lite", "English", "NVL", "Generic", "mix",
+    "vramdesk",
+    "vLLM",
+    "SGLang",
+    "llama",
+    "cpp",
+    "Ollama",
+    "transformers",
+    "formula",
+    "NVIDIA",
+    "GeForce",
+    "RTX",
+    "H100",
+    "H200",
+    "A100",
+    "HBM3",
+    "SXM",
+    "PCIe",
+    "NVML",
+    "CUDA",
+    "GPU",
+    "GPUs",
+    "KV",
+    "MLA",
+    "GQA",
+    "MQA",
+    "MHA",
+    "MoE",
+    "FFN",
+    "HF",
+    "JSON",
+    "CSV",
+    "PNG",
+    "SVG",
+    "Markdown",
+    "GGUF",
+    "MIT",
+    "bf16",
+    "fp16",
+    "fp32",
+    "fp8",
+    "int8",
+    "int4",
+    "nf4",
+    "q8_0",
+    "q4_0",
+    "mxfp4",
+    "auto",
+    "Llama",
+    "Meta",
+    "Qwen",
+    "Mistral",
+    "Mixtral",
+    "Gemma",
+    "DeepSeek",
+    "Phi",
+    "Falcon",
+    "Yi",
+    "Instruct",
+    "class",
+    "source",
+    "documents",
+    "oss",
+    "gpt",
+    "Nemo",
+    "Small",
+    "hf",
+    "mini",
+    "it",
+    "instruct",
+    "Lite",
+    "English",
+    "NVL",
+    "Generic",
+    "mix",
 }
 
 #: Symbols of the formulas shown in the figures table (names, like config.json fields).
 FORMULA_SYMBOLS = {
-    "params", "layers", "context", "batch", "weights", "kv", "activations", "factor", "fixed",
-    "tokens", "hidden", "intermediate", "vocab", "logits", "buffers", "live", "in", "flight",
-    "linear", "embeddings", "norms", "router", "fraction", "workspace", "heads", "dim", "e",
+    "params",
+    "layers",
+    "context",
+    "batch",
+    "weights",
+    "kv",
+    "activations",
+    "factor",
+    "fixed",
+    "tokens",
+    "hidden",
+    "intermediate",
+    "vocab",
+    "logits",
+    "buffers",
+    "live",
+    "in",
+    "flight",
+    "linear",
+    "embeddings",
+    "norms",
+    "router",
+    "fraction",
+    "workspace",
+    "heads",
+    "dim",
+    "e",
 }
 
 WORD = re.compile(r"[A-Za-z][A-Za-z]{2,}")
@@ -178,8 +277,10 @@ def test_every_visible_text_is_japanese(japanese, make_main_window, qtbot):
             words = english_words(text)
             if words:
                 leftovers.append((where, text, sorted(words)))
-    assert not leftovers, "\n".join(f"{w}: {t!r} -> {ws}" for w, t, ws in dict.fromkeys(
-        (w, t, tuple(ws)) for w, t, ws in leftovers))
+    assert not leftovers, "\n".join(
+        f"{w}: {t!r} -> {ws}"
+        for w, t, ws in dict.fromkeys((w, t, tuple(ws)) for w, t, ws in leftovers)
+    )
 
 
 def test_every_core_string_is_marked_for_translation():
@@ -193,12 +294,35 @@ def test_every_core_string_is_marked_for_translation():
 def test_notes_are_translated_with_their_numbers_kept(japanese):
     from vramdesk.gui.core_text import number_template, tr_note
 
-    note = "factor 1.15 covers allocator fragmentation; fixed 1 GiB covers the CUDA context and workspaces"
+    note = (
+        "factor 1.15 covers allocator fragmentation; fixed 1 GiB covers the CUDA context "
+        "and workspaces"
+    )
     assert number_template(note) == (
         "factor {0} covers allocator fragmentation; fixed {1} GiB covers the CUDA context "
         "and workspaces",
         ["1.15", "1"],
     )
-    assert tr_note(note) == "係数 1.15 はアロケーターの断片化分、固定 1 GiB は CUDA コンテキストとワークスペース分"
+    assert (
+        tr_note(note)
+        == "係数 1.15 はアロケーターの断片化分、固定 1 GiB は CUDA コンテキストとワークスペース分"
+    )
     assert number_template("Q4_K uses fp8 at 8,192 cells")[1] == ["8,192"]  # names keep digits
     assert tr_note("a note nobody translated (3 GiB)") == "a note nobody translated (3 GiB)"
+
+
+def test_refusals_typed_into_fields_are_explained_in_japanese(japanese, make_main_window, qtbot):
+    from tests.gui.keyboard import type_text
+
+    window = make_main_window(show=True)
+    fields = {n: w for f in window.forms for n, w in f.fields.items()}
+    cases = [
+        ("params", "1e400", "params: 大きすぎます（入力値 1e400）"),
+        ("num_hidden_layers", "-5", "num_hidden_layers: 1 以上にしてください（入力値 -5）"),
+        ("overhead_factor", "0.5", "overhead_factor: 1 から 10 の範囲にしてください（入力値 0.5）"),
+        ("context_tokens", "", "context_tokens: 入力が必要です"),
+    ]
+    for name, typed, expected in cases:
+        type_text(qtbot, fields[name], typed)
+        assert fields[name].toolTip() == expected
+        type_text(qtbot, fields[name], {"params": "8e9", "num_hidden_layers": "32"}.get(name, "2"))

@@ -175,9 +175,8 @@ def test_import_action_shows_the_error_where_the_user_acted(
 
 
 def test_picker_names_the_model_the_fields_show(make_main_window, qtbot):
-    from tests.gui.keyboard import type_text
-
     from tests.conftest import REFERENCE
+    from tests.gui.keyboard import type_text
     from tests.gui.test_tabs import load_class
     from vramdesk.core.importers import load_model
 

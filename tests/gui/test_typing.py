@@ -13,7 +13,7 @@ import pytest
 
 from vramdesk.core.estimate import estimate
 from vramdesk.core.formats import WeightFormat
-from vramdesk.core.runtime import OverheadForm
+from vramdesk.core.runtime import Engine, OverheadForm
 from vramdesk.core.units import GIB
 from vramdesk.gui.number_edit import NumberEdit
 
@@ -53,7 +53,13 @@ TYPED = {
     "fixed_overhead_gib": ("2.5", "2.5", None),  # checked in bytes below
     "workspace_fraction": ("0.075", "0.075", Fraction(75, 1000)),
     "live_tokens": ("1048576", "1,048,576", None),  # checked as batch below
+    # llama.cpp knobs (typed with the engine set to llama.cpp: LLAMACPP_FIELDS)
+    "n_gpu_layers": ("1000", "1,000", 1000),
+    "n_ubatch": ("1024", "1,024", 1024),
+    "n_parallel": ("1234", "1,234", 1234),
 }
+#: Fields only llama.cpp (and Ollama) have: the engine is switched first.
+LLAMACPP_FIELDS = ("n_gpu_layers", "n_ubatch", "n_parallel")
 
 #: What a field needs set first to be editable or valid (typed the same way).
 BEFORE = {
@@ -86,6 +92,8 @@ def test_typed_value_is_held_by_field_controller_and_figures(make_main_window, q
     fields = number_fields(window)
     if name == "workspace_fraction":
         c.set_field("overhead", OverheadForm.WORKSPACE)
+    if name in LLAMACPP_FIELDS:
+        c.set_field("engine", Engine.LLAMA_CPP)
     if name in ("group_size", "scale_bits", "zero_bits"):
         c.set_field("format", WeightFormat.INT4)
     for other, text in BEFORE.get(name, []):

@@ -17,7 +17,7 @@ from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import validate_inputs
 from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
 from vramdesk.core.model import ModelSpec, sliding_layer_pattern
-from vramdesk.core.runtime import Engine, MlaCache, Runtime
+from vramdesk.core.runtime import Engine, MlaCache, Runtime, engine_options
 from vramdesk.core.units import MIB, to_fraction
 from vramdesk.core.workload import Workload
 
@@ -34,8 +34,9 @@ GIVEN_RUNTIME = {
     "weights_bytes": "loaded_weights_bytes",
     "compute_buffer_bytes": "compute_buffer_bytes",
 }
-#: Reported counts a predictor may build on.
-GIVEN_COUNTS = ("kv_cache_tokens", "num_gpu_blocks")
+#: Reported KV figures a predictor may build on: each feeds every figure derived from it,
+#: in any direction (bytes -> blocks -> tokens -> concurrency, and back).
+GIVEN_COUNTS = ("kv_cache_tokens", "num_gpu_blocks", "kv_cache_bytes")
 #: Sizes and totals that must be positive integers when present (not null).
 _POSITIVE_INTS = ("params", "gpu.count", "gpu.total_bytes_per_gpu", "weights.file_bytes")
 _MODEL_ALIASES = {"n_routed_experts": "num_local_experts", "num_experts": "num_local_experts"}
@@ -256,17 +257,22 @@ def runtime_from_case(record: dict[str, Any], given: dict[str, int]) -> Runtime:
 
     rt, engine = record["runtime"], Engine.parse(record["engine"])
     util = rt.get("gpu_memory_utilization")
+    has = set(engine_options(engine))
     kwargs: dict[str, Any] = {
         "engine": engine,
         "engine_version": record.get("engine_version"),
-        "gpu_memory_utilization": to_fraction(util)
-        if util is not None
-        else default_gpu_memory_utilization(record.get("engine_version")),
         "tensor_parallel_size": int(rt.get("tensor_parallel_size") or 1),
         "pipeline_parallel_size": int(rt.get("pipeline_parallel_size") or 1),
-        "block_size": int(rt.get("block_size") or 16),
         "mla_cache": MlaCache(rt.get("mla_cache", "latent")),
     }
+    if "gpu_memory_utilization" in has:  # the engine's own option groups only
+        kwargs["gpu_memory_utilization"] = (
+            to_fraction(util)
+            if util is not None
+            else default_gpu_memory_utilization(record.get("engine_version"))
+        )
+    if "block_size" in has:
+        kwargs["block_size"] = int(rt.get("block_size") or 16)
     for key in ("max_num_batched_tokens", "n_ubatch", "n_parallel", "n_gpu_layers"):
         if rt.get(key) is not None:
             kwargs[key] = int(rt[key])

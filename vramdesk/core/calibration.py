@@ -131,6 +131,7 @@ def compare(
     weights: WeightSpec | None = None,
     workload: Workload | None = None,
     runtime: Runtime | None = None,
+    gpu_total_bytes: int | None = None,
 ) -> list[Row]:
     """Every parsed figure beside vramdesk's prediction for the scenario (if one is given).
 
@@ -140,6 +141,10 @@ def compare(
         Figures read from the log.
     model, weights, workload, runtime : optional
         The scenario; without a model, the rows carry no prediction.
+    gpu_total_bytes : int, optional
+        The GPU's total (``--gpu`` / ``--vram-gib``) for logs that print none: with it the
+        budget-derived KV figures (KV bytes, blocks, tokens, concurrency) are predicted
+        too. The log's own total wins when it prints one.
 
     Returns
     -------
@@ -160,6 +165,8 @@ def compare(
         weights = weights or WeightSpec()
         validate_inputs(model, weights, workload, runtime)
         total = parsed.value("gpu_total_bytes")
+        if total is None:
+            total = gpu_total_bytes
         predicted = profile_for(runtime.engine).figures(
             model, weights, workload, runtime, gpu_total_bytes=None if total is None else int(total)
         )
@@ -311,8 +318,14 @@ def run_calibration(log_path: str | Path, opts: dict[str, Any]) -> dict[str, Any
 
     parsed = read_log(log_path)
     scenario = _scenario(parsed, opts) if any(opts.get(k) for k in MODEL_OPTIONS) else None
-    rows = compare(parsed, *scenario) if scenario else compare(parsed)
+    total = _budget(parsed, opts, scenario[3]) if scenario else None
+    rows = compare(parsed, *scenario, gpu_total_bytes=total) if scenario else compare(parsed)
     notes = override_notes(parsed, opts, scenario[2], scenario[3]) if scenario else []
+    if scenario and total is not None and parsed.value("gpu_total_bytes") is not None:
+        notes.append(
+            f"using the log's GPU total {int(parsed.value('gpu_total_bytes')):,} bytes "
+            "(the --gpu / --vram-gib budget is not needed)"
+        )
     saved = None
     if opts.get("save") is not None:
         kept = calibrated_runtime(parsed, scenario[3] if scenario else None)
@@ -332,6 +345,25 @@ def run_calibration(log_path: str | Path, opts: dict[str, Any]) -> dict[str, Any
         "notes": notes,
         "text": "\n".join([format_rows(rows, parsed), *notes]),
     }
+
+
+def _budget(parsed: ParsedLog, opts: dict[str, Any], runtime: Runtime) -> int | None:
+    """The GPU total of ``--gpu NAME`` / ``--vram-gib V`` (None when neither is given).
+
+    A catalog GPU gives the total the log's engine sees (``GpuSpec.capacity_for``: CUDA's
+    total for vLLM and SGLang).
+
+    Raises
+    ------
+    InputError
+        ``budget``: both given; ``gpu``: unknown name; ``vram_gib``: out of range.
+    """
+    if opts.get("gpu") is None and opts.get("vram_gib") is None:
+        return None
+    from vramdesk.core.scenario import budget_from_args
+
+    _, total = budget_from_args({**opts, "engine": runtime.engine.value})
+    return total
 
 
 def _scenario(

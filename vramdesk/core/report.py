@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from vramdesk.core.estimate import Breakdown
+from vramdesk.core.runtime import Engine
 from vramdesk.core.solve import SolveResult, min_gpus_text
 from vramdesk.core.units import KIB, Unit, format_bytes
 from vramdesk.core.views import catalog_fits
@@ -51,17 +52,34 @@ def breakdown_text(sc: Any, b: Breakdown, unit: Unit = Unit.GIB) -> str:
     return "\n".join(lines)
 
 
+def _budget_knob(rt: Any) -> str:
+    """The engine's own budget knob, as the Budget line shows it (only one it has)."""
+    from vramdesk.core.runtime import engine_options
+
+    if "gpu_memory_utilization" in engine_options(rt.engine):
+        return f", gpu_memory_utilization {float(rt.gpu_memory_utilization):g}"
+    if rt.engine is Engine.SGLANG:
+        from vramdesk.core.engines.sglang import mem_fraction
+
+        return f", mem_fraction_static {float(mem_fraction(rt)):g}"
+    return f" ({rt.engine.value} sizes its buffers exactly: no utilization fraction)"
+
+
 def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB) -> str:
     """The reverse solver's answers as lines."""
     rt, wl = sc.runtime, sc.workload
     lines = [
         _model_line(sc, r.breakdown),
-        f"Budget: {budget_label} = {format_bytes(r.capacity_bytes, unit)} per GPU, "
-        f"gpu_memory_utilization {float(rt.gpu_memory_utilization):g}",
+        f"Budget: {budget_label} = {format_bytes(r.capacity_bytes, unit)} per GPU"
+        f"{_budget_knob(rt)}",
         f"Usable for KV cache and activations: {format_bytes(r.usable_bytes, unit)}",
         f"KV budget: {format_bytes(r.kv_budget_bytes, unit)} ({r.kv_budget_bytes:,} bytes)",
     ]
-    lines += r.vllm_lines()
+    if rt.engine in (Engine.FORMULA, Engine.VLLM):  # the lines vLLM prints, as it would
+        lines += r.vllm_lines()
+    else:  # no vLLM log lines for another engine: its capacity, in its own unit
+        unit_name = "cells" if rt.engine in (Engine.LLAMA_CPP, Engine.OLLAMA) else "tokens"
+        lines.append(f"KV cache capacity at this budget: {r.kv_cache_tokens:,} {unit_name}")
     lines.append(
         f"Max concurrency at {wl.context_tokens:,} tokens: {r.max_concurrency} "
         f"(exact {float(r.max_concurrency_exact):.4f})"

@@ -62,9 +62,108 @@ class MlaCache(enum.Enum):
     LATENT_WITH_V = "latent+v"
 
 
+#: Runtime fields by option group. Every engine takes the common group; each takes the
+#: groups :data:`ENGINE_OPTION_GROUPS` lists, and refuses a field of another group that is
+#: set (:meth:`Runtime.check_engine_options`) instead of ignoring it silently.
+OPTION_GROUPS: dict[str, tuple[str, ...]] = {
+    "common": (
+        "engine",
+        "engine_version",
+        "tensor_parallel_size",
+        "pipeline_parallel_size",
+        "sliding_window_exploited",
+        "mla_cache",
+        "loaded_weights_bytes",
+    ),
+    #: a fraction of the GPU the engine may use (vLLM, transformers, the formula profile)
+    "utilization": ("gpu_memory_utilization",),
+    #: paged KV cache (vLLM, the formula profile)
+    "paging": ("block_size",),
+    #: a prefix stored once (vLLM prefix caching, SGLang's radix cache, the formula profile)
+    "prefix": ("shared_prefix_tokens",),
+    #: the source documents' overhead forms (formula profile only)
+    "formula_overhead": (
+        "overhead",
+        "overhead_factor",
+        "fixed_overhead_bytes",
+        "workspace_fraction",
+    ),
+    #: vLLM's scheduler and profiler terms
+    "vllm": (
+        "max_num_batched_tokens",
+        "non_torch_bytes",
+        "activation_peak_bytes",
+        "cuda_graph_bytes",
+        "profiled_peak_bytes",
+    ),
+    #: SGLang's static memory fraction
+    "sglang": ("mem_fraction_static",),
+    #: llama.cpp (and Ollama) context, batch, slots, offload, flash attention, cache types
+    "llama.cpp": (
+        "n_ubatch",
+        "n_parallel",
+        "flash_attn",
+        "swa_full",
+        "kv_unified",
+        "n_gpu_layers",
+        "cache_type_k",
+        "cache_type_v",
+        "compute_buffer_bytes",
+    ),
+}
+#: The option groups each engine has besides ``common``.
+ENGINE_OPTION_GROUPS: dict[Engine, tuple[str, ...]] = {
+    Engine.FORMULA: ("utilization", "paging", "prefix", "formula_overhead"),
+    Engine.VLLM: ("utilization", "paging", "prefix", "vllm"),
+    Engine.SGLANG: ("prefix", "sglang"),
+    Engine.LLAMA_CPP: ("llama.cpp",),
+    Engine.OLLAMA: ("llama.cpp",),
+    Engine.TRANSFORMERS: ("utilization",),
+}
+
+
+def engine_options(engine: Engine) -> tuple[str, ...]:
+    """The Runtime fields ``engine`` has: the common group plus its own groups."""
+    names = ("common", *ENGINE_OPTION_GROUPS[engine])
+    return tuple(f for g in names for f in OPTION_GROUPS[g])
+
+
+def option_owners(field: str) -> list[Engine]:
+    """The engines that have the Runtime field ``field``."""
+    return [e for e in Engine if field in engine_options(e)]
+
+
+def foreign_option_error(engine: Engine, field: str) -> InputError:
+    """The refusal of ``field`` under ``engine``, naming the field and the engines that have it."""
+    owners = ", ".join(e.value for e in option_owners(field))
+    hint = {
+        "gpu_memory_utilization": (
+            "; SGLang sizes its pool with mem_fraction_static"
+            if engine is Engine.SGLANG
+            else "; llama.cpp allocates its buffers exactly"
+            if engine in (Engine.LLAMA_CPP, Engine.OLLAMA)
+            else ""
+        ),
+        "block_size": "; its cache is not paged in blocks"
+        if engine in (Engine.LLAMA_CPP, Engine.OLLAMA, Engine.SGLANG, Engine.TRANSFORMERS)
+        else "",
+    }.get(field, "")
+    return InputError(
+        field,
+        f"{engine.value} has no {field} (an option of {owners}){hint}; "
+        "leave it unset for this engine",
+        "unsupported",
+        {"engine": engine.value},
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Runtime:
     """Engine settings.
+
+    The fields fall into option groups (:data:`OPTION_GROUPS`); each engine has the common
+    group and its own (:data:`ENGINE_OPTION_GROUPS`), and :meth:`validate` refuses a field
+    of another engine that is set, naming it.
 
     Attributes
     ----------
@@ -94,7 +193,8 @@ class Runtime:
     n_ubatch, n_parallel : int or None
         llama.cpp physical batch (default 512) and slots (default: the workload's batch).
     flash_attn : bool or None
-        llama.cpp flash attention (``None``: off, the conservative default).
+        llama.cpp flash attention: on, off, or ``None`` for ``auto`` (the build's default:
+        :func:`vramdesk.core.engines.llamacpp.flash_attention`).
     swa_full, kv_unified : bool
         llama.cpp full-size sliding-window cache; one unified KV stream for all slots.
     n_gpu_layers : int or None
@@ -171,7 +271,31 @@ class Runtime:
                 "overhead", f"unknown overhead form {self.overhead!r}", "unknown_choice"
             )
         self._validate_engine_knobs()
+        self.check_engine_options()
         return self
+
+    def check_engine_options(self) -> None:
+        """Refuse a field the engine does not have (:data:`ENGINE_OPTION_GROUPS`) when it is set.
+
+        "Set" means different from :class:`Runtime`'s default (the command line also refuses
+        a typed flag equal to the default).
+
+        Raises
+        ------
+        InputError
+            The field, e.g. ``gpu_memory_utilization``: "llama.cpp has no
+            gpu_memory_utilization (an option of vllm, transformers)...".
+        """
+        if not isinstance(self.engine, Engine):
+            return
+        allowed = set(engine_options(self.engine))
+        for f in dataclasses.fields(self):
+            if f.name not in allowed and getattr(self, f.name) != f.default:
+                raise foreign_option_error(self.engine, f.name)
+
+    def options(self) -> dict[str, object]:
+        """The fields this runtime's engine has, with their values (the engine's option group)."""
+        return {name: getattr(self, name) for name in engine_options(self.engine)}
 
     def _validate_engine_knobs(self) -> None:
         for name in (

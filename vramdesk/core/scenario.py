@@ -14,7 +14,13 @@ from vramdesk.core.errors import InputError
 from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
 from vramdesk.core.limits import check_real
 from vramdesk.core.model import ModelSpec
-from vramdesk.core.runtime import Engine, OverheadForm, Runtime
+from vramdesk.core.runtime import (
+    Engine,
+    OverheadForm,
+    Runtime,
+    engine_options,
+    foreign_option_error,
+)
 from vramdesk.core.units import gib_to_bytes, to_fraction
 from vramdesk.core.workload import Workload
 
@@ -181,7 +187,23 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
     "workspace_fraction": ("workspace_fraction", lambda v: _number("workspace_fraction", v)),
     "engine": ("engine", Engine.parse),
     "engine_version": ("engine_version", str),
+    "mem_fraction_static": ("mem_fraction_static", lambda v: _number("mem_fraction_static", v)),
+    "n_gpu_layers": ("n_gpu_layers", lambda v: v),
+    "flash_attn": ("flash_attn", lambda v: _on_off_auto("flash_attn", v)),
+    "ubatch": ("n_ubatch", lambda v: v),
+    "parallel": ("n_parallel", lambda v: v),
+    "kv_unified": ("kv_unified", bool),
+    "swa_full": ("swa_full", bool),
 }
+
+
+def _on_off_auto(field: str, value: Any) -> bool | None:
+    """``on`` -> True, ``off`` -> False, ``auto`` -> None (the engine build's default)."""
+    key = str(value).strip().lower()
+    choices = {"on": True, "off": False, "auto": None, "1": True, "0": False}
+    if key not in choices:
+        raise InputError(field, f"must be on, off or auto, got {value!r}", "unknown_choice")
+    return choices[key]
 
 
 def runtime_preset(name: str) -> Runtime:
@@ -206,8 +228,11 @@ def runtime_preset(name: str) -> Runtime:
         ) from None
     runtime = scenario_parts(user).get("runtime")
     if not isinstance(runtime, Runtime):
-        raise InputError("runtime_preset", f"{name!r} is a saved {user.kind} preset with no runtime",
-                         "wrong_kind")
+        raise InputError(
+            "runtime_preset",
+            f"{name!r} is a saved {user.kind} preset with no runtime",
+            "wrong_kind",
+        )
     return runtime
 
 
@@ -215,11 +240,26 @@ def runtime_from_args(opts: dict[str, Any]) -> Runtime:
     """The runtime: ``--runtime-preset`` (or the defaults), then every runtime option given.
 
     Options left out (``None``) keep the preset's value, or :class:`Runtime`'s default.
+
+    Raises
+    ------
+    InputError
+        A typed option the engine does not have (``--util`` with llama.cpp, ``--ubatch`` with
+        vLLM), named by its field, even when it equals the default.
     """
     base = runtime_preset(opts["runtime_preset"]) if opts.get("runtime_preset") else Runtime()
-    changes = {field: convert(opts[option]) for option, (field, convert) in _RUNTIME_OPTIONS.items()
-               if opts.get(option) is not None}
-    return base.replace(**changes)
+    changes = {
+        field: convert(opts[option])
+        for option, (field, convert) in _RUNTIME_OPTIONS.items()
+        if opts.get(option) is not None
+    }
+    runtime = base.replace(**changes)
+    if isinstance(runtime.engine, Engine):
+        has = set(engine_options(runtime.engine))
+        for option, (field, _) in _RUNTIME_OPTIONS.items():
+            if opts.get(option) is not None and field not in has:
+                raise foreign_option_error(runtime.engine, field)  # typed, even if the default
+    return runtime
 
 
 def scenario_from_args(opts: dict[str, Any]) -> Scenario:

@@ -13,6 +13,7 @@ the forward estimate.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -24,7 +25,7 @@ from vramdesk.core.formats import WeightFormat, WeightSpec
 from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, Runtime
-from vramdesk.core.units import Unit, format_bytes
+from vramdesk.core.units import Unit
 from vramdesk.core.workload import Workload
 
 #: Tensor-parallel sizes the solver tries for "smallest GPU count".
@@ -64,20 +65,10 @@ class Advice:
     room_bytes: int = 0
 
     def describe(self, unit: Unit = Unit.GIB) -> str:
-        """One plain sentence in ``unit``."""
-        saves = format_bytes(self.saves_bytes, unit)
-        per_gpu = " per GPU" if self.lever == "tensor_parallel_size" else ""
-        if self.fits:
-            return f"{self.action}: saves {saves}{per_gpu}"
-        if self.reason == "overhead":
-            return f"{self.action} saves {saves} but is not enough: the fixed overhead alone exceeds the usable memory"
-        if self.reason == "kv_alone":
-            return (
-                f"{self.action} saves {saves} but is not enough: the KV cache and activations alone "
-                f"({format_bytes(self.need_bytes, unit)}) exceed the {format_bytes(self.room_bytes, unit)} "
-                "left after overhead"
-            )
-        return f"{self.action}: saves {saves}{per_gpu} (not enough alone)"
+        """One plain sentence in ``unit`` (:func:`vramdesk.core.verdict.advice_sentence`)."""
+        from vramdesk.core.verdict import advice_sentence
+
+        return advice_sentence(self, unit).text
 
     @property
     def text(self) -> str:
@@ -128,6 +119,9 @@ class SolveResult:
     context_tokens: int
     logged_concurrency: Fraction | None = None
     notes: tuple[str, ...] = field(default=())
+    #: What must fit in ``usable_bytes`` (``EngineProfile.need_bytes``): KV cache +
+    #: activations; SGLang's KV cache alone (its activations are outside the static pool).
+    need_bytes: int = 0
 
     def vllm_lines(self) -> list[str]:
         """The two start-up lines vLLM prints, computed for this budget."""
@@ -171,16 +165,53 @@ def vllm_style_lines(
     ]
 
 
-def _dynamic_bytes(b: Breakdown) -> int:
-    """What grows with the traffic: KV cache, recurrent state and activations.
+def largest_fitting(fits: Callable[[int], bool], low: int, high: int, guess: int) -> int:
+    """Largest ``n`` in ``[low, high]`` with ``fits(n)``, or ``low - 1`` when none fits.
 
-    The KV cache grows per token, the recurrent state per sequence (never per token).
+    ``fits`` must be monotone (true up to the answer, false after it). The search gallops
+    from ``guess`` (a closed-form estimate, clamped into the range) in steps that double,
+    then bisects the bracket it found: ``O(log |answer - guess|)`` calls, so a good guess
+    costs two or three and a bad one (a closed form that assumed linearity where the
+    engine pads, caps or saturates) still costs ``O(log range)``, never a linear walk.
     """
-    return b.kv_cache.bytes + b.state_bytes + b.activations.bytes
+    if high < low or not fits(low):
+        return low - 1
+    g = min(max(guess, low), high)
+    step = 1
+    if fits(g):
+        lo = g
+        while True:  # gallop up until a point does not fit or the range ends
+            if lo == high:
+                return high
+            cand = min(high, lo + step)
+            if not fits(cand):
+                hi = cand
+                break
+            lo, step = cand, step * 2
+    else:
+        hi = g
+        while True:  # gallop down; ``low`` fits, so this ends
+            cand = max(low, hi - step)
+            if fits(cand):
+                lo = cand
+                break
+            hi, step = cand, step * 2
+    while hi - lo > 1:  # fits(lo), not fits(hi)
+        mid = (lo + hi) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 class _Problem:
-    """One solve: fixed model, weights and runtime; workload varies."""
+    """One solve: fixed model, weights and runtime; workload varies.
+
+    Every verdict compares the engine profile's own need (:meth:`EngineProfile.need_bytes`
+    of :func:`estimate` at that batch and context) with its usable memory: no closed form
+    decides an answer, it only seeds the search (:func:`largest_fitting`).
+    """
 
     def __init__(
         self,
@@ -192,65 +223,94 @@ class _Problem:
     ) -> None:
         self.model, self.weights, self.workload, self.runtime = model, weights, workload, runtime
         self.capacity = capacity_bytes
+        self.profile = profile_for(runtime.engine)
         self.base = estimate(model, weights, workload, runtime)
-        self._need = {(workload.batch, workload.context_tokens): _dynamic_bytes(self.base)}
-        self.usable = profile_for(runtime.engine).usable_bytes(self.base, capacity_bytes, runtime)
+        self.base_need = self.profile.need_bytes(self.base)
+        self._need: dict[tuple[int, int], int] = {}
+        self.usable = self.profile.usable_bytes(self.base, capacity_bytes, runtime)
 
     def need(self, batch: int, context: int) -> int:
-        """KV cache + activations per GPU for ``batch`` sequences of ``context`` tokens.
+        """The profile's need per GPU for ``batch`` sequences of ``context`` tokens.
 
         Memoised: the searches, the verdict and the advisor ask for the same points.
         """
         key = (batch, context)
         if key not in self._need:
-            wl = self.workload.replace(batch=batch, context_tokens=context)
-            b = estimate(self.model, self.weights, wl, self.runtime)
-            self._need[key] = _dynamic_bytes(b)
+            wl, rt = self.profile.at_point(self.workload, self.runtime, batch, context)
+            self._need[key] = self.profile.need_bytes(estimate(self.model, self.weights, wl, rt))
         return self._need[key]
 
     def fits(self, batch: int, context: int) -> bool:
         return self.need(batch, context) <= self.usable
 
+    def fits_now(self) -> bool:
+        """The verdict on the workload as given."""
+        return self.base_need <= self.usable
+
     def max_concurrency(self, context: int) -> tuple[int, Fraction]:
-        """Largest batch that fits at ``context``, and the exact (fractional) value."""
-        one, two = self.need(1, context), self.need(2, context)
-        slope, intercept = two - one, 2 * one - two
-        if slope <= 0:
-            raise InputError(
-                "context_tokens",
-                "KV cache per sequence is zero (a model without a per-sequence cache, such as "
-                "an encoder): concurrency is not bounded by memory",
-                "invalid",
-            )
-        exact = Fraction(self.usable - intercept, slope)
+        """Largest batch that fits at ``context``, and the fractional concurrency.
+
+        The integer answer ``N`` is searched over the engine's estimate itself; the closed
+        form through the needs at batch 1 and 2 only seeds the search. The fraction is ``N +
+        (usable - need(N)) / (need(N + 1) - need(N))``: the share of the next sequence's
+        increment that fits, so it floors to ``N`` and equals the closed form exactly when
+        the need is linear in batch (the formula profile without chunked prefill).
+        """
         limit = INT_LIMITS["batch"][1]
-        best = min(limit, max(0, math.floor(exact)))
-        # the need is linear in batch; confirm at the boundary with the real estimate
-        while best > 0 and not self.fits(best, context):
-            best -= 1
-        while best < limit and self.fits(best + 1, context):
-            best += 1
-        return best, max(Fraction(0), exact)
+        one = self.need(1, context)
+        two = self.need(2, context) if limit >= 2 else one
+        slope, intercept = two - one, 2 * one - two
+        guess = math.floor(Fraction(self.usable - intercept, slope)) if slope > 0 else 1
+        best = largest_fitting(lambda n: self.fits(n, context), 1, limit, guess)
+        if best <= 0:
+            if slope > 0:
+                exact = Fraction(self.usable - intercept, slope)
+            else:
+                exact = Fraction(max(0, self.usable), one) if one > 0 else Fraction(0)
+            return 0, min(max(Fraction(0), exact), Fraction(limit))
+        if best >= limit:
+            if self.need(limit, context) == one:
+                raise InputError(
+                    "context_tokens",
+                    "KV cache per sequence is zero (a model without a per-sequence cache, such "
+                    "as an encoder): concurrency is not bounded by memory",
+                    "invalid",
+                )
+            return best, Fraction(best)
+        at, nxt = self.need(best, context), self.need(best + 1, context)
+        return best, best + Fraction(self.usable - at, nxt - at)
 
     def max_context(self, batch: int) -> tuple[int, str]:
-        """Largest context that fits at ``batch``, capped at ``max_position_embeddings``."""
+        """Largest context that fits at ``batch``, capped at ``max_position_embeddings``.
+
+        The need grows with context except where the engine changes its own settings at a
+        length (:meth:`EngineProfile.context_breaks`, e.g. vLLM V0 turning chunked prefill
+        on above 32K): each monotone segment is searched and the longest fit is kept.
+        """
         limit = self.model.max_position_embeddings or INT_LIMITS["context_tokens"][1]
         shortest = max(1, self.workload.prompt_len or 1, self.runtime.shared_prefix_tokens)
-        if shortest > limit or not self.fits(batch, shortest):
+        if shortest > limit:
             return 0, "memory"
         if self.fits(batch, limit):
             return (
                 limit,
                 "max_position_embeddings" if self.model.max_position_embeddings else "limit",
             )
-        lo, hi = shortest, limit  # fits(lo), not fits(hi)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if self.fits(batch, mid):
-                lo = mid
-            else:
-                hi = mid
-        return lo, "memory"
+        breaks = self.profile.context_breaks(self.workload, self.runtime)
+        edges = [shortest] + [b + 1 for b in sorted(breaks) if shortest <= b < limit]
+        best = 0
+        for i, start in enumerate(edges):
+            stop = edges[i + 1] - 1 if i + 1 < len(edges) else limit
+            lo_need, hi_need = self.need(batch, start), self.need(batch, stop)
+            guess = start
+            if hi_need > lo_need:
+                guess = start + math.floor(
+                    Fraction(self.usable - lo_need, hi_need - lo_need) * (stop - start)
+                )
+            found = largest_fitting(lambda c: self.fits(batch, c), start, stop, guess)
+            if found >= start:
+                best = found
+        return best, "memory"
 
 
 def solve(
@@ -288,13 +348,15 @@ def solve(
     p = _Problem(model, weights, workload, runtime, capacity_bytes)
     base = p.base
     ctx, batch = workload.context_tokens, workload.batch
-    kv_budget = p.usable - base.activations.bytes - base.state_bytes
+    kv_budget = p.usable - (p.base_need - base.kv_cache.bytes)
     tokens, blocks, logged = profile_for(runtime.engine).kv_capacity(
         base, model, workload, runtime, kv_budget
     )
     max_conc, exact = p.max_concurrency(ctx)
+    if not profile_for(runtime.engine).logs_concurrency:
+        logged = exact  # no engine log to mirror: one concurrency answer, the solver's
     max_ctx, limited_by = p.max_context(batch)
-    fits = p.need(batch, ctx) <= p.usable
+    fits = p.fits_now()
     min_gpus = smallest_tp(model, weights, workload, runtime, capacity_bytes)
     advice = () if fits else tuple(advise(p, max_conc, max_ctx, min_gpus))
     notes = []
@@ -303,17 +365,13 @@ def solve(
             "the fixed overhead alone exceeds this GPU's usable memory: no GPU count of this "
             "size can help"
         )
+    notes.extend(profile_for(runtime.engine).solve_notes(model, runtime))
     if base.state is not None:
         slots = runtime.engine in (Engine.LLAMA_CPP, Engine.OLLAMA) and runtime.n_parallel
         per_seq = base.state_bytes // max(1, (runtime.n_parallel if slots else None) or batch)
         notes.append(
             f"recurrent layers: {per_seq:,} bytes of state per sequence, whatever the context "
             "(max concurrency counts it per sequence, max context does not grow it)"
-        )
-    if model.sliding_window:
-        notes.append(
-            "sliding-window layers: KV cache size in tokens counts every layer at full "
-            "context; max concurrency and max context are solved exactly"
         )
     return SolveResult(
         capacity_bytes=capacity_bytes,
@@ -333,6 +391,7 @@ def solve(
         breakdown=base,
         context_tokens=ctx,
         notes=tuple(notes),
+        need_bytes=p.base_need,
     )
 
 
@@ -363,7 +422,7 @@ def smallest_tp(
             continue
         rt = runtime.replace(tensor_parallel_size=tp)
         p = _Problem(model, weights, workload, rt, capacity_bytes)
-        if p.fits(workload.batch, workload.context_tokens):
+        if p.fits_now():
             return tp
     return None
 
@@ -378,13 +437,13 @@ def advise(p: _Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> li
     weights often cannot help when the KV cache alone is over the budget).
     """
     wl, base = p.workload, p.base
-    current = _dynamic_bytes(base) + base.weights.bytes
+    current = p.base_need + base.weights.bytes
     out: list[Advice] = []
     compact = profile_for(p.runtime.engine).compact_kv_dtype  # fp8; q8_0 for llama.cpp
     if wl.kv_dtype.bytes_per_element > compact.bytes_per_element:
         alt = _Problem(p.model, p.weights, wl.replace(kv_dtype=compact), p.runtime, p.capacity)
         saves = base.kv_cache.bytes - alt.base.kv_cache.bytes
-        ok = alt.fits(wl.batch, wl.context_tokens)
+        ok = alt.fits_now()
         label = compact.label
         out.append(Advice("kv_dtype", label, saves, ok, f"Store the KV cache in {label}"))
     if max_ctx >= 1:
@@ -429,7 +488,7 @@ def _weight_levers(p: _Problem) -> list[Advice]:
         alt = _Problem(p.model, spec, p.workload, p.runtime, p.capacity)
         saves = p.base.weights.bytes - alt.base.weights.bytes
         last = (spec, saves)
-        if alt.fits(p.workload.batch, p.workload.context_tokens):
+        if alt.fits_now():
             return [
                 Advice(
                     "weights", spec.label(), saves, True, f"Quantize the weights to {spec.label()}"
@@ -439,7 +498,7 @@ def _weight_levers(p: _Problem) -> list[Advice]:
         return []
     spec, saves = last
     room = p.usable + p.base.weights.bytes  # what is left after the overhead, before weights
-    need = p.need(p.workload.batch, p.workload.context_tokens)
+    need = p.base_need
     reason = "overhead" if room <= 0 else "kv_alone" if need > room else ""
     return [
         Advice(

@@ -141,7 +141,7 @@ def headline(result: SolveResult, batch: int, unit: Unit = Unit.GIB) -> Verdict:
         Unit of the byte figures in the sentences.
     """
     b = result.breakdown
-    need = b.kv_cache.bytes + b.activations.bytes
+    need = result.need_bytes  # the engine profile's need (SGLang: KV only, outside the pool)
     fmt = lambda n: format_bytes(n, unit)  # noqa: E731
     p = {
         "shape": f"{batch} x {result.context_tokens:,} tokens",
@@ -170,28 +170,35 @@ def headline(result: SolveResult, batch: int, unit: Unit = Unit.GIB) -> Verdict:
         return Verdict("no", sentence, detail)
     if not result.fits_total:
         return Verdict(
-            "tight", Sentence("tight_total", _pick(p, "shape", "budget", "total", "capacity")), detail
+            "tight",
+            Sentence("tight_total", _pick(p, "shape", "budget", "total", "capacity")),
+            detail,
         )
     if spare < result.usable_bytes * TIGHT_SHARE:
         return Verdict(
-            "tight", Sentence("tight_spare", {**_pick(p, "shape", "budget"), "spare": fmt(spare)}), detail
+            "tight",
+            Sentence("tight_spare", {**_pick(p, "shape", "budget"), "spare": fmt(spare)}),
+            detail,
         )
     return Verdict(
-        "fits", Sentence("fits", {**_pick(p, "shape", "need", "budget"), "spare": fmt(spare)}), detail
+        "fits",
+        Sentence("fits", {**_pick(p, "shape", "need", "budget"), "spare": fmt(spare)}),
+        detail,
     )
 
 
 def fits_budget(breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> bool:
-    """The headline question for one estimate: do its KV cache and activations fit the KV
-    budget the engine profile leaves on ``capacity_bytes`` (``usable_bytes``)?
+    """Whether an estimate's KV cache and activations fit the engine's KV budget.
 
-    The same test :func:`vramdesk.core.solve.solve` makes for ``SolveResult.fits``, without
+    The budget is what the engine profile leaves on ``capacity_bytes`` (``usable_bytes``):
+    the same test :func:`vramdesk.core.solve.solve` makes for ``SolveResult.fits``, without
     the searches: for tables of many models (the compare tab).
     """
     from vramdesk.core.engines import profile_for
 
-    usable = profile_for(runtime.engine).usable_bytes(breakdown, capacity_bytes, runtime)
-    return breakdown.kv_cache.bytes + breakdown.activations.bytes <= usable
+    profile = profile_for(runtime.engine)
+    usable = profile.usable_bytes(breakdown, capacity_bytes, runtime)
+    return profile.need_bytes(breakdown) <= usable
 
 
 def usable_sentence(result: SolveResult, unit: Unit = Unit.GIB) -> Sentence:

@@ -15,9 +15,12 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from vramdesk.core.bundled import resources_dir
+from vramdesk.gui.display import FatalQtMessage, display_problem, release_connections
 from vramdesk.gui.settings import load_translator, open_settings, resolve_language
 
 QUIT_ENV = "VRAMDESK_QUIT_AFTER_MS"
+#: Exit status when the window cannot open here (no display, a missing Qt library): as bad input.
+EXIT_NO_DISPLAY = 2
 
 
 class WindowHost:
@@ -60,9 +63,21 @@ class WindowHost:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Open the window and run the event loop; return the exit status."""
+    """Open the window and run the event loop; return the exit status.
+
+    2 with one line on stderr when the window cannot open here (see
+    :func:`vramdesk.gui.display.display_problem`).
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
-    app = QApplication.instance() or QApplication(["vramdesk", *argv])
+    app = QApplication.instance()
+    if app is None:
+        problem = display_problem()
+        if problem is not None:
+            print(problem, file=sys.stderr)
+            return EXIT_NO_DISPLAY
+        with FatalQtMessage():  # what the check could not foresee: still one line, exit 2
+            app = QApplication(["vramdesk", *argv])
+        release_connections()
     QCoreApplication.setApplicationName("vramdesk")
     QCoreApplication.setOrganizationName("vramdesk")
     icon = resources_dir() / "icons" / "vramdesk.svg"

@@ -199,7 +199,9 @@ class CalibrateDialog(QDialog):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 if col:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    item.setTextAlignment(
+                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                    )
                 self.table.setItem(i, col, item)
         self.status.setText(parsed.describe() if parsed else self.tr("No log yet"))
         self._update_save_enabled()

@@ -7,9 +7,12 @@ Items are built once (one ``BarGraphItem`` per part, stacked through ``y0``, and
 
 from __future__ import annotations
 
+import html
+
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 import pyqtgraph as pg
 # isort: on
@@ -18,7 +21,7 @@ from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
-from vramdesk.gui.plotting import CornerLegend
+from vramdesk.gui.plotting import side_legend
 
 #: Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).
 PART_COLOURS = {
@@ -30,7 +33,12 @@ PART_COLOURS = {
 #: The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present.
 STATE_COLOUR = "#56B4E9"
 REDRAW_DELAY_MS = 15
+#: Pixels between the capacity label's anchor and the plot area's right edge.
+LABEL_INSET_PX = 16
 BAR_WIDTH = 0.6
+#: x range of the plot: the bar (centred on 0) in the left part, room on its right for the
+#: capacity and free-memory labels, which sit at the right end of their lines.
+X_RANGE = (-0.4, 2.0)
 
 
 class BreakdownChart(QWidget):
@@ -45,27 +53,28 @@ class BreakdownChart(QWidget):
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
         self.plot.showGrid(y=True, alpha=0.25)
-        self.plot.setXRange(-0.6, 1.8, padding=0)
+        self.plot.setXRange(*X_RANGE, padding=0)
         self.plot.getAxis("bottom").setTicks([[(0, self.tr("estimate (per GPU)"))]])
-        self.legend_corner = CornerLegend(
-            self.plot,
-            "bottom-right",
-            (10, 30),
-            labelTextColor="#222",
-            brush=pg.mkBrush(255, 255, 255, 220),
-        )
-        self.legend = self.legend_corner.legend
+        # beside the plot area, not in it: it can cover no bar and no line label (issue 8)
+        self.legend = side_legend(self.plot, labelTextColor="#222")
         self.bars = {key: self._make_bar(key) for key in PART_COLOURS}
         self.capacity_line = self._make_line("#c0392b", Qt.PenStyle.SolidLine)
         self.free_line = self._make_line("#2c3e50", Qt.PenStyle.DashLine)
-        # bottom-anchored a little above its y, which is the highest of bar top and lines
-        self.total_text = pg.TextItem(anchor=(0.5, 1.2), color="#222")
+        # the free-memory line is named in the legend (its label could only crowd the capacity's
+        # on a low, narrow plot); this stand-in draws its sample there
+        self.free_line.label.hide()
+        self._free_sample = pg.PlotDataItem(pen=self.free_line.pen)
+        # bottom-left-anchored a little above its y (the highest of bar top and lines), from the
+        # bar's left edge rightwards: it stays inside the plot however narrow the plot is
+        self.total_text = pg.TextItem(anchor=(0, 1.2), color="#222")
         self.plot.addItem(self.total_text)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
         self._timer = QTimer(self, singleShot=True, interval=REDRAW_DELAY_MS)
         self._timer.timeout.connect(self.redraw)
+        # the room kept above the top item is in pixels: a new plot height re-plans it
+        self.plot.getPlotItem().vb.sigResized.connect(self.schedule)
         for signal in (
             controller.breakdownChanged,
             controller.unitChanged,
@@ -93,6 +102,7 @@ class BreakdownChart(QWidget):
             movable=False,
             pen=pg.mkPen(colour, width=2, style=style),
             label="",
+            # at the right end, above the line (the bar is on the left)
             labelOpts={"position": 0.98, "color": colour, "anchors": [(1, 1), (1, 1)]},
         )
         self.plot.addItem(line)
@@ -115,31 +125,92 @@ class BreakdownChart(QWidget):
             bar = self.bars.pop("state")
             self.legend.removeItem(bar)
             self.plot.removeItem(bar)
+        free = self._free_bytes()
+        style = self._legend_style(len(segments) + (free is not None))
         for seg in segments:
             if seg.key not in self.bars:
                 self.bars[seg.key] = self._make_bar(seg.key)
             self.bars[seg.key].setOpts(x=[0], y0=[seg.y0], height=[seg.height], width=BAR_WIDTH)
+            # two lines (name, then size): a narrow legend leaves the plot its width
             self.legend.getLabel(self.bars[seg.key]).setText(
-                f"{tr_core(seg.label)}: {format_bytes(seg.bytes, unit)}"
+                f"{html.escape(tr_core(seg.label))}<br>{format_bytes(seg.bytes, unit)}", **style
             )
         top = to_unit(b.total_bytes, unit)
         self.total_text.setText(self.tr("total {0}").format(format_bytes(b.total_bytes, unit)))
-        highest = [
-            top,
-            self._set_line(
-                self.capacity_line, self.controller.capacity_bytes(), self._capacity_label()
-            ),
-        ]
+        capacity = self._set_line(
+            self.capacity_line, self.controller.capacity_bytes(), self._capacity_label()
+        )
+        free_height = self._set_line(self.free_line, free, "")
+        self._show_free_in_legend(free, style)
+        highest = max(top, capacity, free_height)
+        self.plot.getAxis("left").setLabel(self.tr("memory per GPU ({0})").format(unit.label))
+        self._place_texts(highest, capacity if self.capacity_line.isVisible() else None)
+
+    def _place_texts(self, highest: float, capacity: float | None) -> None:
+        """Keep pixel room above the top item for the capacity label and the total text.
+
+        The capacity label sits above its line at the right end, the total text above every
+        line (a line spans the whole width) from the bar's left edge. When the capacity line is
+        near the top, the total text is raised over the label's height so the two never meet.
+        """
+        label_px = self.capacity_line.label.boundingRect().height()
+        text_px = max(1.0, self.total_text.boundingRect().height())
+        room_px = label_px + 1.3 * text_px + 4  # the label, then the raised total text
+        plot_px = self.plot.getPlotItem().vb.height()
+        if plot_px > 2 * room_px:
+            y_max = highest * plot_px / (plot_px - room_px)
+        else:  # not laid out yet, or tiny: a proportional margin
+            y_max = highest * 1.5
+        y_max = y_max or 1.0
+        raise_text = False
+        if capacity is not None and plot_px > 0:
+            gap_px = (highest - capacity) * plot_px / y_max
+            raise_text = gap_px < label_px + 2
+        lift = label_px / text_px if raise_text else 0.0
+        self.total_text.setAnchor((0, 1.2 + lift))
+        # the label's right edge some pixels inside the plot's (the label draws a little right
+        # of its anchor point, and the plot area clips what passes its edge)
+        plot_width = self.plot.getPlotItem().vb.width()
+        if plot_width > 0:
+            self.capacity_line.label.setPosition(max(0.5, 1 - LABEL_INSET_PX / plot_width))
+        self.total_text.setPos(-BAR_WIDTH / 2, highest)
+        self.plot.setYRange(0, y_max, padding=0)
+
+    def _free_bytes(self) -> int | None:
+        """The local GPU's free memory to draw, None when there is none or it is the target."""
         t = self.controller.target
         # when the target is the local GPU's free memory, the capacity line already is that line
-        free = (
-            None if t.kind == "local" and t.which == "free" else self.controller.local_free_bytes()
-        )
-        highest.append(self._set_line(self.free_line, free, self.tr("local free")))
-        # above every line: a line spans the whole width, so text at its height would cross it
-        self.total_text.setPos(0, max(highest))
-        self.plot.getAxis("left").setLabel(self.tr("memory per GPU ({0})").format(unit.label))
-        self.plot.setYRange(0, max(highest), padding=0.12)
+        if t.kind == "local" and t.which == "free":
+            return None
+        return self.controller.local_free_bytes()
+
+    def _legend_style(self, entries: int) -> dict[str, str]:
+        """Legend label options: a smaller type when the plot is too low for the entries.
+
+        Each entry is two lines (name, then size), which keeps the legend narrow and leaves the
+        plot its width; the type shrinks, rather than the legend being cut at the bottom.
+        """
+        font = QFont(self.font())
+        points = font.pointSizeF() if font.pointSizeF() > 0 else 9.0
+        room = self.plot.getPlotItem().vb.height()
+        for size in (points, points * 0.85, points * 0.72):
+            font.setPointSizeF(size)
+            line_px = QFontMetrics(font).lineSpacing()
+            if room <= 0 or entries * (2 * line_px + 3) + 10 <= room:
+                break
+        return {"size": f"{size:.1f}pt"}
+
+    def _show_free_in_legend(self, free: int | None, style: dict[str, str]) -> None:
+        """Name the local GPU's free memory in the legend while its line is shown."""
+        listed = self.legend.getLabel(self._free_sample) is not None
+        if free is None:
+            if listed:
+                self.legend.removeItem(self._free_sample)
+            return
+        if not listed:
+            self.legend.addItem(self._free_sample, "")
+        text = f"{self.tr('local free')}<br>{format_bytes(free, self.controller.unit)}"
+        self.legend.getLabel(self._free_sample).setText(text, **style)
 
     def _capacity_label(self) -> str:
         t = self.controller.target
@@ -156,6 +227,7 @@ class BreakdownChart(QWidget):
             return 0.0
         unit = self.controller.unit
         line.setPos(to_unit(n_bytes, unit))
-        line.label.setFormat(f"{name}: {format_bytes(n_bytes, unit)}")
+        # two short lines rather than one long one: the label stays clear of the bar
+        line.label.setFormat(f"{name}\n{format_bytes(n_bytes, unit)}" if name else "")
         line.show()
         return to_unit(n_bytes, unit)

@@ -59,8 +59,11 @@ class CompareTab(QWidget):
         self.legend.setObjectName("compare_legend")
         self.legend.setWordWrap(True)
         self.capacity_line = pg.InfiniteLine(
-            angle=0, movable=False, pen=pg.mkPen("#c0392b", width=2),
-            label="", labelOpts={"position": 0.98, "color": "#c0392b", "anchors": [(1, 1), (1, 1)]},
+            angle=0,
+            movable=False,
+            pen=pg.mkPen("#c0392b", width=2),
+            label="",
+            labelOpts={"position": 0.98, "color": "#c0392b", "anchors": [(1, 1), (1, 1)]},
         )
         self.capacity_line.setZValue(10)
         self.plot.addItem(self.capacity_line)
@@ -101,10 +104,8 @@ class CompareTab(QWidget):
 
     def _legend_html(self) -> str:
         """The series names in their bar colours, as one line of text above the plot."""
-        entries = [
-            f'<span style="color:{SERIES_COLOURS[k]}">&#9632;</span>&nbsp;{tr_core(views.PART_TITLES[k])}'
-            for k in SERIES
-        ]
+        square = '<span style="color:{0}">&#9632;</span>&nbsp;{1}'
+        entries = [square.format(SERIES_COLOURS[k], tr_core(views.PART_TITLES[k])) for k in SERIES]
         capacity = self.tr("capacity")
         line = f'<span style="color:#c0392b">&#9472;&#9472;</span>&nbsp;{capacity}'
         return "&nbsp;&nbsp; ".join([*entries, line])
@@ -151,7 +152,11 @@ class CompareTab(QWidget):
         """Estimate the shown model and the checked presets under the current workload."""
         c = self.controller
         presets = [self._choices[k] for k in self.checked_keys() if k in self._choices]
-        shown = (self.tr("This model: {0}").format(c.preset_name or c.model.name), c.model, c.weights)
+        shown = (
+            self.tr("This model: {0}").format(c.preset_name or c.model.name),
+            c.model,
+            c.weights,
+        )
         self.rows = c.compare([shown] + [(p.name, p.model, p.weights) for p in presets])
         self._redraw()
 
@@ -221,7 +226,9 @@ class CompareTab(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 if c:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    item.setTextAlignment(
+                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                    )
                 self.table.setItem(r, c, item)
         head = self.table.horizontalHeader()
         head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # names elide, totals stay

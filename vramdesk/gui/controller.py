@@ -334,8 +334,11 @@ class ScenarioController(QObject):
         return parts, pattern, target
 
     def params_source(self) -> str:
-        """``"checkpoint"`` when the parameter count is pinned (a preset's, an import's or a
-        typed one), ``"shape"`` when it is computed from the architecture fields."""
+        """Where the parameter count comes from: ``"checkpoint"`` or ``"shape"``.
+
+        ``"checkpoint"`` when it is pinned (a preset's, an import's or a typed one),
+        ``"shape"`` when it is computed from the architecture fields.
+        """
         return "shape" if self.draft("model").params is None else "checkpoint"
 
     def checkpoint_params(self) -> int | None:
@@ -544,9 +547,7 @@ class ScenarioController(QObject):
         if self._snapshot is None or not self._snapshot.gpus:
             return None
         index = (
-            self.target.local_index
-            if self.target.kind == "local"
-            else self._snapshot.gpus[0].index
+            self.target.local_index if self.target.kind == "local" else self._snapshot.gpus[0].index
         )
         try:
             return nvml.local_budget_bytes(self._snapshot, (index,), "free")

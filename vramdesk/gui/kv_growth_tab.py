@@ -28,8 +28,8 @@ from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.core.verdict import usable_sentence
 from vramdesk.gui.controller import ScenarioController
-from vramdesk.gui.plotting import CornerLegend
 from vramdesk.gui.core_text import sentence_text
+from vramdesk.gui.plotting import CornerLegend
 
 #: One colour per curve slot (Okabe-Ito): the grid's concurrencies, then the current one.
 CURVE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")

@@ -1,8 +1,10 @@
 """The main window: composes the panels around one ScenarioController (no logic of its own).
 
-Left: the forms in a scroll area. Centre: the live chart over the figures table.
-Right: tabs (reverse solver, fits, KV growth, compare). Docks: user presets and the
-local GPU panel. Menus: file exports, units, language.
+Left, the whole height: the everyday inputs, then the forms' details in sections that open
+(form_column.py, in a fixed dock). Centre: the live chart over the figures table. Right: tabs
+(reverse solver, fits, KV growth, compare). Bottom docks, under centre and right: user
+presets and the local GPU panel. Menus: file exports, units,
+language, help. The window is sized from the screen's available geometry (screen_fit.py).
 """
 
 from __future__ import annotations
@@ -11,34 +13,48 @@ import importlib.util
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent
+import shiboken6
+from PySide6.QtCore import QMargins, QRect, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
+    QFrame,
     QLabel,
     QMainWindow,
     QScrollArea,
     QSplitter,
     QTabWidget,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
 from vramdesk.core.units import Unit
+from vramdesk.gui import glossary
 from vramdesk.gui.chart import BreakdownChart
 from vramdesk.gui.compare_tab import CompareTab
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.export_menu import ExportMenu
 from vramdesk.gui.figures_table import FiguresTable
 from vramdesk.gui.fits_tab import FitsTab
+from vramdesk.gui.form_column import FormColumn
+from vramdesk.gui.help_menu import HelpMenu
 from vramdesk.gui.kv_growth_tab import KvGrowthTab
 from vramdesk.gui.library import PresetLibrary
 from vramdesk.gui.model_form import ModelForm
 from vramdesk.gui.presets_panel import PresetsPanel
 from vramdesk.gui.runtime_form import RuntimeForm, TargetForm
+from vramdesk.gui.screen_fit import (
+    FRAME_GUESS,
+    PREFERRED_SIZE,
+    first_geometry,
+    fit_geometry,
+    frame_margins,
+)
 from vramdesk.gui.session import restore_session, save_session
 from vramdesk.gui.settings import LANGUAGES
 from vramdesk.gui.solver_tab import SolverTab
+from vramdesk.gui.core_text import tr_note
 from vramdesk.gui.verdict_view import VerdictView
 from vramdesk.gui.workload_form import WeightsForm, WorkloadForm
 
@@ -67,6 +83,9 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.controller = ScenarioController(self)
         self._gpu_message: str | None = None
+        self._fitted_after_show = False
+        #: No geometry was restored: the window is placed from the screen alone.
+        self.first_start = False
         self.library = PresetLibrary(self.controller, self)
         self._build_forms()
         self._build_centre()
@@ -91,17 +110,12 @@ class MainWindow(QMainWindow):
             RuntimeForm(c),
             TargetForm(c),
         ]
-        column = QWidget()
-        layout = QVBoxLayout(column)
-        for form in self.forms:
-            layout.addWidget(form)
-        layout.addStretch(1)
-        self.form_scroll = QScrollArea()
-        self.form_scroll.setObjectName("forms")
-        self.form_scroll.setWidgetResizable(True)
-        self.form_scroll.setWidget(column)
-        self.form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.form_scroll.setMinimumWidth(column.sizeHint().width() + 24)
+        keys = ("model", "weights", "workload", "runtime", "target")
+        self.form_scroll = FormColumn(dict(zip(keys, self.forms, strict=True)))
+        self.form_column = self.form_scroll
+        self.form_scroll.setMinimumWidth(self.form_scroll.required_width())
+        self._inputs_width = self.form_scroll.preferred_width()
+        glossary.explain_fields(self.forms)
 
     def _build_centre(self) -> None:
         c = self.controller
@@ -134,20 +148,41 @@ class MainWindow(QMainWindow):
         self.solver_tab, self.fits_tab = SolverTab(c), FitsTab(c)
         self.kv_tab, self.compare_tab = KvGrowthTab(c), CompareTab(c, self.library)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.solver_tab, self.tr("Reverse solver"))
+        self.tabs.setUsesScrollButtons(True)
+        # the solved values wrap to the pane's width and scroll, rather than being cut
+        self.solver_scroll = QScrollArea()
+        self.solver_scroll.setObjectName("solver_scroll")
+        self.solver_scroll.setWidget(self.solver_tab)
+        self.solver_scroll.setWidgetResizable(True)
+        self.solver_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.solver_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.tabs.addTab(self.solver_scroll, self.tr("Reverse solver"))
         self.tabs.addTab(self.fits_tab, self.tr("Fits"))
         self.tabs.addTab(self.kv_tab, self.tr("KV growth"))
         self.tabs.addTab(self.compare_tab, self.tr("Compare"))
         self.splitter = QSplitter()
-        for widget in (self.form_scroll, centre, self.tabs):
+        self.splitter.setChildrenCollapsible(False)
+        for widget in (centre, self.tabs):
             self.splitter.addWidget(widget)
-        self.splitter.setSizes([400, 600, 600])
+        self.centre_splitter = centre
+        self.apportion(PREFERRED_SIZE)
         self.setCentralWidget(self.splitter)
         for signal in (c.breakdownChanged, c.localChanged):
             signal.connect(self._show_local_verdict)
 
     def _build_docks(self, gpu_query: Callable[[], Any] | None) -> None:
+        # the inputs take the window's whole height on the left; the panels below share the rest
+        self.inputs_dock = QDockWidget(self.tr("Inputs"), self)
+        self.inputs_dock.setObjectName("inputs_dock")
+        self.inputs_dock.setWidget(self.form_scroll)
+        self.inputs_dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
+        self.inputs_dock.setTitleBarWidget(QWidget())
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.inputs_dock)
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.presets_panel = PresetsPanel(self.library)
+        # two rows of presets at least: the list scrolls, and the chart keeps its height
+        presets = self.presets_panel.list
+        presets.setMinimumHeight(2 * (presets.fontMetrics().lineSpacing() + 6) + 4)
         self.presets_dock = self._dock(self.tr("My presets"), self.presets_panel, "presets_dock")
         self.gpu_panel = self._make_gpu_panel(gpu_query)
         self.gpu_dock = None
@@ -155,7 +190,6 @@ class MainWindow(QMainWindow):
             self.gpu_dock = self._dock(self.tr("Local GPUs"), self.gpu_panel, "gpu_dock")
             self.tabifyDockWidget(self.presets_dock, self.gpu_dock)
             self.presets_dock.raise_()
-        self.resizeDocks([self.presets_dock], [170], Qt.Orientation.Vertical)
 
     def _dock(self, title: str, widget: QWidget, name: str) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -194,9 +228,12 @@ class MainWindow(QMainWindow):
         )
         self.controller.unitChanged.connect(self._sync_unit_actions)
         self._sync_unit_actions(self.controller.unit)  # set_unit is silent when unchanged
-        units_bar = self.addToolBar(self.tr("Units"))
+        # GiB | GB in the menu bar's corner: no toolbar row taken from a laptop screen's height
+        units_bar = QToolBar(self.tr("Units"))
         units_bar.setObjectName("units_toolbar")
         units_bar.addActions(self.unit_actions)
+        bar.setCornerWidget(units_bar, Qt.Corner.TopRightCorner)
+        self.units_bar = units_bar
         view.addSeparator()
         view.addAction(self.presets_dock.toggleViewAction())
         if self.gpu_dock is not None:
@@ -209,6 +246,7 @@ class MainWindow(QMainWindow):
         current = str(self.settings.value("language", "system"))
         for action in self.language_actions:
             action.setChecked(action.data() == current)
+        self.help_menu = HelpMenu(self, bar)
 
     def _radio_menu(
         self, menu: Any, items: list[tuple[str, Any]], slot: Callable[[Any], Any]
@@ -223,6 +261,66 @@ class MainWindow(QMainWindow):
             menu.addAction(action)
             actions.append(action)
         return actions
+
+    # ------------------------------------------------------------ geometry
+    def available_geometry(self) -> QRect:
+        """The available geometry of the screen the window is on (or the primary screen)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry()
+
+    def current_frame_margins(self) -> QMargins:
+        """The window manager's frame around the window (a guess until it is shown)."""
+        margins = frame_margins(self.frameGeometry(), self.geometry())
+        if self.isVisible() and not margins.isNull():
+            return margins
+        return FRAME_GUESS if not self.isVisible() else margins
+
+    def place_on(self, available: QRect, first: bool = False) -> None:
+        """Size the window for ``available`` (a screen's available geometry) and lay it out.
+
+        ``first``: a first start, the preferred size or the room there is, centred; otherwise
+        the current geometry (e.g. restored from the last session) is clamped so that the
+        frame lies inside ``available``. The panes are then shared out for the new width.
+        """
+        margins = self.current_frame_margins()
+        if first:
+            self.first_start = True
+            target = first_geometry(available, margins)
+        else:
+            target = fit_geometry(self.geometry(), available, margins)
+        if self.isMaximized() or self.isFullScreen():
+            return
+        if target != self.geometry():
+            self.setGeometry(target)
+        self.apportion(target.size())
+
+    def apportion(self, size: QSize) -> None:
+        """Share ``size`` among the forms, the chart and the tabs; the docks get a small height."""
+        # the inputs as wide as they like, up to a third of the window (never below their minimum)
+        left = max(self.form_scroll.minimumWidth(), min(self._inputs_width, size.width() // 3))
+        rest = max(0, size.width() - left)
+        centre = rest // 2
+        self.splitter.setSizes([centre, rest - centre])
+        if hasattr(self, "inputs_dock"):
+            self.resizeDocks([self.inputs_dock], [left], Qt.Orientation.Horizontal)
+        height = size.height()
+        self.centre_splitter.setSizes([height * 2 // 3, height // 3])
+        docks = [getattr(self, name, None) for name in ("presets_dock", "gpu_dock")]
+        docks = [d for d in docks if d is not None]
+        if docks:
+            dock_height = min(170, max(120, height // 5))
+            self.resizeDocks(docks, [dock_height] * len(docks), Qt.Orientation.Vertical)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        """Once shown, the frame is known: fit the window to its screen again."""
+        super().showEvent(event)
+        if not self._fitted_after_show:
+            self._fitted_after_show = True
+            QTimer.singleShot(0, self._fit_after_show)
+
+    def _fit_after_show(self) -> None:
+        if shiboken6.isValid(self) and self.isVisible():
+            self.place_on(self.available_geometry(), first=self.first_start)
 
     # ------------------------------------------------------------- slots
     def open_calibration(self) -> QWidget:
@@ -245,7 +343,7 @@ class MainWindow(QMainWindow):
         self.verdict.setVisible(verdict is not None)
         if verdict is not None:
             colour = "#1e7b34" if verdict.fits else "#c0392b"
-            self.verdict.setText(verdict.text)
+            self.verdict.setText(tr_note(verdict.text))
             self.verdict.setStyleSheet(f"color: {colour}; font-weight: 600;")
 
     def _show_stale_banner(self) -> None:

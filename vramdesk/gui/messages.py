@@ -8,6 +8,8 @@ installed, the window shows the translated sentence filled with those values; ot
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from vramdesk.core.errors import InputError
@@ -29,7 +31,20 @@ TEMPLATES: dict[tuple[str, tuple[str, ...]], str] = {
         "InputError", "must be between {min} and {max}, got {value}"
     ),
     ("not_int", ("value",)): QT_TRANSLATE_NOOP("InputError", "must be a whole number, got {value}"),
+    ("not_number", ("value",)): QT_TRANSLATE_NOOP("InputError", "must be a number, got {value}"),
+    ("far_too_large", ("value",)): QT_TRANSLATE_NOOP("InputError", "is far too large, got {value}"),
+    ("far_too_small", ("value",)): QT_TRANSLATE_NOOP("InputError", "is far too small, got {value}"),
+    ("required", ()): QT_TRANSLATE_NOOP("InputError", "is required"),
 }
+
+
+def _shown(value: object) -> str:
+    """A parameter as the sentence shows it: 10,000 and 0.5, not 10000 and 1/2."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Fraction):
+        return str(value)
+    if isinstance(value, int) or (isinstance(value, Fraction) and value.denominator == 1):
+        return f"{int(value):,}"
+    return f"{float(value):g}"
 
 
 def reason_text(error: InputError) -> str:
@@ -38,5 +53,5 @@ def reason_text(error: InputError) -> str:
         if error.code == code and all(k in error.params for k in needs):
             translated = QCoreApplication.translate(CONTEXT, template)
             if translated != template:
-                return translated.format(**{k: error.params[k] for k in needs})
+                return translated.format(**{k: _shown(error.params[k]) for k in needs})
     return error.reason

@@ -122,7 +122,9 @@ class NumberEdit(QLineEdit):
         base = Fraction(0) if current is None else current
         value = base + Fraction(self.step) * steps
         if self.limits is not None:
-            lo, hi = (Fraction(repr(x)) if isinstance(x, float) else Fraction(x) for x in self.limits)
+            lo, hi = (
+                Fraction(repr(x)) if isinstance(x, float) else Fraction(x) for x in self.limits
+            )
             value = min(max(value, lo), hi)
         self.setText(self.format_value(int(value) if self.kind is int else value))
         self.stepped.emit()

@@ -1,4 +1,4 @@
-"""A plot legend pinned to a corner of the plot area, placed by our code rather than pyqtgraph's anchor.
+"""Plot legends placed by our code: pinned to a corner of the plot area, or beside it.
 
 ``PlotItem.addLegend(offset=...)`` anchors the legend with ``GraphicsWidgetAnchor``, which
 repositions it from the ViewBox's ``geometryChanged`` signal. Qt also emits that signal while it
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import shiboken6
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QSizePolicy
 
 
 class CornerLegend:
@@ -55,3 +57,28 @@ class CornerLegend:
         x = box.width() - own.width() - self.margin[0] if self.right else self.margin[0]
         y = box.height() - own.height() - self.margin[1] if self.bottom else self.margin[1]
         self.legend.setPos(x, y)
+
+
+def side_legend(plot: pg.PlotWidget, **kwargs: object) -> pg.LegendItem:
+    """A ``pg.LegendItem`` in its own cell to the right of the plot area, never over the data.
+
+    The legend becomes a cell of the ``PlotItem``'s grid layout (row of the ViewBox, after the
+    right axis), so the layout gives it the width its entries need and the ViewBox the rest:
+    no bar, line or label of the plot can lie under it, whatever the data. Nothing anchors it
+    to the ViewBox, so nothing touches a deleted ViewBox at teardown (see :class:`CornerLegend`).
+
+    Parameters
+    ----------
+    plot : pg.PlotWidget
+        The plot; the legend becomes its ``PlotItem.legend`` so named items join it.
+    **kwargs
+        Passed to ``pg.LegendItem`` (brush, labelTextColor, ...).
+    """
+    item = plot.getPlotItem()
+    legend = pg.LegendItem(offset=None, **kwargs)
+    # its own height, centred: the entries stay together instead of spreading over the row
+    legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+    item.layout.addItem(legend, 2, 3)
+    item.layout.setAlignment(legend, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft)
+    item.legend = legend
+    return legend

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+import dataclasses
 from fractions import Fraction
+from typing import Any
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
 from superqt.utils import signals_blocked
 
 from vramdesk.core.limits import FLOAT_LIMITS
-from vramdesk.core.runtime import Engine, OverheadForm
+from vramdesk.core.runtime import Engine, OverheadForm, Runtime, engine_options
 from vramdesk.core.units import Unit, format_bytes, to_unit
 from vramdesk.gui.binding import BoundForm
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.number_edit import NumberEdit
+
+#: Runtime fields and their defaults (the form's other fields are display conversions).
+RUNTIME_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Runtime)}
 
 
 class RuntimeForm(BoundForm):
@@ -39,6 +42,14 @@ class RuntimeForm(BoundForm):
         self.add_check(
             "sliding_window_exploited", self.tr("Engine caps sliding layers at the window")
         )
+        # llama.cpp / Ollama knobs (enabled only for those engines: ENGINE_OPTION_GROUPS)
+        self.add_int("n_gpu_layers", self.tr("GPU layers (-ngl)"), self.tr("all"))
+        auto_on_off = [(self.tr("auto"), None), (self.tr("on"), True), (self.tr("off"), False)]
+        self.add_choice("flash_attn", self.tr("Flash attention (-fa)"), auto_on_off)
+        self.add_int("n_ubatch", self.tr("Physical batch (-ub)"), self.tr("512"))
+        self.add_int("n_parallel", self.tr("Slots (-np)"), self.tr("= concurrency"))
+        self.add_check("kv_unified", self.tr("Unified KV cache (-kvu)"))
+        self.add_check("swa_full", self.tr("Full-size SWA cache (--swa-full)"))
         controller.inputsChanged.connect(self._enable_overhead_fields)
         self.sync()
         self._enable_overhead_fields()
@@ -50,10 +61,26 @@ class RuntimeForm(BoundForm):
         return super().current(name)
 
     def _enable_overhead_fields(self) -> None:
-        workspace = self.controller.draft("runtime").overhead is OverheadForm.WORKSPACE
-        self.fields["overhead_factor"].setEnabled(not workspace)
-        self.fields["fixed_overhead_gib"].setEnabled(not workspace)
-        self.fields["workspace_fraction"].setEnabled(workspace)
+        """Enable the fields the engine has (core's option groups) and the overhead form's.
+
+        A field of another engine stays enabled while it is set, so that the error the core
+        reports at it can be fixed there.
+        """
+        runtime = self.controller.draft("runtime")
+        has = set(engine_options(runtime.engine))
+
+        def enabled(field: str) -> bool:
+            return field in has or getattr(runtime, field) != RUNTIME_DEFAULTS[field]
+
+        for name, widget in self.fields.items():
+            if name in RUNTIME_DEFAULTS:
+                widget.setEnabled(enabled(name))
+        workspace = runtime.overhead is OverheadForm.WORKSPACE
+        self.fields["overhead_factor"].setEnabled(enabled("overhead_factor") and not workspace)
+        self.fields["fixed_overhead_gib"].setEnabled(
+            enabled("fixed_overhead_bytes") and not workspace
+        )
+        self.fields["workspace_fraction"].setEnabled(enabled("workspace_fraction") and workspace)
 
 
 class TargetForm(BoundForm):

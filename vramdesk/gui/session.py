@@ -16,10 +16,11 @@ if TYPE_CHECKING:
 
 
 def save_session(window: MainWindow, settings: QSettings) -> None:
-    """Store geometry, dock layout, unit, last valid scenario, layer pattern and target."""
+    """Store geometry, docks, open form sections, unit, last valid scenario, pattern and target."""
     c = window.controller
     settings.setValue("window/geometry", window.saveGeometry())
     settings.setValue("window/state", window.saveState())
+    write_json(settings, "window/open_sections", window.form_column.open_sections())
     settings.setValue("unit", c.unit.label)
     write_json(settings, "scenario", {"parts": c.scenario_dict(), "name": c.preset_name})
     t = c.target
@@ -30,11 +31,15 @@ def save_session(window: MainWindow, settings: QSettings) -> None:
 def restore_session(window: MainWindow, settings: QSettings) -> None:
     """Restore what :func:`save_session` stored; anything unreadable is skipped and reported."""
     geometry = settings.value("window/geometry")
-    if isinstance(geometry, QByteArray):
-        window.restoreGeometry(geometry)
+    if isinstance(geometry, QByteArray) and window.restoreGeometry(geometry):
         window.restoreState(settings.value("window/state", QByteArray()))
+        # saved on another screen (larger, or unplugged since): brought inside this one
+        window.place_on(window.available_geometry())
     else:
-        window.resize(1600, 980)
+        window.place_on(window.available_geometry(), first=True)
+    sections = read_json(settings, "window/open_sections")
+    if isinstance(sections, list):
+        window.form_column.set_open_sections(str(s) for s in sections)
     c = window.controller
     try:
         c.set_unit(Unit.parse(str(settings.value("unit", "GiB"))))

@@ -20,7 +20,6 @@ from vramdesk.core.units import format_bytes
 from vramdesk.core.verdict import LEVER_TITLES, LIMIT_TITLES, advice_sentence, usable_sentence
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text, tr_core
-from vramdesk.gui.verdict_view import VerdictView
 
 SOLVED_STYLE = "QLabel { color: #0b5394; font-weight: 600; }"
 
@@ -32,7 +31,6 @@ class SolverTab(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.values: dict[str, QLabel] = {}
-        self.verdict = VerdictView(controller)
         self.advice = self._build_advice()
         self.notes = QLabel()
         self.notes.setWordWrap(True)
@@ -58,7 +56,6 @@ class SolverTab(QWidget):
             ("max_context", self.tr("Max context at the concurrency")),
             ("min_gpus", self.tr("Smallest GPU count (TP)")),
         ]
-        form.addRow(self.verdict)
         self.row_labels: dict[str, QLabel] = {}
         for key, label in rows:
             value = QLabel("—")

@@ -74,6 +74,9 @@ class EngineProfile:
     shards_heads: bool = True
     #: The smallest KV cache type the engine stores, the solver's "smaller KV cache" lever.
     compact_kv_dtype: KVDtype = KVDtype.FP8
+    #: Whether :meth:`kv_capacity`'s concurrency is what the engine itself logs (vLLM's
+    #: "Maximum concurrency"); otherwise the solver's own fractional answer is shown.
+    logs_concurrency: bool = False
 
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
@@ -121,6 +124,42 @@ class EngineProfile:
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Overhead the solver sets aside besides weights, KV and activations."""
         raise NotImplementedError
+
+    def need_bytes(self, breakdown: Breakdown) -> int:
+        """Bytes per GPU that must fit in :meth:`usable_bytes`: what grows with the traffic.
+
+        KV cache (per token), recurrent state (per sequence, never per token) and activations.
+        The solver's every verdict compares this with the usable memory; engines whose
+        activations live outside the budget (SGLang's static pool) override it.
+        """
+        return breakdown.kv_cache.bytes + breakdown.state_bytes + breakdown.activations.bytes
+
+    def at_point(
+        self, workload: Workload, runtime: Runtime, batch: int, context: int
+    ) -> tuple[Workload, Runtime]:
+        """The inputs for ``batch`` concurrent sequences of ``context`` tokens each.
+
+        The solver varies these two; engines whose concurrency is a runtime knob
+        (llama.cpp's ``-np`` slots) move that knob with the batch.
+        """
+        return workload.replace(batch=batch, context_tokens=context), runtime
+
+    def solve_notes(self, model: ModelSpec, runtime: Runtime) -> tuple[str, ...]:
+        """Notes the solver shows for this engine and model (how its figures are counted)."""
+        if not model.sliding_window:
+            return ()
+        return (
+            "sliding-window layers: KV cache size in tokens counts every layer at full "
+            "context; max concurrency and max context are solved exactly",
+        )
+
+    def context_breaks(self, workload: Workload, runtime: Runtime) -> tuple[int, ...]:
+        """Context lengths after which the need may drop (the engine changes a setting).
+
+        Between two breaks the need grows with context; the solver searches each segment.
+        None by default; vLLM V0 turns chunked prefill on above 32K tokens.
+        """
+        return ()
 
     def kv_capacity(
         self,
@@ -176,6 +215,12 @@ class EngineProfile:
             "peak_bytes": b.total_bytes,
         }
         out.update(b.extras)
+        given = (counts or {}).get("kv_cache_bytes")
+        if given is not None:  # a given KV budget feeds the capacity figures (kv_capacity)
+            tokens, blocks, concurrency = self.kv_capacity(b, model, workload, runtime, given)
+            out.update(kv_cache_tokens=tokens, max_concurrency=concurrency)
+            if blocks is not None:
+                out["num_gpu_blocks"] = blocks
         return out
 
 

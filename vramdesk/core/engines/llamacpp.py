@@ -8,8 +8,14 @@ Sources (read in ggml-org/llama.cpp, not copied):
 * ``src/llama-kv-cache.cpp``: per layer one K tensor of ``ggml_row_size(type_k,
   n_embd_k_gqa) * cells`` bytes and one V tensor likewise; layers offloaded to the GPU
   (the last ``n_gpu_layers``) keep their cache there, the others in host memory.
-* ``src/llama-kv-cache-iswa.cpp``: sliding-window layers get
-  ``pad256(min(n_ctx, n_swa * (unified ? n_seq : 1) + n_ubatch))`` cells unless ``swa_full``.
+* ``src/llama-context.cpp`` (split cache, ``-np N`` without ``--kv-unified``): one stream per
+  slot of ``n_ctx_seq = pad256(n_ctx / N)`` cells.
+* ``src/llama-kv-cache-iswa.cpp``: sliding-window layers get, per stream,
+  ``pad256(min(cells, n_swa * (unified ? n_seq : 1) + n_ubatch))`` cells unless ``swa_full``.
+* ``ggml/src/ggml-backend.cpp`` (scheduler) and ``ggml/src/ggml-cuda/ggml-cuda.cu``
+  (``offload_op``): an output matrix left in host memory is copied into the compute buffer.
+* ``common/arg.cpp`` / ``src/llama-context.cpp``: ``-fa auto`` by default in recent builds;
+  a quantized V cache needs flash attention.
 * ``ggml/src/ggml-common.h``: q8_0 34 bytes per 32 values, q4_0 18 per 32, f16 2, f32 4.
 * DeepSeek MLA (``--engine-version`` decides, :func:`mla_cache_for`): builds before the
   MLA implementation (ggml-org/llama.cpp PR #12801, April 2025) store per-head K (nope +
@@ -60,8 +66,6 @@ LLAMACPP_KV_DTYPES = (
     KVDtype.Q5_0,
     KVDtype.Q5_1,
 )
-#: The default ``block_size`` of :class:`Runtime`, which cannot be told from an explicit 16.
-DEFAULT_BLOCK_SIZE = 16
 #: Default physical batch ``n_ubatch`` (common/common.h).
 DEFAULT_UBATCH = 512
 
@@ -71,14 +75,27 @@ DEFAULT_UBATCH = 512
 FA_AUTO_SINCE_BUILD = 6325
 
 
-def flash_attention(runtime: Runtime) -> bool:
-    """Whether flash attention is on: ``flash_attn``, else the build's default.
+def is_quantized(dtype: KVDtype) -> bool:
+    """Whether ``dtype`` is a ggml block type (``q8_0``, ``q4_0``, ...), not f16/bf16/f32."""
+    return dtype.bytes_per_element.denominator > 1
 
-    llama.cpp builds from :data:`FA_AUTO_SINCE_BUILD` on (and unknown builds) default to
-    ``auto`` (on for GPU backends); older builds and Ollama default to off.
+
+def flash_attention(runtime: Runtime, workload: Workload | None = None) -> bool:
+    """Whether flash attention is on: ``flash_attn`` (on/off), else the engine's ``auto``.
+
+    * llama.cpp (``common/arg.cpp``, ``src/llama-context.cpp``): builds from
+      :data:`FA_AUTO_SINCE_BUILD` on (and unknown builds, read as the newest) default to
+      ``-fa auto``, which turns it on where the GPU backend supports it; older builds
+      default to off.
+    * Ollama (``llm/server.go``): it stores a quantized ``OLLAMA_KV_CACHE_TYPE`` only with
+      flash attention on, so a quantized cache (``workload.kv_dtype``) means it is on; an
+      f16 cache keeps the conservative default, off (``OLLAMA_FLASH_ATTENTION`` unset in
+      releases before flash attention became automatic; an assumption for newer ones).
     """
     if runtime.flash_attn is not None:
         return runtime.flash_attn
+    if runtime.engine is Engine.OLLAMA:
+        return workload is not None and any(map(is_quantized, requested_types(workload, runtime)))
     if runtime.engine is not Engine.LLAMA_CPP:
         return False
     build = build_number(runtime.engine_version)
@@ -152,23 +169,79 @@ def slots(workload: Workload, runtime: Runtime) -> int:
     return runtime.n_parallel or workload.batch
 
 
-def cells(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str, int]:
-    """Cells per layer kind: ``{"full_attention": n, "sliding_attention": m}``.
+def streams(workload: Workload, runtime: Runtime) -> int:
+    """KV streams: one per slot when the cache is split (``-np N`` > 1 without ``--kv-unified``).
 
-    Full layers: ``pad256(n_ctx)``; sliding layers: ``pad256(min(n_ctx, n_swa * n_seq +
-    n_ubatch))`` (``n_seq`` = 1 per stream when not unified), or the full size with ``swa_full``.
+    ``src/llama-context.cpp``: with ``kv_unified`` false every sequence gets its own stream of
+    ``n_ctx_seq`` cells. ``tools/server/server.cpp``: without ``-np`` (``n_parallel`` unset,
+    the slots follow the concurrency) llama-server picks its slots itself and unifies the
+    cache, so one stream. Ollama's runner keeps one shared stream (``num_ctx * num_parallel``
+    cells, ``llm/server.go``), as this profile always modelled it.
     """
-    full = pad(n_ctx(workload, runtime))
+    n = slots(workload, runtime)
+    if runtime.n_parallel is None or runtime.kv_unified or n == 1:
+        return 1
+    return 1 if runtime.engine is Engine.OLLAMA else n
+
+
+def cells_per_stream(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str, int]:
+    """Cells of one stream per layer kind (:func:`cells` is the total over the streams).
+
+    ``src/llama-context.cpp``: ``n_ctx = pad256(n_ctx)``; a split cache (:func:`streams` > 1)
+    gives each stream ``n_ctx_seq = pad256(n_ctx / n_seq_max)`` cells (163,840 / 6 slots ->
+    27,392 each), a unified one all ``n_ctx``. ``src/llama-kv-cache-iswa.cpp``: sliding layers
+    get ``pad256(min(cells, n_swa * (unified ? n_seq : 1) + n_ubatch))`` cells per stream,
+    or the full size with ``swa_full``.
+    """
+    total = pad(n_ctx(workload, runtime))
+    n_stream = streams(workload, runtime)
+    full = total if n_stream == 1 else pad(total // n_stream)
     if not model.sliding_window or runtime.swa_full or not runtime.sliding_window_exploited:
         return {FULL: full, SLIDING: full}
-    seqs = slots(workload, runtime) if runtime.kv_unified or slots(workload, runtime) == 1 else 1
+    seqs = slots(workload, runtime) if n_stream == 1 else 1
     ubatch = runtime.n_ubatch or DEFAULT_UBATCH
     return {FULL: full, SLIDING: pad(min(full, model.sliding_window * seqs + ubatch))}
 
 
-def cache_types(workload: Workload, runtime: Runtime) -> tuple[KVDtype, KVDtype]:
-    """``(type_k, type_v)``: ``cache_type_k``/``cache_type_v`` or the workload's ``kv_dtype``."""
+def cells(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str, int]:
+    """Cells per layer kind over every stream: ``{"full_attention": n, "sliding_attention": m}``.
+
+    :func:`cells_per_stream` times :func:`streams`: with ``-np 2`` and separate streams each
+    slot has its own sliding-window cache (Gemma-3-270M class, ``-c 4096``: 2 x 1,024 cells,
+    not one 1,024-cell window shared by both).
+    """
+    n_stream = streams(workload, runtime)
+    return {k: v * n_stream for k, v in cells_per_stream(model, workload, runtime).items()}
+
+
+def requested_types(workload: Workload, runtime: Runtime) -> tuple[KVDtype, KVDtype]:
+    """``(type_k, type_v)`` asked for: ``cache_type_k``/``cache_type_v`` or ``kv_dtype``."""
     return runtime.cache_type_k or workload.kv_dtype, runtime.cache_type_v or workload.kv_dtype
+
+
+def ollama_drops_quantized_cache(workload: Workload, runtime: Runtime) -> bool:
+    """Ollama with flash attention off and a quantized cache: it falls back to f16.
+
+    ``llm/server.go`` logs "quantized kv cache requested but flash attention disabled" (or
+    "OLLAMA_FLASH_ATTENTION must be enabled to use a quantized OLLAMA_KV_CACHE_TYPE") and
+    starts with the default f16 cache.
+    """
+    return (
+        runtime.engine is Engine.OLLAMA
+        and runtime.flash_attn is False
+        and any(map(is_quantized, requested_types(workload, runtime)))
+    )
+
+
+def cache_types(workload: Workload, runtime: Runtime) -> tuple[KVDtype, KVDtype]:
+    """``(type_k, type_v)`` the engine stores.
+
+    :func:`requested_types`, except that Ollama without flash attention stores f16
+    (:func:`ollama_drops_quantized_cache`).
+    """
+    if ollama_drops_quantized_cache(workload, runtime):
+        return KVDtype.FP16, KVDtype.FP16
+    return requested_types(workload, runtime)
 
 
 def row_bytes(elements: int, dtype: KVDtype) -> int:
@@ -217,7 +290,26 @@ def kv_split(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str
         out["kv_cache_bytes_full_layers" if kind == FULL else "kv_cache_bytes_swa_layers"] += k + v
     out["kv_cache_cells"] = n[FULL]
     out["kv_cache_cells_swa"] = n[SLIDING] if model.sliding_window else 0
+    out["kv_cache_streams"] = streams(workload, runtime)
     return out
+
+
+def kv_bytes_per_cell(model: ModelSpec, workload: Workload, runtime: Runtime) -> int:
+    """Device bytes of one cell: K + V rows (``ggml_row_size``) over the offloaded layers.
+
+    Only layers that hold a cache count (recurrent layers and layers reading another's
+    cache hold none).
+    """
+    if model.is_mla:
+        runtime = runtime.replace(mla_cache=mla_cache_for(runtime))
+    single = runtime.replace(tensor_parallel_size=1)
+    tk, tv = cache_types(workload, runtime)
+    total = 0
+    for layer, on_device in zip(model.attention_layers(), offloaded(model, runtime), strict=True):
+        if layer.holds_kv and on_device:
+            k_el, v_el = layer_row_elements(model, layer, single)
+            total += row_bytes(k_el, tk) + row_bytes(v_el, tv)
+    return total
 
 
 def compute_buffer_bytes(model: ModelSpec, workload: Workload, runtime: Runtime) -> int:
@@ -230,10 +322,11 @@ def compute_buffer_bytes(model: ModelSpec, workload: Workload, runtime: Runtime)
     """
     ubatch = runtime.n_ubatch or DEFAULT_UBATCH
     heads = model.num_attention_heads or model.num_key_value_heads
+    # split streams: the ubatch's tokens attend their own stream's cells only
     kq = (
         0
-        if flash_attention(runtime)
-        else heads * cells(model, workload, runtime)[FULL] * ubatch * 4
+        if flash_attention(runtime, workload)
+        else heads * cells_per_stream(model, workload, runtime)[FULL] * ubatch * 4
     )
     logits = ubatch * (model.vocab_size or 0) * 4
     ffn = model.intermediate_size or (model.moe_intermediate_size or 0) * max(
@@ -289,9 +382,32 @@ def weight_split(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> dict[s
         "on": on,
         "embedding": embed,
         "output": output,
+        "output_matrix": head,
         "device": device + output,
         "host": host,
     }
+
+
+#: Smallest batch for which the CUDA backend runs an op whose weight sits in host memory
+#: (``ggml/src/ggml-cuda/ggml-cuda.cu`` ``offload_op``: ``min_batch_size = 32``).
+OFFLOAD_MIN_BATCH = 32
+
+
+def output_copy_bytes(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> int:
+    """Bytes of the output matrix copied into the device compute buffer (partial offload).
+
+    When the output layer stays in host memory (``n_gpu_layers`` <= ``num_hidden_layers``),
+    the scheduler (``ggml/src/ggml-backend.cpp`` ``ggml_backend_sched``) still runs the output
+    matmul of a large batch (``n_ubatch`` >= :data:`OFFLOAD_MIN_BATCH`; the reserve graph
+    computes logits for every ubatch token) on the GPU, copying the weight into the compute
+    buffer: the whole ``vocab x hidden`` matrix (or the tied embedding). 0 when the output
+    is offloaded or the batch is small. Copies of host-resident repeating layers are not
+    modelled (the output matrix is the largest single weight).
+    """
+    split = weight_split(model, spec, runtime)
+    if split["output"] or (runtime.n_ubatch or DEFAULT_UBATCH) < OFFLOAD_MIN_BATCH:
+        return 0
+    return split["output_matrix"]
 
 
 class LlamaCppProfile(FormulaProfile):
@@ -323,6 +439,11 @@ class LlamaCppProfile(FormulaProfile):
             KV of every layer would be counted on each GPU).
         kv_dtype, cache_type_k, cache_type_v
             A type outside :attr:`kv_dtypes` (fp8, int8).
+        flash_attn
+            llama.cpp with a quantized V cache and flash attention off (explicitly, or the
+            default of builds before :data:`FA_AUTO_SINCE_BUILD`): the engine refuses to start
+            ("quantized V cache requires flash_attn", ``src/llama-context.cpp``). A quantized
+            K cache alone is allowed. Ollama does not refuse: it falls back to f16.
         """
         super().validate(model, weights, workload, runtime)
         name = "Ollama" if self.engine is Engine.OLLAMA else "llama.cpp"
@@ -330,6 +451,21 @@ class LlamaCppProfile(FormulaProfile):
         for field in ("cache_type_k", "cache_type_v"):
             if getattr(runtime, field) is not None:
                 check_kv_dtype(name, getattr(runtime, field), self.kv_dtypes, field)
+        _, type_v = cache_types(workload, runtime)
+        if self.engine is Engine.LLAMA_CPP and is_quantized(type_v):
+            if not flash_attention(runtime, workload):
+                how = (
+                    "--flash-attn off"
+                    if runtime.flash_attn is False
+                    else f"build {build_number(runtime.engine_version)}'s default (off)"
+                )
+                raise InputError(
+                    "flash_attn",
+                    f"llama.cpp refuses a quantized V cache ({type_v.label}) without flash "
+                    f"attention ({how}; src/llama-context.cpp): use --flash-attn on or an f16 "
+                    "V cache",
+                    "unsupported",
+                )
         if runtime.tensor_parallel_size > 1:
             raise InputError(
                 "tensor_parallel_size",
@@ -350,20 +486,20 @@ class LlamaCppProfile(FormulaProfile):
     ) -> Breakdown:
         """Device weights, device KV cache, compute buffer; no fixed overhead is printed.
 
-        llama.cpp does not page its cache (cells, padded to 256): a ``block_size`` other than
-        the default 16 is ignored with a warning (an explicit 16 cannot be told apart).
+        llama.cpp does not page its cache (cells, padded to 256): ``block_size`` is not one of
+        its options (:data:`vramdesk.core.runtime.ENGINE_OPTION_GROUPS`), so a set one is
+        refused by :meth:`Runtime.validate`.
         """
         if model.is_mla:
             runtime = runtime.replace(mla_cache=mla_cache_for(runtime))
-        base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
-        if runtime.block_size not in (None, DEFAULT_BLOCK_SIZE):
-            base = with_parts(
-                base,
-                warnings=(
-                    f"block_size {runtime.block_size} ignored: llama.cpp does not page its KV "
-                    f"cache (cells padded to {CELL_PAD})",
-                ),
+        warnings = []
+        if ollama_drops_quantized_cache(workload, runtime):
+            warnings.append(
+                "Ollama stores a quantized cache only with flash attention on: with it off it "
+                "falls back to f16 (llm/server.go), as counted here"
             )
+            workload = workload.replace(kv_dtype=KVDtype.FP16)
+        base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
         split = kv_split(model, workload, runtime)
         split["weights_bytes_host"] = weight_split(model, weights, runtime)["host"]
         state = state_part(
@@ -378,9 +514,10 @@ class LlamaCppProfile(FormulaProfile):
             base = dataclasses.replace(base, state=state)
         return with_parts(
             base,
+            warnings=tuple(warnings),
             weights=self._weights(model, weights, runtime),
             kv_cache=self._kv(split),
-            activations=self._compute(model, workload, runtime),
+            activations=self._compute(model, weights, workload, runtime),
             overhead=Part(
                 "overhead",
                 "Overhead",
@@ -403,6 +540,30 @@ class LlamaCppProfile(FormulaProfile):
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Return the overhead part (0 for llama.cpp; Ollama's minimum memory)."""
         return breakdown.overhead.bytes
+
+    def kv_capacity(
+        self,
+        breakdown: Breakdown,
+        model: ModelSpec,
+        workload: Workload,
+        runtime: Runtime,
+        kv_budget_bytes: int,
+    ) -> tuple[int, int | None, Fraction]:
+        """Cells that fit the budget, in whole 256-cell pads (no blocks), and cells / context.
+
+        A cell costs K + V of one token on every device layer (sliding layers counted at full
+        size, as for the other engines' "tokens").
+        """
+        per_cell = kv_bytes_per_cell(model, workload, runtime)
+        fit = max(0, kv_budget_bytes) // per_cell // CELL_PAD * CELL_PAD if per_cell else 0
+        return fit, None, Fraction(fit, workload.context_tokens)
+
+    def at_point(
+        self, workload: Workload, runtime: Runtime, batch: int, context: int
+    ) -> tuple[Workload, Runtime]:
+        """``batch`` sequences are ``batch`` slots: a set ``n_parallel`` moves with it."""
+        wl = workload.replace(batch=batch, context_tokens=context)
+        return wl, runtime if runtime.n_parallel is None else runtime.replace(n_parallel=batch)
 
     @staticmethod
     def _weights(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
@@ -433,20 +594,38 @@ class LlamaCppProfile(FormulaProfile):
         )
 
     @staticmethod
-    def _compute(model: ModelSpec, workload: Workload, runtime: Runtime) -> Part:
+    def _compute(
+        model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> Part:
         if runtime.compute_buffer_bytes is not None:
             return measured_part(
                 "activations", "Compute buffer", runtime.compute_buffer_bytes, "compute buffer size"
             )
-        value = compute_buffer_bytes(model, workload, runtime)
+        graph = compute_buffer_bytes(model, workload, runtime)
+        copy = output_copy_bytes(model, weights, runtime)
+        fa = flash_attention(runtime, workload)
+        notes = [
+            "flash attention on: no f32 KQ scores in the compute buffer"
+            if fa
+            else "flash attention off: the f32 KQ scores are in the compute buffer",
+            "modelled within about 15 %: calibrate from the log's compute buffer line",
+        ]
+        if copy:
+            notes.insert(
+                0,
+                "the output layer stays in host memory (n_gpu_layers <= num_hidden_layers): its "
+                f"matrix ({copy:,} bytes) is copied into the compute buffer for batches of "
+                f"{OFFLOAD_MIN_BATCH}+ tokens (ggml-backend.cpp scheduler)",
+            )
         return Part(
             "activations",
             "Compute buffer",
-            value,
+            graph + copy,
             "max(n_head * cells * n_ubatch * 4 [no FA], n_ubatch * vocab * 4)"
-            " + n_ubatch * (hidden + ffn) * 4",
-            f"{value:,}",
-            ("modelled within about 15 %: calibrate from the log's compute buffer line",),
+            " + n_ubatch * (hidden + ffn) * 4"
+            + (" + output_matrix [output on host]" if copy else ""),
+            f"{graph:,}" + (f" + {copy:,}" if copy else ""),
+            tuple(notes),
         )
 
     def figures(

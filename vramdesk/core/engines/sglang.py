@@ -78,13 +78,17 @@ class SglangProfile(FormulaProfile):
         )
 
     def usable_bytes(self, breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> int:
-        """Return ``floor(total * mem_fraction_static) - weights + activations``.
+        """Return the KV pool: ``floor(total * mem_fraction_static) - weights``.
 
-        The KV pool is the static fraction less the weights; activations are added back
-        because the solver subtracts them again, and they live outside the static pool.
+        Activations live outside the static pool (``total * (1 - mem_fraction_static)``), so
+        only the KV cache is compared with it (:meth:`need_bytes`).
         """
         static = math.floor(capacity_bytes * mem_fraction(runtime))
-        return static - breakdown.weights.bytes + breakdown.activations.bytes
+        return static - breakdown.weights.bytes
+
+    def need_bytes(self, breakdown: Breakdown) -> int:
+        """KV cache and recurrent state: activations are outside the static pool."""
+        return breakdown.kv_cache.bytes + breakdown.state_bytes
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Nothing besides the static fraction (see :meth:`usable_bytes`)."""
@@ -100,15 +104,20 @@ class SglangProfile(FormulaProfile):
         gpu_total_bytes: int | None = None,
         counts: dict[str, int] | None = None,
     ) -> dict[str, int | Fraction]:
-        """Pool tokens (given, or from the static fraction) and the K and V sizes."""
+        """Pool tokens (given, from a given pool size, or from the static fraction), K and V.
+
+        ``max_total_num_tokens = pool bytes // cell`` (``model_runner.py``
+        ``profile_max_num_token``), ``cell`` the bytes per token over the GPU's layers.
+        """
         b = self.estimate(model, weights, workload, runtime)
         out: dict[str, int | Fraction] = {"weights_bytes": b.weights.bytes}
-        tokens = (counts or {}).get("kv_cache_tokens")
+        counts = counts or {}
+        tokens = counts.get("kv_cache_tokens")
         cell = kv_bytes_per_token(model, workload.kv_dtype, runtime)
+        if tokens is None and counts.get("kv_cache_bytes") is not None:
+            tokens = counts["kv_cache_bytes"] // cell  # a given pool size feeds the tokens
         if tokens is None and gpu_total_bytes is not None:
-            tokens = (
-                max(0, self.usable_bytes(b, gpu_total_bytes, runtime) - b.activations.bytes) // cell
-            )
+            tokens = max(0, self.usable_bytes(b, gpu_total_bytes, runtime)) // cell
         if tokens is None:
             return out
         e = workload.kv_dtype.bytes_per_element

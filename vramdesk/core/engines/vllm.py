@@ -40,10 +40,11 @@ from vramdesk.core.estimate import (
     Part,
     kv_bytes_per_token_per_layer,
     kv_cache_part,
+    shared_prefix_tokens,
     weights_part,
 )
 from vramdesk.core.formats import WeightFormat, WeightSpec
-from vramdesk.core.model import FULL, RECURRENT, ModelSpec, count_params, total_params
+from vramdesk.core.model import FULL, RECURRENT, SLIDING, ModelSpec, count_params, total_params
 from vramdesk.core.runtime import Engine, Runtime
 from vramdesk.core.state import state_layers
 from vramdesk.core.units import MIB, ceil_bytes
@@ -65,7 +66,17 @@ BLOCK_SIZES = (1, 8, 16, 32, 64, 128)
 #: Profile-run defaults: V0 ``max(max_model_len, 2048)`` tokens and 256 sequences; V1 (the
 #: OpenAI server on large GPUs) 8192 tokens and 1024 sequences (``vllm/engine/arg_utils.py``).
 V0_MIN_BATCHED_TOKENS, V0_MAX_NUM_SEQS = 2048, 256
+#: V0 enables chunked prefill by itself above this ``max_model_len`` (``arg_utils.py``
+#: ``use_long_context = max_model_len > 32768``).
+V0_LONG_CONTEXT = 32_768
+#: First release whose V0 chunked-prefill default is 2048 tokens (512 before); an assumption
+#: between the 0.6 logs (512) and the 0.8.5 logs (2048).
+V0_CHUNKED_2048_SINCE = (0, 7)
 V1_BATCHED_TOKENS, V1_MAX_NUM_SEQS = 8192, 1024
+#: First release whose "GPU KV cache size" log is ``int(max_concurrency * max_model_len)``
+#: rather than ``num_blocks // len(groups) * block_size`` (vllm-project/vllm#40691 reports the
+#: old rule on 0.19.0); the exact release is an assumption.
+KV_TOKENS_FROM_CONCURRENCY_SINCE = (0, 20)
 #: Live fp32 logit-sized buffers at the V1 profile peak (the dummy sampler run), fitted to
 #: Llama-3.1-8B (8.71) and Qwen3-32B TP2 (8.92) on vLLM 0.11 / H100: 8.8 within 2 %. The
 #: multimodal Mistral-Small-3.2 run peaked at 2.5x less: the activation model is +-60 %.
@@ -279,16 +290,52 @@ def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> P
 
 
 # ------------------------------------------------------------------ activations
-def batched_tokens(workload: Workload, runtime: Runtime) -> int:
+def v0_auto_chunked_prefill(
+    workload: Workload, runtime: Runtime, model: ModelSpec | None = None
+) -> bool:
+    """Whether vLLM V0 turns chunked prefill on by itself for this run.
+
+    ``vllm/engine/arg_utils.py`` ``create_engine_config`` (0.6-0.8, V0): when
+    ``--enable-chunked-prefill`` is not given and ``max_model_len > 32768`` on a GPU, it enables
+    chunked prefill unless the model has a sliding window or prefix caching, LoRA or
+    speculative decoding is on ("Chunked prefill is enabled by default for models with
+    max_model_len > 32K"). Here: V0, no ``max_num_batched_tokens`` or chunk given, context
+    above :data:`V0_LONG_CONTEXT`, no sliding window, no shared prefix (prefix caching).
+    """
+    return (
+        parse_version(runtime.engine_version)[0]
+        and runtime.max_num_batched_tokens is None
+        and workload.chunk_tokens is None
+        and workload.context_tokens > V0_LONG_CONTEXT
+        and runtime.shared_prefix_tokens == 0
+        and not (model is not None and model.sliding_window)
+    )
+
+
+def v0_chunked_default(version: str | None) -> int:
+    """``max_num_batched_tokens`` V0 uses once chunked prefill is on and none is given.
+
+    ``vllm/config.py`` ``SchedulerConfig``: 512 in 0.6 ("Chunked prefill is enabled with
+    max_num_batched_tokens=512"); 2048 in later V0 engines (0.8.5 logs print 2048; the first
+    release with 2048 is an assumption, :data:`V0_CHUNKED_2048_SINCE`).
+    """
+    return 2048 if parse_version(version)[1] >= V0_CHUNKED_2048_SINCE else 512
+
+
+def batched_tokens(workload: Workload, runtime: Runtime, model: ModelSpec | None = None) -> int:
     """Tokens of the profile run (vLLM's ``max_num_batched_tokens``).
 
     The runtime's ``max_num_batched_tokens``, else the workload's ``chunk_tokens`` (the
-    chunked-prefill size is that flag in vLLM, SPEC §3.4), else the version's default.
+    chunked-prefill size is that flag in vLLM, SPEC §3.4), else the version's default: V1
+    8192; V0 ``max(max_model_len, 2048)``, or :func:`v0_chunked_default` when V0 turns chunked
+    prefill on by itself (:func:`v0_auto_chunked_prefill`, above 32K tokens).
     """
     if runtime.max_num_batched_tokens is not None:
         return runtime.max_num_batched_tokens
     if workload.chunk_tokens is not None:
         return workload.chunk_tokens
+    if v0_auto_chunked_prefill(workload, runtime, model):
+        return v0_chunked_default(runtime.engine_version)
     if parse_version(runtime.engine_version)[0]:
         return max(workload.context_tokens, V0_MIN_BATCHED_TOKENS)
     return V1_BATCHED_TOKENS
@@ -315,7 +362,8 @@ def activation_peak_part(model: ModelSpec, workload: Workload, runtime: Runtime)
             "torch peak memory increase",
         )
     is_v0 = parse_version(runtime.engine_version)[0]
-    tokens, seqs = batched_tokens(workload, runtime), V0_MAX_NUM_SEQS if is_v0 else V1_MAX_NUM_SEQS
+    seqs = V0_MAX_NUM_SEQS if is_v0 else V1_MAX_NUM_SEQS
+    tokens = batched_tokens(workload, runtime, model)
     inter = model.intermediate_size or (model.moe_intermediate_size or 0) * max(
         1, model.num_experts_per_tok
     )
@@ -330,7 +378,17 @@ def activation_peak_part(model: ModelSpec, workload: Workload, runtime: Runtime)
         "k_mlp * T * (hidden + 2 * intermediate / TP) * 2 + k_logits * S * vocab * 4",
         f"{float(mlp_k):g} * {tokens:,} * {width:,} * 2 + {float(logit_k):g} * "
         f"{min(seqs, tokens):,} * {model.vocab_size} * 4",
-        ("fitted to published vLLM logs; +-60 % across models: calibrate from a start-up log",),
+        (
+            "fitted to published vLLM logs; +-60 % across models: calibrate from a start-up log",
+            *(
+                (
+                    f"V0 turns chunked prefill on by itself above {V0_LONG_CONTEXT:,} tokens: "
+                    f"the profile run is {tokens:,} tokens (arg_utils.py)",
+                )
+                if v0_auto_chunked_prefill(workload, runtime, model)
+                else ()
+            ),
+        ),
     )
 
 
@@ -443,7 +501,9 @@ def blocks_per_request(
         elif kind == RECURRENT:  # one state block per request (mamba_cache_mode none)
             need += n
         else:
-            span = min((model.sliding_window or ctx) - 1 + batched_tokens(workload, runtime), ctx)
+            span = min(
+                (model.sliding_window or ctx) - 1 + batched_tokens(workload, runtime, model), ctx
+            )
             need += n * (-(-span // block) + 1)
     return need
 
@@ -496,6 +556,7 @@ class VllmProfile(FormulaProfile):
     """vLLM (V0 and V1): see the module docstring for the engine sources followed."""
 
     engine = Engine.VLLM
+    logs_concurrency = True
 
     def check_engine_version(self, version: str | None) -> None:
         """Refuse a version :func:`parse_version` cannot read (:func:`check_version`)."""
@@ -548,18 +609,79 @@ class VllmProfile(FormulaProfile):
         base = dataclasses.replace(
             base, warnings=tuple(n for n in base.warnings if not n.startswith("chunk_tokens"))
         )
+        kv = None  # Mamba hybrids: hybrid_parts above; sliding windows: the reservation
+        if hybrid is None:
+            kv = self.reserved_kv_part(model, workload, runtime, extras["kv_block_bytes"])
         return with_parts(
             base,
             weights=w,
+            kv_cache=kv,
             activations=act,
             overhead=non_torch_part(runtime),
             extras=extras,
             warnings=dtype_notes,
         )
 
+    @staticmethod
+    def reserved_kv_part(
+        model: ModelSpec, workload: Workload, runtime: Runtime, unit: int
+    ) -> Part | None:
+        """The KV cache as V1's hybrid allocator reserves it, for models with sliding layers.
+
+        ``vllm/v1/core/kv_cache_utils.py`` (``get_max_concurrency_for_kv_cache_config``): a
+        request of ``max_model_len`` tokens holds, in every KV group, the blocks its spec's
+        ``max_memory_usage_bytes`` asks (full: ``cdiv(L, block)``; sliding: ``cdiv(min(window
+        - 1 + max_num_batched_tokens, L), block) + 1``), each block ``unit`` bytes over the
+        group's layers. So ``kv = unit * (batch * blocks_per_request - (batch - 1) * shared
+        prefix blocks of the full groups)``: the forward estimate, the solver's max
+        concurrency and the logged "Maximum concurrency" answer the same question.
+
+        ``None`` (the formula's cache, identical for full attention) for V0, for models
+        without sliding layers, or when the window is not exploited.
+        """
+        types = layer_types_per_gpu(model, runtime)
+        if (
+            parse_version(runtime.engine_version)[0]
+            or SLIDING not in types
+            or not runtime.sliding_window_exploited
+            or not model.sliding_window
+        ):
+            return None
+        _, groups = kv_groups(types)
+        per_request = blocks_per_request(model, workload, runtime, groups)
+        shared_blocks = shared_prefix_tokens(workload, runtime) // (runtime.block_size or 16)
+        full_groups = groups.get(FULL, 0)
+        batch = workload.batch
+        blocks = batch * per_request - (batch - 1) * shared_blocks * full_groups
+        return Part(
+            "kv_cache",
+            "KV cache",
+            unit * blocks,
+            "block_bytes * (batch * blocks_per_request - (batch - 1) * shared_prefix_blocks)",
+            f"{unit:,} * ({batch} * {per_request:,} - {batch - 1} * {shared_blocks * full_groups})",
+            (
+                "vLLM's hybrid allocator reserves, per request, blocks in every KV group; a "
+                "sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)",
+            ),
+        )
+
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Non-torch memory (and CUDA graphs where subtracted): the overhead part."""
         return breakdown.overhead.bytes
+
+    def solve_notes(self, model: ModelSpec, runtime: Runtime) -> tuple[str, ...]:
+        """V1 with sliding layers: every figure follows the hybrid allocator's reservation."""
+        if parse_version(runtime.engine_version)[0] or not model.sliding_window:
+            return super().solve_notes(model, runtime)
+        return (
+            "sliding-window layers: vLLM's hybrid allocator reserves blocks per request in every "
+            "KV group; the KV cache, max concurrency and the logged concurrency all follow it",
+        )
+
+    def context_breaks(self, workload: Workload, runtime: Runtime) -> tuple[int, ...]:
+        """V0 turns chunked prefill on above 32,768 tokens: the profile run shrinks there."""
+        probe = workload.replace(context_tokens=V0_LONG_CONTEXT + 1)
+        return (V0_LONG_CONTEXT,) if v0_auto_chunked_prefill(probe, runtime) else ()
 
     def kv_capacity(
         self,
@@ -599,7 +721,16 @@ class VllmProfile(FormulaProfile):
         gpu_total_bytes: int | None = None,
         counts: dict[str, int] | None = None,
     ) -> dict[str, int | Fraction]:
-        """Start-up figures: weights, profiler terms, KV budget, blocks, tokens, concurrency."""
+        """Start-up figures: weights, profiler terms, KV budget, blocks, tokens, concurrency.
+
+        A given KV figure feeds every figure derived from it, in any direction
+        (``kv_cache_utils.py``: ``num_blocks = budget // block_bytes``, tokens ``num_blocks //
+        groups * block_size``): given ``num_gpu_blocks`` is used as is; given
+        ``kv_cache_tokens`` gives ``tokens // block_size * groups`` blocks; given
+        ``kv_cache_bytes`` (or the budget from ``gpu_total_bytes``) gives ``bytes //
+        block_bytes`` blocks. Block bytes use the KV heads one GPU holds (``max(1, kv_heads
+        // TP)``). Without a budget, ``kv_cache_bytes`` is ``blocks * block_bytes``.
+        """
         counts = counts or {}
         b = self.estimate(model, weights, workload, runtime)
         out: dict[str, int | Fraction] = {
@@ -611,15 +742,19 @@ class VllmProfile(FormulaProfile):
             "peak_bytes": b.weights.bytes + b.activations.bytes,
             **b.extras,
         }
+        unit = b.extras["kv_block_bytes"]
+        _, groups = kv_groups(layer_types_per_gpu(model, runtime))
+        given_bytes = counts.get("kv_cache_bytes")
+        budget = given_bytes
+        if budget is None and gpu_total_bytes is not None:
+            budget = out["kv_cache_bytes"] = kv_budget_bytes(gpu_total_bytes, b, runtime)
         blocks = counts.get("num_gpu_blocks")
-        if gpu_total_bytes is not None:
-            out["kv_cache_bytes"] = kv_budget_bytes(gpu_total_bytes, b, runtime)
-            if blocks is None:
-                unit = b.extras["kv_block_bytes"]
-                blocks = max(0, out["kv_cache_bytes"] // unit) if unit else 0
-        elif counts.get("kv_cache_tokens") is not None and blocks is None:
-            per_token = b.extras["kv_block_bytes"] // (runtime.block_size or 16)
-            out["kv_cache_bytes"] = counts["kv_cache_tokens"] * per_token
+        if blocks is None and counts.get("kv_cache_tokens") is not None:
+            blocks = counts["kv_cache_tokens"] // (runtime.block_size or 16) * sum(groups.values())
+        if blocks is None and budget is not None:
+            blocks = max(0, budget // unit) if unit else 0
+        if blocks is not None and budget is None:
+            out["kv_cache_bytes"] = blocks * unit
         if blocks is not None:
             out.update(self.block_figures(model, workload, runtime, blocks))
         return out
@@ -629,15 +764,23 @@ class VllmProfile(FormulaProfile):
     ) -> dict[str, int | Fraction]:
         """Return ``num_gpu_blocks``, ``kv_cache_tokens`` and ``max_concurrency`` as logged.
 
-        V1: ``blocks`` over the blocks one request needs in every group; V0
-        (``gpu_executor.py``): ``blocks * block_size / max_model_len``.
+        V1: concurrency is ``blocks`` over the blocks one request needs in every group; V0
+        (``gpu_executor.py``): ``blocks * block_size / max_model_len``. The logged "GPU KV
+        cache size" of V1 is ``blocks // groups * block_size`` before
+        :data:`KV_TOKENS_FROM_CONCURRENCY_SINCE` and ``int(concurrency * max_model_len)`` from
+        it (``kv_cache_utils.py``: the old rule undercounts hybrid models), following
+        ``engine_version``. The two agree for one group of full-attention layers.
         """
         _, groups = kv_groups(layer_types_per_gpu(model, runtime))
         runtime = _hybrid_runtime(model, workload, runtime)
         block = runtime.block_size or 16
+        is_v0, release = parse_version(runtime.engine_version)
         tokens = blocks // max(1, sum(groups.values())) * block
-        if parse_version(runtime.engine_version)[0]:
+        if is_v0:
             concurrency = Fraction(blocks * block, workload.context_tokens)
         else:
-            concurrency = Fraction(blocks, blocks_per_request(model, workload, runtime, groups))
+            per_request = blocks_per_request(model, workload, runtime, groups)
+            concurrency = Fraction(blocks, per_request) if per_request else Fraction(0)
+            if release >= KV_TOKENS_FROM_CONCURRENCY_SINCE:
+                tokens = math.floor(concurrency * workload.context_tokens)
         return {"num_gpu_blocks": blocks, "kv_cache_tokens": tokens, "max_concurrency": concurrency}

@@ -1,0 +1,357 @@
+"""The left column: the everyday inputs together at the top, the details in sections that open.
+
+The forms (:class:`~vramdesk.gui.binding.BoundForm`) build every input; this module only moves
+widgets. The rows people change first (model, weight format, context, concurrency, KV cache
+dtype, engine, tensor parallel, target GPU) are taken out of their forms into one "Scenario"
+group at the top. What stays in each form (the architecture filled by presets and imports,
+quantization details, prefill, engine knobs) is hidden behind a toggle at the top of that form,
+opened on demand and opened by itself when one of its fields is refused. Every input keeps its
+``objectName`` (its field name) and stays in its form's ``fields``: binding is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QFrame,
+    QGroupBox,
+    QLabel,
+    QLayoutItem,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from vramdesk.core.views import shorten
+from vramdesk.gui.binding import BoundForm, wrappable
+
+#: Characters a choice box is wide enough for (the open list shows whole entries).
+COMBO_CHARACTERS = 16
+
+#: The everyday inputs, in the order shown at the top: (form key, field name).
+ESSENTIALS = (
+    ("weights", "format"),
+    ("workload", "context_tokens"),
+    ("workload", "batch"),
+    ("workload", "kv_dtype"),
+    ("runtime", "engine"),
+    ("runtime", "tensor_parallel_size"),
+    ("target", "target"),
+    ("target", "custom_capacity"),
+)
+
+
+def _row_of(layout: QFormLayout, widget: QWidget) -> int:
+    """The row of ``layout`` holding ``widget`` or the container it sits in (-1: none)."""
+    while widget is not None:
+        row, _role = layout.getWidgetPosition(widget)
+        if row >= 0:
+            return row
+        widget = widget.parentWidget()
+    return -1
+
+
+def _widget(item: QLayoutItem | None) -> QWidget | None:
+    return None if item is None else item.widget()
+
+
+def _fit_list_to_entries(combo: QComboBox) -> None:
+    """Keep the open list of ``combo`` as wide as its longest entry, as entries change."""
+
+    def fit(*_args: object) -> None:
+        view = combo.view()
+        scroll_bar = view.verticalScrollBar().sizeHint().width()
+        view.setMinimumWidth(view.sizeHintForColumn(0) + scroll_bar)
+
+    model = combo.model()
+    for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset, model.dataChanged):
+        signal.connect(fit)
+    fit()
+
+
+def _tooltip_is_current_text(combo: QComboBox) -> None:
+    """The chosen entry's whole text as the tooltip (a narrow box may elide it).
+
+    Stored as the ``hint`` too, which binding restores when a refusal's mark is cleared.
+    """
+
+    def show(text: str) -> None:
+        combo.setProperty("hint", text)
+        if not combo.property("invalid"):
+            combo.setToolTip(text)
+
+    combo.currentTextChanged.connect(show)
+    show(combo.currentText())
+
+
+class DetailsToggle:
+    """Show or hide every row of ``form`` but its error line and this toggle.
+
+    Parameters
+    ----------
+    form : BoundForm
+        The form whose remaining rows are the details.
+    text : str
+        The toggle's text (it says what opens).
+    name : str
+        The toggle button's objectName.
+    """
+
+    def __init__(self, form: BoundForm, text: str, name: str) -> None:
+        self.form = form
+        self.button = QToolButton()
+        self.button.setObjectName(name)
+        self.button.setText(text)
+        self.button.setCheckable(True)
+        self.button.setAutoRaise(True)
+        self.button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.button.toggled.connect(self._apply)
+        form.layout_.insertRow(0, self.button)
+        self._apply(False)
+
+    def rows(self) -> list[int]:
+        """Rows that open and close: all but the toggle and the form's error line."""
+        layout, keep = self.form.layout_, {self.button, self.form.error_label}
+        roles = (
+            QFormLayout.ItemRole.LabelRole,
+            QFormLayout.ItemRole.FieldRole,
+            QFormLayout.ItemRole.SpanningRole,
+        )
+        rows = []
+        for row in range(layout.rowCount()):
+            widgets = {_widget(layout.itemAt(row, role)) for role in roles}
+            if not widgets & keep:
+                rows.append(row)
+        return rows
+
+    def is_open(self) -> bool:
+        """Whether the details are shown."""
+        return self.button.isChecked()
+
+    def set_open(self, shown: bool) -> None:
+        """Open or close the details."""
+        self.button.setChecked(shown)
+        self._apply(shown)
+
+    def _apply(self, shown: bool) -> None:
+        arrow = Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        self.button.setArrowType(arrow)
+        for row in self.rows():
+            self.form.layout_.setRowVisible(row, shown)
+
+
+class ScenarioGroup(QGroupBox):
+    """The "Scenario" group: the everyday inputs, each still bound by (and owned by) its form.
+
+    ``fields`` and :meth:`choices` answer for the widgets shown here, as a form's do, so code
+    that walks up from a widget to the group holding it finds what it would find in the form.
+    """
+
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(title, parent)
+        self.fields: dict[str, QWidget] = {}
+        self.owners: dict[str, BoundForm] = {}
+
+    def choices(self, name: str) -> list[object]:
+        """The values of choice field ``name`` (from the form that binds it)."""
+        return self.owners[name].choices(name)
+
+
+class FormColumn(QScrollArea):
+    """The scrolling left column: the "Scenario" group, then each form with its details closed.
+
+    Parameters
+    ----------
+    forms : dict of str to BoundForm
+        ``model``, ``weights``, ``workload``, ``runtime`` and ``target`` forms, built.
+    """
+
+    def __init__(self, forms: dict[str, BoundForm], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("forms")
+        self.forms = forms
+        self.controller = forms["model"].controller
+        self.essentials = ScenarioGroup(self.tr("Scenario"))
+        self.essentials.setObjectName("essentials")
+        self.essential_layout = QFormLayout(self.essentials)
+        self.essential_layout.setFieldGrowthPolicy(
+            QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow
+        )
+        self.error_label = QLabel()
+        self.error_label.setObjectName("essentials_error")
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #c0392b;")
+        self.error_label.hide()
+        self.essential_layout.addRow(self.error_label)
+        self._take_model_picker(forms["model"])
+        relabel = {
+            "format": self.tr("Weight format"),
+            "target": self.tr("Target GPU"),
+        }
+        for key, name in ESSENTIALS:
+            self._take(forms[key], forms[key].fields[name], relabel.get(name))
+        self.essential_widgets = {name: forms[key].fields[name] for key, name in ESSENTIALS}
+        self.essentials.fields.update(self.essential_widgets)
+        self.essentials.owners.update({name: forms[key] for key, name in ESSENTIALS})
+        texts = {
+            "model": self.tr("Architecture (filled by presets and imports)"),
+            "weights": self.tr("Quantization details"),
+            "workload": self.tr("Prefill, activations and live tokens"),
+            "runtime": self.tr("Engine memory settings and overhead"),
+        }
+        self.toggles = {
+            key: DetailsToggle(forms[key], text, f"{key}_details") for key, text in texts.items()
+        }
+        self._narrow_widgets()
+        self._tab_in_reading_order()
+        # the target form has nothing left to show: both its inputs are in the Scenario group
+        forms["target"].hide()
+        column = QWidget()
+        column.setObjectName("form_column")
+        layout = QVBoxLayout(column)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.essentials)
+        for key in ("model", "weights", "workload", "runtime", "target"):
+            layout.addWidget(forms[key])
+        layout.addStretch(1)
+        self.setWidget(column)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.controller.fieldInvalid.connect(self._on_invalid)
+        self.controller.fieldsValid.connect(self.error_label.hide)
+
+    # ------------------------------------------------------------ building
+    def _take_model_picker(self, form: BoundForm) -> None:
+        picker = getattr(form, "preset_box", None)
+        button = getattr(form, "import_button", None)
+        if picker is not None:
+            row = picker.parentWidget()
+            if row is not form and not row.objectName():
+                row.setObjectName("preset_row")
+            self._take(form, picker, self.tr("Model"))
+        if button is not None:
+            self._take(form, button, None)
+
+    def _take(self, form: BoundForm, widget: QWidget, label_text: str | None) -> None:
+        """Move the row holding ``widget`` from ``form`` into the Scenario group."""
+        row = _row_of(form.layout_, widget)
+        if row < 0:
+            return
+        taken = form.layout_.takeRow(row)
+        label, field = _widget(taken.labelItem), _widget(taken.fieldItem)
+        if field is None:
+            return
+        if label is None:
+            self.essential_layout.addRow(field)
+            return
+        if label_text is not None and isinstance(label, QLabel):
+            label.setText(label_text)
+        self.essential_layout.addRow(label, field)
+
+    def _tab_in_reading_order(self) -> None:
+        """Tab walks the Scenario group top to bottom (the rows were moved in from the forms)."""
+        layout, chain = self.essential_layout, []
+        roles = (QFormLayout.ItemRole.FieldRole, QFormLayout.ItemRole.SpanningRole)
+        for row in range(layout.rowCount()):
+            for role in roles:
+                widget = _widget(layout.itemAt(row, role))
+                if widget is None:
+                    continue
+                inner = widget.layout()
+                parts = (
+                    [widget]
+                    if inner is None
+                    else [inner.itemAt(i).widget() for i in range(inner.count())]
+                )
+                chain += [
+                    w for w in parts if w is not None and w.focusPolicy() & Qt.FocusPolicy.TabFocus
+                ]
+        for first, second in zip(chain, chain[1:], strict=False):
+            QWidget.setTabOrder(first, second)
+
+    def _narrow_widgets(self) -> None:
+        """Let long texts wrap or elide, so no choice or derived value sets the column's width.
+
+        A combo box's list still opens as wide as its longest entry; the chosen entry's full
+        text is in the tooltip.
+        """
+        for form in [*self.forms.values(), self.essentials]:
+            # a row too narrow for label and field puts the field under its label
+            form.layout().setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+            for combo in form.findChildren(QComboBox):
+                combo.setSizeAdjustPolicy(
+                    QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+                )
+                longest = max((len(combo.itemText(i)) for i in range(combo.count())), default=0)
+                combo.setMinimumContentsLength(min(COMBO_CHARACTERS, max(longest, 3)))
+                _fit_list_to_entries(combo)
+                _tooltip_is_current_text(combo)
+            for label in form.findChildren(QLabel):
+                if label.property("derived"):
+                    label.setWordWrap(True)
+
+    # ------------------------------------------------------------- state
+    def required_width(self) -> int:
+        """Width the column needs with every section open (so opening one never clips it)."""
+        return self._width_open(preferred=False)
+
+    def preferred_width(self) -> int:
+        """Width at which every section, open, shows each label beside its field."""
+        return self._width_open(preferred=True)
+
+    def _width_open(self, preferred: bool) -> int:
+        was = {key: t.is_open() for key, t in self.toggles.items()}
+        for toggle in self.toggles.values():
+            toggle.set_open(True)
+        for form in self.forms.values():  # layouts post their change: take it in now
+            form.layout_.invalidate()
+            form.updateGeometry()
+        self.widget().layout().invalidate()
+        hint = self.widget().sizeHint() if preferred else self.widget().minimumSizeHint()
+        for key, toggle in self.toggles.items():
+            toggle.set_open(was[key])
+        return hint.width() + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
+
+    def toggle_for(self, widget: QWidget) -> DetailsToggle | None:
+        """The toggle of the section holding ``widget`` (None: it is an everyday input)."""
+        for key, toggle in self.toggles.items():
+            if self.forms[key].isAncestorOf(widget):
+                return toggle
+        return None
+
+    def open_sections(self) -> list[str]:
+        """Keys of the forms whose details are open."""
+        return [key for key, toggle in self.toggles.items() if toggle.is_open()]
+
+    def set_open_sections(self, keys: Iterable[str]) -> None:
+        """Open the details of the forms named in ``keys``, close the others."""
+        wanted = set(keys)
+        for key, toggle in self.toggles.items():
+            toggle.set_open(key in wanted)
+
+    def _on_invalid(self, field: str, reason: str) -> None:
+        """Show a refusal where its field is: in the Scenario group, or open its section."""
+        for key, form in self.forms.items():
+            widget = form.widget_for(field)
+            if widget is None:
+                continue
+            if widget in self.essential_widgets.values():
+                text = f"{field}: {reason}"
+                self.error_label.setText(wrappable(shorten(text, 200)))
+                self.error_label.setToolTip(shorten(text, 2000))
+                self.error_label.show()
+                form.error_label.hide()  # shown once, beside the field
+            else:
+                self.error_label.hide()
+                if key in self.toggles:
+                    self.toggles[key].set_open(True)
+                self.ensureWidgetVisible(widget)
+            return
