@@ -21,6 +21,7 @@ CONTEXT = "Core"
 
 #: Every core string the window may show (generated from the core's tables; see the test).
 MARKED = [
+    QT_TRANSLATE_NOOP("Core", '{batch} x {context} tokens'),
     QT_TRANSLATE_NOOP("Core", 'Fits: {shape} need {need} of the {budget} KV budget ({spare} to spare)'),
     QT_TRANSLATE_NOOP("Core", 'Tight: {shape} fit the {budget} KV budget, but the estimated total {total} exceeds the {capacity} card'),
     QT_TRANSLATE_NOOP("Core", 'Tight: {shape} fit the {budget} KV budget with only {spare} to spare'),
@@ -30,7 +31,7 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", 'Estimated total {total} vs capacity {capacity}: {relation} (forward estimate, overhead included)'),
     QT_TRANSLATE_NOOP("Core", 'within the card'),
     QT_TRANSLATE_NOOP("Core", 'over the card'),
-    QT_TRANSLATE_NOOP("Core", '{usable} for KV cache and activations'),
+    QT_TRANSLATE_NOOP("Core", '{usable} ({exact} B)'),
     QT_TRANSLATE_NOOP("Core", 'none: the weights alone ({weights}) exceed the {capacity} card by {over}'),
     QT_TRANSLATE_NOOP("Core", 'none: weights and reserved memory exceed what the engine may use by {over}'),
     QT_TRANSLATE_NOOP("Core", 'Store the KV cache in {value}'),

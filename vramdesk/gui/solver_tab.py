@@ -20,8 +20,10 @@ from vramdesk.core.units import format_bytes
 from vramdesk.core.verdict import LEVER_TITLES, LIMIT_TITLES, advice_sentence, usable_sentence
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text, tr_core
+from vramdesk.gui.theme import tint
 
-SOLVED_STYLE = "QLabel { color: #0b5394; font-weight: 600; }"
+#: Solved values: bold, in the theme's "solved" colour (vramdesk.gui.theme.TEXT_COLOURS).
+SOLVED_CSS = "font-weight: 600;"
 
 
 class SolverTab(QWidget):
@@ -60,7 +62,7 @@ class SolverTab(QWidget):
         for key, label in rows:
             value = QLabel("—")
             value.setObjectName(f"solve_{key}")
-            value.setStyleSheet(SOLVED_STYLE)
+            tint(value, "solved", SOLVED_CSS)
             value.setWordWrap(True)
             self.values[key] = value
             self.row_labels[key] = QLabel(label)
