@@ -2,6 +2,7 @@
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -100,3 +101,19 @@ def test_total_grows_with_context_and_batch(n_layers, n_kv, d, window, c1, c2, b
 # The solver's properties (max concurrency and max context: the answer fits and one more
 # does not) live in tests/core/test_solver_search.py, with estimate() as the oracle, over
 # every engine, with fixed @example rows and a derandomized profile.
+
+
+@pytest.mark.parametrize(
+    "text", ["1e9999999", "1e99999999999999999999999999999999999", "-1E-0000004001", "1e+4001"]
+)
+def test_huge_decimal_exponents_are_refused_at_once(text):
+    import time
+
+    from vramdesk.core.units import to_fraction
+
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="out of range"):
+        to_fraction(text)
+    # Fraction("1e9999999") alone takes about 7 s (it builds 10**9999999)
+    assert time.perf_counter() - start < 0.5
+    assert to_fraction("1e4000") == 10**4000 and to_fraction("1e400") == 10**400

@@ -199,7 +199,8 @@ class CompareTab(QWidget):
             )
             tallest = max(tallest, cap)
         self.capacity_line.setVisible(capacity is not None)
-        self.plot.setXRange(-0.6, max(len(shown) - 0.4, 0.6), padding=0)
+        # room right of the last group for the capacity label, clear of every bar
+        self.plot.setXRange(-0.6, max(len(shown) - 0.4, 0.6) + 0.9, padding=0)
         self.plot.setYRange(0, tallest * 1.08, padding=0)
 
     @staticmethod

@@ -9,6 +9,8 @@ concurrency 1 / 8 / 32, each cell the core's KV bytes for that workload.
 
 from __future__ import annotations
 
+import math
+
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
 from PySide6.QtCore import Qt, QTimer
@@ -142,6 +144,7 @@ class KvGrowthTab(QWidget):
             curve.setData(contexts if ys else [], ys)
             self._label(curve, batch)
         self.plot.setLabel("left", self.tr("KV cache ({0})").format(unit.label))
+        self.plot.getAxis("bottom").setTicks([context_ticks(contexts[0], contexts[-1]), []])
         self._draw_budget(contexts)
         self._fill_grid()
 
@@ -208,3 +211,22 @@ class KvGrowthTab(QWidget):
             ]
             for c, b in enumerate(views.SOURCE_GRID_BATCHES)
         }
+
+
+def context_ticks(lo: int, hi: int) -> list[tuple[float, str]]:
+    """Labelled ticks for a log context axis: 128, 512, 2K, 8K, 32K, 128K ... (the grid's).
+
+    pyqtgraph's own log ticks label minor steps too and run into each other on a narrow
+    tab; positions are log10 of the context, as the log-mode axis expects.
+    """
+    out = []
+    for power in range(1, 40, 2):
+        value = 2**power
+        if lo <= value <= hi:
+            text = (
+                f"{value // 2**20}M"
+                if value >= 2**20
+                else (f"{value // 2**10}K" if value >= 2**10 else str(value))
+            )
+            out.append((math.log10(value), text))
+    return out
