@@ -534,3 +534,184 @@ def test_fp32_warning_only_for_fp32():
         return any(x.startswith("fp32 weights") for x in b.warnings)
 
     assert warned(WeightFormat.FP32) and not warned(WeightFormat.BF16)
+
+
+# ------------------------------------------------- second sample (mutants numbered ...5)
+def test_approximate_ggml_type_label():
+    # Q4_K_M is a mix of tensor types: its bits per weight are approximate
+    assert WeightSpec(WeightFormat.parse("Q4_K_M")).label() == "Q4_K_M (4.89 bpw) (approx.)"
+
+
+def test_fits_when_the_need_equals_the_usable_memory_exactly():
+    # usable = floor(cap * 0.9) - 1 GiB - 16,060,522,496; cap 20,231,117,938 ->
+    # floor(18,208,006,144.2) = 18,208,006,144 - 1,073,741,824 - 16,060,522,496 = 1 GiB,
+    # exactly one 8,192-token sequence (131,072 * 8,192 = 1 GiB): it fits, a second does not
+    r = solve(LLAMA8.model, LLAMA8.weights, Workload(8192), Runtime(), 20_231_117_938)
+    assert r.usable_bytes == GIB and r.fits and r.max_concurrency == 1
+
+
+def test_no_context_when_the_prompt_exceeds_the_model_limit():
+    # Phi-3-mini-4k: max_position_embeddings 4,096; a 5,000-token prompt cannot be served
+    phi = find_model("phi-3-mini-4k-instruct")
+    wl = Workload(context_tokens=6000, prompt_len=5000)
+    r = solve(phi.model, phi.weights, wl, Runtime(), 80 * GIB)
+    assert (r.max_context, r.max_context_limited_by) == (0, "memory")
+
+
+def test_overhead_note_only_when_the_overhead_alone_is_too_much():
+    # 24 GiB: usable 6,058,559,078 + weights > 0 -> no note, though weights > usable
+    r = solve(LLAMA8.model, LLAMA8.weights, Workload(8192, 64), Runtime(), 24 * GIB)
+    assert not any("fixed overhead alone" in n for n in r.notes)
+    # 1 GiB: floor(0.9 GiB) - 1 GiB fixed < 0 -> the note
+    r = solve(LLAMA8.model, LLAMA8.weights, Workload(8192), Runtime(), GIB)
+    assert any("fixed overhead alone" in n for n in r.notes)
+
+
+def test_min_gpus_text_names_the_largest_candidate():
+    from vramdesk.core.solve import min_gpus_text
+
+    r = solve(find_model("llama-3.1-405b").model, WeightSpec(), Workload(8192), Runtime(), GIB)
+    assert r.min_gpus is None
+    assert min_gpus_text(r, Engine.FORMULA) == "none up to 64"
+
+
+def test_advice_lists_fitting_levers_first():
+    r = solve(LLAMA8.model, LLAMA8.weights, Workload(8192, 64), Runtime(), 24 * GIB)
+    fits = [a.fits for a in r.advice]
+    assert fits == sorted(fits, reverse=True) and fits[0] and not fits[-1]
+
+
+def test_sglang_pool_from_a_given_size_and_from_a_gpu_too_small():
+    from vramdesk.core.engines.sglang import SglangProfile
+
+    rt = Runtime(engine=Engine.SGLANG)
+    wl = Workload(4096)
+    # 1,000,000,000 B // 131,072 = 7,629 tokens (whole)
+    fig = SglangProfile().figures(
+        LLAMA8.model, LLAMA8.weights, wl, rt, counts={"kv_cache_bytes": 10**9}
+    )
+    assert fig["kv_cache_tokens"] == 7_629
+    # a 4 GiB GPU: floor(4 GiB * 0.88) < 16 GB of weights -> no tokens
+    fig = SglangProfile().figures(LLAMA8.model, LLAMA8.weights, wl, rt, gpu_total_bytes=4 * GIB)
+    assert fig["kv_cache_tokens"] == 0
+
+
+def test_vllm_recent_defaults_from_0_14():
+    from vramdesk.core.engines.vllm import subtracts_cuda_graphs
+
+    assert subtracts_cuda_graphs("0.14.0") and not subtracts_cuda_graphs("0.13.0")
+
+
+def test_vllm_v0_sliding_model_profiles_the_whole_context():
+    # V0 does not chunk a sliding-window model (arg_utils.py): Mistral-7B at 40,000 tokens is
+    # profiled with T = 40,000: 1.6 * 40,000 * (4,096 + 2 * 14,336) * 2 = 4,194,304,000
+    # + S = min(256, T) = 256 logit rows * 32,000 * 4 = 32,768,000 -> 4,227,072,000 B
+    from vramdesk.core.engines.vllm import batched_tokens
+
+    mistral = find_model("mistral-7b-v0.1")
+    rt = Runtime(engine=Engine.VLLM, engine_version="V0 0.6.4")
+    wl = Workload(context_tokens=40_000)
+    assert batched_tokens(wl, rt, mistral.model) == 40_000
+    b = estimate(mistral.model, mistral.weights, wl, rt)
+    assert b.activations.bytes == 4_227_072_000
+
+
+def test_vllm_nccl_buffers_from_two_gpus():
+    # V1 non-torch 144 MiB, + 400 MiB NCCL buffers when TP * PP > 1
+    def overhead(tp):
+        rt = Runtime(engine=Engine.VLLM, tensor_parallel_size=tp)
+        return estimate(LLAMA8.model, LLAMA8.weights, Workload(4096), rt).overhead
+
+    assert overhead(1).bytes == 144 * 2**20 and overhead(1).formula == "non_torch"
+    assert overhead(2).bytes == (144 + 400) * 2**20
+
+
+def _mamba_only() -> ModelSpec:
+    from vramdesk.core.model import RECURRENT
+
+    return ModelSpec(
+        num_hidden_layers=2,
+        num_key_value_heads=1,
+        head_dim=64,
+        layer_types=(RECURRENT,) * 2,
+        conv_state_elements=24_576,
+        ssm_state_elements=131_072,
+        params=10**8,
+    )
+
+
+def test_vllm_pure_recurrent_model_has_no_hybrid_block():
+    # no attention layer: no block to raise; a block over a group is one Mamba page per
+    # layer: (24,576 + 131,072) * 2 B = 311,296 B, group of 2 layers -> 622,592
+    m = _mamba_only()
+    rt = Runtime(engine=Engine.VLLM)
+    assert hybrid_block_size(m, Workload(4096), rt) is None
+    assert VllmProfile.block_bytes(m, Workload(4096), rt) == 622_592
+
+
+def test_vllm_sliding_span_is_window_minus_one_plus_t_at_a_block_edge():
+    # T = 8,194: 4,095 + 8,194 = 12,289 -> cdiv 16 = 769 + 1 = 770 blocks per request
+    # (window - 2 + T = 12,288 would give 768 + 1); 7,700 blocks -> concurrency 10
+    rt = Runtime(engine=Engine.VLLM, engine_version="0.11.0", max_num_batched_tokens=8194)
+    mistral = find_model("mistral-7b-v0.1").model
+    fig = VllmProfile().block_figures(mistral, Workload(context_tokens=32_768), rt, 7700)
+    assert fig["max_concurrency"] == 10
+
+
+def test_vllm_kv_groups_tolerate_a_quarter_more_layers():
+    from vramdesk.core.engines.vllm import kv_groups
+
+    # 4 full and 5 sliding: 5 < 1.25 * 4 is false -> group size 4: 1 + 2 groups
+    assert kv_groups(["full_attention"] * 4 + ["sliding_attention"] * 5) == (
+        4,
+        {"full_attention": 1, "sliding_attention": 2},
+    )
+    # 4 and 4: one size; no layers at all: size 1, no groups
+    assert kv_groups([]) == (1, {})
+
+
+def test_vllm_reserved_kv_shares_the_prefix_blocks_of_full_groups():
+    # Gemma-2-2B, 8,192 tokens x 2 sequences sharing 4,096 (256 blocks) in its 1 full group:
+    # block over a group 851,968 B * (2 * 1,025 - 1 * 256) = 1,794 blocks -> 1,528,430,592
+    g = find_model("gemma-2-2b")
+    rt = Runtime(engine=Engine.VLLM, shared_prefix_tokens=4096)
+    b = estimate(g.model, g.weights, Workload(8192, 2), rt)
+    assert b.kv_cache.bytes == 1_528_430_592
+
+
+def test_capacity_of_a_model_without_kv_is_zero_blocks():
+    enc = ModelSpec(
+        num_hidden_layers=12, num_key_value_heads=12, head_dim=64, causal=False, params=10**8
+    )
+    wl = Workload(512)
+    fig = VllmProfile().figures(
+        enc, WeightSpec(), wl, Runtime(engine=Engine.VLLM), counts={"kv_cache_bytes": 10**9}
+    )
+    assert fig["num_gpu_blocks"] == 0
+    b = estimate(enc, WeightSpec(), wl, Runtime())
+    from vramdesk.core.engines import profile_for
+
+    assert profile_for(Engine.FORMULA).kv_capacity(b, enc, wl, Runtime(), 10**9)[:2] == (0, 0)
+
+
+def test_formula_capacity_without_blocks_counts_tokens():
+    # unpaged: 10,000,000,000 // 131,072 = 76,293 tokens, no blocks
+    b = estimate(LLAMA8.model, LLAMA8.weights, Workload(8192), Runtime(block_size=None))
+    from vramdesk.core.engines import profile_for
+
+    tokens, blocks, _ = profile_for(Engine.FORMULA).kv_capacity(
+        b, LLAMA8.model, Workload(8192), Runtime(block_size=None), 10**10
+    )
+    assert (tokens, blocks) == (76_293, None)
+
+
+def test_ollama_refusal_has_no_llama_cpp_hint():
+    # Ollama stores ggml types itself: the hint to switch to llama.cpp would be wrong
+    with pytest.raises(InputError) as err:
+        estimate(
+            LLAMA8.model,
+            LLAMA8.weights,
+            Workload(4096, kv_dtype=KVDtype.Q5_0),
+            Runtime(engine=Engine.OLLAMA),
+        )
+    assert str(err.value) == "kv_dtype: Ollama has no q5_0 KV cache; use fp16, q8_0 or q4_0"
