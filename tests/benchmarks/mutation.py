@@ -52,6 +52,30 @@ EQUIVALENT: dict[str, str] = {
         "(test_largest_fitting_finds_the_edge_from_any_guess), only the count of estimates "
         "differs, and that stays O(log range)"
     ),
+    "vramdesk.core.solve.xǁ_Problemǁmax_concurrency__mutmut_25": "the guess again (taken as 1)",
+    "vramdesk.core.solve.xǁ_Problemǁmax_concurrency__mutmut_35": "the guess again (2 for 1)",
+    "vramdesk.core.solve.xǁ_Problemǁmax_context__mutmut_65": (
+        "max_context's guess (hi_need + lo_need): it only seeds largest_fitting"
+    ),
+    "vramdesk.core.solve.x__weight_levers__mutmut_5": (
+        "WeightSpec(INT4, group_size=None) is g128 by default: the same spec"
+    ),
+    "vramdesk.core.engines.vllm.x_parse_version__mutmut_15": (
+        "an unreadable version is read as the newest, (99,) or (100,): both exceed every "
+        "release the profile compares with"
+    ),
+    "vramdesk.core.engines.llamacpp.x_flash_attention__mutmut_15": (
+        "the branch for engines other than llama.cpp and Ollama: only their profiles call it"
+    ),
+    "vramdesk.core.engines.llamacpp.x_kv_bytes_per_cell__mutmut_25": (
+        "a layer without a cache of its own has rows (0, 0): adding it adds 0 bytes"
+    ),
+    "vramdesk.core.engines.llamacpp.x_weight_split__mutmut_5": (
+        "llama.cpp refuses pipeline_parallel_size > 1 before this runs: PP is already 1"
+    ),
+    "vramdesk.core.engines.transformers.xǁTransformersProfileǁestimate__mutmut_5": (
+        "transformers refuses shared_prefix_tokens (its option group) before this runs"
+    ),
 }
 
 #: The fast tests: the window's take minutes and test no formula.
