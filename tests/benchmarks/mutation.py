@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     score = 100.0 * killed / (total - equiv) if total - equiv else 100.0
     print(f"{'all':<10} mutants {total:5d}  killed {killed:5d}  score {score:6.2f} %")
     stale = [m for m in EQUIVALENT if not any(m in r["statuses"] for r in raw)]
-    if stale and not args.modules:
+    if stale and not args.modules and not args.sample:
         print("listed as equivalent but not produced any more: " + ", ".join(stale))
     if args.json:
         args.json.write_text(json.dumps(raw, indent=1), encoding="utf-8")
