@@ -73,6 +73,10 @@ EQUIVALENT: dict[str, str] = {
     "vramdesk.core.engines.llamacpp.x_weight_split__mutmut_5": (
         "llama.cpp refuses pipeline_parallel_size > 1 before this runs: PP is already 1"
     ),
+    "vramdesk.core.kv_cache.x_kv_cache_part__mutmut_45": (
+        "(1, 0) for (0, 0) when no layer caches: the row text is then never shown (the "
+        "formula is '0 (no layer keeps a per-token KV cache)')"
+    ),
     "vramdesk.core.engines.transformers.xǁTransformersProfileǁestimate__mutmut_5": (
         "transformers refuses shared_prefix_tokens (its option group) before this runs"
     ),

@@ -715,3 +715,85 @@ def test_ollama_refusal_has_no_llama_cpp_hint():
             Runtime(engine=Engine.OLLAMA),
         )
     assert str(err.value) == "kv_dtype: Ollama has no q5_0 KV cache; use fp16, q8_0 or q4_0"
+
+
+def _two_widths() -> ModelSpec:
+    # two full layers of 8 and 12 KV heads (head_dim 128)
+    return ModelSpec(
+        num_hidden_layers=2,
+        num_key_value_heads=8,
+        num_attention_heads=48,
+        head_dim=128,
+        layer_kv_heads=(8, 12),
+        params=10**9,
+    )
+
+
+def test_layers_of_two_widths_are_one_kind_with_both_counted():
+    # 2 * 8 * 128 * 2 = 4,096 + 2 * 12 * 128 * 2 = 6,144 -> 10,240 B per token, 2 layers
+    from vramdesk.core.kv_cache import kv_cost_by_kind
+
+    (full,) = kv_cost_by_kind(_two_widths(), KVDtype.FP16, Runtime())
+    assert (full.kind, full.layers, full.bytes_per_token) == ("full_attention", 2, 10_240)
+    b = estimate(_two_widths(), WeightSpec(), Workload(100), Runtime(block_size=None))
+    assert b.kv_cache.formula == (
+        "sum over layer groups of layers * (k_row + v_row) * e * tokens(kind)"
+    )
+    assert b.kv_cache.bytes == 10_240 * 100
+
+
+def test_expanded_mla_substitution_shows_k_and_v_rows():
+    from vramdesk.core.runtime import MlaCache
+
+    m = ModelSpec(
+        num_hidden_layers=2,
+        num_key_value_heads=16,
+        num_attention_heads=16,
+        hidden_size=2048,
+        kv_lora_rank=512,
+        qk_rope_head_dim=64,
+        qk_nope_head_dim=128,
+        v_head_dim=64,
+        params=10**9,
+    )
+    rt = Runtime(mla_cache=MlaCache.EXPANDED, block_size=None)
+    b = estimate(m, WeightSpec(), Workload(100), rt)
+    # K 16 * (128 + 64) = 3,072 and V 16 * 64 = 1,024 elements, 2 B each
+    assert b.kv_cache.substituted.startswith("(3072 + 1024) * 2 * ")
+
+
+def test_layers_reusing_a_cache_are_noted():
+    # 30 layers, the last 3 reuse earlier caches (Gemma-3n-like num_kv_shared_layers)
+    m = ModelSpec(
+        num_hidden_layers=30,
+        num_key_value_heads=2,
+        head_dim=256,
+        num_kv_shared_layers=3,
+        params=10**9,
+    )
+    b = estimate(m, WeightSpec(), Workload(100), Runtime())
+    assert "3 layers reuse an earlier layer's cache and hold none" in b.kv_cache.assumptions
+
+
+def test_shared_prefix_text_from_two_sequences():
+    b = estimate(
+        LLAMA8.model, LLAMA8.weights, Workload(8192, 2), Runtime(shared_prefix_tokens=4096)
+    )
+    assert b.kv_cache.substituted.endswith("(2 * 8,192 - 1 * 4,096)")
+
+
+def test_mixed_file_type_warning_only_for_mixed_types():
+    def warned(fmt):
+        b = estimate(LLAMA8.model, WeightSpec(fmt), Workload(4096), Runtime())
+        return any("mixed llama.cpp file type" in x for x in b.warnings)
+
+    assert warned(WeightFormat.parse("Q4_K_M")) and not warned(WeightFormat.BF16)
+
+
+def test_tp_two_must_divide_the_heads():
+    from vramdesk.core.estimate import tp_problem
+
+    m = ModelSpec(num_hidden_layers=2, num_key_value_heads=5, num_attention_heads=25, head_dim=64)
+    err = tp_problem(m, 2)
+    assert err is not None and err.field == "tensor_parallel_size"
+    assert "num_attention_heads (25)" in str(err)

@@ -284,7 +284,7 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
 
 
 def _fmt_e(e: Fraction) -> str:
-    return str(e) if e.denominator != 1 else str(e.numerator)
+    return str(e)  # "2" for a whole Fraction, "17/16" for q8_0
 
 
 def _token_text(workload: Workload, runtime: Runtime) -> tuple[str, str]:
