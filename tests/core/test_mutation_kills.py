@@ -797,3 +797,57 @@ def test_tp_two_must_divide_the_heads():
     err = tp_problem(m, 2)
     assert err is not None and err.field == "tensor_parallel_size"
     assert "num_attention_heads (25)" in str(err)
+
+
+def test_vllm_quantized_weights_are_sharded_once():
+    # int4 g128 8B: linear 6,979,321,856 * 17 / 32 = 3,707,764,736 + 16-bit embeddings and
+    # norms (1,050,673,152 + 266,240) * 2 = 2,101,878,784 -> 5,809,643,520; TP 2: / 2 =
+    # 2,904,821,760 + the RoPE cache 131,072 * 128 * 2 = 33,554,432 -> 2,938,376,192 B
+    rt = Runtime(engine=Engine.VLLM, tensor_parallel_size=2)
+    b = estimate(LLAMA8.model, WeightSpec(WeightFormat.INT4), Workload(4096), rt)
+    assert b.weights.bytes == 2_938_376_192
+    b16 = estimate(LLAMA8.model, LLAMA8.weights, Workload(4096), Runtime(engine=Engine.VLLM))
+    assert b16.weights.substituted.startswith("((8,030,261,248 + 0) * 2) / 1 + 33,554,432")
+
+
+def test_vllm_version_is_read_from_its_first_100_characters():
+    from vramdesk.core.engines.vllm import check_version
+
+    check_version("x" * 97 + "0.11")  # "0.11" within the first 100 characters
+    with pytest.raises(InputError):
+        check_version("x" * 98 + "1.2")  # the release starts at character 99 and is cut
+
+
+def test_vllm_activation_without_a_vocabulary_has_no_logits():
+    # V1: T = 8,192 * (1,024 + 2 * 4,096) * 2 = 150,994,944 B, no logit rows
+    m = ModelSpec(
+        num_hidden_layers=2,
+        num_key_value_heads=16,
+        num_attention_heads=16,
+        head_dim=64,
+        hidden_size=1024,
+        intermediate_size=4096,
+        params=10**8,
+    )
+    b = estimate(m, WeightSpec(), Workload(1024), Runtime(engine=Engine.VLLM))
+    assert b.activations.bytes == 150_994_944
+
+
+def test_exact_concurrency_zero_when_nothing_grows_and_nothing_fits():
+    # an encoder without a prompt needs nothing per sequence; on a GPU whose fixed overhead
+    # alone exceeds it (1 GiB: floor(0.9 GiB) - 1 GiB < 0) no sequence fits, fraction 0
+    enc = ModelSpec(
+        num_hidden_layers=12, num_key_value_heads=12, head_dim=64, causal=False, params=10**8
+    )
+    r = solve(enc, WeightSpec(), Workload(512), Runtime(), GIB)
+    assert (r.max_concurrency, r.max_concurrency_exact) == (0, 0)
+
+
+def test_llamacpp_state_note_is_per_slot():
+    # Falcon-H1-7B on llama.cpp: f32 states, 44 * (19,968 + 1,572,864) * 4 = 280,338,432 B
+    # per slot; -np 2 slots serving 4 sequences: still 280,338,432 per sequence (slot)
+    cfg = json.loads((DATA / "configs" / "falcon-h1-7b.json").read_text(encoding="utf-8"))
+    m = model_from_config(cfg).model.replace(params=7_590_000_000)
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_parallel=2)
+    r = solve(m, WeightSpec(), Workload(4096, batch=4), rt, 80 * GIB)
+    assert any(n.startswith("recurrent layers: 280,338,432 bytes of state") for n in r.notes)
