@@ -9,8 +9,10 @@ source documents' formulas and lives here as plain functions.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
+from vramdesk.core._memo import memo, validated
 from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.errors import InputError
 from vramdesk.core.formats import WeightFormat, WeightSpec
@@ -113,6 +115,13 @@ def weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
         ``key="weights"``; bytes rounded up once per group, then divided evenly
         (rounded up) over ``tensor_parallel_size * pipeline_parallel_size`` GPUs.
     """
+    return _weights_part(model, spec, runtime.tensor_parallel_size, runtime.pipeline_parallel_size)
+
+
+@memo
+def _weights_part(model: ModelSpec, spec: WeightSpec, tp: int, pp: int) -> Part:
+    """:func:`weights_part` on ``tp * pp`` GPUs; it depends only on the model and the format."""
+    runtime = Runtime(tensor_parallel_size=tp, pipeline_parallel_size=pp)
     shards = runtime.tensor_parallel_size * runtime.pipeline_parallel_size
     if model.checkpoint_bytes is not None and model.checkpoint_format == spec.storage_key():
         total = model.checkpoint_bytes
@@ -230,9 +239,9 @@ def overhead_part(
             "weights * workspace_fraction",
             f"{weights.bytes:,} * {float(frac):g}",
         )
-    factor = Fraction(runtime.overhead_factor)
+    factor_minus_one, factor_text = _factor_terms(runtime.overhead_factor)
     fixed = runtime.fixed_overhead_bytes
-    extra = ceil_bytes(base * (factor - 1)) + fixed
+    extra = ceil_bytes(base * factor_minus_one) + fixed
     return Part(
         "overhead",
         "Overhead (multiplier)",
@@ -240,12 +249,19 @@ def overhead_part(
         "(weights + kv + activations) * (factor - 1) + fixed"
         if not state_bytes
         else "(weights + kv + state + activations) * (factor - 1) + fixed",
-        f"{base:,} * ({float(factor):g} - 1) + {fixed:,}",
+        f"{base:,} * ({factor_text} - 1) + {fixed:,}",
         (
-            f"factor {float(factor):g} covers allocator fragmentation; fixed "
+            f"factor {factor_text} covers allocator fragmentation; fixed "
             f"{fixed / GIB:g} GiB covers the CUDA context and workspaces",
         ),
     )
+
+
+@functools.lru_cache(maxsize=64, typed=True)
+def _factor_terms(factor: float | Fraction) -> tuple[Fraction, str]:
+    """``(Fraction(factor) - 1, factor as text)`` of an overhead factor (few values recur)."""
+    exact = Fraction(factor)
+    return exact - 1, f"{float(exact):g}"
 
 
 # -------------------------------------------------------------------- estimate
@@ -317,10 +333,12 @@ def validate_inputs(
     InputError
         The first invalid field, e.g. ``tensor_parallel_size`` not dividing the KV heads.
     """
-    model.validate()
-    weights.validate()
-    workload.validate()
-    runtime.validate()
+    # each object is checked once while it lives (frozen inputs): a solver or a grid that
+    # estimates one model thousands of times range-checks its float knobs once
+    validated(model)
+    validated(weights)
+    validated(workload)
+    validated(runtime)
     problem = tp_problem(model, runtime.tensor_parallel_size)
     if problem is not None:
         raise problem

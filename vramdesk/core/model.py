@@ -11,6 +11,7 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 
+from vramdesk.core._memo import memo
 from vramdesk.core.errors import InputError, UnsupportedModelError
 from vramdesk.core.limits import check_int
 
@@ -552,6 +553,7 @@ def _position_params(m: ModelSpec) -> int:
     return m.max_position_embeddings * m.hidden_size
 
 
+@memo
 def count_params(m: ModelSpec) -> ParamCount:
     """Count parameters from the architecture, by tensor group.
 

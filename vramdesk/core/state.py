@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from vramdesk.core._memo import memo
 from vramdesk.core.breakdown import Part
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Runtime
@@ -35,8 +36,13 @@ from vramdesk.core.units import ceil_bytes
 
 def state_layers(model: ModelSpec, runtime: Runtime) -> int:
     """Layers with a recurrent state on the first pipeline stage (``ceil(L / PP)`` layers)."""
+    return _state_layers(model, runtime.pipeline_parallel_size)
+
+
+@memo
+def _state_layers(model: ModelSpec, pp: int) -> int:
     layers = model.attention_layers()
-    stage = layers[: -(-len(layers) // runtime.pipeline_parallel_size)]
+    stage = layers[: -(-len(layers) // pp)]
     return sum(1 for x in stage if x.has_state)
 
 

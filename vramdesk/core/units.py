@@ -95,4 +95,6 @@ def round_half_up(value: Fraction | int) -> int:
 
 def ceil_bytes(value: Fraction | int) -> int:
     """Round a fractional byte count up to whole bytes (memory is allocated in bytes)."""
+    if type(value) is int:  # already whole: skip building a Fraction (hot path)
+        return value
     return math.ceil(Fraction(value))

@@ -243,10 +243,9 @@ class FormulaProfile(EngineProfile):
         Engine profiles build on this (``super().estimate``), so their checks run here too.
         """
         self.validate(model, weights, workload, runtime)
-        return with_parts(
-            formula_estimate(model, weights, workload, runtime),
-            warnings=self.version_warnings(runtime.engine_version),
-        )
+        base = formula_estimate(model, weights, workload, runtime)
+        warnings = self.version_warnings(runtime.engine_version)
+        return with_parts(base, warnings=warnings) if warnings else base
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Return the fixed overhead (multiplier form) or the workspace (workspace form)."""
