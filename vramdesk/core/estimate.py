@@ -241,7 +241,8 @@ def overhead_part(
         )
     factor_minus_one, factor_text = _factor_terms(runtime.overhead_factor)
     fixed = runtime.fixed_overhead_bytes
-    extra = ceil_bytes(base * factor_minus_one) + fixed
+    # ceil(base * (factor - 1)) in integers: the same bytes as through a Fraction, faster
+    extra = -(-base * factor_minus_one.numerator // factor_minus_one.denominator) + fixed
     return Part(
         "overhead",
         "Overhead (multiplier)",
