@@ -6,6 +6,8 @@ import csv
 import io
 import json
 
+import pytest
+
 from vramdesk.core import views
 from vramdesk.core.bundled import find_model, gpu_catalog
 from vramdesk.core.estimate import estimate
@@ -177,3 +179,45 @@ def test_compact_text_keeps_short_text_and_quotes_long_text_by_its_ends():
     # 400 nines: 12 kept at each end, the length said
     assert views.compact_text("9" * 400) == "9" * 12 + "…" + "9" * 12 + " (400 characters)"
     assert views.shorten("abc", 3) == "abc" and views.shorten("abcd", 3) == "ab…"
+
+
+def test_kv_grid_equals_the_kv_part_of_a_full_estimate_at_every_point():
+    # issue 11: the formula profile's grid is computed from per-group costs, not a loop of
+    # estimates; the oracle is that loop, point by point, over every bundled model and the
+    # knobs that move the cached tokens (paging, a shared prefix, the window, TP, KV dtype)
+    from vramdesk.core.bundled import bundled_models
+    from vramdesk.core.formats import KVDtype
+
+    contexts = [1, 100, 512, 4095, 4096, 4097, 32768, 131072]
+    batches = [1, 3, 8, 32]
+    runtimes = [
+        Runtime(),
+        Runtime(block_size=16, shared_prefix_tokens=1000),
+        Runtime(sliding_window_exploited=False, shared_prefix_tokens=4096),
+        Runtime(tensor_parallel_size=2, block_size=256),
+    ]
+    checked = 0
+    for preset in bundled_models():
+        for rt in runtimes:
+            for kv in (KVDtype.FP16, KVDtype.Q4_0):
+                wl = Workload(context_tokens=8192, batch=2, prompt_len=2048, kv_dtype=kv)
+                try:
+                    grid = views.kv_growth(preset.model, preset.weights, wl, rt, contexts, batches)
+                except Exception as exc:  # noqa: BLE001 - the loop must refuse it alike
+                    with pytest.raises(type(exc)):
+                        _kv_loop(preset.model, preset.weights, wl, rt, contexts, batches)
+                    continue
+                assert grid == _kv_loop(preset.model, preset.weights, wl, rt, contexts, batches)
+                checked += 1
+    assert checked > 50
+
+
+def _kv_loop(model, weights, wl, rt, contexts, batches):
+    out = {}
+    for b in batches:
+        out[b] = []
+        for c in contexts:
+            w = wl.replace(context_tokens=c, batch=b, prompt_len=min(wl.prompt_len, c))
+            r = rt.replace(shared_prefix_tokens=min(rt.shared_prefix_tokens, c))
+            out[b].append(estimate(model, weights, w, r).kv_cache.bytes)
+    return out

@@ -263,6 +263,23 @@ def cached_tokens(model: ModelSpec, workload: Workload, runtime: Runtime) -> dic
     return {"full_attention": full, "sliding_attention": sliding}
 
 
+def kv_cost_per_kind(
+    model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime
+) -> tuple[tuple[str, int], ...]:
+    """``(kind, bytes per cached token over the layer group)`` for each KV layer group.
+
+    ``kv_cache_part(...).bytes == sum(b * cached_tokens(...)[kind] for kind, b in this)``;
+    it depends only on the model, the dtype and the GPUs (memoised).
+    """
+    return _kv_layout(
+        model,
+        kv_dtype,
+        runtime.tensor_parallel_size,
+        runtime.pipeline_parallel_size,
+        runtime.mla_cache,
+    )[1]
+
+
 def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Part:
     """KV-cache memory per GPU.
 

@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import Breakdown, estimate
+from vramdesk.core.estimate import Breakdown, estimate, validate_inputs
+from vramdesk.core.kv_cache import kv_cost_per_kind
 from vramdesk.core.formats import WeightSpec
-from vramdesk.core.limits import INT_LIMITS
+from vramdesk.core.limits import INT_LIMITS, check_int
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params, sliding_layer_pattern
-from vramdesk.core.runtime import Runtime
+from vramdesk.core.runtime import Engine, Runtime
 from vramdesk.core.solve import fits_on
 from vramdesk.core.units import Unit, format_bytes, to_unit
 from vramdesk.core.workload import Workload
@@ -287,6 +288,8 @@ def kv_growth(
     InputError
         Invalid inputs, named.
     """
+    if runtime.engine is Engine.FORMULA:  # KV is kv_cache_part: the grid in closed form
+        return _formula_kv_grid(model, weights, workload, runtime, contexts, batches)
     out: dict[int, list[int]] = {}
     for batch in batches:
         row = []
@@ -295,6 +298,56 @@ def kv_growth(
             wl = workload.replace(context_tokens=ctx, batch=batch, prompt_len=prompt)
             rt = runtime.replace(shared_prefix_tokens=min(runtime.shared_prefix_tokens, ctx))
             row.append(estimate(model, weights, wl, rt).kv_cache.bytes)
+        out[batch] = row
+    return out
+
+
+def _formula_kv_grid(
+    model: ModelSpec,
+    weights: WeightSpec,
+    workload: Workload,
+    runtime: Runtime,
+    contexts: Sequence[int],
+    batches: Sequence[int],
+) -> dict[int, list[int]]:
+    """:func:`kv_growth` under the formula profile, without a full estimate per point.
+
+    The KV part is ``sum over layer groups of bytes_per_token(group) * tokens(kind)``
+    (:func:`vramdesk.core.kv_cache.kv_cache_part`); the per-token costs depend only on the
+    model, the KV dtype and the GPUs (memoised), and ``tokens(kind)`` is
+    :func:`vramdesk.core.kv_cache.cached_tokens` at each point. Every context's inputs are
+    validated as the estimate would validate them, every batch is range-checked; the bytes
+    are those of ``estimate(...).kv_cache.bytes`` exactly (a test compares every point).
+    """
+    per_token = kv_cost_per_kind(model, workload.kv_dtype, runtime)
+    for batch in batches:
+        check_int("batch", batch)
+    block, prefix = runtime.block_size, runtime.shared_prefix_tokens
+    exploited = bool(model.sliding_window) and runtime.sliding_window_exploited
+    columns = []  # per context: (full tokens per sequence, shared tokens, sliding per sequence)
+    for ctx in contexts:
+        prompt = None if workload.prompt_len is None else min(workload.prompt_len, ctx)
+        wl = workload.replace(
+            context_tokens=ctx, batch=batches[0] if batches else 1, prompt_len=prompt
+        )
+        rt = runtime.replace(shared_prefix_tokens=min(prefix, ctx))
+        validate_inputs(model, weights, wl, rt)
+        full = ctx if block is None else -(-ctx // block) * block
+        shared = min(prefix, ctx)
+        shared = shared if block is None else (shared // block) * block
+        window = min(ctx, model.sliding_window) if exploited else ctx
+        sliding = window if block is None else -(-window // block) * block
+        columns.append((full, shared, sliding, exploited))
+    out: dict[int, list[int]] = {}
+    for batch in batches:
+        row = []
+        for full, shared, sliding, exploited_here in columns:
+            tokens_full = batch * full - (batch - 1) * shared
+            tokens = {
+                FULL: tokens_full,
+                SLIDING: batch * sliding if exploited_here else tokens_full,
+            }
+            row.append(sum(b * tokens[kind] for kind, b in per_token))
         out[batch] = row
     return out
 
