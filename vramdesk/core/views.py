@@ -319,35 +319,46 @@ def _formula_kv_grid(
     validated as the estimate would validate them, every batch is range-checked; the bytes
     are those of ``estimate(...).kv_cache.bytes`` exactly (a test compares every point).
     """
-    per_token = kv_cost_per_kind(model, workload.kv_dtype, runtime)
+    block, prefix = runtime.block_size, runtime.shared_prefix_tokens
+    if not contexts or not batches:
+        return {batch: [] for batch in batches}
+    # the inputs at the first point, in full; the others differ only in the context (the
+    # prompt and the shared prefix are capped at it, so they stay valid) and the batch
+    first, prompt = contexts[0], workload.prompt_len
+    validate_inputs(
+        model,
+        weights,
+        workload.replace(
+            context_tokens=first,
+            batch=batches[0],
+            prompt_len=None if prompt is None else min(prompt, first),
+        ),
+        runtime.replace(shared_prefix_tokens=min(prefix, first)),
+    )
     for batch in batches:
         check_int("batch", batch)
-    block, prefix = runtime.block_size, runtime.shared_prefix_tokens
+    per_token = kv_cost_per_kind(model, workload.kv_dtype, runtime)
     exploited = bool(model.sliding_window) and runtime.sliding_window_exploited
     columns = []  # per context: (full tokens per sequence, shared tokens, sliding per sequence)
     for ctx in contexts:
-        prompt = None if workload.prompt_len is None else min(workload.prompt_len, ctx)
-        wl = workload.replace(
-            context_tokens=ctx, batch=batches[0] if batches else 1, prompt_len=prompt
-        )
-        rt = runtime.replace(shared_prefix_tokens=min(prefix, ctx))
-        validate_inputs(model, weights, wl, rt)
+        check_int("context_tokens", ctx)
         full = ctx if block is None else -(-ctx // block) * block
         shared = min(prefix, ctx)
         shared = shared if block is None else (shared // block) * block
         window = min(ctx, model.sliding_window) if exploited else ctx
         sliding = window if block is None else -(-window // block) * block
-        columns.append((full, shared, sliding, exploited))
+        columns.append((full, shared, sliding))
+    # integer sums regrouped by kind: sum(b * tokens[kind]) = B_full * t_full + B_slide * t_slide
+    b_full = sum(b for kind, b in per_token if kind == FULL)
+    b_slide = sum(b for kind, b in per_token if kind == SLIDING)
     out: dict[int, list[int]] = {}
     for batch in batches:
         row = []
-        for full, shared, sliding, exploited_here in columns:
+        for full, shared, sliding in columns:
             tokens_full = batch * full - (batch - 1) * shared
-            tokens = {
-                FULL: tokens_full,
-                SLIDING: batch * sliding if exploited_here else tokens_full,
-            }
-            row.append(sum(b * tokens[kind] for kind, b in per_token))
+            row.append(
+                b_full * tokens_full + b_slide * (batch * sliding if exploited else tokens_full)
+            )
         out[batch] = row
     return out
 
