@@ -19,8 +19,8 @@ from typing import Any
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, estimate, validate_inputs
-from vramdesk.core.kv_cache import kv_cost_per_kind
 from vramdesk.core.formats import WeightSpec
+from vramdesk.core.kv_cache import kv_cost_per_kind
 from vramdesk.core.limits import INT_LIMITS, check_int
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params, sliding_layer_pattern
 from vramdesk.core.runtime import Engine, Runtime

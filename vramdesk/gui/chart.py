@@ -2,7 +2,10 @@
 
 Items are built once (one ``BarGraphItem`` per part, stacked through ``y0``, and two
 ``InfiniteLine``s for the capacity and the local GPU's free memory) and updated with
-``setOpts`` / ``setPos``. Redraws are coalesced with a single-shot timer.
+``setOpts`` / ``setPos``; a label, a text or the axis is touched only when what it shows
+changes (pyqtgraph re-lays out the whole left axis on ``setLabel`` / ``setYRange``). Redraws
+are coalesced to the next turn of the event loop (a zero-interval single-shot timer): a
+burst of signals from one edit redraws once, and the paint follows at once.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ PART_COLOURS = {
 }
 #: The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present.
 STATE_COLOUR = "#56B4E9"
-REDRAW_DELAY_MS = 15
+#: 0: the next turn of the event loop (coalesces a burst without waiting).
+REDRAW_DELAY_MS = 0
 #: Pixels between the capacity label's anchor and the plot area's right edge.
 LABEL_INSET_PX = 16
 BAR_WIDTH = 0.6
@@ -73,6 +77,7 @@ class BreakdownChart(QWidget):
         layout.addWidget(self.plot)
         self._timer = QTimer(self, singleShot=True, interval=REDRAW_DELAY_MS)
         self._timer.timeout.connect(self.redraw)
+        self._shown: dict[object, object] = {}  # item -> what it shows (set only on change)
         # the room kept above the top item is in pixels: a new plot height re-plans it
         self.plot.getPlotItem().vb.sigResized.connect(self.schedule)
         for signal in (
@@ -132,18 +137,23 @@ class BreakdownChart(QWidget):
                 self.bars[seg.key] = self._make_bar(seg.key)
             self.bars[seg.key].setOpts(x=[0], y0=[seg.y0], height=[seg.height], width=BAR_WIDTH)
             # two lines (name, then size): a narrow legend leaves the plot its width
-            self.legend.getLabel(self.bars[seg.key]).setText(
-                f"{html.escape(tr_core(seg.label))}<br>{format_bytes(seg.bytes, unit)}", **style
-            )
+            label = self.legend.getLabel(self.bars[seg.key])
+            text = f"{html.escape(tr_core(seg.label))}<br>{format_bytes(seg.bytes, unit)}"
+            if self._changed(label, (text, style["size"])):
+                label.setText(text, **style)
         top = to_unit(b.total_bytes, unit)
-        self.total_text.setText(self.tr("total {0}").format(format_bytes(b.total_bytes, unit)))
+        total = self.tr("total {0}").format(format_bytes(b.total_bytes, unit))
+        if self._changed(self.total_text, total):
+            self.total_text.setText(total)
         capacity = self._set_line(
             self.capacity_line, self.controller.capacity_bytes(), self._capacity_label()
         )
         free_height = self._set_line(self.free_line, free, "")
         self._show_free_in_legend(free, style)
         highest = max(top, capacity, free_height)
-        self.plot.getAxis("left").setLabel(self.tr("memory per GPU ({0})").format(unit.label))
+        axis_label = self.tr("memory per GPU ({0})").format(unit.label)
+        if self._changed("left_axis", axis_label):
+            self.plot.getAxis("left").setLabel(axis_label)
         self._place_texts(highest, capacity if self.capacity_line.isVisible() else None)
 
     def _place_texts(self, highest: float, capacity: float | None) -> None:
@@ -167,14 +177,25 @@ class BreakdownChart(QWidget):
             gap_px = (highest - capacity) * plot_px / y_max
             raise_text = gap_px < label_px + 2
         lift = label_px / text_px if raise_text else 0.0
-        self.total_text.setAnchor((0, 1.2 + lift))
+        if self._changed("total_anchor", lift):
+            self.total_text.setAnchor((0, 1.2 + lift))
         # the label's right edge some pixels inside the plot's (the label draws a little right
         # of its anchor point, and the plot area clips what passes its edge)
         plot_width = self.plot.getPlotItem().vb.width()
         if plot_width > 0:
-            self.capacity_line.label.setPosition(max(0.5, 1 - LABEL_INSET_PX / plot_width))
+            position = max(0.5, 1 - LABEL_INSET_PX / plot_width)
+            if self._changed("label_position", position):
+                self.capacity_line.label.setPosition(position)
         self.total_text.setPos(-BAR_WIDTH / 2, highest)
-        self.plot.setYRange(0, y_max, padding=0)
+        if self._changed("y_range", y_max):  # the axis re-lays out only when its range moves
+            self.plot.setYRange(0, y_max, padding=0)
+
+    def _changed(self, key: object, value: object) -> bool:
+        """Remember ``value`` for ``key``; True when it differs from the last one."""
+        if self._shown.get(key, self) == value:
+            return False
+        self._shown[key] = value
+        return True
 
     def _free_bytes(self) -> int | None:
         """The local GPU's free memory to draw, None when there is none or it is the target."""
@@ -210,7 +231,10 @@ class BreakdownChart(QWidget):
         if not listed:
             self.legend.addItem(self._free_sample, "")
         text = f"{self.tr('local free')}<br>{format_bytes(free, self.controller.unit)}"
-        self.legend.getLabel(self._free_sample).setText(text, **style)
+        label = self.legend.getLabel(self._free_sample)
+        if not listed or self._changed(label, (text, style["size"])):
+            self._shown[label] = (text, style["size"])
+            label.setText(text, **style)
 
     def _capacity_label(self) -> str:
         t = self.controller.target
@@ -228,6 +252,8 @@ class BreakdownChart(QWidget):
         unit = self.controller.unit
         line.setPos(to_unit(n_bytes, unit))
         # two short lines rather than one long one: the label stays clear of the bar
-        line.label.setFormat(f"{name}\n{format_bytes(n_bytes, unit)}" if name else "")
+        text = f"{name}\n{format_bytes(n_bytes, unit)}" if name else ""
+        if self._changed(line.label, text):
+            line.label.setFormat(text)
         line.show()
         return to_unit(n_bytes, unit)

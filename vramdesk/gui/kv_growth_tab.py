@@ -5,13 +5,16 @@ the room left after weights and overhead, not the whole card — and the current
 marked)
 and the source documents' grid: contexts 2048 / 8192 / 32768 / 131072 x
 concurrency 1 / 8 / 32, each cell the core's KV bytes for that workload.
+
+Hidden, the tab does no work on an edit: it refreshes when shown, or when its grid is read
+(:mod:`vramdesk.gui.deferred`); shown, on the next turn of the event loop.
 """
 
 from __future__ import annotations
 
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -29,6 +32,7 @@ from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.core.verdict import usable_sentence
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text
+from vramdesk.gui.deferred import WhenShown
 from vramdesk.gui.plotting import CornerLegend
 
 #: One colour per curve slot (Okabe-Ito): the grid's concurrencies, then the current one.
@@ -85,13 +89,13 @@ class KvGrowthTab(QWidget):
         layout.addWidget(self.budget_note)
         layout.addWidget(self.plot, 2)
         layout.addWidget(self.table, 1)
-        self._timer = QTimer(self, singleShot=True, interval=20)
-        self._timer.timeout.connect(self.refresh)
-        controller.breakdownChanged.connect(self._timer.start)
-        controller.unitChanged.connect(self._draw)  # same figures, other unit: no re-estimate
         self._series: dict[int, list[int]] = {}
         self._contexts: list[int] = []
-        self.refresh()
+        self._axis_label = ""
+        self.updates = WhenShown(self, self._compute, self._draw)
+        controller.breakdownChanged.connect(self.updates.request)
+        # same figures, other unit: redrawn, not re-estimated
+        controller.unitChanged.connect(self.updates.request_redraw)
 
     def batches(self) -> list[int]:
         """The source grid's concurrencies, then the current one when it is not among them."""
@@ -100,7 +104,11 @@ class KvGrowthTab(QWidget):
         return batches if current in batches else [*batches, current]
 
     def refresh(self) -> None:
-        """Recompute the curves and the grid from the core (through the controller), once."""
+        """Recompute the curves and the grid from the core (through the controller), now."""
+        self.updates.mark_fresh()
+        self._compute()
+
+    def _compute(self) -> None:
         if self.controller.breakdown is None:
             return
         limit = max(
@@ -122,7 +130,10 @@ class KvGrowthTab(QWidget):
             ys = [] if batch is None else [to_unit(v, unit) for v in self._series[batch]]
             curve.setData(contexts if ys else [], ys)
             self._label(curve, batch)
-        self.plot.setLabel("left", self.tr("KV cache ({0})").format(unit.label))
+        axis = self.tr("KV cache ({0})").format(unit.label)
+        if axis != self._axis_label:  # the axis re-lays out on every setLabel
+            self._axis_label = axis
+            self.plot.setLabel("left", axis)
         self._draw_budget(contexts)
         self._fill_grid()
 
@@ -181,7 +192,8 @@ class KvGrowthTab(QWidget):
                 self.table.setItem(row, col, item)
 
     def grid_bytes(self) -> dict[int, list[int]]:
-        """Batch -> KV bytes per context, as the table holds them."""
+        """Batch -> KV bytes per context, as the table holds them (brought up to date first)."""
+        self.updates.ensure()
         return {
             b: [
                 self.table.item(r, c).data(Qt.ItemDataRole.UserRole)
