@@ -68,6 +68,7 @@ class WhenShown(QObject):
         self.stale = self.undrawn = False
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """Refresh a stale view as it is shown (the event is passed on untouched)."""
         if obj is self.view and event.type() == QEvent.Type.Show:
             self.ensure()  # before the first paint of the shown view
         return False
