@@ -221,3 +221,38 @@ def _kv_loop(model, weights, wl, rt, contexts, batches):
             r = rt.replace(shared_prefix_tokens=min(rt.shared_prefix_tokens, c))
             out[b].append(estimate(model, weights, w, r).kv_cache.bytes)
     return out
+
+
+def test_formula_need_without_a_breakdown_equals_the_estimates_need():
+    # issue 11: the solver asks the formula profile for its need without building the
+    # breakdown's texts; the oracle is need_bytes of the full estimate at the same point
+    from vramdesk.core.bundled import bundled_models
+    from vramdesk.core.engines import profile_for
+    from vramdesk.core.formats import KVDtype
+
+    profile = profile_for(Runtime().engine)
+    workloads = [
+        Workload(context_tokens=1, batch=1),
+        Workload(context_tokens=4097, batch=3, prompt_len=4000, kv_dtype=KVDtype.Q8_0),
+        Workload(context_tokens=32768, batch=17, prompt_len=512, chunk_tokens=2048),
+        Workload(context_tokens=8192, batch=64, prompt_len=8192, all_logits=True),
+    ]
+    runtimes = [
+        Runtime(),
+        Runtime(block_size=16, shared_prefix_tokens=1000),
+        Runtime(tensor_parallel_size=2, sliding_window_exploited=False),
+    ]
+    checked = 0
+    for preset in bundled_models():
+        for wl in workloads:
+            for rt in runtimes:
+                args = (preset.model, preset.weights, wl, rt)
+                try:
+                    want = profile.need_bytes(estimate(*args))
+                except Exception as exc:  # noqa: BLE001 - refused alike
+                    with pytest.raises(type(exc)):
+                        profile.need_at(*args)
+                    continue
+                assert profile.need_at(*args) == want, (preset.slug, wl, rt)
+                checked += 1
+    assert checked > 100

@@ -192,10 +192,7 @@ def activation_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> P
             "0 (no prefill modelled)",
             "0 (give a prompt length to model the prefill peak)",
         )
-    hidden = model.hidden_size or 0
-    inter = model.intermediate_size or (
-        (model.moe_intermediate_size or 0) * max(1, model.num_experts_per_tok)
-    )
+    hidden, inter = _activation_widths(model)
     if workload.chunk_tokens is not None:
         in_flight = min(workload.chunk_tokens, workload.batch * workload.prompt_len)
         flight_sym, flight_val = "min(chunk, batch * prompt_len)", f"{in_flight:,}"
@@ -217,6 +214,33 @@ def activation_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> P
         f"live_buffers = {workload.live_buffers} is an assumption; calibrate it by measurement",
     )
     return Part("activations", "Activations", body + logits, formula, subst, notes)
+
+
+def _activation_widths(model: ModelSpec) -> tuple[int, int]:
+    """``(hidden, intermediate)`` widths of the prefill buffers (MoE: the active experts')."""
+    hidden = model.hidden_size or 0
+    inter = model.intermediate_size or (
+        (model.moe_intermediate_size or 0) * max(1, model.num_experts_per_tok)
+    )
+    return hidden, inter
+
+
+def activation_bytes(model: ModelSpec, workload: Workload) -> int:
+    """The bytes of :func:`activation_part`, without its formula text (the solver's need).
+
+    The same integers: ``in_flight * (hidden + intermediate) * 2 * live_buffers +
+    positions * vocab * 4``; 0 without a prompt length.
+    """
+    if workload.prompt_len is None:
+        return 0
+    hidden, inter = _activation_widths(model)
+    if workload.chunk_tokens is not None:
+        in_flight = min(workload.chunk_tokens, workload.batch * workload.prompt_len)
+    else:
+        in_flight = workload.batch * workload.prompt_len
+    body = in_flight * (hidden + inter) * ACTIVATION_BYTES * workload.live_buffers
+    positions = in_flight if workload.all_logits else min(workload.batch, in_flight)
+    return body + positions * (model.vocab_size or 0) * LOGIT_BYTES
 
 
 # -------------------------------------------------------------------- overhead

@@ -237,7 +237,7 @@ class _Problem:
         key = (batch, context)
         if key not in self._need:
             wl, rt = self.profile.at_point(self.workload, self.runtime, batch, context)
-            self._need[key] = self.profile.need_bytes(estimate(self.model, self.weights, wl, rt))
+            self._need[key] = self.profile.need_at(self.model, self.weights, wl, rt)
         return self._need[key]
 
     def fits(self, batch: int, context: int) -> bool:

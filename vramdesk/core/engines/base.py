@@ -125,6 +125,22 @@ class EngineProfile:
         """Overhead the solver sets aside besides weights, KV and activations."""
         raise NotImplementedError
 
+    def need_at(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> int:
+        """:meth:`need_bytes` of the estimate of these inputs (the solver's every verdict).
+
+        Profiles whose need has a shorter exact path than a whole estimate override it.
+
+        Raises
+        ------
+        InputError
+            The inputs are refused, as by :meth:`estimate`.
+        """
+        from vramdesk.core.estimate import estimate
+
+        return self.need_bytes(estimate(model, weights, workload, runtime))
+
     def need_bytes(self, breakdown: Breakdown) -> int:
         """Bytes per GPU that must fit in :meth:`usable_bytes`: what grows with the traffic.
 
@@ -246,6 +262,35 @@ class FormulaProfile(EngineProfile):
         base = formula_estimate(model, weights, workload, runtime)
         warnings = self.version_warnings(runtime.engine_version)
         return with_parts(base, warnings=warnings) if warnings else base
+
+    def need_at(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> int:
+        """KV cache + recurrent state + activations, the integers of :meth:`estimate`.
+
+        The neutral profile's need without building the breakdown's formula texts: the KV
+        bytes from the memoised per-group costs and :func:`cached_tokens`, the state and
+        the activations from the same functions the parts use. Subclasses (engines) that
+        change the estimate take the general path. The inputs are validated as by
+        :meth:`estimate`.
+        """
+        if type(self) is not FormulaProfile:
+            return super().need_at(model, weights, workload, runtime)
+        from vramdesk.core.estimate import STATE_BYTES, activation_bytes, validate_inputs
+        from vramdesk.core.kv_cache import cached_tokens, kv_cost_per_kind
+        from vramdesk.core.state import state_bytes_per_sequence, state_layers
+
+        validate_inputs(model, weights, workload, runtime)
+        self.validate(model, weights, workload, runtime)
+        tokens = cached_tokens(model, workload, runtime)
+        kv = sum(
+            b * tokens[kind] for kind, b in kv_cost_per_kind(model, workload.kv_dtype, runtime)
+        )
+        state = 0
+        if state_layers(model, runtime):
+            per_seq = state_bytes_per_sequence(model, runtime, STATE_BYTES, STATE_BYTES)
+            state = per_seq * workload.batch
+        return kv + state + activation_bytes(model, workload)
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Return the fixed overhead (multiplier form) or the workspace (workspace form)."""
