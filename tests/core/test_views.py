@@ -242,17 +242,25 @@ def test_formula_need_without_a_breakdown_equals_the_estimates_need():
         Runtime(block_size=16, shared_prefix_tokens=1000),
         Runtime(tensor_parallel_size=2, sliding_window_exploited=False),
     ]
+    from pathlib import Path
+
+    from vramdesk.core.importers import load_model
+
+    configs = sorted((Path(__file__).parents[1] / "data" / "configs").glob("*.json"))
+    models = [(p.model, p.weights) for p in bundled_models()]
+    models += [(m.model, m.weights) for m in map(load_model, configs)]  # hybrids, MoE, MLA
+    assert any(m.conv_state_elements for m, _w in models)
     checked = 0
-    for preset in bundled_models():
+    for model, weights in models:
         for wl in workloads:
             for rt in runtimes:
-                args = (preset.model, preset.weights, wl, rt)
+                args = (model, weights, wl, rt)
                 try:
                     want = profile.need_bytes(estimate(*args))
                 except Exception as exc:  # noqa: BLE001 - refused alike
                     with pytest.raises(type(exc)):
                         profile.need_at(*args)
                     continue
-                assert profile.need_at(*args) == want, (preset.slug, wl, rt)
+                assert profile.need_at(*args) == want, (model.name, wl, rt)
                 checked += 1
     assert checked > 100

@@ -276,12 +276,18 @@ class FormulaProfile(EngineProfile):
         """
         if type(self) is not FormulaProfile:
             return super().need_at(model, weights, workload, runtime)
-        from vramdesk.core.estimate import STATE_BYTES, activation_bytes, validate_inputs
+        from vramdesk.core.estimate import (
+            STATE_BYTES,
+            activation_bytes,
+            validate_inputs,
+            weights_part,
+        )
         from vramdesk.core.kv_cache import cached_tokens, kv_cost_per_kind
         from vramdesk.core.state import state_bytes_per_sequence, state_layers
 
         validate_inputs(model, weights, workload, runtime)
         self.validate(model, weights, workload, runtime)
+        weights_part(model, weights, runtime)  # memoised; refuses what the estimate refuses
         tokens = cached_tokens(model, workload, runtime)
         kv = sum(
             b * tokens[kind] for kind, b in kv_cost_per_kind(model, workload.kv_dtype, runtime)
