@@ -263,4 +263,13 @@ def test_formula_need_without_a_breakdown_equals_the_estimates_need():
                     continue
                 assert profile.need_at(*args) == want, (model.name, wl, rt)
                 checked += 1
+                for batch, ctx in ((1, 1), (2, 4096), (7, 5000), (64, 131072)):
+                    point = profile.at_point(wl, rt, batch, ctx)
+                    try:
+                        want = profile.need_bytes(estimate(model, weights, *point))
+                    except Exception as exc:  # noqa: BLE001 - refused alike
+                        with pytest.raises(type(exc)):
+                            profile.need_at_point(*args, batch, ctx)
+                        continue
+                    assert profile.need_at_point(*args, batch, ctx) == want, (batch, ctx)
     assert checked > 100

@@ -225,21 +225,22 @@ def _activation_widths(model: ModelSpec) -> tuple[int, int]:
     return hidden, inter
 
 
-def activation_bytes(model: ModelSpec, workload: Workload) -> int:
+def activation_bytes(model: ModelSpec, workload: Workload, batch: int | None = None) -> int:
     """The bytes of :func:`activation_part`, without its formula text (the solver's need).
 
     The same integers: ``in_flight * (hidden + intermediate) * 2 * live_buffers +
-    positions * vocab * 4``; 0 without a prompt length.
+    positions * vocab * 4``; 0 without a prompt length. ``batch`` replaces the workload's.
     """
     if workload.prompt_len is None:
         return 0
+    batch = workload.batch if batch is None else batch
     hidden, inter = _activation_widths(model)
     if workload.chunk_tokens is not None:
-        in_flight = min(workload.chunk_tokens, workload.batch * workload.prompt_len)
+        in_flight = min(workload.chunk_tokens, batch * workload.prompt_len)
     else:
-        in_flight = workload.batch * workload.prompt_len
+        in_flight = batch * workload.prompt_len
     body = in_flight * (hidden + inter) * ACTIVATION_BYTES * workload.live_buffers
-    positions = in_flight if workload.all_logits else min(workload.batch, in_flight)
+    positions = in_flight if workload.all_logits else min(batch, in_flight)
     return body + positions * (model.vocab_size or 0) * LOGIT_BYTES
 
 

@@ -254,8 +254,15 @@ def cached_tokens(model: ModelSpec, workload: Workload, runtime: Runtime) -> dic
         cache ``batch * ceil_block(min(context, sliding_window))`` when the engine exploits
         the window (the prefix is not shared there).
     """
-    block, ctx, batch = runtime.block_size, workload.context_tokens, workload.batch
-    full = batch * _round_block(ctx, block) - (batch - 1) * shared_prefix_tokens(workload, runtime)
+    return cached_tokens_at(model, runtime, workload.context_tokens, workload.batch)
+
+
+def cached_tokens_at(model: ModelSpec, runtime: Runtime, ctx: int, batch: int) -> dict[str, int]:
+    """:func:`cached_tokens` for ``batch`` sequences of ``ctx`` tokens (no Workload built)."""
+    block = runtime.block_size
+    prefix = min(runtime.shared_prefix_tokens, ctx)
+    shared = prefix if block is None else (prefix // block) * block
+    full = batch * _round_block(ctx, block) - (batch - 1) * shared
     if model.sliding_window and runtime.sliding_window_exploited:
         sliding = batch * _round_block(min(ctx, model.sliding_window), block)
     else:
