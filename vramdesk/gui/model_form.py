@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QWidget,
 )
-from superqt.utils import signals_blocked
 
 from vramdesk.core.errors import VramdeskError
 from vramdesk.core.units import Unit, format_bytes
@@ -137,7 +136,7 @@ class ModelForm(BoundForm):
                 (self.tr("the shape: {0:,}").format(shape), "shape"),
             ],
         )
-        with signals_blocked(self.fields["params_source"]):
+        with QSignalBlocker(self.fields["params_source"]):
             self._choose("params_source", self.controller.params_source())
         per_token = format_bytes(d.kv_bytes_per_token, Unit.MIB, 3)
         text = d.kv_summary or f"{d.kv_bytes_per_token:,} B ({per_token})"
@@ -147,7 +146,7 @@ class ModelForm(BoundForm):
     def refresh_presets(self) -> None:
         """Fill the picker: bundled presets (read-only, marked) then the user's."""
         self._presets = dict(self.library.model_choices())
-        with signals_blocked(self.preset_box):
+        with QSignalBlocker(self.preset_box):
             self.preset_box.clear()
             for key, preset in self._presets.items():
                 mark = self.tr(" (bundled, read-only)") if preset.read_only else self.tr(" (mine)")
@@ -174,7 +173,7 @@ class ModelForm(BoundForm):
         keys = [k for k, p in self._presets.items() if (p.model, p.weights) == shown]
         keys.sort(key=lambda k: self._presets[k].name != c.preset_name)  # the one loaded first
         box = self.preset_box
-        with signals_blocked(box):
+        with QSignalBlocker(box):
             if box.itemData(0) == "":
                 box.removeItem(0)
             if keys:

@@ -6,8 +6,8 @@ import dataclasses
 from fractions import Fraction
 from typing import Any
 
+from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
-from superqt.utils import signals_blocked
 
 from vramdesk.core.limits import FLOAT_LIMITS
 from vramdesk.core.runtime import Engine, OverheadForm, Runtime, engine_options
@@ -162,5 +162,5 @@ class TargetForm(BoundForm):
         if self.controller.typed_text("custom_capacity") is not None:
             return  # keep the refused text beside its mark
         unit = Unit.GIB if self.custom_unit.currentText() == "GiB" else Unit.MIB
-        with signals_blocked(self.custom_value):
+        with QSignalBlocker(self.custom_value):
             self.custom_value.show_value(to_unit(self.controller.target.custom_bytes, unit))
