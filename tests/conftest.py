@@ -27,6 +27,20 @@ def _fresh_config_dir(tmp_path, monkeypatch):
     return config
 
 
+@pytest.fixture(autouse=True)
+def _no_local_model_stores(tmp_path, monkeypatch):
+    """Point every local model store (HF cache, Ollama, LM Studio, llama.cpp) at empty
+    folders, so that no test reads the machine's real models (tests/local_stores.py)."""
+    for var, name in (
+        ("HF_HUB_CACHE", "no-hf"),
+        ("OLLAMA_MODELS", "no-ollama"),
+        ("VRAMDESK_LMSTUDIO_MODELS", "no-lmstudio"),
+        ("LLAMA_CACHE", "no-llama.cpp"),
+    ):
+        monkeypatch.setenv(var, str(tmp_path / "stores" / name))
+    monkeypatch.setenv("VRAMDESK_MODEL_DIRS", "")
+
+
 @pytest.fixture
 def config_dir(_fresh_config_dir):
     """The per-test config directory (``VRAMDESK_CONFIG_DIR``)."""

@@ -12,7 +12,7 @@ wait_s=${1:-5}; [ $# -gt 0 ] && shift
 need=()
 command -v Xvfb >/dev/null || need+=(xvfb)
 command -v import >/dev/null || need+=(imagemagick)
-for lib in libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-xkb1 libxkbcommon-x11-0 fonts-ipafont-gothic; do
+for lib in libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-xkb1 libxkbcommon-x11-0 fonts-noto-cjk; do
   dpkg -s "$lib" >/dev/null 2>&1 || need+=("$lib")
 done
 if [ ${#need[@]} -gt 0 ]; then

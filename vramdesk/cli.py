@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from vramdesk import __version__
+from vramdesk.cli_more import add_format_option, output_format
 from vramdesk.core.errors import InputError, VramdeskError
 from vramdesk.core.units import Unit
 
@@ -50,7 +51,7 @@ def _block_size(text: str) -> int | str:
 
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("model (one of --preset, --config, --gguf, or the shape)")
+    g = p.add_argument_group("model (one of --preset, --config, --gguf, --model, or the shape)")
     g.add_argument(
         "--preset",
         metavar="NAME",
@@ -58,6 +59,9 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--config", metavar="PATH", help="Hugging Face config.json or model folder")
     g.add_argument("--gguf", metavar="PATH", help=".gguf file (header only is read)")
+    g.add_argument("--model", metavar="NAME",
+                   help="a model on this machine: repo id (Qwen/Qwen3-8B), Ollama tag "
+                   "(qwen3:8b) or path (see 'vramdesk models'); offline")
     g.add_argument("--params-b", type=_positive_number, metavar="P", help="parameters in billions")
     g.add_argument("--layers", type=_whole, metavar="L", help="num_hidden_layers")
     g.add_argument("--kv-heads", type=_whole, metavar="H", help="num_key_value_heads")
@@ -187,6 +191,7 @@ def _add_runtime_options(g: Any) -> None:
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object with exact integer bytes")
+    add_format_option(p)
     p.add_argument(
         "--units", default="GiB", choices=("GiB", "GB", "MiB"), help="display unit (default GiB)"
     )
@@ -229,6 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     gpus.add_argument("--json", action="store_true", help="one JSON object, exact integer bytes")
     gpus.set_defaults(handler=_cmd_gpus)
     _add_presets_parser(sub)
+    from vramdesk import cli_more
+
+    cli_more.add_parsers(sub, _add_output_options, _add_runtime_options)
     _add_validate_parser(sub)
     _add_calibrate_parser(sub)
     return parser
@@ -237,11 +245,13 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_presets_parser(sub: Any) -> None:
     pre = sub.add_parser("presets", help="bundled and saved presets")
     psub = pre.add_subparsers(dest="presets_command", parser_class=_Parser, required=True)
-    lst = psub.add_parser("list", help="list model presets (bundled and saved) or GPUs")
+    lst = psub.add_parser(
+        "list", help="list presets (models, workloads, runtimes; bundled and saved) or GPUs"
+    )
     lst.add_argument("--gpus", action="store_true", help="list the GPU catalog instead")
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(handler=_cmd_presets_list)
-    show = psub.add_parser("show", help="show one preset")
+    show = psub.add_parser("show", help="show one model preset or catalog GPU")
     show.add_argument("name")
     show.add_argument("--json", action="store_true")
     show.set_defaults(handler=_cmd_presets_show)
@@ -327,16 +337,13 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ commands
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from vramdesk.core.estimate import estimate
+    from vramdesk.core.output import breakdown_output
     from vramdesk.core.scenario import scenario_from_args
 
+    fmt = output_format(args)
     sc = scenario_from_args(vars(args))
     breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
-    if args.json:
-        _print_json({"model": sc.model.name, **breakdown.to_dict()})
-    else:
-        from vramdesk.core.report import breakdown_text
-
-        print(breakdown_text(sc, breakdown, Unit.parse(args.units)))
+    print(breakdown_output(sc, breakdown, fmt, Unit.parse(args.units)).rstrip("\n"))
     return EXIT_OK
 
 
@@ -351,21 +358,15 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     label, capacity = _local_budget(args, sc.runtime) or budget_from_args(
         {**vars(args), "engine": sc.runtime.engine.value}
     )
-    result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
-    if args.json:
-        _print_json(
-            {
-                "model": sc.model.name,
-                "budget": label,
-                **result.breakdown.to_dict(),
-                **result.to_dict(),
-                "catalog_fits": [dataclasses.asdict(r) for r in catalog_fits(result.breakdown)],
-            }
-        )
-    else:
-        from vramdesk.core.report import solve_text
+    from vramdesk.core.output import solve_output
 
-        print(solve_text(sc, result, label, Unit.parse(args.units)))
+    fmt = output_format(args)
+    result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
+    extra = {"budget": label}
+    if fmt == "json":
+        extra["catalog_fits"] = [dataclasses.asdict(r) for r in catalog_fits(result.breakdown)]
+    text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra)
+    print(text.rstrip("\n"))
     return EXIT_OK
 
 
@@ -409,10 +410,11 @@ def _cmd_gpus(args: argparse.Namespace) -> int:
 
 
 def _cmd_presets_list(args: argparse.Namespace) -> int:
-    from vramdesk.core.report import gpu_rows, preset_rows
+    from vramdesk.cli_more import preset_list_rows, print_preset_rows
+    from vramdesk.core.report import gpu_rows
 
     problems: list[str] = []
-    rows = gpu_rows() if args.gpus else preset_rows(problems)
+    rows = gpu_rows() if args.gpus else preset_list_rows(problems)
     for problem in problems:
         print(f"vramdesk: warning: {problem}", file=sys.stderr)
     if args.json:
@@ -423,19 +425,21 @@ def _cmd_presets_list(args: argparse.Namespace) -> int:
             print(
                 f"{row['name']:<16} {row['memory_mib']:>7,} MiB  {row['memory_gib']:>7.2f} GiB  {row['source']}"
             )
-        else:
-            flag = "bundled" if row["read_only"] else "saved"
-            params = f"{row['params'] / 1e9:,.2f}B" if row["params"] else "?"
-            print(
-                f"{row['slug']:<28} {params:>9} params  {row['weights']:<8} {flag:<8} {row['name']}"
-            )
+    if not args.gpus:
+        print_preset_rows(rows)
     return EXIT_OK
 
 
 def _cmd_presets_show(args: argparse.Namespace) -> int:
+    from vramdesk.cli_more import gpu_detail
     from vramdesk.core.report import preset_detail
 
-    detail = preset_detail(args.name)
+    try:
+        detail = preset_detail(args.name)
+    except InputError:
+        detail = gpu_detail(args.name)
+        if detail is None:
+            raise
     if args.json:
         _print_json(detail)
     else:
@@ -445,8 +449,10 @@ def _cmd_presets_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_presets_import(args: argparse.Namespace) -> int:
+    from vramdesk.cli_more import refuse_hf_config
     from vramdesk.core.presets import import_preset
 
+    refuse_hf_config(args.path)
     user = import_preset(args.path)
     print(f"imported {user.kind} preset {user.name!r} as {user.slug} ({user.path})")
     return EXIT_OK

@@ -4,18 +4,18 @@
 <context>
     <name>BoundForm</name>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="110"/>
+        <location filename="../../vramdesk/gui/binding.py" line="112"/>
         <source>a whole number from {0} to {1}</source>
         <extracomment>Background of a field the core refused (a palette colour keeps the native spin arrows). Longest error text shown in a form (the full text is in the tooltip). Longest unbroken run in a shown error before a zero-width space lets it wrap. InputError field names that are shown by a widget of another name.</extracomment>
         <translation>{0} から {1} までの整数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="112"/>
+        <location filename="../../vramdesk/gui/binding.py" line="114"/>
         <source>; empty: {0}</source>
         <translation>（空欄: {0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="129"/>
+        <location filename="../../vramdesk/gui/binding.py" line="131"/>
         <source>a number from {0:g} to {1:g}</source>
         <translation>{0:g} から {1:g} までの数</translation>
     </message>
@@ -23,33 +23,43 @@
 <context>
     <name>BreakdownChart</name>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="49"/>
+        <location filename="../../vramdesk/gui/chart.py" line="58"/>
         <source>estimate (per GPU)</source>
-        <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito). The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present.</extracomment>
+        <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito). The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present. Pixels between the capacity label&apos;s anchor and the plot area&apos;s right edge. x range of the plot: the bar (centred on 0) in the left part, room on its right for the capacity and free-memory labels, which sit at the right end of their lines.</extracomment>
         <translation>見積もり（GPU あたり）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="126"/>
+        <location filename="../../vramdesk/gui/chart.py" line="155"/>
         <source>total {0}</source>
         <translation>合計 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="138"/>
-        <source>local free</source>
-        <translation>ローカルの空き</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/chart.py" line="141"/>
+        <location filename="../../vramdesk/gui/chart.py" line="162"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="149"/>
+        <location filename="../../vramdesk/gui/chart.py" line="228"/>
+        <source>local free</source>
+        <translation>ローカルの空き</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/chart.py" line="236"/>
+        <source>{0} · {1} weights · {2} tokens x {3} · {4} · {5}</source>
+        <translation>{0} · 重み {1} · {2} トークン x {3} · {4} · {5}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/chart.py" line="237"/>
+        <source>custom model</source>
+        <translation>カスタムモデル</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/chart.py" line="250"/>
         <source>local GPU {0} ({1})</source>
         <translation>ローカル GPU {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="150"/>
+        <location filename="../../vramdesk/gui/chart.py" line="251"/>
         <source>custom</source>
         <translation>指定容量</translation>
     </message>
@@ -126,48 +136,48 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="109"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="119"/>
         <source>capacity</source>
         <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="156"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="166"/>
         <source>This model: {0}</source>
         <translation>このモデル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="181"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="191"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="188"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="198"/>
         <source>capacity {0}</source>
         <translation>容量 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="210"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="220"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="212"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="222"/>
         <source>Error</source>
         <translation>エラー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="213"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="223"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="215"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="225"/>
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="215"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="225"/>
         <source>no</source>
         <translation>いいえ</translation>
     </message>
@@ -175,405 +185,439 @@
 <context>
     <name>Core</name>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="24"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="25"/>
         <source>Fits: {shape} need {need} of the {budget} KV budget ({spare} to spare)</source>
-        <extracomment>Every core string the window may show (generated from the core&apos;s tables; see the test).</extracomment>
         <translation>収まります: {shape} に必要な {need}（KV 予算 {budget}、余裕 {spare}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="25"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="26"/>
         <source>Tight: {shape} fit the {budget} KV budget, but the estimated total {total} exceeds the {capacity} card</source>
         <translation>ぎりぎり: {shape} は KV 予算 {budget} に収まりますが、推定合計 {total} が容量 {capacity} を超えます</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="26"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="27"/>
         <source>Tight: {shape} fit the {budget} KV budget with only {spare} to spare</source>
         <translation>ぎりぎり: {shape} は KV 予算 {budget} に収まりますが、余裕は {spare} だけです</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="27"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="28"/>
         <source>Does not fit: {shape} need {need}, the KV budget is {budget} ({short} short)</source>
         <translation>収まりません: {shape} に {need} 必要ですが、KV 予算は {budget} です（{short} 不足）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="28"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="29"/>
         <source>Does not fit: the weights alone ({weights}) exceed the {capacity} card by {over}</source>
         <translation>収まりません: 重みだけ（{weights}）で容量 {capacity} を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="29"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="30"/>
         <source>Does not fit: weights and reserved memory leave no room for the KV cache ({over} over what the engine may use)</source>
         <translation>収まりません: 重みと予約メモリで KV キャッシュの余地がありません（エンジンが使える量を {over} 超過）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="30"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="31"/>
         <source>Estimated total {total} vs capacity {capacity}: {relation} (forward estimate, overhead included)</source>
         <translation>推定合計 {total}、容量 {capacity}: {relation}（順方向の見積もり、オーバーヘッド込み）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="31"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="32"/>
         <source>within the card</source>
         <translation>容量内</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="32"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="33"/>
         <source>over the card</source>
         <translation>容量超過</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="33"/>
-        <source>{usable} for KV cache and activations</source>
-        <translation>KV キャッシュと活性化に {usable}</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="34"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="35"/>
         <source>none: the weights alone ({weights}) exceed the {capacity} card by {over}</source>
         <translation>なし: 重みだけ（{weights}）で容量 {capacity} を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="35"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="36"/>
         <source>none: weights and reserved memory exceed what the engine may use by {over}</source>
         <translation>なし: 重みと予約メモリがエンジンの使える量を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="36"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="37"/>
         <source>Store the KV cache in {value}</source>
         <translation>KV キャッシュを {value} で保持する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="37"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="38"/>
         <source>Cap the context at {value} tokens</source>
         <translation>コンテキストを {value} トークンに制限する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="38"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="39"/>
         <source>Cap concurrency at {value} sequences</source>
         <translation>同時実行数を {value} 系列に制限する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="39"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="40"/>
         <source>Quantize the weights to {value}</source>
         <translation>重みを {value} に量子化する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="40"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="41"/>
         <source>Quantizing the weights to {value}</source>
         <translation>重みを {value} に量子化すると</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="41"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="42"/>
         <source>Shard over {value} GPUs (tensor parallel)</source>
         <translation>{value} 台の GPU に分割する（テンソル並列）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="42"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="43"/>
         <source>{action}: saves {saves}</source>
         <translation>{action}: {saves} 節約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="43"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="44"/>
         <source>{action}: saves {saves} per GPU</source>
         <translation>{action}: GPU あたり {saves} 節約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="44"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="45"/>
         <source>{action} saves {saves} but is not enough: the fixed overhead alone exceeds the usable memory</source>
         <translation>{action} {saves} 節約できますが足りません: 固定オーバーヘッドだけで使えるメモリを超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="45"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="46"/>
         <source>{action} saves {saves} but is not enough: the KV cache and activations alone ({need}) exceed the {room} left after overhead</source>
         <translation>{action} {saves} 節約できますが足りません: KV キャッシュと活性化だけで（{need}）、オーバーヘッド後に残る {room} を超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="46"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="47"/>
         <source>{action}: saves {saves} (not enough alone)</source>
         <translation>{action}: {saves} 節約（これだけでは不足）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="47"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="48"/>
         <source>KV cache dtype</source>
         <translation>KV キャッシュの型</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="48"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="49"/>
         <source>Context</source>
         <translation>コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="49"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="50"/>
         <source>Concurrency</source>
         <translation>同時実行数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="50"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="51"/>
         <source>Weight format</source>
         <translation>重みの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="51"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="52"/>
         <source>Tensor parallel</source>
         <translation>テンソル並列</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="52"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="53"/>
         <source>memory</source>
         <translation>メモリ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="53"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="54"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="54"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="55"/>
         <source>the largest context vramdesk accepts</source>
         <translation>vramdesk が受け付ける最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="55"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="56"/>
         <source>Weights</source>
         <translation>重み</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="56"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="57"/>
         <source>KV cache</source>
         <translation>KV キャッシュ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="57"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
         <source>Activations</source>
         <translation>活性化</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
         <source>Overhead</source>
         <translation>オーバーヘッド</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
         <source>Recurrent state</source>
         <translation>再帰状態</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
         <source>Activation peak</source>
         <translation>活性化のピーク</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
         <source>Compute buffer</source>
         <translation>計算バッファ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
         <source>Dequantization buffer</source>
         <translation>逆量子化バッファ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
         <source>KV cache (device)</source>
         <translation>KV キャッシュ（デバイス上）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
         <source>Non-torch memory</source>
         <translation>torch 外のメモリ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
         <source>Ollama reserve</source>
         <translation>Ollama の予約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
         <source>Overhead (multiplier)</source>
         <translation>オーバーヘッド（乗数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
         <source>Overhead (workspace)</source>
         <translation>オーバーヘッド（ワークスペース）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
         <source>Weights (device)</source>
         <translation>重み（デバイス上）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
         <source>The NVIDIA binding (the nvidia-ml-py package, module pynvml) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA のバインディング（nvidia-ml-py パッケージ、pynvml モジュール）がインストールされていません。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
         <source>No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA ドライバーが見つかりません（NVML ライブラリ libnvidia-ml.so.1 がありません）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
         <source>The NVIDIA driver is installed but not loaded (is the kernel module running?). vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA ドライバーはインストールされていますが読み込まれていません（カーネルモジュールは動いていますか？）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
         <source>The NVIDIA driver and its NVML library differ in version (a driver update without a reboot?). Reboot or reload the driver to read the GPUs.</source>
         <translation>NVIDIA ドライバーと NVML ライブラリのバージョンが異なります（再起動せずにドライバーを更新しましたか？）。GPU を読むには再起動するかドライバーを読み込み直してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
         <source>Permission denied reading the NVIDIA GPUs (check access to /dev/nvidia*).</source>
         <translation>NVIDIA GPU を読む権限がありません（/dev/nvidia* へのアクセスを確認してください）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="76"/>
         <source>The NVIDIA driver is loaded but reports no GPU.</source>
         <translation>NVIDIA ドライバーは読み込まれていますが、GPU が報告されません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="76"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="77"/>
         <source>A GPU stopped answering (NVML: GPU is lost or needs a reset).</source>
         <translation>GPU が応答しなくなりました（NVML: GPU が失われたか、リセットが必要です）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="77"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="78"/>
         <source>This GPU or driver does not report memory through NVML.</source>
         <translation>この GPU またはドライバーは NVML でメモリを報告しません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="78"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="79"/>
         <source>NVML failed with an unexpected error.</source>
         <translation>NVML が予期しないエラーで失敗しました。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="79"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="80"/>
+        <source>Fits in the {0} GiB free right now with {1} GiB to spare</source>
+        <translation>現在の空き {0} GiB に収まります（余裕 {1} GiB）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="81"/>
         <source>MLA cache expanded to per-head K and V (older llama.cpp layout)</source>
         <translation>MLA キャッシュをヘッドごとの K と V に展開（古い llama.cpp の配置）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="80"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="82"/>
         <source>MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank</source>
         <translation>MLA キャッシュは圧縮された潜在ベクトル（vLLM/SGLang の配置）で、各 TP ランクに複製</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="81"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="83"/>
+        <source>Needs {0} GiB more than is free right now</source>
+        <translation>現在の空きより {0} GiB 多く必要です</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="84"/>
         <source>SGLang leaves total * ({0} - mem_fraction_static) for activations and CUDA graphs</source>
         <translation>SGLang は活性化と CUDA グラフ用に total * ({0} - mem_fraction_static) を残す</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="82"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="85"/>
         <source>V1 non-torch memory + NCCL buffers when TP/PP &gt; {0} (fitted)</source>
         <translation>V1 の torch 外メモリ + TP/PP &gt; {0} のときの NCCL バッファ（当てはめ値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="83"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="86"/>
         <source>context_tokens {0} exceeds max_position_embeddings {1}: computed anyway (rope scaling may allow it)</source>
         <translation>context_tokens {0} が max_position_embeddings {1} を超えています: そのまま計算しました（RoPE スケーリングで可能な場合があります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="84"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="87"/>
         <source>embeddings and output head kept {0}-bit, as real checkpoints store them</source>
         <translation>埋め込みと出力ヘッドは実際のチェックポイントと同じく {0} ビットのまま</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="85"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="88"/>
         <source>factor {0} covers allocator fragmentation; fixed {1} GiB covers the CUDA context and workspaces</source>
         <translation>係数 {0} はアロケーターの断片化分、固定 {1} GiB は CUDA コンテキストとワークスペース分</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="86"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
         <source>fitted to published vLLM logs; +-{0} % across models: calibrate from a start-up log</source>
         <translation>公開された vLLM ログへの当てはめ値。モデル間で ±{0} %: 起動ログから較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
         <source>group quantization: {0} + ({1} + {2}) / {3} = {4} bits per weight</source>
         <translation>グループ量子化: {0} + ({1} + {2}) / {3} = 重みあたり {4} ビット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
         <source>live_buffers = {0} is an assumption; calibrate it by measurement</source>
         <translation>live_buffers = {0} は仮定です。測定で較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
         <source>max(hidden * intermediate, hidden * heads * head_dim) * {0} (bitsandbytes only)</source>
         <translation>max(hidden * intermediate, hidden * heads * head_dim) * {0}（bitsandbytes のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
         <source>modelled within about {0} %: calibrate from the log&apos;s compute buffer line</source>
         <translation>誤差は約 {0} %: ログの compute buffer 行から較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
         <source>the CUDA context (about {0}-{1} GiB) is outside llama.cpp&apos;s buffers</source>
         <translation>CUDA コンテキスト（約 {0}-{1} GiB）は llama.cpp のバッファ外</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
         <source>the input embedding ({0} bytes) stays in host memory</source>
         <translation>入力埋め込み（{0} バイト）はホストメモリに置かれる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
         <source>torch.cuda.max_memory_allocated excludes the CUDA context</source>
         <translation>torch.cuda.max_memory_allocated は CUDA コンテキストを含まない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
         <source>vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)</source>
         <translation>語彙を {0} 行単位に詰め、各 GPU に {1} ビットの RoPE cos/sin キャッシュ（vLLM/SGLang の VocabParallelEmbedding と回転埋め込み）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
         <source>{0} (give a prompt length to model the prefill peak)</source>
         <translation>{0}（プロンプト長を入れるとプリフィルのピークを見積もります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
         <source>{0} (no prefill modelled)</source>
         <translation>{0}（プリフィルは見積もりなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
         <source>{0} (not in llama.cpp&apos;s buffers)</source>
         <translation>{0}（llama.cpp のバッファ外）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="104"/>
         <source>{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}</source>
         <translation>GPU あたり {0} MiB（discover/gpu.go）。OLLAMA_GPU_OVERHEAD の既定は {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="105"/>
         <source>{0} cells (padded to {1})</source>
         <translation>{0} セル（{1} 単位に詰める）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="106"/>
         <source>{0} sliding-window layers cache at most {1} tokens per sequence</source>
         <translation>スライディングウィンドウ層 {0} 層は系列あたり最大 {1} トークンをキャッシュ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="88"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
         <source>flash attention on: no f32 KQ scores in the compute buffer</source>
         <translation>Flash Attention オン: 計算バッファに f32 の KQ スコアは載らない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="87"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="24"/>
+        <source>{batch} x {context} tokens</source>
+        <extracomment>Every core string the window may show (generated from the core&apos;s tables; see the test).</extracomment>
+        <translation>{batch} x {context} トークン</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="34"/>
+        <source>{usable} ({exact} B)</source>
+        <translation>{usable}（{exact} B）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
         <source>flash attention off: the f32 KQ scores are in the compute buffer</source>
         <translation>Flash Attention オフ: f32 の KQ スコアが計算バッファに載る</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
         <source>vLLM&apos;s hybrid allocator reserves, per request, blocks in every KV group; a sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)</source>
         <translation>vLLM のハイブリッドアロケーターはリクエストごとに各 KV グループのブロックを確保する。スライディンググループはウィンドウ + max_num_batched_tokens を保持（kv_cache_utils.py）</translation>
+    </message>
+</context>
+<context>
+    <name>DropImporter</name>
+    <message>
+        <location filename="../../vramdesk/gui/drop_import.py" line="113"/>
+        <source>Open &amp;recent</source>
+        <extracomment>What a drop may carry: files by suffix, or a folder.</extracomment>
+        <translation>最近使ったファイル(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/drop_import.py" line="132"/>
+        <source>(none yet)</source>
+        <translation>（まだありません）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/drop_import.py" line="134"/>
+        <source>Clear recent</source>
+        <translation>履歴を消去</translation>
     </message>
 </context>
 <context>
@@ -609,27 +653,27 @@
         <translation>{0} を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="74"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="75"/>
         <source>Breakdown copied to the clipboard</source>
         <translation>内訳をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="80"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="81"/>
         <source>Comparison copied to the clipboard</source>
         <translation>比較をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="85"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="86"/>
         <source>Export chart</source>
         <translation>グラフをエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="92"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="93"/>
         <source>Export breakdown</source>
         <translation>内訳をエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="99"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="100"/>
         <source>Export comparison</source>
         <translation>比較をエクスポート</translation>
     </message>
@@ -637,32 +681,32 @@
 <context>
     <name>FiguresTable</name>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="34"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="35"/>
         <source>Part</source>
         <translation>項目</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="34"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="35"/>
         <source>Bytes</source>
         <translation>バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="34"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="35"/>
         <source>Size</source>
         <translation>サイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="69"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="70"/>
         <source>Size ({0})</source>
         <translation>サイズ ({0})</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="93"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="94"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="103"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="104"/>
         <source>Import notes:</source>
         <translation>インポート時の注記:</translation>
     </message>
@@ -670,39 +714,323 @@
 <context>
     <name>FitsTab</name>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="31"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="33"/>
         <source>GPU</source>
+        <extracomment>Text on those backgrounds, set with them: the palette&apos;s text is light in a dark scheme.</extracomment>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="32"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="34"/>
         <source>Capacity</source>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="33"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="35"/>
         <source>Needs</source>
         <translation>必要量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="34"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="36"/>
         <source>Headroom</source>
         <translation>余裕</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="35"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="37"/>
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="54"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="56"/>
         <source>✔ fits</source>
         <translation>✔ 収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="54"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="56"/>
         <source>✘ does not fit</source>
         <translation>✘ 収まらない</translation>
+    </message>
+</context>
+<context>
+    <name>FormColumn</name>
+    <message>
+        <location filename="../../vramdesk/gui/form_column.py" line="181"/>
+        <source>Scenario</source>
+        <extracomment>Characters a choice box is wide enough for (the open list shows whole entries). The everyday inputs, in the order shown at the top: (form key, field name).</extracomment>
+        <translation>シナリオ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/form_column.py" line="239"/>
+        <source>Model</source>
+        <translation>モデル</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/form_column.py" line="195"/>
+        <source>Weight format</source>
+        <translation>重みの形式</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/form_column.py" line="196"/>
+        <source>Target GPU</source>
+        <translation>対象 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/form_column.py" line="204"/>
+        <source>Architecture (filled by presets and imports)</source>
+        <translation>アーキテクチャ（プリセットとインポートで入力）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/form_column.py" line="205"/>
+        <source>Quantization details</source>
+        <translation>量子化の詳細</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/form_column.py" line="206"/>
+        <source>Prefill, activations and live tokens</source>
+        <translation>プリフィル・活性化・同時トークン</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/form_column.py" line="207"/>
+        <source>Engine memory settings and overhead</source>
+        <translation>エンジンのメモリ設定とオーバーヘッド</translation>
+    </message>
+</context>
+<context>
+    <name>Glossary</name>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="19"/>
+        <source>A bundled model (real config.json facts and published parameter counts) or one of your saved presets. Picking one fills the architecture and the weight format.</source>
+        <extracomment>Field name -&gt; what it means (config.json names where there is one).</extracomment>
+        <translation>同梱モデル（実際の config.json の値と公表パラメータ数）または保存したプリセット。選ぶとアーキテクチャと重みの形式が入力されます。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="24"/>
+        <source>Transformer blocks (config.json num_hidden_layers); each caches K and V.</source>
+        <translation>Transformer ブロックの数（config.json の num_hidden_layers）。各層が K と V をキャッシュします。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="27"/>
+        <source>Width of the residual stream (config.json hidden_size, d_model).</source>
+        <translation>残差ストリームの幅（config.json の hidden_size、d_model）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="30"/>
+        <source>Query heads per layer. The KV cache counts KV heads, not these.</source>
+        <translation>層ごとのクエリヘッド数。KV キャッシュが数えるのはこれではなく KV ヘッドです。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="33"/>
+        <source>Key/value heads per layer: equal to the query heads for MHA, fewer for GQA (grouped-query attention), 1 for MQA. The KV cache is 2 x KV heads x head_dim x bytes per element per token per layer.</source>
+        <translation>層ごとのキー／バリューヘッド数：MHA ではクエリヘッドと同数、GQA（グループ化クエリアテンション）では少なく、MQA では 1。KV キャッシュは 1 トークン 1 層あたり 2 × KV ヘッド × head_dim × 要素のバイト数です。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="39"/>
+        <source>Width of one attention head; auto: hidden_size / num_attention_heads.</source>
+        <translation>アテンションヘッド 1 つの幅。auto：hidden_size / num_attention_heads。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="42"/>
+        <source>Width of the MLP (feed-forward) layer of a dense block.</source>
+        <translation>密な層の MLP（フィードフォワード）の幅。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="45"/>
+        <source>Tokens in the vocabulary: rows of the embedding and of the lm_head.</source>
+        <translation>語彙のトークン数：埋め込みと lm_head の行数。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="48"/>
+        <source>The lm_head reuses the input embedding matrix, so it is stored (and counted) once.</source>
+        <translation>lm_head が入力埋め込み行列を共有するため、1 回だけ保存（計上）されます。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="52"/>
+        <source>The longest context the model was trained for; longer contexts warn.</source>
+        <translation>モデルが学習した最長コンテキスト。これより長いと警告します。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="55"/>
+        <source>Parameter count from the checkpoint or model card. Empty: computed from the shape.</source>
+        <translation>チェックポイントまたはモデルカードのパラメータ数。空欄：形状から計算します。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="59"/>
+        <source>Routed experts per MoE layer (mixture of experts). Every expert stays resident in memory, although only a few run per token. 0: a dense model.</source>
+        <translation>MoE 層ごとのルーテッドエキスパート数（混合エキスパート）。トークンごとに動くのは一部でも、全エキスパートがメモリに常駐します。0：密なモデル。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="64"/>
+        <source>Experts each token is routed to (sets the active parameters, not memory).</source>
+        <translation>各トークンが送られるエキスパート数（アクティブパラメータを決め、メモリは変えません）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="67"/>
+        <source>MLP width of one routed expert.</source>
+        <translation>ルーテッドエキスパート 1 つの MLP の幅。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="68"/>
+        <source>Experts every token passes through in addition to the routed ones.</source>
+        <translation>ルーテッドエキスパートに加えて全トークンが通るエキスパートの数。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="71"/>
+        <source>Dense leading layers: the first N layers of an MoE model (DeepSeek&apos;s first_k_dense_replace) use a plain dense MLP instead of experts.</source>
+        <translation>先頭の密な層：MoE モデルの最初の N 層（DeepSeek の first_k_dense_replace）はエキスパートではなく通常の密な MLP を使います。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="76"/>
+        <source>Sliding-window attention: a sliding layer attends to (and caches) only the last N tokens. off: every layer attends to the whole context.</source>
+        <translation>スライディングウィンドウアテンション：スライド層は直近 N トークンだけを参照（キャッシュ）します。off：全層がコンテキスト全体を参照します。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="81"/>
+        <source>Which layers slide: all, none, alternating, or N local layers per global one (Gemma&apos;s 5:1). Global layers cache the whole context.</source>
+        <translation>どの層がスライドするか：全層、なし、交互、またはグローバル層 1 つごとに N 個のローカル層（Gemma の 5:1）。グローバル層はコンテキスト全体をキャッシュします。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="86"/>
+        <source>Storage format of the weights: bits per weight (bf16 16, fp8/int8 8, int4 4, GGUF types at their exact block sizes). (approx.): a published average, not exact.</source>
+        <translation>重みの保存形式：重みあたりのビット数（bf16 は 16、fp8/int8 は 8、int4 は 4、GGUF の型は正確なブロックサイズ）。（近似）：正確ではなく公表平均値です。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="91"/>
+        <source>Group quantization (GPTQ/AWQ): every group of N weights carries its own scale and zero point; int4 with group 128 costs 4 + 32/128 = 4.25 bits per weight.</source>
+        <translation>グループ量子化（GPTQ/AWQ）：N 個の重みごとにスケールとゼロ点を持ちます。グループ 128 の int4 は 4 + 32/128 = 4.25 ビット／重み。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="96"/>
+        <source>Bits of each group&apos;s scale (fp16: 16).</source>
+        <translation>各グループのスケールのビット数（fp16：16）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="97"/>
+        <source>Bits of each group&apos;s zero point (symmetric formats have none: 0).</source>
+        <translation>各グループのゼロ点のビット数（対称形式にはなし：0）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="100"/>
+        <source>Keep the embedding and lm_head in 16 bits while the rest is quantized (what GPTQ/AWQ checkpoints do).</source>
+        <translation>残りを量子化しても、埋め込みと lm_head を 16 ビットのまま保持します（GPTQ/AWQ チェックポイントの方式）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="105"/>
+        <source>Only the routed experts use the format; attention and the rest stay 16-bit (gpt-oss MXFP4 checkpoints).</source>
+        <translation>ルーテッドエキスパートだけがこの形式を使い、アテンションなどは 16 ビットのままです（gpt-oss の MXFP4 チェックポイント）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="110"/>
+        <source>Tokens each sequence holds in the KV cache: prompt plus generated (vLLM&apos;s max_model_len when sizing for the worst case).</source>
+        <translation>各シーケンスが KV キャッシュに保持するトークン数：プロンプト＋生成分（最悪ケースを見積もるときは vLLM の max_model_len）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="115"/>
+        <source>Sequences served at the same time (concurrency). KV memory grows with context x concurrency: 100 requests x 500 tokens take what 5 x 10,000 take.</source>
+        <translation>同時に処理するシーケンス数（同時実行数）。KV メモリはコンテキスト × 同時実行数に比例します：500 トークン × 100 リクエストは 10,000 × 5 と同じです。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="120"/>
+        <source>All tokens in the KV cache at once: context x concurrency, editable.</source>
+        <translation>KV キャッシュに同時に載る全トークン：コンテキスト × 同時実行数（編集可）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="123"/>
+        <source>Prompt tokens prefilled at once per sequence; sets the activation peak. no prefill: no activation term (as the source documents&apos; totals).</source>
+        <translation>シーケンスごとに一度にプリフィルするプロンプトのトークン数。活性化のピークを決めます。プリフィルなし：活性化の項なし（元資料の合計と同じ）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="128"/>
+        <source>Chunked prefill: tokens processed per step (vLLM max_num_batched_tokens, llama.cpp n_ubatch); caps the tokens in flight, and so the activation peak.</source>
+        <translation>チャンク化プリフィル：1 ステップで処理するトークン数（vLLM の max_num_batched_tokens、llama.cpp の n_ubatch）。処理中のトークン数、ひいては活性化のピークを抑えます。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="133"/>
+        <source>Live activation buffers: how many tensors of hidden + intermediate width per token are alive at the prefill peak. 4 is the source article&apos;s assumption; calibrate it from a measured run.</source>
+        <translation>同時に生きている活性化バッファ：プリフィルのピーク時に生存する、トークンあたり hidden + intermediate 幅のテンソルの数。4 は元記事の仮定で、実測から較正してください。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="139"/>
+        <source>Keep the logits (vocab_size values) of every prefilled position, not only of the last one per sequence.</source>
+        <translation>各シーケンスの最後の位置だけでなく、プリフィルした全位置のロジット（vocab_size 個の値）を保持します。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="144"/>
+        <source>Element type of the KV cache: fp16/bf16 2 bytes, fp8 1 byte; q8_0/q4_0 are llama.cpp&apos;s block types.</source>
+        <translation>KV キャッシュの要素型：fp16/bf16 は 2 バイト、fp8 は 1 バイト。q8_0/q4_0 は llama.cpp のブロック型です。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="149"/>
+        <source>Whose memory accounting to follow: formula is the source documents&apos; neutral one; vLLM, SGLang, llama.cpp, Ollama and transformers follow each engine&apos;s own code.</source>
+        <translation>どのメモリ会計に従うか：formula は元資料の中立な式、vLLM・SGLang・llama.cpp・Ollama・transformers は各エンジン自身のコードに従います。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="154"/>
+        <source>Share of the GPU&apos;s memory the engine may take (vLLM&apos;s flag, 0.9 by default); the KV cache gets what is left of it after weights and overhead.</source>
+        <translation>エンジンが使ってよい GPU メモリの割合（vLLM のフラグ、既定 0.9）。KV キャッシュには重みとオーバーヘッドを引いた残りが割り当てられます。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="159"/>
+        <source>Paged attention: the KV cache is allocated in blocks of N tokens, so each sequence is rounded up to whole blocks (vLLM: 16). unpaged: exact token counts.</source>
+        <translation>ページドアテンション：KV キャッシュを N トークンのブロック単位で確保するため、各シーケンスはブロック単位に切り上げられます（vLLM：16）。unpaged：正確なトークン数。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="164"/>
+        <source>A prefix common to every sequence (a system prompt); with prefix caching its whole blocks are stored once.</source>
+        <translation>全シーケンスに共通する接頭辞（システムプロンプト）。プレフィックスキャッシュでは、その完全なブロックは 1 回だけ保存されます。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="169"/>
+        <source>Tensor parallel (TP): weights and KV heads are split over N GPUs; each GPU holds max(1, KV heads / N) heads.</source>
+        <translation>テンソル並列（TP）：重みと KV ヘッドを N 枚の GPU に分割します。各 GPU は max(1, KV ヘッド / N) 個のヘッドを持ちます。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="174"/>
+        <source>Pipeline parallel (PP): the layers are split over N GPUs.</source>
+        <translation>パイプライン並列（PP）：層を N 枚の GPU に分割します。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="177"/>
+        <source>Overhead form: how memory beyond weights, KV cache and activations is added. multiplier: (weights + KV + activations) x factor + fixed; workspace: weights x fraction. Both come from the source documents.</source>
+        <translation>オーバーヘッドの形：重み・KV キャッシュ・活性化以外のメモリの加え方。multiplier：（重み + KV + 活性化）× 係数 + 固定分、workspace：重み × 割合。どちらも元資料に由来します。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="183"/>
+        <source>Multiplier form: 1.15 adds 15 % for allocator fragmentation and framework buffers.</source>
+        <translation>multiplier 形：1.15 はアロケータの断片化とフレームワークのバッファに 15 % を加えます。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="187"/>
+        <source>Multiplier form: memory that does not scale (CUDA context, cuBLAS workspace), 1 GiB by default.</source>
+        <translation>multiplier 形：規模に比例しないメモリ（CUDA コンテキスト、cuBLAS ワークスペース）、既定 1 GiB。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="192"/>
+        <source>Workspace form: overhead as a share of the weights (0.05 = 5 %).</source>
+        <translation>workspace 形：重みに対する割合としてのオーバーヘッド（0.05 = 5 %）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="195"/>
+        <source>The engine caches only the window on sliding layers (vLLM, transformers). Off: it caches the whole context on every layer.</source>
+        <translation>エンジンがスライド層でウィンドウ分だけをキャッシュします（vLLM、transformers）。オフ：全層でコンテキスト全体をキャッシュします。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="200"/>
+        <source>The card to check against: catalog GPUs at the MiB nvidia-smi reports, a custom capacity, or a local GPU&apos;s total or free memory (NVML).</source>
+        <translation>照合するカード：nvidia-smi が示す MiB のカタログ GPU、任意の容量、またはローカル GPU の総量か空き（NVML）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="205"/>
+        <source>Any capacity, in GiB (2^30 bytes) or MiB; choosing one selects it.</source>
+        <translation>任意の容量（GiB = 2^30 バイト、または MiB）。入力するとこれが選ばれます。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="208"/>
+        <source>Query heads per KV head. MHA: 1; GQA: more than 1; MQA: all queries share one KV head; MLA caches a compressed latent instead of heads.</source>
+        <translation>KV ヘッド 1 つあたりのクエリヘッド数。MHA：1、GQA：1 より大、MQA：全クエリが 1 つの KV ヘッドを共有、MLA はヘッドの代わりに圧縮した潜在表現をキャッシュします。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/glossary.py" line="213"/>
+        <source>KV-cache bytes one token takes across all layers (before paging).</source>
+        <translation>1 トークンが全層で占める KV キャッシュのバイト数（ページング前）。</translation>
     </message>
 </context>
 <context>
@@ -752,6 +1080,46 @@
         <location filename="../../vramdesk/gui/gpu_panel.py" line="279"/>
         <source> · CUDA {0}</source>
         <translation> · CUDA {0}</translation>
+    </message>
+</context>
+<context>
+    <name>HelpMenu</name>
+    <message>
+        <location filename="../../vramdesk/gui/help_menu.py" line="56"/>
+        <source>&amp;Help</source>
+        <translation>ヘルプ(&amp;H)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/help_menu.py" line="59"/>
+        <location filename="../../vramdesk/gui/help_menu.py" line="113"/>
+        <source>How the numbers are computed</source>
+        <translation>数値の計算方法</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/help_menu.py" line="65"/>
+        <location filename="../../vramdesk/gui/help_menu.py" line="100"/>
+        <source>About vramdesk</source>
+        <translation>vramdesk について</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/help_menu.py" line="75"/>
+        <source>Will this LLM fit in GPU memory under this traffic?</source>
+        <translation>この LLM は、このトラフィックで GPU メモリに収まるか？</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/help_menu.py" line="78"/>
+        <source>Licence: {0}</source>
+        <translation>ライセンス: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/help_menu.py" line="79"/>
+        <source>Python {0}, Qt {1}, PySide6 {2}</source>
+        <translation>Python {0}、Qt {1}、PySide6 {2}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/help_menu.py" line="82"/>
+        <source>Offline: nothing is sent anywhere. The command line gives the same numbers (vramdesk --help).</source>
+        <translation>オフライン：どこにも何も送信しません。コマンドラインでも同じ数値が得られます（vramdesk --help）。</translation>
     </message>
 </context>
 <context>
@@ -806,393 +1174,455 @@
 <context>
     <name>KvGrowthTab</name>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="47"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="55"/>
         <source>context (tokens per sequence)</source>
         <extracomment>One colour per curve slot (Okabe-Ito): the grid&apos;s concurrencies, then the current one.</extracomment>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="62"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="70"/>
         <source>KV budget</source>
         <translation>KV 予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="73"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="81"/>
         <source>this workload</source>
         <translation>このワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="125"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="144"/>
         <source>KV cache ({0})</source>
         <translation>KV キャッシュ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="146"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="165"/>
         <source>No KV budget on this GPU: {0}</source>
         <translation>この GPU には KV 予算がありません: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="161"/>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="174"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="180"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="193"/>
         <source>{0} concurrent</source>
         <translation>同時 {0}</translation>
     </message>
 </context>
 <context>
+    <name>LocalModelsPanel</name>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="64"/>
+        <source>Filter by name, source or format</source>
+        <translation>名前・出所・形式で絞り込み</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="68"/>
+        <source>Name</source>
+        <translation>名前</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="68"/>
+        <source>Source</source>
+        <translation>出所</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="68"/>
+        <source>Format</source>
+        <translation>形式</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="68"/>
+        <source>Size on disk</source>
+        <translation>ディスク上のサイズ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="79"/>
+        <source>Refresh</source>
+        <translation>更新</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="81"/>
+        <source>Add folder…</source>
+        <translation>フォルダーを追加…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="83"/>
+        <source>Use this model</source>
+        <translation>このモデルを使う</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="135"/>
+        <source>Looking for models on this machine…</source>
+        <translation>このマシンのモデルを探しています…</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../vramdesk/gui/local_models.py" line="148"/>
+        <source>%n model(s) found</source>
+        <translation>
+            <numerusform>%n 個のモデルが見つかりました</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../vramdesk/gui/local_models.py" line="150"/>
+        <source>%n could not be read</source>
+        <translation>
+            <numerusform>%n 個は読めませんでした</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="158"/>
+        <source>The scan failed: {0}</source>
+        <translation>走査に失敗しました: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="204"/>
+        <source>Cannot read {0}: {1}</source>
+        <translation>{0} を読めません: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="210"/>
+        <source>Local: {0}</source>
+        <translation>ローカル: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/local_models.py" line="215"/>
+        <source>Add a folder of models</source>
+        <translation>モデルのフォルダーを追加</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="137"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="166"/>
         <source>Reverse solver</source>
+        <extracomment>No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="138"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="167"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="139"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="168"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="140"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="169"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="151"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="193"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="155"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="197"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="182"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="203"/>
+        <source>Models on this machine</source>
+        <translation>このマシンのモデル</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="231"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="183"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="232"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="185"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="235"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="188"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="238"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="189"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="239"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="197"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="248"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="204"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="258"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="205"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="259"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="272"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="387"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="182"/>
         <source>Inputs</source>
         <translation>入力</translation>
-    </message>
-    <message>
-        <source>&amp;Help</source>
-        <translation>ヘルプ(&amp;H)</translation>
-    </message>
-    <message>
-        <source>How the numbers are computed</source>
-        <translation>数値の計算方法</translation>
-    </message>
-    <message>
-        <source>About vramdesk</source>
-        <translation>vramdesk について</translation>
-    </message>
-    <message>
-        <source>Will this LLM fit in GPU memory under this traffic?</source>
-        <translation>この LLM は、このトラフィックで GPU メモリに収まるか？</translation>
-    </message>
-    <message>
-        <source>Licence: {0}</source>
-        <translation>ライセンス: {0}</translation>
-    </message>
-    <message>
-        <source>Python {0}, Qt {1}, PySide6 {2}</source>
-        <translation>Python {0}、Qt {1}、PySide6 {2}</translation>
-    </message>
-    <message>
-        <source>Offline: nothing is sent anywhere. The command line gives the same numbers (vramdesk --help).</source>
-        <translation>オフライン：どこにも何も送信しません。コマンドラインでも同じ数値が得られます（vramdesk --help）。</translation>
     </message>
 </context>
 <context>
     <name>ModelForm</name>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="34"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="36"/>
         <source>Model</source>
+        <extracomment>The path of a model imported and loaded (for File → Open recent).</extracomment>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="51"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="53"/>
         <source>Import config.json / model folder…</source>
         <translation>config.json / モデルフォルダーをインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="55"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="57"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="59"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="61"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="60"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="62"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="61"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="63"/>
         <source>Layers (num_hidden_layers)</source>
         <translation>層数（num_hidden_layers）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="62"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="64"/>
         <source>hidden_size</source>
         <translation>hidden_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="63"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="65"/>
         <source>Attention heads</source>
         <translation>アテンションヘッド数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="64"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="66"/>
         <source>KV heads (num_key_value_heads)</source>
         <translation>KV ヘッド数（num_key_value_heads）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="65"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="67"/>
         <source>head_dim</source>
         <translation>head_dim</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="66"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="68"/>
         <source>intermediate_size</source>
         <translation>intermediate_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="67"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="69"/>
         <source>vocab_size</source>
         <translation>vocab_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="68"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="70"/>
         <source>Tied embeddings</source>
         <translation>埋め込みを共有（tie_word_embeddings）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="69"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="71"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="71"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="73"/>
         <source>the checkpoint (fixed)</source>
         <translation>チェックポイント（固定）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="72"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="74"/>
         <source>the shape (follows the fields)</source>
         <translation>形状（各欄に追従）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="74"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="76"/>
         <source>Parameter count from</source>
         <translation>パラメータ数の出所</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="77"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="79"/>
         <source>A preset or import pins the checkpoint&apos;s published parameter count (and its byte size), so shape edits do not move the weights. Choose the shape to compute the count from the layers, widths and vocabulary instead.</source>
         <translation>プリセットやインポートはチェックポイントの公表パラメータ数（とバイト数）に固定するため、形状を編集しても重みは変わりません。層数・幅・語彙から数えるには「形状」を選んでください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="82"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="84"/>
         <source>Parameters</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="82"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="84"/>
         <source>computed from the shape</source>
         <translation>構成から計算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="83"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="85"/>
         <source>MoE experts (0 = dense)</source>
         <translation>MoE エキスパート数（0 = 密）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="84"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="86"/>
         <source>Experts per token</source>
         <translation>トークンあたりのエキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="85"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="87"/>
         <source>Expert intermediate size</source>
         <translation>エキスパートの中間次元</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="86"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
         <source>Shared experts</source>
         <translation>共有エキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="87"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="89"/>
         <source>Dense leading layers</source>
         <translation>先頭の密な層の数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
         <source>Sliding window (tokens)</source>
         <translation>スライディングウィンドウ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
         <source>every layer slides</source>
         <translation>全層がスライディング</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="91"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
         <source>no sliding layers</source>
         <translation>スライディング層なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="94"/>
         <source>alternating</source>
         <translation>交互</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="95"/>
         <source>5 local : 1 global</source>
         <translation>ローカル 5 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="94"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="96"/>
         <source>3 local : 1 global</source>
         <translation>ローカル 3 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="95"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="97"/>
         <source>per-layer list (from preset)</source>
         <translation>層ごとの一覧（プリセットから）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="97"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="99"/>
         <source>Sliding layers</source>
         <translation>スライディング層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="98"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="100"/>
         <source>head_dim (derived)</source>
         <translation>head_dim（導出値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="99"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="101"/>
         <source>GQA ratio</source>
         <translation>GQA 比</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="100"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="102"/>
         <source>Parameter count</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="101"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="103"/>
         <source>KV bytes per token</source>
         <translation>トークンあたりの KV バイト数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="122"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="124"/>
         <source> (shape gives {0:,})</source>
         <translation>（構成から計算すると {0:,}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="124"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="126"/>
         <source>, active {0:,}</source>
         <translation>、アクティブ {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="132"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="134"/>
         <source>the checkpoint: {0:,}</source>
         <translation>チェックポイント: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="134"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="136"/>
         <source>the checkpoint (none loaded)</source>
         <translation>チェックポイント（読み込みなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="137"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="139"/>
         <source>the shape: {0:,}</source>
         <translation>形状: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="153"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="155"/>
         <source> (bundled, read-only)</source>
         <translation>（同梱・読み取り専用）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="153"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="155"/>
         <source> (mine)</source>
         <translation>（ユーザー）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="183"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="185"/>
         <source>Custom (edited)</source>
         <translation>カスタム (編集済み)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="195"/>
-        <location filename="../../vramdesk/gui/model_form.py" line="200"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="197"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="202"/>
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="197"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="199"/>
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="218"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="220"/>
         <source>Imported: {0}</source>
         <translation>インポート: {0}</translation>
     </message>
@@ -1249,48 +1679,48 @@
         <translation>ファイルへエクスポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="67"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="70"/>
         <source>Dismiss</source>
         <translation>閉じる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="114"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="117"/>
         <source>Saved {0} preset “{1}”</source>
         <translation>{0} プリセット「{1}」を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="148"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="151"/>
         <source>Exported to {0}</source>
         <translation>{0} にエクスポートしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="153"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="156"/>
         <source>Save preset</source>
         <translation>プリセットを保存</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="153"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="156"/>
         <source>Name of the {0} preset:</source>
         <translation>{0} プリセットの名前:</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="162"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="165"/>
         <source>Rename preset</source>
         <translation>プリセットの名前を変更</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="162"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="165"/>
         <source>New name:</source>
         <translation>新しい名前:</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="167"/>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="169"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="170"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="172"/>
         <source>Import preset</source>
         <translation>プリセットをインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="175"/>
+        <location filename="../../vramdesk/gui/presets_panel.py" line="178"/>
         <source>Export preset</source>
         <translation>プリセットをエクスポート</translation>
     </message>
@@ -1486,42 +1916,43 @@
         <translation>必要な最小 GPU 数（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="77"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
         <source>Lever</source>
         <translation>対策</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="77"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
         <source>Value</source>
         <translation>値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="77"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
         <source>Saves</source>
         <translation>削減量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="77"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
         <source>Advice</source>
         <translation>助言</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/solver_tab.py" line="42"/>
         <source>Fit advisor (when it does not fit): levers, most effective first</source>
+        <extracomment>Solved values: bold, in the theme&apos;s &quot;solved&quot; colour (vramdesk.gui.theme.TEXT_COLOURS).</extracomment>
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="100"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="99"/>
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="117"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="116"/>
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="122"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="121"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>
@@ -1698,235 +2129,9 @@
 <context>
     <name>window</name>
     <message>
-        <location filename="../../vramdesk/gui/session.py" line="53"/>
+        <location filename="../../vramdesk/gui/session.py" line="58"/>
         <source>Last session not restored: {0}</source>
         <translation>前回のセッションを復元できませんでした: {0}</translation>
-    </message>
-</context>
-<context>
-    <name>FormColumn</name>
-    <message>
-        <source>Scenario</source>
-        <translation>シナリオ</translation>
-    </message>
-    <message>
-        <source>Model</source>
-        <translation>モデル</translation>
-    </message>
-    <message>
-        <source>Weight format</source>
-        <translation>重みの形式</translation>
-    </message>
-    <message>
-        <source>Target GPU</source>
-        <translation>対象 GPU</translation>
-    </message>
-    <message>
-        <source>Architecture (filled by presets and imports)</source>
-        <translation>アーキテクチャ（プリセットとインポートで入力）</translation>
-    </message>
-    <message>
-        <source>Quantization details</source>
-        <translation>量子化の詳細</translation>
-    </message>
-    <message>
-        <source>Prefill, activations and live tokens</source>
-        <translation>プリフィル・活性化・同時トークン</translation>
-    </message>
-    <message>
-        <source>Engine memory settings and overhead</source>
-        <translation>エンジンのメモリ設定とオーバーヘッド</translation>
-    </message>
-</context>
-<context>
-    <name>Glossary</name>
-    <message>
-        <source>A bundled model (real config.json facts and published parameter counts) or one of your saved presets. Picking one fills the architecture and the weight format.</source>
-        <translation>同梱モデル（実際の config.json の値と公表パラメータ数）または保存したプリセット。選ぶとアーキテクチャと重みの形式が入力されます。</translation>
-    </message>
-    <message>
-        <source>Transformer blocks (config.json num_hidden_layers); each caches K and V.</source>
-        <translation>Transformer ブロックの数（config.json の num_hidden_layers）。各層が K と V をキャッシュします。</translation>
-    </message>
-    <message>
-        <source>Width of the residual stream (config.json hidden_size, d_model).</source>
-        <translation>残差ストリームの幅（config.json の hidden_size、d_model）。</translation>
-    </message>
-    <message>
-        <source>Query heads per layer. The KV cache counts KV heads, not these.</source>
-        <translation>層ごとのクエリヘッド数。KV キャッシュが数えるのはこれではなく KV ヘッドです。</translation>
-    </message>
-    <message>
-        <source>Key/value heads per layer: equal to the query heads for MHA, fewer for GQA (grouped-query attention), 1 for MQA. The KV cache is 2 x KV heads x head_dim x bytes per element per token per layer.</source>
-        <translation>層ごとのキー／バリューヘッド数：MHA ではクエリヘッドと同数、GQA（グループ化クエリアテンション）では少なく、MQA では 1。KV キャッシュは 1 トークン 1 層あたり 2 × KV ヘッド × head_dim × 要素のバイト数です。</translation>
-    </message>
-    <message>
-        <source>Width of one attention head; auto: hidden_size / num_attention_heads.</source>
-        <translation>アテンションヘッド 1 つの幅。auto：hidden_size / num_attention_heads。</translation>
-    </message>
-    <message>
-        <source>Width of the MLP (feed-forward) layer of a dense block.</source>
-        <translation>密な層の MLP（フィードフォワード）の幅。</translation>
-    </message>
-    <message>
-        <source>Tokens in the vocabulary: rows of the embedding and of the lm_head.</source>
-        <translation>語彙のトークン数：埋め込みと lm_head の行数。</translation>
-    </message>
-    <message>
-        <source>The lm_head reuses the input embedding matrix, so it is stored (and counted) once.</source>
-        <translation>lm_head が入力埋め込み行列を共有するため、1 回だけ保存（計上）されます。</translation>
-    </message>
-    <message>
-        <source>The longest context the model was trained for; longer contexts warn.</source>
-        <translation>モデルが学習した最長コンテキスト。これより長いと警告します。</translation>
-    </message>
-    <message>
-        <source>Parameter count from the checkpoint or model card. Empty: computed from the shape.</source>
-        <translation>チェックポイントまたはモデルカードのパラメータ数。空欄：形状から計算します。</translation>
-    </message>
-    <message>
-        <source>Routed experts per MoE layer (mixture of experts). Every expert stays resident in memory, although only a few run per token. 0: a dense model.</source>
-        <translation>MoE 層ごとのルーテッドエキスパート数（混合エキスパート）。トークンごとに動くのは一部でも、全エキスパートがメモリに常駐します。0：密なモデル。</translation>
-    </message>
-    <message>
-        <source>Experts each token is routed to (sets the active parameters, not memory).</source>
-        <translation>各トークンが送られるエキスパート数（アクティブパラメータを決め、メモリは変えません）。</translation>
-    </message>
-    <message>
-        <source>MLP width of one routed expert.</source>
-        <translation>ルーテッドエキスパート 1 つの MLP の幅。</translation>
-    </message>
-    <message>
-        <source>Experts every token passes through in addition to the routed ones.</source>
-        <translation>ルーテッドエキスパートに加えて全トークンが通るエキスパートの数。</translation>
-    </message>
-    <message>
-        <source>Dense leading layers: the first N layers of an MoE model (DeepSeek's first_k_dense_replace) use a plain dense MLP instead of experts.</source>
-        <translation>先頭の密な層：MoE モデルの最初の N 層（DeepSeek の first_k_dense_replace）はエキスパートではなく通常の密な MLP を使います。</translation>
-    </message>
-    <message>
-        <source>Sliding-window attention: a sliding layer attends to (and caches) only the last N tokens. off: every layer attends to the whole context.</source>
-        <translation>スライディングウィンドウアテンション：スライド層は直近 N トークンだけを参照（キャッシュ）します。off：全層がコンテキスト全体を参照します。</translation>
-    </message>
-    <message>
-        <source>Which layers slide: all, none, alternating, or N local layers per global one (Gemma's 5:1). Global layers cache the whole context.</source>
-        <translation>どの層がスライドするか：全層、なし、交互、またはグローバル層 1 つごとに N 個のローカル層（Gemma の 5:1）。グローバル層はコンテキスト全体をキャッシュします。</translation>
-    </message>
-    <message>
-        <source>Storage format of the weights: bits per weight (bf16 16, fp8/int8 8, int4 4, GGUF types at their exact block sizes). (approx.): a published average, not exact.</source>
-        <translation>重みの保存形式：重みあたりのビット数（bf16 は 16、fp8/int8 は 8、int4 は 4、GGUF の型は正確なブロックサイズ）。（近似）：正確ではなく公表平均値です。</translation>
-    </message>
-    <message>
-        <source>Group quantization (GPTQ/AWQ): every group of N weights carries its own scale and zero point; int4 with group 128 costs 4 + 32/128 = 4.25 bits per weight.</source>
-        <translation>グループ量子化（GPTQ/AWQ）：N 個の重みごとにスケールとゼロ点を持ちます。グループ 128 の int4 は 4 + 32/128 = 4.25 ビット／重み。</translation>
-    </message>
-    <message>
-        <source>Bits of each group's scale (fp16: 16).</source>
-        <translation>各グループのスケールのビット数（fp16：16）。</translation>
-    </message>
-    <message>
-        <source>Bits of each group's zero point (symmetric formats have none: 0).</source>
-        <translation>各グループのゼロ点のビット数（対称形式にはなし：0）。</translation>
-    </message>
-    <message>
-        <source>Keep the embedding and lm_head in 16 bits while the rest is quantized (what GPTQ/AWQ checkpoints do).</source>
-        <translation>残りを量子化しても、埋め込みと lm_head を 16 ビットのまま保持します（GPTQ/AWQ チェックポイントの方式）。</translation>
-    </message>
-    <message>
-        <source>Only the routed experts use the format; attention and the rest stay 16-bit (gpt-oss MXFP4 checkpoints).</source>
-        <translation>ルーテッドエキスパートだけがこの形式を使い、アテンションなどは 16 ビットのままです（gpt-oss の MXFP4 チェックポイント）。</translation>
-    </message>
-    <message>
-        <source>Tokens each sequence holds in the KV cache: prompt plus generated (vLLM's max_model_len when sizing for the worst case).</source>
-        <translation>各シーケンスが KV キャッシュに保持するトークン数：プロンプト＋生成分（最悪ケースを見積もるときは vLLM の max_model_len）。</translation>
-    </message>
-    <message>
-        <source>Sequences served at the same time (concurrency). KV memory grows with context x concurrency: 100 requests x 500 tokens take what 5 x 10,000 take.</source>
-        <translation>同時に処理するシーケンス数（同時実行数）。KV メモリはコンテキスト × 同時実行数に比例します：500 トークン × 100 リクエストは 10,000 × 5 と同じです。</translation>
-    </message>
-    <message>
-        <source>All tokens in the KV cache at once: context x concurrency, editable.</source>
-        <translation>KV キャッシュに同時に載る全トークン：コンテキスト × 同時実行数（編集可）。</translation>
-    </message>
-    <message>
-        <source>Prompt tokens prefilled at once per sequence; sets the activation peak. no prefill: no activation term (as the source documents' totals).</source>
-        <translation>シーケンスごとに一度にプリフィルするプロンプトのトークン数。活性化のピークを決めます。プリフィルなし：活性化の項なし（元資料の合計と同じ）。</translation>
-    </message>
-    <message>
-        <source>Chunked prefill: tokens processed per step (vLLM max_num_batched_tokens, llama.cpp n_ubatch); caps the tokens in flight, and so the activation peak.</source>
-        <translation>チャンク化プリフィル：1 ステップで処理するトークン数（vLLM の max_num_batched_tokens、llama.cpp の n_ubatch）。処理中のトークン数、ひいては活性化のピークを抑えます。</translation>
-    </message>
-    <message>
-        <source>Live activation buffers: how many tensors of hidden + intermediate width per token are alive at the prefill peak. 4 is the source article's assumption; calibrate it from a measured run.</source>
-        <translation>同時に生きている活性化バッファ：プリフィルのピーク時に生存する、トークンあたり hidden + intermediate 幅のテンソルの数。4 は元記事の仮定で、実測から較正してください。</translation>
-    </message>
-    <message>
-        <source>Keep the logits (vocab_size values) of every prefilled position, not only of the last one per sequence.</source>
-        <translation>各シーケンスの最後の位置だけでなく、プリフィルした全位置のロジット（vocab_size 個の値）を保持します。</translation>
-    </message>
-    <message>
-        <source>Element type of the KV cache: fp16/bf16 2 bytes, fp8 1 byte; q8_0/q4_0 are llama.cpp's block types.</source>
-        <translation>KV キャッシュの要素型：fp16/bf16 は 2 バイト、fp8 は 1 バイト。q8_0/q4_0 は llama.cpp のブロック型です。</translation>
-    </message>
-    <message>
-        <source>Whose memory accounting to follow: formula is the source documents' neutral one; vLLM, SGLang, llama.cpp, Ollama and transformers follow each engine's own code.</source>
-        <translation>どのメモリ会計に従うか：formula は元資料の中立な式、vLLM・SGLang・llama.cpp・Ollama・transformers は各エンジン自身のコードに従います。</translation>
-    </message>
-    <message>
-        <source>Share of the GPU's memory the engine may take (vLLM's flag, 0.9 by default); the KV cache gets what is left of it after weights and overhead.</source>
-        <translation>エンジンが使ってよい GPU メモリの割合（vLLM のフラグ、既定 0.9）。KV キャッシュには重みとオーバーヘッドを引いた残りが割り当てられます。</translation>
-    </message>
-    <message>
-        <source>Paged attention: the KV cache is allocated in blocks of N tokens, so each sequence is rounded up to whole blocks (vLLM: 16). unpaged: exact token counts.</source>
-        <translation>ページドアテンション：KV キャッシュを N トークンのブロック単位で確保するため、各シーケンスはブロック単位に切り上げられます（vLLM：16）。unpaged：正確なトークン数。</translation>
-    </message>
-    <message>
-        <source>A prefix common to every sequence (a system prompt); with prefix caching its whole blocks are stored once.</source>
-        <translation>全シーケンスに共通する接頭辞（システムプロンプト）。プレフィックスキャッシュでは、その完全なブロックは 1 回だけ保存されます。</translation>
-    </message>
-    <message>
-        <source>Tensor parallel (TP): weights and KV heads are split over N GPUs; each GPU holds max(1, KV heads / N) heads.</source>
-        <translation>テンソル並列（TP）：重みと KV ヘッドを N 枚の GPU に分割します。各 GPU は max(1, KV ヘッド / N) 個のヘッドを持ちます。</translation>
-    </message>
-    <message>
-        <source>Pipeline parallel (PP): the layers are split over N GPUs.</source>
-        <translation>パイプライン並列（PP）：層を N 枚の GPU に分割します。</translation>
-    </message>
-    <message>
-        <source>Overhead form: how memory beyond weights, KV cache and activations is added. multiplier: (weights + KV + activations) x factor + fixed; workspace: weights x fraction. Both come from the source documents.</source>
-        <translation>オーバーヘッドの形：重み・KV キャッシュ・活性化以外のメモリの加え方。multiplier：（重み + KV + 活性化）× 係数 + 固定分、workspace：重み × 割合。どちらも元資料に由来します。</translation>
-    </message>
-    <message>
-        <source>Multiplier form: 1.15 adds 15 % for allocator fragmentation and framework buffers.</source>
-        <translation>multiplier 形：1.15 はアロケータの断片化とフレームワークのバッファに 15 % を加えます。</translation>
-    </message>
-    <message>
-        <source>Multiplier form: memory that does not scale (CUDA context, cuBLAS workspace), 1 GiB by default.</source>
-        <translation>multiplier 形：規模に比例しないメモリ（CUDA コンテキスト、cuBLAS ワークスペース）、既定 1 GiB。</translation>
-    </message>
-    <message>
-        <source>Workspace form: overhead as a share of the weights (0.05 = 5 %).</source>
-        <translation>workspace 形：重みに対する割合としてのオーバーヘッド（0.05 = 5 %）。</translation>
-    </message>
-    <message>
-        <source>The engine caches only the window on sliding layers (vLLM, transformers). Off: it caches the whole context on every layer.</source>
-        <translation>エンジンがスライド層でウィンドウ分だけをキャッシュします（vLLM、transformers）。オフ：全層でコンテキスト全体をキャッシュします。</translation>
-    </message>
-    <message>
-        <source>The card to check against: catalog GPUs at the MiB nvidia-smi reports, a custom capacity, or a local GPU's total or free memory (NVML).</source>
-        <translation>照合するカード：nvidia-smi が示す MiB のカタログ GPU、任意の容量、またはローカル GPU の総量か空き（NVML）。</translation>
-    </message>
-    <message>
-        <source>Any capacity, in GiB (2^30 bytes) or MiB; choosing one selects it.</source>
-        <translation>任意の容量（GiB = 2^30 バイト、または MiB）。入力するとこれが選ばれます。</translation>
-    </message>
-    <message>
-        <source>Query heads per KV head. MHA: 1; GQA: more than 1; MQA: all queries share one KV head; MLA caches a compressed latent instead of heads.</source>
-        <translation>KV ヘッド 1 つあたりのクエリヘッド数。MHA：1、GQA：1 より大、MQA：全クエリが 1 つの KV ヘッドを共有、MLA はヘッドの代わりに圧縮した潜在表現をキャッシュします。</translation>
-    </message>
-    <message>
-        <source>KV-cache bytes one token takes across all layers (before paging).</source>
-        <translation>1 トークンが全層で占める KV キャッシュのバイト数（ページング前）。</translation>
     </message>
 </context>
 </TS>

@@ -151,13 +151,16 @@ def test_exports_render_exact_bytes():
     assert parsed[0] == header and [r[1] for r in parsed[1:]] == [str(p.bytes) for p in b.parts] + [
         str(b.total_bytes)
     ]
-    assert parsed[-1][2].endswith(" GB")
+    # the GB column is a plain number: total bytes / 10**9 to 4 decimals, no unit in the cell
+    assert parsed[0][2] == "GB" and parsed[-1][2] == f"{b.total_bytes / 10**9:.4f}"
     md = views.to_markdown(["a|b", "c"], [["x\ny", "1"]])
     assert md == "| a\\|b | c |\n|---|---|\n| x y | 1 |\n"
     assert json.loads(views.breakdown_json(b))["total_bytes"] == b.total_bytes
     rows_c = views.compare([("7B", SEVEN.model, SEVEN.weights)], Workload(4096, 8), Runtime())
     header_c, table = views.comparison_table(rows_c)
     assert table[0][header_c.index("total_bytes")] == str(b.total_bytes)
+    # total_GiB: a number a spreadsheet reads, not "14.9575 GiB"
+    assert table[0][header_c.index("total_GiB")] == f"{b.total_bytes / 2**30:.4f}"
     assert json.loads(views.comparison_json(rows_c))[0]["breakdown"]["total_bytes"] == b.total_bytes
 
 

@@ -266,7 +266,12 @@ def japanese():
 
 
 def test_every_visible_text_is_japanese(japanese, make_main_window, qtbot):
-    window = make_main_window(show=True)
+    from tests.gui.conftest import one_gpu_snapshot
+
+    snapshot = one_gpu_snapshot()  # a local GPU: its free line, legend and verdict are shown
+    window = make_main_window(show=True, gpu_query=lambda: snapshot)
+    qtbot.waitUntil(lambda: window.controller.local_snapshot is snapshot, timeout=5000)
+    assert window.verdict.isVisibleTo(window)
     window.resize(1600, 1000)
     window.compare_tab.set_checked(["bundled:7b-class"])
     leftovers = []
@@ -326,3 +331,17 @@ def test_refusals_typed_into_fields_are_explained_in_japanese(japanese, make_mai
         type_text(qtbot, fields[name], typed)
         assert fields[name].toolTip() == expected
         type_text(qtbot, fields[name], {"params": "8e9", "num_hidden_layers": "32"}.get(name, "2"))
+
+
+def test_japanese_ui_prefers_a_family_with_a_real_bold_face():
+    from vramdesk.gui.settings import japanese_ui_family
+
+    styles = {
+        "IPAGothic": ["Regular"],  # the usual fontconfig pick for Japanese: no bold
+        "Noto Sans CJK JP": ["Regular", "Bold"],
+        "Noto Sans JP": ["Regular"],
+    }
+    families = list(styles)
+    assert japanese_ui_family(families, styles.__getitem__) == "Noto Sans CJK JP"
+    styles["Noto Sans CJK JP"] = ["Regular"]  # no bold anywhere: leave the system's choice
+    assert japanese_ui_family(families, styles.__getitem__) is None

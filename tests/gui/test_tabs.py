@@ -229,7 +229,7 @@ def test_solver_tab_shows_one_headline_verdict_and_explains_the_total(make_main_
     c.set_field("batch", 30)
     r = c.solve_result
     assert r.fits and not r.fits_total and r.breakdown.total_bytes > r.capacity_bytes
-    view = window.solver_tab.verdict
+    view = window.headline  # one headline, above the chart (not repeated in the tab)
     assert view.state == "tight"
     budget = format_bytes(r.usable_bytes, c.unit)
     total_text = format_bytes(r.breakdown.total_bytes, c.unit)

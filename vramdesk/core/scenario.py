@@ -93,11 +93,11 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
     InputError
         ``model``: no source or more than one; a missing shape field, named.
     """
-    sources = [k for k in ("preset", "config", "gguf") if opts.get(k)]
+    sources = [k for k in ("preset", "config", "gguf", "model") if opts.get(k)]
     if len(sources) > 1:
         raise InputError(
             "model",
-            f"give only one of --preset, --config, --gguf (got {', '.join(sources)})",
+            f"give only one of --preset, --config, --gguf, --model (got {', '.join(sources)})",
             "conflict",
         )
     overrides = {f: opts[o] for o, f in _SHAPE_FLAGS.items() if opts.get(o) is not None}
@@ -113,6 +113,11 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
     if sources == ["preset"]:
         preset = resolve_model_preset(opts["preset"])
         return preset.model.replace(**overrides), preset.weights
+    if sources == ["model"]:
+        from vramdesk.core.discovery import load_named
+
+        imported = load_named(opts["model"])
+        return imported.model.replace(**overrides), imported.weights
     if sources:
         from vramdesk.core.importers import load_model
 

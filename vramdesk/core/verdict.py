@@ -32,6 +32,7 @@ TIGHT_SHARE = Fraction(5, 100)
 
 #: code -> English template; ``params`` fill the ``{names}``.
 TEMPLATES: dict[str, str] = {
+    "shape": "{batch} x {context} tokens",
     "fits": "Fits: {shape} need {need} of the {budget} KV budget ({spare} to spare)",
     "tight_total": (
         "Tight: {shape} fit the {budget} KV budget, but the estimated total {total} "
@@ -52,7 +53,7 @@ TEMPLATES: dict[str, str] = {
     ),
     "relation_within": "within the card",
     "relation_over": "over the card",
-    "usable_room": "{usable} for KV cache and activations",
+    "usable_room": "{usable} ({exact} B)",
     "usable_weights": "none: the weights alone ({weights}) exceed the {capacity} card by {over}",
     "usable_none": "none: weights and reserved memory exceed what the engine may use by {over}",
     # the fit advisor (vramdesk.core.solve.Advice): an action, then what it saves
@@ -144,7 +145,9 @@ def headline(result: SolveResult, batch: int, unit: Unit = Unit.GIB) -> Verdict:
     need = result.need_bytes  # the engine profile's need (SGLang: KV only, outside the pool)
     fmt = lambda n: format_bytes(n, unit)  # noqa: E731
     p = {
-        "shape": f"{batch} x {result.context_tokens:,} tokens",
+        "shape": Sentence(
+            "shape", {"batch": f"{batch:,}", "context": f"{result.context_tokens:,}"}
+        ),
         "need": fmt(need),
         "budget": fmt(max(0, result.usable_bytes)),
         "total": fmt(b.total_bytes),
@@ -211,7 +214,9 @@ def usable_sentence(result: SolveResult, unit: Unit = Unit.GIB) -> Sentence:
     b = result.breakdown
     fmt = lambda n: format_bytes(n, unit)  # noqa: E731
     if result.usable_bytes > 0:
-        return Sentence("usable_room", {"usable": fmt(result.usable_bytes)})
+        return Sentence(
+            "usable_room", {"usable": fmt(result.usable_bytes), "exact": f"{result.usable_bytes:,}"}
+        )
     if b.weights.bytes > result.capacity_bytes:
         return Sentence(
             "usable_weights",
@@ -245,5 +250,5 @@ def advice_sentence(advice: Advice, unit: Unit = Unit.GIB) -> Sentence:
     return Sentence("advice_short", params)
 
 
-def _pick(params: dict[str, str], *names: str) -> dict[str, str]:
+def _pick(params: dict[str, str | Sentence], *names: str) -> dict[str, str | Sentence]:
     return {n: params[n] for n in names}

@@ -414,14 +414,18 @@ def part_columns(rows: Sequence[CompareRow]) -> tuple[str, ...]:
 def breakdown_table(
     breakdown: Breakdown, unit: Unit = Unit.GIB
 ) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the figures table: part, bytes, display value, formula, substituted."""
+    """Header and rows of the figures table: part, bytes, value in ``unit``, formula, substituted.
+
+    Every number is a plain number (no unit in the cell; the header names it): ``bytes``
+    exact, the ``unit`` column :func:`plain_number` (4 decimals).
+    """
     header = ["part", "bytes", unit.label, "formula", "substituted"]
     rows = [
-        [p.label, str(p.bytes), format_bytes(p.bytes, unit, 4), p.formula, p.substituted]
+        [p.label, str(p.bytes), plain_number(p.bytes, unit), p.formula, p.substituted]
         for p in breakdown.parts
     ]
     total = breakdown.total_bytes
-    rows.append(["Total", str(total), format_bytes(total, unit, 4), "sum of the parts", ""])
+    rows.append(["Total", str(total), plain_number(total, unit), "sum of the parts", ""])
     return header, rows
 
 
@@ -433,9 +437,10 @@ def comparison_table(
 ) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the comparison, one row per preset.
 
-    ``exact``: each part in bytes plus the total in ``unit`` (for CSV/JSON-minded
-    exports); otherwise every part formatted in ``unit`` (for display). ``fits``: one
-    verdict per row (None: no verdict), added as a last column ``fits`` / ``Fits``.
+    ``exact``: each part in exact bytes plus the total in ``unit`` as a plain number
+    (:func:`plain_number`), for CSV/JSON-minded exports; otherwise every part formatted
+    in ``unit`` (for display). ``fits``: one verdict per row (None: no verdict), added
+    as a last column ``fits`` / ``Fits``.
     """
     columns = part_columns(rows)
     if exact:
@@ -451,7 +456,7 @@ def comparison_table(
         by_key = {p.key: p.bytes for p in b.parts}
         values = [by_key.get(k, 0) for k in columns[:-1]] + [b.total_bytes]
         if exact:
-            cells = [str(v) for v in values] + [format_bytes(b.total_bytes, unit, 4)]
+            cells = [str(v) for v in values] + [plain_number(b.total_bytes, unit)]
         else:
             cells = [format_bytes(v, unit) for v in values]
         out.append([row.name] + cells + [""])
@@ -460,6 +465,15 @@ def comparison_table(
         for cells, verdict in zip(out, fits, strict=True):
             cells.append("" if verdict is None else ("yes" if verdict else "no"))
     return header, out
+
+
+def plain_number(n_bytes: int, unit: Unit, digits: int = 4) -> str:
+    """``n_bytes`` in ``unit`` as a plain decimal number, no unit and no thousands separator.
+
+    ``plain_number(16_106_127_360, Unit.GIB) == "15.0000"`` (15 x 2**30 bytes): for cells
+    of a column whose header already names the unit, so that CSV readers parse a number.
+    """
+    return f"{to_unit(n_bytes, unit):.{digits}f}"
 
 
 def to_csv(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

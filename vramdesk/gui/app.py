@@ -16,7 +16,12 @@ from PySide6.QtWidgets import QApplication
 
 from vramdesk.core.bundled import resources_dir
 from vramdesk.gui.display import FatalQtMessage, display_problem, release_connections
-from vramdesk.gui.settings import load_translator, open_settings, resolve_language
+from vramdesk.gui.settings import (
+    japanese_ui_family,
+    load_translator,
+    open_settings,
+    resolve_language,
+)
 
 QUIT_ENV = "VRAMDESK_QUIT_AFTER_MS"
 #: Exit status when the window cannot open here (no display, a missing Qt library): as bad input.
@@ -37,9 +42,27 @@ class WindowHost:
         """Install the translator for ``choice`` (``system``, ``en`` or ``ja``)."""
         if self.translator is not None:
             self.app.removeTranslator(self.translator)
-        self.translator = load_translator(resolve_language(choice))
+        language = resolve_language(choice)
+        self.translator = load_translator(language)
         if self.translator is not None:
             self.app.installTranslator(self.translator)
+        self._set_ui_font(language)
+
+    def _set_ui_font(self, language: str) -> None:
+        """Japanese: a family with a real bold face, so bold labels stay bold."""
+        from PySide6.QtGui import QFont, QFontDatabase
+
+        if not hasattr(self, "_default_font"):
+            self._default_font = QFont(self.app.font())
+        family = (
+            japanese_ui_family(QFontDatabase.families(), QFontDatabase.styles)
+            if language == "ja"
+            else None
+        )
+        font = QFont(self._default_font)
+        if family is not None:
+            font.setFamilies([family, *self._default_font.families()])
+        self.app.setFont(font)
 
     def open_window(self) -> None:
         """Build and show the window (restoring the last session from the settings)."""

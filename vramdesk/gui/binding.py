@@ -30,9 +30,11 @@ from vramdesk.core.views import shorten
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.messages import reason_text
 from vramdesk.gui.number_edit import NumberEdit
+from vramdesk.gui.theme import tint
 
 #: Background of a field the core refused (a palette colour keeps the native spin arrows).
 INVALID_BACKGROUND = QColor("#f8c9c4")
+INVALID_TEXT = QColor("#1f1f1f")
 
 #: Longest error text shown in a form (the full text is in the tooltip).
 ERROR_TEXT_LIMIT = 200
@@ -67,7 +69,7 @@ class BoundForm(QGroupBox):
         self.error_label = QLabel()
         self.error_label.setObjectName("error_label")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #c0392b;")
+        tint(self.error_label, "error")
         self.error_label.hide()
         self.layout_.addRow(self.error_label)
         controller.inputsChanged.connect(self.sync)
@@ -284,5 +286,8 @@ def mark_widget(widget: QWidget, reason: str | None) -> None:
     if reason:
         for role in (QPalette.ColorRole.Base, QPalette.ColorRole.Button, QPalette.ColorRole.Window):
             palette.setColor(role, INVALID_BACKGROUND)
+        # dark text on the light mark, whatever the scheme's text colour
+        palette.setColor(QPalette.ColorRole.Text, INVALID_TEXT)
+        palette.setColor(QPalette.ColorRole.ButtonText, INVALID_TEXT)
     widget.setPalette(palette)
     widget.setAutoFillBackground(reason is not None)

@@ -25,6 +25,7 @@ from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.plotting import side_legend
+from vramdesk.gui.theme import ChartTheme, follow, style_legend, style_plot
 
 #: Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).
 PART_COLOURS = {
@@ -52,7 +53,7 @@ class BreakdownChart(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.redraw_count = 0
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget()  # colours: apply_theme (light or dark, as the system)
         self.plot.setObjectName("breakdown_plot")
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
@@ -72,6 +73,7 @@ class BreakdownChart(QWidget):
         # bar's left edge rightwards: it stays inside the plot however narrow the plot is
         self.total_text = pg.TextItem(anchor=(0, 1.2), color="#222")
         self.plot.addItem(self.total_text)
+        self.theme = follow(self.apply_theme)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
@@ -87,6 +89,23 @@ class BreakdownChart(QWidget):
         ):
             signal.connect(self.schedule)
         self.redraw()
+
+    def apply_theme(self, theme: ChartTheme) -> None:
+        """Restyle the plot, legend, total and lines for ``theme`` (light or dark)."""
+        self.theme = theme
+        style_plot(self.plot, theme)
+        style_legend(self.legend, theme)
+        self.total_text.setColor(theme.foreground)
+        for line, colour, style in (
+            (self.capacity_line, theme.capacity, Qt.PenStyle.SolidLine),
+            (self.free_line, theme.free, Qt.PenStyle.DashLine),
+        ):
+            line.setPen(pg.mkPen(colour, width=2, style=style))
+            line.label.setColor(colour)
+        self._free_sample.setPen(self.free_line.pen)
+        self._shown = {}  # the texts are set again in the new colours at the next redraw
+        if hasattr(self, "_timer"):  # not while building: __init__ redraws at its end
+            self.schedule()
 
     def _make_bar(self, key: str) -> pg.BarGraphItem:
         bar = pg.BarGraphItem(
@@ -139,7 +158,7 @@ class BreakdownChart(QWidget):
             # two lines (name, then size): a narrow legend leaves the plot its width
             label = self.legend.getLabel(self.bars[seg.key])
             text = f"{html.escape(tr_core(seg.label))}<br>{format_bytes(seg.bytes, unit)}"
-            if self._changed(label, (text, style["size"])):
+            if self._changed(label, (text, tuple(sorted(style.items())))):
                 label.setText(text, **style)
         top = to_unit(b.total_bytes, unit)
         total = self.tr("total {0}").format(format_bytes(b.total_bytes, unit))
@@ -230,11 +249,25 @@ class BreakdownChart(QWidget):
             return
         if not listed:
             self.legend.addItem(self._free_sample, "")
-        text = f"{self.tr('local free')}<br>{format_bytes(free, self.controller.unit)}"
+        name = self.tr("local free")
+        text = f"{name}<br>{format_bytes(free, self.controller.unit)}"
         label = self.legend.getLabel(self._free_sample)
-        if not listed or self._changed(label, (text, style["size"])):
-            self._shown[label] = (text, style["size"])
+        if not listed or self._changed(label, (text, tuple(sorted(style.items())))):
+            self._shown[label] = (text, tuple(sorted(style.items())))
             label.setText(text, **style)
+
+    def title_text(self) -> str:
+        """What an exported chart is of: model, weights, workload, engine and GPU, one line."""
+        c = self.controller
+        wl = c.workload
+        return self.tr("{0} · {1} weights · {2} tokens x {3} · {4} · {5}").format(
+            c.preset_name or c.model.name or self.tr("custom model"),
+            c.weights.label(),
+            f"{wl.context_tokens:,}",
+            wl.batch,
+            c.runtime.engine.value,
+            self._capacity_label(),
+        )
 
     def _capacity_label(self) -> str:
         t = self.controller.target

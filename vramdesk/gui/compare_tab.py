@@ -37,6 +37,7 @@ from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.deferred import WhenShown
 from vramdesk.gui.library import PresetLibrary
+from vramdesk.gui.theme import ChartTheme, follow, style_plot
 
 #: Width of one bar of a group; the four parts plus the total sit side by side.
 GROUP_BAR = 0.16
@@ -57,11 +58,11 @@ class CompareTab(QWidget):
         self.picker = QListWidget()
         self.picker.setObjectName("compare_picker")
         self.picker.itemChanged.connect(self.updates.request)
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget()
         self.plot.setObjectName("compare_plot")
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
-        self.legend = QLabel(self._legend_html())
+        self.legend = QLabel()  # filled by apply_theme, in the theme's capacity colour
         self.legend.setObjectName("compare_legend")
         self.legend.setWordWrap(True)
         self.capacity_line = pg.InfiniteLine(
@@ -75,6 +76,7 @@ class CompareTab(QWidget):
         self.plot.addItem(self.capacity_line)
         self.plot.showGrid(y=True, alpha=0.25)
         self.bars = {key: self._make_bar(key) for key in SERIES}
+        self.theme = follow(self.apply_theme)
         self.table = QTableWidget(0, 0)
         self.table.setObjectName("compare_table")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -103,6 +105,14 @@ class CompareTab(QWidget):
         self._shown: dict[str, object] = {}  # what the axes show (set only on change)
         self.fill_picker()
 
+    def apply_theme(self, theme: ChartTheme) -> None:
+        """Restyle the plot, the capacity line and the legend line for ``theme``."""
+        self.theme = theme
+        style_plot(self.plot, theme)
+        self.capacity_line.setPen(pg.mkPen(theme.capacity, width=2))
+        self.capacity_line.label.setColor(theme.capacity)
+        self.legend.setText(self._legend_html())
+
     def _make_bar(self, key: str) -> pg.BarGraphItem:
         bar = pg.BarGraphItem(x=[], height=[], width=GROUP_BAR, brush=SERIES_COLOURS[key])
         self.plot.addItem(bar)
@@ -113,7 +123,7 @@ class CompareTab(QWidget):
         square = '<span style="color:{0}">&#9632;</span>&nbsp;{1}'
         entries = [square.format(SERIES_COLOURS[k], tr_core(views.PART_TITLES[k])) for k in SERIES]
         capacity = self.tr("capacity")
-        line = f'<span style="color:#c0392b">&#9472;&#9472;</span>&nbsp;{capacity}'
+        line = f'<span style="color:{self.theme.capacity}">&#9472;&#9472;</span>&nbsp;{capacity}'
         return "&nbsp;&nbsp; ".join([*entries, line])
 
     def fill_picker(self) -> None:

@@ -21,6 +21,7 @@ CONTEXT = "Core"
 
 #: Every core string the window may show (generated from the core's tables; see the test).
 MARKED = [
+    QT_TRANSLATE_NOOP("Core", '{batch} x {context} tokens'),
     QT_TRANSLATE_NOOP("Core", 'Fits: {shape} need {need} of the {budget} KV budget ({spare} to spare)'),
     QT_TRANSLATE_NOOP("Core", 'Tight: {shape} fit the {budget} KV budget, but the estimated total {total} exceeds the {capacity} card'),
     QT_TRANSLATE_NOOP("Core", 'Tight: {shape} fit the {budget} KV budget with only {spare} to spare'),
@@ -30,7 +31,7 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", 'Estimated total {total} vs capacity {capacity}: {relation} (forward estimate, overhead included)'),
     QT_TRANSLATE_NOOP("Core", 'within the card'),
     QT_TRANSLATE_NOOP("Core", 'over the card'),
-    QT_TRANSLATE_NOOP("Core", '{usable} for KV cache and activations'),
+    QT_TRANSLATE_NOOP("Core", '{usable} ({exact} B)'),
     QT_TRANSLATE_NOOP("Core", 'none: the weights alone ({weights}) exceed the {capacity} card by {over}'),
     QT_TRANSLATE_NOOP("Core", 'none: weights and reserved memory exceed what the engine may use by {over}'),
     QT_TRANSLATE_NOOP("Core", 'Store the KV cache in {value}'),
@@ -76,8 +77,10 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", 'A GPU stopped answering (NVML: GPU is lost or needs a reset).'),
     QT_TRANSLATE_NOOP("Core", 'This GPU or driver does not report memory through NVML.'),
     QT_TRANSLATE_NOOP("Core", 'NVML failed with an unexpected error.'),
+    QT_TRANSLATE_NOOP("Core", 'Fits in the {0} GiB free right now with {1} GiB to spare'),
     QT_TRANSLATE_NOOP("Core", 'MLA cache expanded to per-head K and V (older llama.cpp layout)'),
     QT_TRANSLATE_NOOP("Core", 'MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank'),
+    QT_TRANSLATE_NOOP("Core", 'Needs {0} GiB more than is free right now'),
     QT_TRANSLATE_NOOP("Core", 'SGLang leaves total * ({0} - mem_fraction_static) for activations and CUDA graphs'),
     QT_TRANSLATE_NOOP("Core", 'V1 non-torch memory + NCCL buffers when TP/PP > {0} (fitted)'),
     QT_TRANSLATE_NOOP("Core", 'context_tokens {0} exceeds max_position_embeddings {1}: computed anyway (rope scaling may allow it)'),

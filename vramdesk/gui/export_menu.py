@@ -45,7 +45,8 @@ class ExportMenu(QObject):
 
     def export_chart(self, path: Path) -> Path | None:
         """Write the breakdown chart to ``path`` (.png or .svg)."""
-        return self._guard(exporting.export_plot, self.window.chart.plot, Path(path))
+        chart = self.window.chart
+        return self._guard(exporting.export_plot, chart.plot, Path(path), chart.title_text())
 
     def export_breakdown(self, path: Path) -> Path | None:
         """Write the breakdown to ``path`` in the format its suffix names."""

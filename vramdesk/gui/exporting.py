@@ -63,11 +63,12 @@ def write_text(path: Path, text: str) -> Path:
     return path
 
 
-def export_plot(plot: pg.PlotWidget, path: Path) -> Path:
+def export_plot(plot: pg.PlotWidget, path: Path, title: str | None = None) -> Path:
     """Write a plot to PNG (pyqtgraph's ImageExporter) or SVG (Qt's QSvgGenerator), by suffix.
 
     SVG is rendered by Qt itself: pyqtgraph 0.14's SVGExporter fails on the closed paths
-    ("... Z") that Qt 6 writes (pyqtgraph issue #3495).
+    ("... Z") that Qt 6 writes (pyqtgraph issue #3495). ``title`` is drawn above the plot
+    for the export only (so that the file stands alone), in the theme's text colour.
 
     Raises
     ------
@@ -75,18 +76,29 @@ def export_plot(plot: pg.PlotWidget, path: Path) -> Path:
         ``path``: the suffix is neither ``.png`` nor ``.svg``.
     """
     suffix = path.suffix.lower()
-    if suffix == ".svg":
-        _render_svg(plot, path)
-    elif suffix == ".png":
-        exporter = pg.exporters.ImageExporter(plot.getPlotItem())
-        exporter.parameters()["width"] = max(800, plot.width())
-        exporter.export(str(path))
-    else:
+    if suffix not in (".png", ".svg"):
         raise InputError(
             "path",
             f"export the chart as .png or .svg, not {suffix or 'no suffix'}",
             "unknown_choice",
         )
+    item = plot.getPlotItem()
+    if title:
+        from vramdesk.gui.theme import axes_font_pt, watcher
+
+        size = f"{axes_font_pt(plot) + 1:g}pt"
+        item.setTitle(title, color=watcher().theme.foreground, size=size, bold=True)
+        QGuiApplication.processEvents()  # let the layout make room for the title
+    try:
+        if suffix == ".svg":
+            _render_svg(plot, path)
+        else:
+            exporter = pg.exporters.ImageExporter(item)
+            exporter.parameters()["width"] = max(800, plot.width())
+            exporter.export(str(path))
+    finally:
+        if title:
+            item.setTitle(None)
     return path
 
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from vramdesk.core.units import Unit, format_bytes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core, tr_note
+from vramdesk.gui.theme import tint
 
 
 class FiguresTable(QWidget):
@@ -43,14 +44,14 @@ class FiguresTable(QWidget):
         self.warnings = QLabel()
         self.warnings.setObjectName("warnings_label")
         self.warnings.setWordWrap(True)
-        self.warnings.setStyleSheet("color: #8a5a00;")
+        tint(self.warnings, "warning")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.notes = QLabel()
         self.notes.setObjectName("model_notes")
         self.notes.setWordWrap(True)
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.notes.setStyleSheet("color: #334155;")
+        tint(self.notes, "note")
         self.notes.hide()
         layout.addWidget(self.tree)
         layout.addWidget(self.warnings)

@@ -17,6 +17,8 @@ from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.deferred import WhenShown
 
 FITS_COLOUR, NO_FIT_COLOUR = QColor("#e3f4e1"), QColor("#fbe3e1")
+#: Text on those backgrounds, set with them: the palette's text is light in a dark scheme.
+FITS_TEXT, NO_FIT_TEXT = QColor("#14532d"), QColor("#7f1d1d")
 
 
 class FitsTab(QWidget):
@@ -69,6 +71,7 @@ class FitsTab(QWidget):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setBackground(QBrush(FITS_COLOUR if row.fits else NO_FIT_COLOUR))
+                item.setForeground(QBrush(FITS_TEXT if row.fits else NO_FIT_TEXT))
                 self.table.setItem(r, c, item)
 
     def verdicts(self) -> dict[str, bool]:

@@ -10,7 +10,7 @@ import platform
 from importlib.metadata import PackageNotFoundError, metadata
 
 import PySide6
-from PySide6.QtCore import Qt, qVersion
+from PySide6.QtCore import QCoreApplication, Qt, qVersion
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -53,31 +53,36 @@ class HelpMenu:
 
     def __init__(self, window: QMainWindow, bar: QMenuBar) -> None:
         self.window = window
-        menu = bar.addMenu(window.tr("&Help"))
+        menu = bar.addMenu(QCoreApplication.translate("HelpMenu", "&Help"))
         menu.setObjectName("help_menu")
         self.formulas_action = menu.addAction(
-            window.tr("How the numbers are computed"), self.open_formulas
+            QCoreApplication.translate("HelpMenu", "How the numbers are computed"),
+            self.open_formulas,
         )
         self.formulas_action.setObjectName("help_formulas")
         menu.addSeparator()
-        self.about_action = menu.addAction(window.tr("About vramdesk"), self.open_about)
+        self.about_action = menu.addAction(
+            QCoreApplication.translate("HelpMenu", "About vramdesk"), self.open_about
+        )
         self.about_action.setObjectName("help_about")
         self.menu = menu
 
     def about_text(self) -> str:
         """The About text: version, licence, what it is and what it runs on."""
-        tr = self.window.tr
         return "<br>".join(
             [
                 f"<b>vramdesk {__version__}</b>",
-                tr("Will this LLM fit in GPU memory under this traffic?"),
-                tr("Licence: {0}").format(licence()),
-                tr("Python {0}, Qt {1}, PySide6 {2}").format(
+                QCoreApplication.translate(
+                    "HelpMenu", "Will this LLM fit in GPU memory under this traffic?"
+                ),
+                QCoreApplication.translate("HelpMenu", "Licence: {0}").format(licence()),
+                QCoreApplication.translate("HelpMenu", "Python {0}, Qt {1}, PySide6 {2}").format(
                     platform.python_version(), qVersion(), PySide6.__version__
                 ),
-                tr(
+                QCoreApplication.translate(
+                    "HelpMenu",
                     "Offline: nothing is sent anywhere. The command line gives the same numbers "
-                    "(vramdesk --help)."
+                    "(vramdesk --help).",
                 ),
             ]
         )
@@ -90,7 +95,12 @@ class HelpMenu:
         label.setWordWrap(True)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         label.setMinimumWidth(label.fontMetrics().averageCharWidth() * 60)  # lines, not a column
-        dialog = _dialog(self.window, self.window.tr("About vramdesk"), "about_dialog", label)
+        dialog = _dialog(
+            self.window,
+            QCoreApplication.translate("HelpMenu", "About vramdesk"),
+            "about_dialog",
+            label,
+        )
         dialog.show()
         return dialog
 
@@ -100,7 +110,7 @@ class HelpMenu:
         browser.setObjectName("formulas_text")
         browser.setOpenExternalLinks(False)
         browser.setMarkdown(HOW_COMPUTED)
-        title = self.window.tr("How the numbers are computed")
+        title = QCoreApplication.translate("HelpMenu", "How the numbers are computed")
         dialog = _dialog(self.window, title, "formulas_dialog", browser)
         available = self.window.screen().availableGeometry()
         dialog.resize(min(900, available.width() * 9 // 10), min(600, available.height() * 8 // 10))

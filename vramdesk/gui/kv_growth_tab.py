@@ -34,6 +34,14 @@ from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text
 from vramdesk.gui.deferred import WhenShown
 from vramdesk.gui.plotting import CornerLegend
+from vramdesk.gui.theme import (
+    ChartTheme,
+    follow,
+    legend_font_to_axes,
+    style_legend,
+    style_plot,
+    tint,
+)
 
 #: One colour per curve slot (Okabe-Ito): the grid's concurrencies, then the current one.
 CURVE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
@@ -45,7 +53,7 @@ class KvGrowthTab(QWidget):
     def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget()
         self.plot.setLogMode(x=True, y=True)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLabel("bottom", self.tr("context (tokens per sequence)"))
@@ -76,10 +84,12 @@ class KvGrowthTab(QWidget):
             symbolBrush=pg.mkBrush("#ffffff"),
             name=self.tr("this workload"),
         )
+        legend_font_to_axes(self.plot, self.legend)
+        self.theme = follow(self.apply_theme)
         self.budget_note = QLabel()
         self.budget_note.setObjectName("kv_budget_note")
         self.budget_note.setWordWrap(True)
-        self.budget_note.setStyleSheet("color: #7f1d1d;")
+        tint(self.budget_note, "error")
         self.budget_note.hide()
         self.table = QTableWidget(0, len(views.SOURCE_GRID_BATCHES))
         self.table.setObjectName("kv_grid")
@@ -96,6 +106,15 @@ class KvGrowthTab(QWidget):
         controller.breakdownChanged.connect(self.updates.request)
         # same figures, other unit: redrawn, not re-estimated
         controller.unitChanged.connect(self.updates.request_redraw)
+
+    def apply_theme(self, theme: ChartTheme) -> None:
+        """Restyle the plot, legend, KV budget line and marker for ``theme``."""
+        self.theme = theme
+        style_plot(self.plot, theme)
+        style_legend(self.legend, theme)
+        self.capacity.setPen(pg.mkPen(theme.capacity, width=2))
+        self.current.setSymbolPen(pg.mkPen(theme.marker, width=2))
+        self.current.setSymbolBrush(pg.mkBrush(theme.background))
 
     def batches(self) -> list[int]:
         """The source grid's concurrencies, then the current one when it is not among them."""

@@ -44,6 +44,8 @@ from vramdesk.gui import glossary
 from vramdesk.gui.chart import BreakdownChart
 from vramdesk.gui.compare_tab import CompareTab
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.core_text import tr_note
+from vramdesk.gui.drop_import import DropImporter, RecentFiles
 from vramdesk.gui.export_menu import ExportMenu
 from vramdesk.gui.figures_table import FiguresTable
 from vramdesk.gui.fits_tab import FitsTab
@@ -51,6 +53,7 @@ from vramdesk.gui.form_column import FormColumn
 from vramdesk.gui.help_menu import HelpMenu
 from vramdesk.gui.kv_growth_tab import KvGrowthTab
 from vramdesk.gui.library import PresetLibrary
+from vramdesk.gui.local_models import LocalModelsPanel
 from vramdesk.gui.model_form import ModelForm
 from vramdesk.gui.presets_panel import PresetsPanel
 from vramdesk.gui.runtime_form import RuntimeForm, TargetForm
@@ -64,6 +67,7 @@ from vramdesk.gui.screen_fit import (
 from vramdesk.gui.session import restore_session, save_session
 from vramdesk.gui.settings import LANGUAGES
 from vramdesk.gui.solver_tab import SolverTab
+from vramdesk.gui.theme import tint
 from vramdesk.gui.verdict_view import VerdictView
 from vramdesk.gui.workload_form import WeightsForm, WorkloadForm
 
@@ -119,6 +123,10 @@ class MainWindow(QMainWindow):
         self._build_centre()
         self._build_docks(gpu_query)
         self.exports = ExportMenu(self)
+        self.recent = RecentFiles(settings, self)
+        self.drops = DropImporter(self.model_form, self.recent, self)
+        self.drops.install(self)
+        self.model_form.imported.connect(self.recent.add)
         self._build_menus()
         self.library.problemsFound.connect(self._on_library_problems)
         self.presets_panel.message.connect(self.show_message)
@@ -218,6 +226,14 @@ class MainWindow(QMainWindow):
             self.gpu_dock = self._dock(self.tr("Local GPUs"), self.gpu_panel, "gpu_dock")
             self.tabifyDockWidget(self.presets_dock, self.gpu_dock)
             self.presets_dock.raise_()
+        self.local_models = LocalModelsPanel(self.controller, self.settings)
+        self.local_models.message.connect(self.show_message)
+        self.local_dock = self._dock(
+            self.tr("Models on this machine"), self.local_models, "local_models_dock"
+        )
+        self.tabifyDockWidget(self.presets_dock, self.local_dock)
+        self.presets_dock.raise_()
+        self.local_models.refresh()
 
     def _dock(self, title: str, widget: QWidget, name: str) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -257,6 +273,7 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu(self.tr("&File"))
         file_menu.addAction(self.tr("Import model config…"), self.model_form._on_import_clicked)
+        self.drops.populate(file_menu)
         if importlib.util.find_spec("vramdesk.gui.calibrate_dialog") is not None:
             file_menu.addAction(self.tr("Calibrate from an engine log…"), self.open_calibration)
         self.exports.populate(file_menu)
@@ -278,6 +295,7 @@ class MainWindow(QMainWindow):
         self.units_bar = units_bar
         view.addSeparator()
         view.addAction(self.presets_dock.toggleViewAction())
+        view.addAction(self.local_dock.toggleViewAction())
         if self.gpu_dock is not None:
             view.addAction(self.gpu_dock.toggleViewAction())
         lang = bar.addMenu(self.tr("&Language"))
@@ -347,7 +365,8 @@ class MainWindow(QMainWindow):
             self.resizeDocks([self.inputs_dock], [left], Qt.Orientation.Horizontal)
         height = size.height()
         self.centre_splitter.setSizes([height * 2 // 3, height // 3])
-        docks = [getattr(self, name, None) for name in ("presets_dock", "gpu_dock")]
+        names = ("presets_dock", "gpu_dock", "local_dock")
+        docks = [getattr(self, name, None) for name in names]
         docks = [d for d in docks if d is not None]
         if docks:
             dock_height = min(170, max(120, height // 5))
@@ -384,9 +403,8 @@ class MainWindow(QMainWindow):
         verdict = self.controller.local_verdict()
         self.verdict.setVisible(verdict is not None)
         if verdict is not None:
-            colour = "#1e7b34" if verdict.fits else "#c0392b"
-            self.verdict.setText(verdict.text)
-            self.verdict.setStyleSheet(f"color: {colour}; font-weight: 600;")
+            self.verdict.setText(tr_note(verdict.text))
+            tint(self.verdict, "ok" if verdict.fits else "error", "font-weight: 600;")
 
     def _show_stale_banner(self) -> None:
         """Say, above the chart, that the figures ignore a refused typed value."""
@@ -421,6 +439,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Save the session and stop the GPU panel's worker before closing."""
         save_session(self, self.settings)
+        self.local_models.shutdown()
         if self.gpu_panel is not None:
             self.gpu_panel.shutdown()
         super().closeEvent(event)

@@ -26,6 +26,8 @@ class ModelForm(BoundForm):
 
     importFailed = Signal(str)
     importNotes = Signal(list)
+    #: The path of a model imported and loaded (for File → Open recent).
+    imported = Signal(str)
 
     def __init__(
         self, controller: ScenarioController, library: PresetLibrary, parent: QWidget | None = None
@@ -218,4 +220,6 @@ class ModelForm(BoundForm):
             notes=imported.notes,
         )
         self.importNotes.emit(list(imported.notes))
+        if ok:
+            self.imported.emit(str(path))
         return ok

@@ -61,7 +61,10 @@ class PresetsPanel(QWidget):
         """A banner for notices that must stay until read (files set aside), hidden by default."""
         self.notice_bar = QWidget()
         self.notice_bar.setObjectName("presets_notice")
-        self.notice_bar.setStyleSheet("#presets_notice { background: #fdf2d0; }")
+        # the text's colour set with the light banner's, so that a dark scheme keeps it readable
+        self.notice_bar.setStyleSheet(
+            "#presets_notice { background: #fdf2d0; } #presets_notice QLabel { color: #3d2e00; }"
+        )
         self.notice = QLabel()
         self.notice.setWordWrap(True)
         dismiss = QPushButton(self.tr("Dismiss"))

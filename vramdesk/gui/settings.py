@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QLocale, QSettings, QTranslator
@@ -49,4 +50,31 @@ def load_translator(language: str) -> QTranslator | None:
     translator = QTranslator()
     if translator.load(str(resources_dir() / "i18n" / f"vramdesk_{language}.qm")):
         return translator
+    return None
+
+
+#: Japanese UI families that ship a real bold face, most preferred first (Noto Sans CJK is
+#: Debian's fonts-noto-cjk; IPAGothic, often the system's first choice, has no bold, so
+#: bold Japanese text would fall back to the regular weight).
+JAPANESE_FAMILIES = (
+    "Noto Sans CJK JP",
+    "Noto Sans JP",
+    "Source Han Sans JP",
+    "Source Han Sans",
+    "Yu Gothic UI",
+    "Meiryo UI",
+    "Hiragino Sans",
+)
+
+
+def japanese_ui_family(families: list[str], styles_of: Callable[[str], list[str]]) -> str | None:
+    """The first of :data:`JAPANESE_FAMILIES` installed with a bold style, or None.
+
+    ``families`` and ``styles_of`` are ``QFontDatabase.families`` and ``QFontDatabase.styles``
+    (passed in, so that the choice can be tested without those fonts).
+    """
+    installed = set(families)
+    for family in JAPANESE_FAMILIES:
+        if family in installed and any("bold" in s.lower() for s in styles_of(family)):
+            return family
     return None

@@ -20,9 +20,10 @@ from vramdesk.core.units import format_bytes
 from vramdesk.core.verdict import LEVER_TITLES, LIMIT_TITLES, advice_sentence, usable_sentence
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text, tr_core
-from vramdesk.gui.verdict_view import VerdictView
+from vramdesk.gui.theme import tint
 
-SOLVED_STYLE = "QLabel { color: #0b5394; font-weight: 600; }"
+#: Solved values: bold, in the theme's "solved" colour (vramdesk.gui.theme.TEXT_COLOURS).
+SOLVED_CSS = "font-weight: 600;"
 
 
 class SolverTab(QWidget):
@@ -32,7 +33,6 @@ class SolverTab(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.values: dict[str, QLabel] = {}
-        self.verdict = VerdictView(controller)
         self.advice = self._build_advice()
         self.notes = QLabel()
         self.notes.setWordWrap(True)
@@ -58,12 +58,11 @@ class SolverTab(QWidget):
             ("max_context", self.tr("Max context at the concurrency")),
             ("min_gpus", self.tr("Smallest GPU count (TP)")),
         ]
-        form.addRow(self.verdict)
         self.row_labels: dict[str, QLabel] = {}
         for key, label in rows:
             value = QLabel("—")
             value.setObjectName(f"solve_{key}")
-            value.setStyleSheet(SOLVED_STYLE)
+            tint(value, "solved", SOLVED_CSS)
             value.setWordWrap(True)
             self.values[key] = value
             self.row_labels[key] = QLabel(label)

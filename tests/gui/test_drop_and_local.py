@@ -1,0 +1,250 @@
+"""Drag and drop of each importable kind, File → Open recent, and the local models dock."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+
+from tests import local_stores as ls
+from tests.conftest import REFERENCE
+
+
+def _tiny_llama_safetensors(path):
+    """Llama-style tensors (vocab 16, hidden 8, 2 layers, q 8, k/v 4 rows, MLP 12), f16."""
+    from safetensors.numpy import save_file
+
+    shapes = {
+        "model.embed_tokens.weight": (16, 8),
+        "lm_head.weight": (16, 8),
+        "model.norm.weight": (8,),
+    }
+    for i in range(2):
+        p = f"model.layers.{i}."
+        shapes |= {
+            p + "self_attn.q_proj.weight": (8, 8),
+            p + "self_attn.k_proj.weight": (4, 8),
+            p + "self_attn.v_proj.weight": (4, 8),
+            p + "self_attn.o_proj.weight": (8, 8),
+            p + "mlp.gate_proj.weight": (12, 8),
+            p + "mlp.up_proj.weight": (12, 8),
+            p + "mlp.down_proj.weight": (8, 12),
+            p + "input_layernorm.weight": (8,),
+            p + "post_attention_layernorm.weight": (8,),
+        }
+    save_file({k: np.zeros(s, dtype=np.float16) for k, s in shapes.items()}, str(path))
+    # f16: 2 bytes per element
+    return 2 * sum(int(np.prod(s)) for s in shapes.values())
+
+
+@pytest.fixture
+def model_files(tmp_path):
+    """One file of each kind File → Import reads, with the exact weight bytes of each."""
+    folder = tmp_path / "qwen3-8b"
+    folder.mkdir()
+    config = REFERENCE / "models" / "qwen3-8b" / "config.json"
+    (folder / "config.json").write_bytes(config.read_bytes())
+    (folder / "model.safetensors.index.json").write_text(
+        json.dumps({"metadata": {"total_size": ls.QWEN3_8B_BYTES}, "weight_map": {}})
+    )
+    st = tmp_path / "loose" / "tiny.safetensors"
+    st.parent.mkdir()
+    st_bytes = _tiny_llama_safetensors(st)
+    gguf = ls.write_gguf(tmp_path / "tiny.gguf", q8=True)
+    return {
+        "config.json": (config, None),  # a config alone: weights from the architecture
+        "folder": (folder, ls.QWEN3_8B_BYTES),  # index total_size: 8,190,735,360 x 2 bytes
+        ".safetensors": (st, st_bytes),
+        ".gguf": (gguf, ls.OLLAMA_GGUF_BYTES),  # 4,096 + 4,352 bytes (tensor table)
+    }
+
+
+def _mime(*paths):
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    return mime
+
+
+def drag_and_drop(widget, *paths):
+    """A drag entering ``widget`` then a drop on it, as Qt delivers them; returns acceptance."""
+    mime = _mime(*paths)
+    centre = widget.rect().center()
+    action, button, mods = (
+        Qt.DropAction.CopyAction,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    enter = QDragEnterEvent(centre, action, mime, button, mods)
+    QApplication.sendEvent(widget, enter)
+    if not enter.isAccepted():
+        return False
+    drop = QDropEvent(QPointF(centre), action, mime, button, mods)
+    QApplication.sendEvent(widget, drop)
+    return drop.isAccepted()
+
+
+def _state(window):
+    c = window.controller
+    return c.model, c.weights, c.breakdown.total_bytes, window.model_form.preset_box.currentText()
+
+
+def _import_from_menu(window, monkeypatch, path):
+    from vramdesk.gui import model_form
+
+    monkeypatch.setattr(model_form.QFileDialog, "getOpenFileName", lambda *a: (str(path), ""))
+    action = next(
+        a
+        for a in window.menuBar().actions()[0].menu().actions()
+        if a.text() == "Import model config…"
+    )
+    action.trigger()
+
+
+@pytest.mark.parametrize("kind", ["config.json", "folder", ".safetensors", ".gguf"])
+def test_each_kind_dropped_is_imported_as_from_the_menu(
+    make_main_window, model_files, monkeypatch, kind
+):
+    path, weight_bytes = model_files[kind]
+    dropped, menu = make_main_window(show=True), make_main_window()
+    # dropped on the chart: the drag travels up to the window, which accepts it
+    assert drag_and_drop(dropped.chart, path)
+    if kind != "folder":  # the file dialog picks files; a folder only arrives by drop
+        _import_from_menu(menu, monkeypatch, path)
+        assert _state(dropped) == _state(menu)
+    model = dropped.controller.model
+    assert dropped.model_form.preset_box.currentText().startswith("Imported: ")
+    if weight_bytes is not None:
+        assert model.checkpoint_bytes == weight_bytes
+        assert dropped.controller.breakdown.weights.bytes == weight_bytes
+    else:  # Qwen3-8B's shape from its config.json
+        assert (model.num_hidden_layers, model.num_key_value_heads, model.head_dim) == (36, 8, 128)
+    assert dropped.recent.paths()[0] == str(path)
+
+
+def test_a_drag_of_anything_else_is_refused(make_main_window, tmp_path):
+    window = make_main_window()
+    text = tmp_path / "notes.txt"
+    text.write_text("hello")
+    before = _state(window)
+    assert not drag_and_drop(window, text)
+    mime = QMimeData()
+    mime.setText("just text")
+    enter = QDragEnterEvent(
+        QPoint(5, 5),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(window, enter)
+    assert not enter.isAccepted() and _state(window) == before
+
+
+def test_a_bad_dropped_file_is_reported_not_raised(make_main_window, tmp_path):
+    window = make_main_window()
+    bad = tmp_path / "config.json"
+    bad.write_text("[1, 2")
+    assert drag_and_drop(window, bad)
+    assert "config.json" in window.statusBar().currentMessage()
+    assert window.recent.paths() == []
+
+
+def test_recent_menu_reopens_newest_first(make_main_window, model_files):
+    window = make_main_window()
+    gguf, folder = model_files[".gguf"][0], model_files["folder"][0]
+    for path in (gguf, folder, gguf):
+        assert window.drops.open(path)
+    assert window.recent.paths() == [str(gguf), str(folder)]
+    menu = window.drops.menu
+    menu.aboutToShow.emit()
+    entries = [a for a in menu.actions() if a.data()]
+    assert [a.data() for a in entries] == [str(gguf), str(folder)]
+    entries[1].trigger()  # reopen the folder: Qwen3-8B's exact index bytes
+    assert window.controller.breakdown.weights.bytes == ls.QWEN3_8B_BYTES
+    assert window.recent.paths()[0] == str(folder)
+    clear = next(a for a in menu.actions() if a.text() == "Clear recent")
+    clear.trigger()
+    assert window.recent.paths() == []
+
+
+# ------------------------------------------------------------------ local models dock
+@pytest.fixture
+def stores(tmp_path, monkeypatch):
+    paths = ls.build_all(tmp_path / "stores-real", monkeypatch)
+    attempts = ls.no_network(monkeypatch)
+    yield paths
+    assert attempts == []
+
+
+def _scanned(window, qtbot):
+    panel = window.local_models
+    with qtbot.waitSignal(panel.scanFinished, timeout=10_000):
+        panel.refresh()
+    return panel
+
+
+def test_local_models_dock_lists_filters_and_loads(make_main_window, qtbot, stores):
+    window = make_main_window()
+    panel = _scanned(window, qtbot)
+    assert window.local_dock.windowTitle() == "Models on this machine"
+    assert window.local_dock in window.tabifiedDockWidgets(window.presets_dock)
+    assert panel.visible_names() == [
+        "Qwen/Qwen3-8B",
+        "tiny:q8",
+        "lmstudio-community/Tiny-GGUF/tiny-F16.gguf",
+    ]
+    qtbot.keyClicks(panel.filter_edit, "olla")  # matches the source column
+    assert panel.visible_names() == ["tiny:q8"]
+    panel.filter_edit.clear()
+    qtbot.keyClicks(panel.filter_edit, "qwen")
+    assert panel.visible_names() == ["Qwen/Qwen3-8B"]
+    view = panel.view
+    view.setCurrentIndex(panel.proxy.index(0, 0))
+    qtbot.keyClick(view, Qt.Key.Key_Return)  # activate the row, as a user would
+    c = window.controller
+    assert c.model.name == "Qwen/Qwen3-8B"
+    # 8,190,735,360 bf16 parameters x 2 bytes, from the snapshot's weight index
+    assert c.breakdown.weights.bytes == ls.QWEN3_8B_BYTES
+    assert window.model_form.preset_box.currentText() == "Local: Qwen/Qwen3-8B"
+    panel.filter_edit.clear()
+    qtbot.keyClicks(panel.filter_edit, "tiny:q8")
+    assert panel.load_selected()
+    assert c.breakdown.weights.bytes == ls.OLLAMA_GGUF_BYTES and c.model.name == "tiny:q8"
+
+
+def test_added_folder_is_scanned_and_kept(make_main_window, qtbot, tmp_path, monkeypatch):
+    ls.point_at(monkeypatch, tmp_path)
+    mine = tmp_path / "my-models"
+    mine.mkdir()
+    ls.write_gguf(mine / "mine.gguf", q8=False)
+    window = make_main_window()
+    panel = window.local_models
+    qtbot.waitUntil(lambda: panel.found is not None, timeout=10_000)  # the start-up scan
+    assert panel.visible_names() == []
+    with qtbot.waitSignal(panel.scanFinished, timeout=10_000):
+        panel.add_dir(mine)
+    assert panel.visible_names() == ["mine.gguf"]
+    assert panel.extra_dirs() == [str(mine)]
+    assert "1 model(s) found" in panel.status.text()
+
+
+def test_scan_runs_off_the_gui_thread(make_main_window, qtbot, stores, monkeypatch):
+    import threading
+
+    from vramdesk.gui import local_models
+
+    threads = []
+    real = local_models.discover
+
+    def spy(extra):
+        threads.append(threading.current_thread())
+        return real(extra)
+
+    monkeypatch.setattr(local_models, "discover", spy)
+    window = make_main_window()
+    _scanned(window, qtbot)
+    assert threads and all(t is not threading.main_thread() for t in threads)
