@@ -403,15 +403,17 @@ def write_llama3_gguf(path: Path) -> None:
         elements = int(np.prod(shape))
         nbytes = elements // block * size
         total += gguf.GGUFWriter.ggml_pad(nbytes, w.data_alignment)
-        # numpy order: the GGUF dims are written reversed, as for a real tensor
-        w.add_tensor_info(name, shape, np.dtype(np.uint8), nbytes, raw_dtype=qtype)
+        # the byte shape, as GGUFWriter takes a quantized tensor (rows, bytes per row)
+        byte_shape = (*shape[:-1], shape[-1] // block * size)
+        w.add_tensor_info(name, byte_shape, np.dtype(np.uint8), nbytes, raw_dtype=qtype)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_ti_data_to_file()
     w.close()
-    with open(path, "r+b") as fh:  # the data section: a hole of the tensors' size
+    with open(path, "r+b") as fh:  # the data section, aligned: a hole of the tensors' size
         fh.seek(0, os.SEEK_END)
-        fh.truncate(fh.tell() + total)
+        start = gguf.GGUFWriter.ggml_pad(fh.tell(), w.data_alignment)
+        fh.truncate(start + total)
 
 
 _RSS_WRAPPER = (
