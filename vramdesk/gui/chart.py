@@ -4,8 +4,9 @@ Items are built once (one ``BarGraphItem`` per part, stacked through ``y0``, and
 ``InfiniteLine``s for the capacity and the local GPU's free memory) and updated with
 ``setOpts`` / ``setPos``; a label, a text or the axis is touched only when what it shows
 changes (pyqtgraph re-lays out the whole left axis on ``setLabel`` / ``setYRange``). Redraws
-are coalesced to the next turn of the event loop (a zero-interval single-shot timer): a
-burst of signals from one edit redraws once, and the paint follows at once.
+for new figures are done at once (the paint follows on the next turn of the event loop,
+together with the rest of the window's); a unit, local-GPU or size change is coalesced to
+the next turn (a zero-interval single-shot timer).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
-from vramdesk.gui.plotting import side_legend
+from vramdesk.gui.plotting import quiet_range_changes, side_legend
 from vramdesk.gui.theme import ChartTheme, follow, style_legend, style_plot
 
 #: Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).
@@ -60,6 +61,7 @@ class BreakdownChart(QWidget):
         self.plot.showGrid(y=True, alpha=0.25)
         self.plot.setXRange(*X_RANGE, padding=0)
         self.plot.getAxis("bottom").setTicks([[(0, self.tr("estimate (per GPU)"))]])
+        quiet_range_changes(self.plot.getAxis("left"))
         # beside the plot area, not in it: it can cover no bar and no line label (issue 8)
         self.legend = side_legend(self.plot, labelTextColor="#222")
         self.bars = {key: self._make_bar(key) for key in PART_COLOURS}
@@ -82,11 +84,10 @@ class BreakdownChart(QWidget):
         self._shown: dict[object, object] = {}  # item -> what it shows (set only on change)
         # the room kept above the top item is in pixels: a new plot height re-plans it
         self.plot.getPlotItem().vb.sigResized.connect(self.schedule)
-        for signal in (
-            controller.breakdownChanged,
-            controller.unitChanged,
-            controller.localChanged,
-        ):
+        # new figures: the items take them at once (the paint follows on the next turn of
+        # the event loop, with the rest of the window's); other changes are coalesced
+        controller.breakdownChanged.connect(self._on_breakdown_changed)
+        for signal in (controller.unitChanged, controller.localChanged):
             signal.connect(self.schedule)
         self.redraw()
 
@@ -132,6 +133,10 @@ class BreakdownChart(QWidget):
         self.plot.addItem(line)
         line.hide()
         return line
+
+    def _on_breakdown_changed(self, *_args: object) -> None:
+        self._timer.stop()
+        self.redraw()
 
     def schedule(self, *_args: object) -> None:
         """Coalesce redraw requests: the chart redraws once after a burst of edits."""

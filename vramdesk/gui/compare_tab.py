@@ -37,6 +37,7 @@ from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.deferred import WhenShown
 from vramdesk.gui.library import PresetLibrary
+from vramdesk.gui.plotting import quiet_range_changes
 from vramdesk.gui.theme import ChartTheme, follow, style_plot
 
 #: Width of one bar of a group; the four parts plus the total sit side by side.
@@ -62,6 +63,7 @@ class CompareTab(QWidget):
         self.plot.setObjectName("compare_plot")
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
+        quiet_range_changes(self.plot.getAxis("left"))
         self.legend = QLabel()  # filled by apply_theme, in the theme's capacity colour
         self.legend.setObjectName("compare_legend")
         self.legend.setWordWrap(True)
