@@ -276,3 +276,16 @@ def test_formula_need_without_a_breakdown_equals_the_estimates_need():
                         continue
                     assert profile.need_at_point(*args, batch, ctx) == want, (batch, ctx)
     assert checked > 100
+
+
+def test_to_unit_of_an_int_is_the_float_of_the_exact_quotient():
+    # issue 11: to_unit divides ints directly (Python's int / int is correctly rounded); the
+    # oracle is the float of the exact Fraction, over byte counts up to 2**80 in every unit
+    import random
+    from fractions import Fraction
+
+    rng = random.Random(11)
+    for unit in Unit:
+        for _ in range(20_000):
+            n = rng.randrange(0, 2 ** rng.randrange(1, 81))
+            assert to_unit(n, unit) == float(Fraction(n, unit.size_bytes))

@@ -47,7 +47,13 @@ class Unit(enum.Enum):
 
 
 def to_unit(n_bytes: int | Fraction, unit: Unit = Unit.GIB) -> float:
-    """Return ``n_bytes`` expressed in ``unit`` as a float (display only)."""
+    """Return ``n_bytes`` expressed in ``unit`` as a float (display only).
+
+    The float nearest the exact quotient: for an int, ``int / int`` is correctly rounded in
+    Python, the same float as through a Fraction, without building one (a hot path).
+    """
+    if type(n_bytes) is int:
+        return n_bytes / unit.size_bytes
     return float(Fraction(n_bytes) / unit.size_bytes)
 
 
