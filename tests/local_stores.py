@@ -30,8 +30,8 @@ COMMIT = "0123456789abcdef0123456789abcdef01234567"
 # 4,096 elements / 32 per block = 128 blocks x 34 bytes = 4,352 bytes.
 OLLAMA_GGUF_BYTES = 32 * 64 * 2 + (64 * 64 // 32) * 34
 OLLAMA_GGUF_PARAMS = 32 * 64 + 64 * 64
-# The LM Studio GGUF: token_embd f16 48 x 64 = 6,144 bytes.
-LMSTUDIO_GGUF_BYTES = 48 * 64 * 2
+# The LM Studio GGUF: token_embd f16 48 x 64 = 6,144 bytes + 5 f32 norms of 64 = 1,280 bytes.
+LMSTUDIO_GGUF_BYTES = 48 * 64 * 2 + 5 * 64 * 4
 
 
 def write_gguf(path: Path, *, q8: bool, rows: int = 32, layers: int = 2) -> Path:
@@ -51,6 +51,13 @@ def write_gguf(path: Path, *, q8: bool, rows: int = 32, layers: int = 2) -> Path
     if q8:
         q = quantize(np.ones((64, 64), dtype=np.float32), gguf.GGMLQuantizationType.Q8_0)
         w.add_tensor("blk.0.attn_q.weight", q, raw_dtype=gguf.GGMLQuantizationType.Q8_0)
+    else:
+        # the norms (2 per layer and a final one, f32): without them the tensor table holds
+        # fewer parameters than the header's own shape needs, which the import refuses
+        for i in range(layers):
+            for norm in ("attn_norm", "ffn_norm"):
+                w.add_tensor(f"blk.{i}.{norm}.weight", np.ones(64, dtype=np.float32))
+        w.add_tensor("output_norm.weight", np.ones(64, dtype=np.float32))
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()

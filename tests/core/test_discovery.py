@@ -79,14 +79,15 @@ def test_imported_exactly_from_headers(stores):
     assert tiny.checkpoint_bytes == 8_448 == ls.OLLAMA_GGUF_BYTES
     assert tiny.params == 32 * 64 + 64 * 64 and tiny.name == "tiny:q8"
     lms = discovery.load_named("lmstudio-community/Tiny-GGUF/tiny-F16.gguf").model
-    assert lms.checkpoint_bytes == 48 * 64 * 2 and lms.params == 48 * 64
+    # token_embd f16 48 x 64 and five f32 norms of 64 (tests/local_stores.py)
+    assert lms.checkpoint_bytes == 48 * 64 * 2 + 5 * 64 * 4 and lms.params == 48 * 64 + 5 * 64
 
 
 def test_names_paths_and_ollama_latest(stores, tmp_path):
     assert discovery.find_local("QWEN/qwen3-8b").name == "Qwen/Qwen3-8B"  # case-insensitive
     # a path is read directly
     gguf = stores["lmstudio"] / "lmstudio-community" / "Tiny-GGUF" / "tiny-F16.gguf"
-    assert discovery.load_named(str(gguf)).model.checkpoint_bytes == 48 * 64 * 2
+    assert discovery.load_named(str(gguf)).model.checkpoint_bytes == 48 * 64 * 2 + 5 * 64 * 4
     # an Ollama name without a tag means :latest, as in Ollama
     latest = stores["ollama"] / "manifests" / "registry.ollama.ai" / "library" / "tiny" / "latest"
     latest.write_bytes(latest.with_name("q8").read_bytes())

@@ -153,6 +153,7 @@ GEMMA3_270M = ModelSpec(  # Gemma-3-270M class: 18 layers, 5 sliding : 1 global,
     vocab_size=262_144,
     sliding_window=512,
     layer_types=sliding_layer_pattern(18, "5:1"),
+    tie_word_embeddings=True,  # Gemma 3 ties them; untied, 268 M params is below the shape's floor
     params=268_098_176,
 )
 

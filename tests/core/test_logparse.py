@@ -186,7 +186,6 @@ def test_llamacpp_log_knobs_fill_the_runtime():
         vocab_size=201088,
         sliding_window=128,
         layer_types=("sliding_attention", "full_attention") * 12,
-        params=1,
     )
     rows = {r.name: r for r in compare(p, model, WeightSpec(), Workload(), Runtime())}
     # 12 full layers x 131072 cells x 8 x 64 x 2 B x 2 (K, V) = 3072 MiB;

@@ -243,7 +243,13 @@ def test_failed_write_leaves_old_file_and_no_temp(store, monkeypatch):
     with pytest.raises(PresetStoreError, match="No space left"):
         store.save("Safe", "workload", {"workload": {"batch": 4}})
     assert saved.path.read_bytes() == before
-    assert sorted(p.name for p in store.directory.iterdir()) == [".lock", "safe.json"]
+    # the lock file and its (empty) arrival queue, no temporary file
+    assert sorted(p.name for p in store.directory.iterdir()) == [
+        ".lock",
+        ".lock.queue",
+        "safe.json",
+    ]
+    assert list((store.directory / ".lock.queue").iterdir()) == []
 
 
 # ----------------------------------------------------------------------------- import/export
@@ -484,3 +490,163 @@ def test_two_processes_never_lose_a_save(config_dir):
     for p in presets:
         assert scenario_parts(p)["workload"].batch == len(p.name) - len("Shared ")
     assert [p.name for p in directory.iterdir() if p.name.endswith(".tmp")] == []
+
+
+# --------------------------------------------------- issue 12 item 4: values out of limits
+POISONED = {
+    "runtime-1e400.json": {"kind": "runtime", "runtime": {"overhead_factor": "1e400"}},
+    "runtime-util.json": {"kind": "runtime", "runtime": {"gpu_memory_utilization": "7"}},
+    "workload-zero.json": {
+        "kind": "workload",
+        "workload": {"context_tokens": 0, "batch": 1},
+    },
+    "model-layers.json": {
+        "kind": "model",
+        "model": {"num_hidden_layers": 2**40, "num_key_value_heads": 8, "head_dim": 128},
+    },
+    "digits.json": {"kind": "runtime", "runtime": {"tensor_parallel_size": "HUGE"}},
+}
+
+
+def _poisoned_bytes(name, doc):
+    text = json.dumps({"schema_version": SCHEMA_VERSION, "name": name, **doc})
+    return text.replace('"HUGE"', "9" * 5000).encode()
+
+
+def test_values_outside_the_limits_are_set_aside_and_reported(config_dir):
+    directory = config_dir / "presets"
+    good = _write(directory, "good.json", json.dumps(_good_doc()))
+    for name, doc in POISONED.items():
+        _write(directory, name, _poisoned_bytes(name, doc))
+    store = PresetStore()
+    assert [p.path for p in store.list()] == [good]
+    assert len(store.problems) == len(POISONED)
+    for name in POISONED:
+        assert len(list(directory.glob(f"{name}.corrupt-*"))) == 1
+    text = "\n".join(store.problems)
+    assert "overhead_factor: must be between 1 and 10, got a number beyond ±1e308" in text
+    assert "gpu_memory_utilization: must be between 0.01 and 1, got 7" in text
+    assert "context_tokens: must be positive" in text
+    assert "num_hidden_layers: must be at most 10000" in text
+
+
+@pytest.mark.parametrize("name", sorted(POISONED))
+def test_poisoned_preset_cannot_be_imported(tmp_path, store, name):
+    path = tmp_path / name
+    path.write_bytes(_poisoned_bytes(name, POISONED[name]))
+    with pytest.raises(FileReadError, match="cannot be imported"):
+        store.import_file(path)
+    assert store.list() == []
+
+
+def test_poisoned_runtime_preset_on_the_command_line(config_dir):
+    from tests.bounded import assert_one_line_refusal, run_cli_bounded
+
+    directory = config_dir / "presets"
+    _write(directory, "bad.json", _poisoned_bytes("bad", POISONED["runtime-1e400.json"]))
+    argv = ["estimate", "--preset", "llama-3.1-8b", "--context", "1", "--runtime-preset", "bad"]
+    result = run_cli_bounded(argv, env={"VRAMDESK_CONFIG_DIR": str(config_dir)})
+    # one line: the refusal, saying why the name is gone
+    line = assert_one_line_refusal(result, "no saved preset named 'bad'", "overhead_factor")
+    assert "moved to bad.json.corrupt-" in line
+    imported = run_cli_bounded(
+        ["presets", "import", str(next(directory.glob("bad.json.corrupt-*")))],
+        env={"VRAMDESK_CONFIG_DIR": str(config_dir)},
+    )
+    assert_one_line_refusal(imported, "cannot be imported", "overhead_factor")
+
+
+# ------------------------------------------- issue 12 items 10 and 11: directory edge cases
+def test_config_dir_that_is_a_regular_file(tmp_path, monkeypatch):
+    target = tmp_path / "afile"
+    target.write_text("not a directory")
+    monkeypatch.setenv("VRAMDESK_CONFIG_DIR", str(target))
+    store = PresetStore()  # no exception: the window must start
+    assert store.list() == []
+    assert store.problems == [
+        f"{target} is a file, not a directory: presets and settings cannot be saved"
+    ]
+    with pytest.raises(PresetStoreError):
+        store.save("x", "workload", {"workload": {"batch": 2}})
+    with pytest.raises(InputError, match="is a file, not a directory"):
+        config_dir()
+
+
+def test_config_dir_that_cannot_be_created(tmp_path, monkeypatch):
+    blocker = tmp_path / "afile"
+    blocker.write_text("")
+    monkeypatch.setenv("VRAMDESK_CONFIG_DIR", str(blocker / "sub"))
+    store = PresetStore()
+    assert len(store.problems) == 1 and "cannot be created" in store.problems[0]
+
+
+def test_unreadable_presets_directory_is_said_once(config_dir, monkeypatch):
+    directory = config_dir / "presets"
+    _write(directory, "good.json", json.dumps(_good_doc()))
+    real = os.scandir
+
+    def scandir(path="."):
+        if Path(path) == directory:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    store = PresetStore()
+    assert store.list() == []
+    assert store.problems == [
+        f"{directory} could not be read (Permission denied): your saved presets are not shown"
+    ]
+    store.problems.clear()  # as a window does after showing them
+    for _ in range(5):
+        store.list()
+    assert store.problems == []  # said once, not on every scan (the 2,344-copy banner)
+
+
+def test_preset_saved_with_a_byte_order_mark_loads(config_dir):
+    path = _write(
+        config_dir / "presets", "bom.json", b"\xef\xbb\xbf" + json.dumps(_good_doc()).encode()
+    )
+    store = PresetStore()
+    assert [p.path for p in store.list()] == [path] and store.problems == []
+
+
+def test_file_gone_between_listing_and_reading_is_no_problem(config_dir, monkeypatch):
+    directory = config_dir / "presets"
+    _write(directory, "a.json", json.dumps(_good_doc("A")))
+    gone = _write(directory, "b.json", json.dumps(_good_doc("B")))
+    real = _preset_file.read_limited
+
+    def read_limited(path):
+        if Path(path) == gone:
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        return real(path)
+
+    monkeypatch.setattr("vramdesk.core.presets.read_limited", read_limited)
+    store = PresetStore()
+    assert [p.name for p in store.list()] == ["A"] and store.problems == []
+
+
+def test_stale_temporary_files_are_removed_at_start(config_dir):
+    directory = config_dir / "presets"
+    old = _write(directory, ".shared.abc123.tmp", "{")
+    fresh = _write(directory, ".shared.def456.tmp", "{")
+    past = old.stat().st_mtime - 3600
+    os.utime(old, (past, past))
+    store = PresetStore()
+    assert store.removed_temps == 1 and not old.exists() and fresh.exists()
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_escaped():
+    import csv
+    import io
+
+    from vramdesk.core.views import to_csv
+
+    rows = [['=HYPERLINK("http://x")', "-1.55"], ["+cmd", "@SUM(A1)"], ["-x", "1,234"]]
+    parsed = list(csv.reader(io.StringIO(to_csv(["=name", "total"], rows))))
+    assert parsed == [
+        ["'=name", "total"],
+        ['\'=HYPERLINK("http://x")', "-1.55"],  # a number stays a number
+        ["'+cmd", "'@SUM(A1)"],
+        ["'-x", "1,234"],
+    ]

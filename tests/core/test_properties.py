@@ -2,6 +2,7 @@
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -157,3 +158,19 @@ def test_solver_max_context_fits_and_one_more_does_not(
         assert not _fits(m, w, wl, rt, gib * GIB, batch, c + 1)
     else:
         assert r.max_context_limited_by == "max_position_embeddings"
+
+
+@pytest.mark.parametrize(
+    "text", ["1e9999999", "1e99999999999999999999999999999999999", "-1E-0000004001", "1e+4001"]
+)
+def test_huge_decimal_exponents_are_refused_at_once(text):
+    import time
+
+    from vramdesk.core.units import to_fraction
+
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="out of range"):
+        to_fraction(text)
+    # Fraction("1e9999999") alone takes about 7 s (it builds 10**9999999)
+    assert time.perf_counter() - start < 0.5
+    assert to_fraction("1e4000") == 10**4000 and to_fraction("1e400") == 10**400

@@ -27,6 +27,7 @@ from vramdesk.core import (
     WeightFormat,
     WeightSpec,
     Workload,
+    count_params,
 )
 from vramdesk.core.bundled import find_gpu, find_model
 from vramdesk.core.estimate import estimate
@@ -81,7 +82,7 @@ def oracle_fits(model, weights, workload, rt, capacity) -> bool:
 def model_of(layers, kv_heads, group, head_dim, window, vocab):
     heads = kv_heads * group
     hidden = heads * head_dim
-    return ModelSpec(
+    model = ModelSpec(
         num_hidden_layers=layers,
         num_key_value_heads=kv_heads,
         num_attention_heads=heads,
@@ -91,8 +92,12 @@ def model_of(layers, kv_heads, group, head_dim, window, vocab):
         vocab_size=vocab,
         sliding_window=window,
         max_position_embeddings=131_072,
-        params=10**9,
     )
+    # 1e9 parameters, or more when the embeddings and norms alone hold more (a params count
+    # below them is refused: it would leave the linear layers a negative size)
+    counts = count_params(model)
+    floor = counts.total - counts.attention - counts.mlp - counts.routed_experts
+    return model.replace(params=max(10**9, floor))
 
 
 def runtime_for(engine: Engine, version_index: int, block: int | None) -> Runtime:

@@ -173,7 +173,9 @@ def test_shutdown_drops_a_late_result(qtbot, make_panel, fake):
     panel = make_panel(refresh_on_start=False)
     panel.set_auto_refresh(True, 2000)
     panel.refresh()
-    assert panel.shutdown(50) is False  # still blocked in nvmlInit
+    # closing never waits on the driver: the worker stops waiting for the blocked nvmlInit
+    # (query_gpus' cancel event) and returns at once (issue 12 item 8)
+    assert panel.shutdown(2000) is True
     assert not panel.auto_refresh_enabled()
     with qtbot.assertNotEmitted(panel.gpusChanged, wait=300):
         fake.gate.set()
@@ -198,3 +200,44 @@ def test_row_tooltip_lists_mig_instances_and_processes(qtbot, make_panel, monkey
         "PID 5000 (python5000): 29.30 GiB",
         "PID 5001: memory not reported",
     ]
+
+
+def test_hung_driver_is_reported_and_refresh_comes_back(qtbot, make_panel, fake, monkeypatch):
+    # issue 12 item 8: a driver that never answers used to leave the panel blank with
+    # Refresh disabled for ever
+    from vramdesk.core import nvml
+
+    monkeypatch.setenv(nvml.TIMEOUT_ENV, "0.3")
+    fake.gate = threading.Event()
+    panel = make_panel(refresh_on_start=False)
+    with qtbot.waitSignal(panel.queryFailed, timeout=5000) as failed:
+        panel.refresh()
+    assert "the driver did not answer within 0.3 s" in failed.args[0]
+    assert panel.refresh_button.isEnabled() and not panel.is_querying()
+    assert panel.message_label.text() == failed.args[0]
+    fake.gate.set()
+    nvml._ROUND[0].join(timeout=10)
+
+
+def test_nonsense_figures_show_a_message_not_a_crash(qtbot, make_panel, monkeypatch):
+    from tests.fake_nvml import MIB, FakeGpu
+
+    FakeNvml(monkeypatch, [rtx_4090(), FakeGpu("bad", 1000 * MIB, 0, 2000 * MIB)])
+    panel = make_panel(refresh_on_start=False)
+    for _ in range(3):  # every refresh: the same message, never an exception
+        with qtbot.waitSignal(panel.queryFailed, timeout=5000) as failed:
+            panel.refresh()
+        assert "GPU 1" in failed.args[0] and "cannot be true" in failed.args[0]
+    assert panel._rows == []
+
+
+def test_rows_clamp_figures_a_progress_bar_cannot_hold(qtbot, make_panel):
+    from vramdesk.core.nvml import GpuInfo, NvmlSnapshot
+
+    huge = GpuInfo(0, "huge", "", total_bytes=2**62, used_bytes=2**62, free_bytes=0)
+    snapshot = NvmlSnapshot("1", "1", None, (huge,))
+    panel = make_panel(refresh_on_start=False, query=lambda: snapshot)
+    with qtbot.waitSignal(panel.gpusChanged, timeout=5000):
+        panel.refresh()
+    # 2**62 B = 2**42 MiB does not fit a C int: the bar is clamped, not an OverflowError
+    assert panel._rows[0].bar.maximum() == 2**31 - 1 == panel._rows[0].bar.value()

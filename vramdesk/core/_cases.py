@@ -108,6 +108,8 @@ def _parse_line(line: str, where: str) -> dict[str, Any]:
         raise InputError(
             where, f"not valid JSON ({getattr(exc, 'msg', 'too deeply nested')})", "not_json"
         ) from None
+    except ValueError:  # Python's int parser refuses more than 4,300 digits (sys.int_info)
+        raise InputError(where, "holds a number with more than 4,300 digits", "not_json") from None
     if not isinstance(record, dict):
         raise InputError(where, "must be a JSON object", "not_object")
     if record.get("schema") != SCHEMA:
@@ -127,6 +129,9 @@ def _parse_line(line: str, where: str) -> dict[str, Any]:
     ):
         if not isinstance(record.get(key), kind):
             raise InputError(where, f"{key} must be a {kind.__name__}", "invalid")
+    for key in ("engine_version", "engine_variant", "model_id"):
+        if record.get(key) is not None and not isinstance(record[key], str):
+            raise InputError(where, f"{key} must be text or null, got {record[key]!r}", "invalid")
     check_numbers(record, where)
     return record
 

@@ -90,6 +90,10 @@ def _load(path: Path) -> dict[str, Any]:
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise _bad(f"{path} is not JSON: {err}") from None
+    except RecursionError:
+        raise _bad(f"{path} is nested too deeply") from None
+    except ValueError:  # Python's int parser refuses more than 4,300 digits (sys.int_info)
+        raise _bad(f"{path} holds a number with more than 4,300 digits") from None
 
 
 def _checked(

@@ -15,6 +15,9 @@ from typing import Any
 from vramdesk.core.nvml import (
     ERROR_MESSAGES,
     KIND_BY_CODE_NAME,
+    MAX_GPUS,
+    MAX_MIG_INSTANCES,
+    MAX_PROCESSES,
     GpuInfo,
     GpuProcess,
     GpuQueryError,
@@ -105,6 +108,8 @@ class NvmlQuery:
         count = self.call(None, "device count", nv.nvmlDeviceGetCount)
         if count == 0:
             raise GpuQueryError("no_gpu")
+        if not isinstance(count, int) or not 0 < count <= MAX_GPUS:  # before any loop over it
+            raise GpuQueryError("nonsense", f"NVML: {count!r} GPUs. {ERROR_MESSAGES['nonsense']}")
         return NvmlSnapshot(
             driver_version=driver,
             nvml_version="" if isinstance(nvml, Exception) else _text(nvml),
@@ -154,6 +159,7 @@ class NvmlQuery:
         count = self.optional(i, "MIG devices", nv.nvmlDeviceGetMaxMigDeviceCount, handle)
         if isinstance(count, Exception):
             return True, MIG_UNLISTED, ()
+        count = min(int(count), MAX_MIG_INSTANCES)
         instances = tuple(m for m in (self.mig_instance(i, handle, k) for k in range(count)) if m)
         note = (
             (
@@ -179,7 +185,7 @@ class NvmlQuery:
         procs = self.optional(i, "processes", nv.nvmlDeviceGetComputeRunningProcesses, handle)
         if isinstance(procs, Exception):
             return (), f"The driver would not list the processes ({procs})."
-        return tuple(self.process(p) for p in procs), None
+        return tuple(self.process(p) for p in list(procs)[:MAX_PROCESSES]), None
 
     def process(self, p: Any) -> GpuProcess:
         used = getattr(p, "usedGpuMemory", None)

@@ -238,7 +238,7 @@ def read_limited(path: Path) -> bytes:
 
 
 def _decode(raw: bytes) -> dict[str, Any]:
-    doc = json.loads(raw.decode("utf-8"))
+    doc = json.loads(raw.decode("utf-8-sig"))  # a byte-order mark (Windows editors) is fine
     if not isinstance(doc, dict):
         raise InputError("preset", "must be a JSON object", "not_object")
     return doc
@@ -250,8 +250,10 @@ def parse_document(raw: bytes, fallback_name: str) -> tuple[str, str, dict[str, 
     Raises
     ------
     ValueError
-        Not UTF-8 JSON (``json.JSONDecodeError``, ``UnicodeDecodeError``), or an
-        :class:`InputError` (including :class:`NewerSchemaError`, :class:`MigrationError`).
+        Not UTF-8 JSON (``json.JSONDecodeError``, ``UnicodeDecodeError``, an integer of
+        more than 4,300 digits), or an :class:`InputError` (including
+        :class:`NewerSchemaError`, :class:`MigrationError`, and a part's ``validate()``:
+        every value is checked against the limits the window and CLI apply).
     RecursionError
         JSON nested too deeply.
     """
@@ -259,7 +261,8 @@ def parse_document(raw: bytes, fallback_name: str) -> tuple[str, str, dict[str, 
     kind = check_kind(doc.get("kind"))
     name = check_name(doc.get("name", fallback_name))
     data = {k: v for k, v in doc.items() if k not in _HEADER}
-    parse_parts(kind, data)
+    for part in parse_parts(kind, data).values():
+        part.validate()  # the limits a typed value meets: a file's values meet them too
     return name, kind, data
 
 

@@ -50,3 +50,13 @@ class UnsupportedModelError(InputError):
 
 class FileReadError(InputError):
     """A file we were asked to read is missing, too large, or not what it claims to be."""
+
+
+class ImportCancelled(VramdeskError):
+    """The user cancelled a file import (the window's Cancel button); nothing was imported."""
+
+    def __init__(
+        self, field: str = "path", reason: str = "the import was cancelled", code: str = "cancelled"
+    ) -> None:
+        super().__init__(reason)
+        self.field, self.reason, self.code = field, reason, code

@@ -108,6 +108,14 @@ def check_int(field: str, value: object, *, optional: bool = False) -> None:
         )
 
 
+def _show(value: object) -> str:
+    """A number for a message; one past the float range (``1e400``) is shown by magnitude."""
+    try:
+        return f"{float(value):g}"  # type: ignore[arg-type]
+    except OverflowError:
+        return "a number beyond ±1e308"
+
+
 def check_real(field: str, value: object) -> None:
     """Raise :class:`InputError` unless ``value`` is a number within ``FLOAT_LIMITS[field]``.
 
@@ -131,7 +139,7 @@ def check_real(field: str, value: object) -> None:
     if not Fraction(repr(lo)) <= exact <= Fraction(repr(hi)):
         raise InputError(
             field,
-            f"must be between {lo:g} and {hi:g}, got {float(value):g}",
+            f"must be between {lo:g} and {hi:g}, got {_show(exact)}",
             "out_of_range",
             {"min": lo, "max": hi, "value": value},
         )

@@ -338,7 +338,34 @@ class ModelSpec:
         ):
             raise InputError("encoder_params", "must be a whole number, zero or more", "too_small")
         self._validate_layer_types()
+        self._validate_params_floor()
         return self
+
+    def _validate_params_floor(self) -> None:
+        """Refuse a ``params`` below what the shape's fixed tensors alone hold.
+
+        When ``params`` and a full shape are both given, the linear layers absorb the
+        difference (:func:`vramdesk.core.estimate.weight_groups`); the embedding, the
+        untied lm_head, the norms, the router and the position/encoder parameters do not
+        change with it. A count below their sum would leave the linear layers a negative
+        size, and negative bytes in every figure after.
+        """
+        if self.params is None:
+            return
+        try:
+            counts = count_params(self)
+        except InputError:  # shape incomplete: params is the only count there is
+            return
+        floor = counts.total - counts.attention - counts.mlp - counts.routed_experts
+        if self.params < floor:
+            raise InputError(
+                "params",
+                f"{self.params:,} is fewer than the {floor:,} parameters that this shape's "
+                f"embeddings, output matrix and norms alone hold (all its tensors: "
+                f"{counts.total:,})",
+                "too_small",
+                {"min": floor, "value": self.params, "shape_total": counts.total},
+            )
 
     def _validate_layer_types(self) -> None:
         for name in ("global_key_value_heads", "global_head_dim", "global_v_head_dim"):

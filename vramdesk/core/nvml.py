@@ -35,8 +35,11 @@ of kind ``"unknown"`` whose message names the variable.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
+import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from fractions import Fraction
@@ -63,7 +66,22 @@ ERROR_MESSAGES: dict[str, str] = {
     "gpu_lost": "A GPU stopped answering (NVML: GPU is lost or needs a reset).",
     "not_supported": "This GPU or driver does not report memory through NVML.",
     "unknown": "NVML failed with an unexpected error.",
+    "timeout": "NVML: the driver did not answer in time (a hung driver or a GPU in a bad "
+    "state). vramdesk works without a GPU; estimates are unaffected.",
+    "nonsense": "NVML reported memory figures that cannot be true (the driver may be in a bad "
+    "state); they are not shown.",
 }
+
+#: Seconds a whole NVML round (init, every device, shutdown) may take before it is given up.
+#: nvidia-smi answers in well under a second on a healthy machine; a first ``nvmlInit``
+#: without the persistence daemon can take a few seconds on a multi-GPU server.
+NVML_TIMEOUT_S = 10.0
+#: Limits of what a driver can truthfully report: GPUs in one machine, bytes of one GPU
+#: (1 PiB; the largest today have 192 GB), MIG instances (7 on A100/H100), processes listed.
+MAX_GPUS = 1024
+MAX_GPU_BYTES = 1 << 50
+MAX_MIG_INSTANCES = 64
+MAX_PROCESSES = 4096
 
 #: The error kinds, in a stable order.
 ERROR_KINDS: tuple[str, ...] = tuple(ERROR_MESSAGES)
@@ -173,20 +191,38 @@ class FitVerdict:
     text: str
 
 
-def query_gpus() -> NvmlSnapshot:
-    """Read every local NVIDIA GPU through NVML.
+def query_gpus(
+    *, timeout_s: float | None = None, cancel: threading.Event | None = None
+) -> NvmlSnapshot:
+    """Read every local NVIDIA GPU through NVML, giving up after ``timeout_s`` seconds.
+
+    The NVML round runs on a daemon thread; this call waits for it at most ``timeout_s``
+    (and returns at once when ``cancel`` is set), so a hung driver can neither block the
+    caller for ever nor keep the process alive at exit. While a round that timed out is
+    still stuck in the driver, a new call fails at once instead of starting another.
+
+    Parameters
+    ----------
+    timeout_s : float, optional
+        The deadline of the whole round, seconds: ``VRAMDESK_NVML_TIMEOUT_S`` when set (a
+        number from 0.1 to 600), else :data:`NVML_TIMEOUT_S`.
+    cancel : threading.Event, optional
+        Set it to stop waiting (a window closing): the call raises ``GpuQueryError``.
 
     Returns
     -------
     NvmlSnapshot
-        Driver versions and one :class:`GpuInfo` per device (bytes, exact int).
+        Driver versions and one :class:`GpuInfo` per device (bytes, exact int), checked by
+        :func:`checked_snapshot`.
 
     Raises
     ------
     GpuQueryError
         ``kind`` ``"no_driver"``, ``"driver_not_loaded"``, ``"no_permission"``, ``"no_gpu"``
         (zero devices), ``"gpu_lost"`` (a GPU stopped answering; the message names it),
-        ``"not_supported"``, ``"no_binding"``, ``"driver_mismatch"`` or ``"unknown"``.
+        ``"not_supported"``, ``"no_binding"``, ``"driver_mismatch"``, ``"timeout"`` ("the
+        driver did not answer within N s"), ``"nonsense"`` (figures that cannot be true)
+        or ``"unknown"``.
 
     Notes
     -----
@@ -194,8 +230,34 @@ def query_gpus() -> NvmlSnapshot:
     (docs.nvidia.com/deploy/nvml-api): ``nvmlDeviceGetMemoryInfo_v2``,
     ``nvmlDeviceGetComputeRunningProcesses``, ``nvmlDeviceGetMigMode``,
     ``nvmlDeviceGetMaxMigDeviceCount``, ``nvmlDeviceGetMigDeviceHandleByIndex``.
-    ``VRAMDESK_FAKE_NVML`` replaces the whole query (module docstring).
+    ``VRAMDESK_FAKE_NVML`` replaces the whole query (module docstring); it runs under the
+    same deadline (the path could be a FIFO nobody writes to).
     """
+    if timeout_s is None:
+        timeout_s = _timeout_from_env()
+    return checked_snapshot(_with_deadline(_query_once, timeout_s, cancel))
+
+
+#: The environment variable that sets the NVML deadline, seconds.
+TIMEOUT_ENV = "VRAMDESK_NVML_TIMEOUT_S"
+
+
+def _timeout_from_env() -> float:
+    text = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not text:
+        return NVML_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.1 <= value <= 600:  # also refuses nan
+        raise GpuQueryError(
+            "unknown", f"{TIMEOUT_ENV} must be a number of seconds from 0.1 to 600, got {text!r}"
+        )
+    return value
+
+
+def _query_once() -> NvmlSnapshot:
     fake = os.environ.get(FAKE_ENV)
     if fake:
         from vramdesk.core._nvml_fake import fake_snapshot
@@ -208,6 +270,120 @@ def query_gpus() -> NvmlSnapshot:
     from vramdesk.core._nvml_query import NvmlQuery
 
     return NvmlQuery(pynvml).run()
+
+
+_ROUND_LOCK = threading.Lock()
+#: The NVML round in progress (its thread and start time), or None.
+_ROUND: tuple[threading.Thread, float] | None = None
+
+
+def _late(timeout_s: float) -> GpuQueryError:
+    return GpuQueryError(
+        "timeout",
+        f"NVML: the driver did not answer within {timeout_s:g} s (a hung driver or a GPU in "
+        "a bad state). vramdesk works without a GPU; estimates are unaffected.",
+    )
+
+
+def _with_deadline(
+    fn: Callable[[], NvmlSnapshot], timeout_s: float, cancel: threading.Event | None
+) -> NvmlSnapshot:
+    global _ROUND
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as err:  # noqa: BLE001 - handed to the waiting caller
+            box["error"] = err
+        finally:
+            done.set()
+
+    with _ROUND_LOCK:
+        if _ROUND is not None and _ROUND[0].is_alive():
+            waited = time.monotonic() - _ROUND[1]
+            raise GpuQueryError(
+                "timeout",
+                f"NVML: the driver has still not answered a query started {waited:.0f} s ago. "
+                "vramdesk works without a GPU; estimates are unaffected.",
+            )
+        thread = threading.Thread(target=target, name="vramdesk-nvml", daemon=True)
+        _ROUND = (thread, time.monotonic())
+        thread.start()
+    deadline = time.monotonic() + timeout_s
+    while not done.wait(min(0.05, max(0.0, deadline - time.monotonic()))):
+        if cancel is not None and cancel.is_set():
+            raise GpuQueryError("unknown", "The GPU query was cancelled.")
+        if time.monotonic() >= deadline:
+            raise _late(timeout_s)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _nonsense(where: str, detail: str) -> GpuQueryError:
+    return GpuQueryError("nonsense", f"{where}: {detail}. {ERROR_MESSAGES['nonsense']}")
+
+
+def _check_memory(where: str, total: Any, free: Any, reserved: Any = None) -> None:
+    ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (total, free))
+    if not ints or not 0 < total <= MAX_GPU_BYTES:
+        raise _nonsense(where, f"total memory {total!r} bytes")
+    if not 0 <= free <= total:
+        raise _nonsense(where, f"{free:,} bytes free of a {total:,}-byte total")
+    if reserved is not None and (
+        not isinstance(reserved, int)
+        or isinstance(reserved, bool)
+        or not 0 <= reserved <= total - free
+    ):
+        raise _nonsense(where, f"{reserved!r} bytes reserved with {free:,} of {total:,} free")
+
+
+def checked_snapshot(snapshot: NvmlSnapshot) -> NvmlSnapshot:
+    """Refuse figures no driver can truthfully report; drop the ones that are only details.
+
+    Every GPU (and MIG instance) must have ``0 < total <= 1 PiB`` and ``0 <= free <=
+    total`` (and ``reserved <= total - free``); ``used`` is recomputed as ``total - free``
+    (the module docstring's definition). A process figure outside ``0 .. total`` becomes
+    "not reported"; at most :data:`MAX_PROCESSES` processes and :data:`MAX_MIG_INSTANCES`
+    instances are kept, and a CUDA version that is not a plausible integer is dropped.
+
+    Raises
+    ------
+    GpuQueryError
+        ``kind`` ``"nonsense"``: more than :data:`MAX_GPUS` GPUs, or memory figures that
+        cannot be true; the message names the GPU and the figures.
+    """
+    if len(snapshot.gpus) > MAX_GPUS:
+        raise _nonsense("NVML", f"{len(snapshot.gpus):,} GPUs")
+    gpus = []
+    for gpu in snapshot.gpus:
+        where = f"GPU {gpu.index}"
+        _check_memory(where, gpu.total_bytes, gpu.free_bytes, gpu.reserved_bytes)
+        instances = []
+        for m in gpu.mig_instances[:MAX_MIG_INSTANCES]:
+            _check_memory(f"{where} MIG {m.index}", m.total_bytes, m.free_bytes)
+            instances.append(dataclasses.replace(m, used_bytes=m.total_bytes - m.free_bytes))
+        processes = tuple(
+            p
+            if p.used_bytes is None or 0 <= p.used_bytes <= gpu.total_bytes
+            else dataclasses.replace(p, used_bytes=None)
+            for p in gpu.processes[:MAX_PROCESSES]
+        )
+        gpus.append(
+            dataclasses.replace(
+                gpu,
+                name=gpu.name[:256],
+                used_bytes=gpu.total_bytes - gpu.free_bytes,
+                mig_instances=tuple(instances),
+                processes=processes,
+            )
+        )
+    cuda = snapshot.cuda_driver_version
+    if not isinstance(cuda, int) or isinstance(cuda, bool) or not 0 < cuda < 1_000_000:
+        cuda = None
+    return dataclasses.replace(snapshot, cuda_driver_version=cuda, gpus=tuple(gpus))
 
 
 def cuda_version_text(cuda_driver_version: int | None) -> str:

@@ -21,6 +21,7 @@ import contextlib
 import copy
 import datetime
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import Any
 import filelock
 import platformdirs
 
+from vramdesk.core._fair_lock import FairLock
 from vramdesk.core._preset_file import (
     KINDS,
     MAX_FILE_BYTES,
@@ -54,24 +56,53 @@ from vramdesk.core.errors import FileReadError, InputError, VramdeskError
 from vramdesk.core.serialize import to_dict
 
 LOCK_TIMEOUT_S = 10.0
+#: A temporary file older than this (seconds) belongs to a save that was killed.
+STALE_TEMP_S = 60.0
 
 
 class PresetStoreError(VramdeskError):
     """The preset directory could not be locked or written; the message says why."""
 
 
-def config_dir() -> Path:
-    """The user's vramdesk configuration directory, created if missing.
+class ConfigDirError(InputError):
+    """The configuration directory cannot be created or used (a regular file, no permission)."""
+
+
+def config_path() -> Path:
+    """Where the configuration directory is, without creating or checking it.
 
     ``VRAMDESK_CONFIG_DIR`` when set, else ``platformdirs.user_config_dir("vramdesk",
     appauthor=False)`` (no per-environment part: presets survive a reinstall).
     """
     override = os.environ.get("VRAMDESK_CONFIG_DIR")
     if override:
-        path = Path(override).expanduser()
-    else:
-        path = Path(platformdirs.user_config_dir("vramdesk", appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
+        return Path(override).expanduser()
+    return Path(platformdirs.user_config_dir("vramdesk", appauthor=False))
+
+
+def config_dir() -> Path:
+    """The user's vramdesk configuration directory (:func:`config_path`), created if missing.
+
+    Raises
+    ------
+    ConfigDirError
+        ``config_dir``: the path is a regular file, or cannot be created (permission, a
+        read-only file system); the message names the path and the reason.
+    """
+    path = config_path()
+    if path.exists() and not path.is_dir():
+        raise ConfigDirError(
+            "config_dir", f"{path} is a file, not a directory", "not_dir", {"path": str(path)}
+        )
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigDirError(
+            "config_dir",
+            f"{path} cannot be created ({exc.strerror or exc})",
+            "unwritable",
+            {"path": str(path)},
+        ) from None
     return path
 
 
@@ -122,7 +153,8 @@ class PresetStore:
     problems : list of str
         One plain sentence per file that could not be loaded (moved aside, or left
         alone because a newer vramdesk wrote it or its migration failed). Filled at
-        construction and by every read; each sentence appears once; the caller may clear it.
+        construction and by every read; each sentence appears once for the store's life,
+        even after the caller clears the list (a window's banner never repeats one).
 
     Raises
     ------
@@ -133,16 +165,27 @@ class PresetStore:
     def __init__(
         self, directory: Path | None = None, *, lock_timeout_s: float = LOCK_TIMEOUT_S
     ) -> None:
-        self.directory = Path(directory) if directory is not None else config_dir() / "presets"
+        # not created here: a window must start even when the directory cannot be made;
+        # reading reports the problem, writing fails with PresetStoreError
+        self.directory = Path(directory) if directory is not None else config_path() / "presets"
         bundled = presets_dir().resolve()
         if self.directory.resolve() == bundled or bundled in self.directory.resolve().parents:
             raise InputError(
                 "directory", "is the bundled presets directory, which is read-only", "read_only"
             )
         self.problems: list[str] = []
+        self._said: set[str] = set()
+        self._config_problem = False
+        if directory is None:
+            try:
+                config_dir()  # created as before when it can be; said when it cannot
+            except ConfigDirError as exc:
+                self._config_problem = True
+                self._report(f"{exc.reason}: presets and settings cannot be saved")
         self.lock_timeout_s = lock_timeout_s
-        self._lock = filelock.FileLock(self.directory / ".lock", timeout=lock_timeout_s)
+        self._lock = FairLock(self.directory / ".lock", timeout=lock_timeout_s)
         self._parsed: dict[str, tuple[bytes, tuple[str, str, dict[str, Any]]]] = {}
+        self.removed_temps = self._remove_stale_temps()
         self._scan()
 
     # ------------------------------------------------------------------ reading
@@ -316,13 +359,44 @@ class PresetStore:
                 yield
         except filelock.Timeout:
             raise PresetStoreError(
-                f"another vramdesk has held {self._lock.lock_file} for over "
-                f"{self.lock_timeout_s:g} s; try again"
+                f"waited over {self.lock_timeout_s:g} s for {self._lock.lock_file} (other "
+                "vramdesk windows were saving); try again"
             ) from None
         except OSError as exc:
             raise PresetStoreError(
                 f"could not write {exc.filename or self.directory}: {error_reason(exc)}"
             ) from exc
+
+    def _remove_stale_temps(self) -> int:
+        """Delete temporary files a killed save left behind; return how many.
+
+        ``write_json_atomic`` writes ``.<slug>.<random>.tmp`` and renames it; a process
+        killed between the two leaves the temporary file. Only files older than
+        :data:`STALE_TEMP_S` are removed (a live save holds its file for milliseconds), and
+        only while the lock is free, so that no save in progress loses its file.
+        """
+        try:
+            with os.scandir(self.directory) as entries:
+                temps = [
+                    e.path for e in entries if e.name.startswith(".") and e.name.endswith(".tmp")
+                ]
+        except OSError:
+            return 0
+        self._lock.clean()  # queue tickets of killed processes
+        if not temps:
+            return 0
+        removed = 0
+        try:
+            with self._lock.acquire(timeout=0):
+                now = time.time()
+                for path in temps:
+                    with contextlib.suppress(OSError):
+                        if now - os.stat(path).st_mtime > STALE_TEMP_S:
+                            os.unlink(path)
+                            removed += 1
+        except (filelock.Timeout, OSError):
+            return removed  # another vramdesk is writing: the next start cleans up
+        return removed
 
     def _free_slug(self, name: str, own: str | None = None) -> str:
         base = slugify(name)
@@ -334,15 +408,38 @@ class PresetStore:
         return slug
 
     def _report(self, sentence: str) -> None:
-        if sentence not in self.problems:
+        # each sentence once per store, even after the caller cleared `problems`: a file
+        # left as it is (or an unreadable directory) is met again on every scan
+        if sentence not in self._said:
+            self._said.add(sentence)
             self.problems.append(sentence)
 
     def _scan(self) -> list[UserPreset]:
+        # os.scandir, not Path.glob: glob hides an unreadable directory as an empty one
         try:
-            paths = sorted(p for p in self.directory.glob("*.json") if p.is_file())
-        except OSError as exc:
-            self._report(f"{self.directory} could not be read ({error_reason(exc)})")
+            with os.scandir(self.directory) as entries:
+                names = [e.name for e in entries if e.name.endswith(".json")]
+        except FileNotFoundError:
+            missing = next((p for p in self.directory.parents if p.exists()), None)
+            if missing is not None and not missing.is_dir() and not self._config_problem:
+                self._report(
+                    f"{missing} is a file, not a directory: presets can be neither read nor saved"
+                )
+            return []  # no preset saved yet
+        except NotADirectoryError:
+            if self._config_problem:
+                return []  # said once, about the configuration directory
+            self._report(
+                f"{self.directory} is not a directory: presets can be neither read nor saved"
+            )
             return []
+        except OSError as exc:
+            self._report(
+                f"{self.directory} could not be read ({error_reason(exc)}): your saved presets "
+                "are not shown"
+            )
+            return []
+        paths = sorted(p for p in (self.directory / n for n in names) if p.is_file())
         names = {p.name for p in paths}
         self._parsed = {k: v for k, v in self._parsed.items() if k in names}
         presets = [p for p in map(self._load, paths) if p is not None]
@@ -357,6 +454,8 @@ class PresetStore:
             self._report(f"{shown} was left as it is: {exc.reason}")
         except (ValueError, RecursionError) as exc:
             self._move_aside(path, raw, shown, error_reason(exc))
+        except FileNotFoundError:
+            return None  # renamed or deleted by another vramdesk since the listing: not a problem
         except OSError as exc:
             self._report(f"{shown} could not be opened ({error_reason(exc)}) and was left as it is")
         else:

@@ -221,11 +221,15 @@ def runtime_preset(name: str) -> Runtime:
     """
     from vramdesk.core.presets import PresetStore, scenario_parts
 
+    store = PresetStore()
     try:
-        user = PresetStore().find(name)
+        user = store.find(name)
     except InputError:
+        why = "; ".join(store.problems)  # a file set aside just now says why the name is gone
         raise InputError(
-            "runtime_preset", f"no saved preset named {name!r}", "unknown_choice"
+            "runtime_preset",
+            f"no saved preset named {name!r}" + (f" ({why})" if why else ""),
+            "unknown_choice",
         ) from None
     runtime = scenario_parts(user).get("runtime")
     if not isinstance(runtime, Runtime):

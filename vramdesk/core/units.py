@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import math
+import re
 from fractions import Fraction
 from numbers import Rational
 
@@ -76,11 +77,21 @@ def mib_to_bytes(mib: int | float | Fraction | str) -> int:
     return round_half_up(to_fraction(mib) * MIB)
 
 
+#: Decimal exponents beyond this are refused before Fraction expands them (floats end at 1e308).
+MAX_DECIMAL_EXPONENT = 4000
+_EXPONENT = re.compile(r"[eE]\s*[+-]?0*(\d+)\s*$")
+
+
 def to_fraction(value: float | int | Fraction | str) -> Fraction:
     """Return ``value`` as an exact fraction, reading floats by their shortest repr.
 
     ``to_fraction(0.9) == Fraction(9, 10)`` (not the binary float 0.900000000000000022...),
     which keeps user-typed decimals such as 0.9 or 1.15 exact.
+
+    Raises
+    ------
+    ValueError
+        Not a number, not finite, or a decimal exponent beyond ``MAX_DECIMAL_EXPONENT``.
     """
     if isinstance(value, (int, Fraction, Rational)) and not isinstance(value, bool):
         return Fraction(value)
@@ -88,7 +99,13 @@ def to_fraction(value: float | int | Fraction | str) -> Fraction:
         if not math.isfinite(value):
             raise ValueError(f"not a finite number: {value!r}")
         return Fraction(repr(value))
-    return Fraction(str(value).strip())
+    text = str(value).strip()
+    exponent = _EXPONENT.search(text)
+    digits = exponent.group(1) if exponent is not None else ""
+    if len(digits) > 6 or (digits and int(digits) > MAX_DECIMAL_EXPONENT):
+        # Fraction("1e999999999") builds a 10**999999999 integer: minutes of work
+        raise ValueError(f"{text!r} is out of range (exponent beyond ±{MAX_DECIMAL_EXPONENT})")
+    return Fraction(text)
 
 
 def round_half_up(value: Fraction | int) -> int:

@@ -229,7 +229,8 @@ def validate_cases(records: list[dict[str, Any]]) -> dict[str, Any]:
             raise InputError(
                 f"{record['id']}: {exc.field}", exc.reason, exc.code, exc.params
             ) from None
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, AttributeError, KeyError, ArithmeticError) as exc:
+            # an untrusted case file: a value of an unexpected shape is one line, not a traceback
             raise InputError(record["id"], f"unusable value ({exc})", "invalid") from None
     return {"cases": cases, "summary": summarize(cases)}
 

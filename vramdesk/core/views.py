@@ -467,6 +467,25 @@ def comparison_table(
     return header, out
 
 
+#: First characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(text: object) -> str:
+    """A cell a spreadsheet shows as text: a leading ``'`` before ``= + - @`` (tab, CR).
+
+    A preset named ``=HYPERLINK(...)`` would otherwise become a live formula when the
+    export is opened (OWASP, "CSV Injection"). Numbers such as ``-1.5`` are left alone.
+    """
+    cell = str(text)
+    if cell.startswith(_FORMULA_START):
+        try:
+            float(cell.replace(",", ""))
+        except ValueError:
+            return "'" + cell
+    return cell
+
+
 def plain_number(n_bytes: int, unit: Unit, digits: int = 4) -> str:
     """``n_bytes`` in ``unit`` as a plain decimal number, no unit and no thousands separator.
 
@@ -477,11 +496,11 @@ def plain_number(n_bytes: int, unit: Unit, digits: int = 4) -> str:
 
 
 def to_csv(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """RFC 4180 CSV text (CR LF line ends, quoted where needed)."""
+    """RFC 4180 CSV text (CR LF line ends, quoted where needed), formula-safe (:func:`csv_cell`)."""
     buf = io.StringIO()
     writer = csv.writer(buf)
-    writer.writerow(header)
-    writer.writerows(rows)
+    writer.writerow([csv_cell(h) for h in header])
+    writer.writerows([csv_cell(c) for c in row] for row in rows)
     return buf.getvalue()
 
 

@@ -13,7 +13,9 @@ through queued signals and only this GUI-thread code touches the widgets.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from functools import partial
 
 from PySide6.QtCore import QSignalBlocker, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -57,8 +59,10 @@ class _GpuRow:
 
     def show(self, gpu: GpuInfo, text: str, details: str) -> None:
         self.name.setText(f"{gpu.index}: {gpu.name}")
-        self.bar.setRange(0, max(1, round(to_unit(gpu.total_bytes, Unit.MIB))))
-        self.bar.setValue(round(to_unit(gpu.used_bytes, Unit.MIB)))
+        # QProgressBar holds a C int: clamp, so that no figure can overflow it
+        total = min(max(1, round(to_unit(max(gpu.total_bytes, 0), Unit.MIB))), 2**31 - 1)
+        self.bar.setRange(0, total)
+        self.bar.setValue(min(max(0, round(to_unit(max(gpu.used_bytes, 0), Unit.MIB))), total))
         self.figures.setText(text)
         for widget in (self.name, self.bar, self.figures):
             widget.setToolTip(details)
@@ -106,6 +110,7 @@ class GpuPanel(QWidget):
     ) -> None:
         super().__init__(parent)
         self._query = query
+        self._cancel = threading.Event()
         self._worker: Worker | None = None
         self._snapshot: NvmlSnapshot | None = None
         self._unit = Unit.GIB
@@ -148,7 +153,10 @@ class GpuPanel(QWidget):
         if self._worker is not None:
             return False
         self.refresh_button.setEnabled(False)
-        self._worker = run_in_thread(self._query, self._on_query_finished, self._on_query_errored)
+        query = self._query
+        if query is query_gpus:  # the core's deadline, and a way to stop waiting at close
+            query = partial(query_gpus, cancel=self._cancel)
+        self._worker = run_in_thread(query, self._on_query_finished, self._on_query_errored)
         return True
 
     def is_querying(self) -> bool:
@@ -186,6 +194,7 @@ class GpuPanel(QWidget):
         The query's result is dropped. Returns ``True`` when no query is still running.
         """
         self._timer.stop()
+        self._cancel.set()  # query_gpus stops waiting for a hung driver within 50 ms
         worker, self._worker = self._worker, None
         if worker is None:
             return True

@@ -9,14 +9,23 @@ from typing import Any
 from PySide6.QtCore import QLocale, QSettings, QTranslator
 
 from vramdesk.core.bundled import resources_dir
-from vramdesk.core.presets import config_dir
+from vramdesk.core.presets import ConfigDirError, config_dir, config_path
 
 LANGUAGES = ("system", "en", "ja")
 
 
 def open_settings() -> QSettings:
-    """``<config dir>/settings.ini`` (``VRAMDESK_CONFIG_DIR`` in tests and scripts)."""
-    return QSettings(str(config_dir() / "settings.ini"), QSettings.Format.IniFormat)
+    """``<config dir>/settings.ini`` (``VRAMDESK_CONFIG_DIR`` in tests and scripts).
+
+    A configuration directory that cannot be created (a regular file, no permission) does
+    not stop the window: the settings then live in memory only, and the preset store
+    reports the problem in the window's notice.
+    """
+    try:
+        directory = config_dir()
+    except ConfigDirError:
+        directory = config_path()
+    return QSettings(str(directory / "settings.ini"), QSettings.Format.IniFormat)
 
 
 def read_json(settings: QSettings, key: str) -> Any:

@@ -365,6 +365,14 @@ def weight_split(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> dict[s
         else ceil_bytes((counts.lm_head if counts else 0) * head_bits / 8)
     )
     layers = total - embed - (0 if model.tie_word_embeddings else head)
+    if layers < 0:  # a checkpoint smaller than its own embeddings: refuse, never negative bytes
+        raise InputError(
+            "checkpoint_bytes",
+            f"{total:,} bytes of weights are fewer than the {total - layers:,} bytes that this "
+            "shape's embeddings and output matrix alone need",
+            "too_small",
+            {"min": total - layers, "value": total},
+        )
     output_on = runtime.n_gpu_layers is None or runtime.n_gpu_layers > model.num_hidden_layers
     device = layers * on // model.num_hidden_layers
     host = embed + layers - device + (0 if output_on or model.tie_word_embeddings else head)

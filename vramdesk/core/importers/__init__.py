@@ -5,13 +5,16 @@ model is ever executed (no ``trust_remote_code``). Every inference is recorded i
 :attr:`ImportedModel.notes`.
 """
 
-from vramdesk.core.errors import FileReadError, UnsupportedModelError
+from vramdesk.core.errors import FileReadError, ImportCancelled, UnsupportedModelError
 from vramdesk.core.importers._config import ImportedModel, model_from_config
+from vramdesk.core.importers._files import Monitor
 from vramdesk.core.importers._load import load_model
 
 __all__ = [
     "FileReadError",
+    "ImportCancelled",
     "ImportedModel",
+    "Monitor",
     "UnsupportedModelError",
     "load_model",
     "model_from_config",

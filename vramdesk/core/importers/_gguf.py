@@ -1,8 +1,10 @@
 """GGUF headers: architecture keys, exact tensor bytes, the file type.
 
-Uses the ``gguf`` package (llama.cpp's own reader, imported here only). ``GGUFReader``
-memory-maps the file and parses the metadata and the tensor-info table; tensor data is
-never touched, so only the header pages are read from disk. Keys are
+The header is read by :func:`read_gguf_header` (``_gguf_read``: a bounded streaming walk
+of the key/value section and the tensor table; tokenizer arrays are skipped, never
+decoded; tensor data is never touched). Every number taken from the file is checked
+against the core's limits (:mod:`vramdesk.core.limits`, under the config.json name it
+becomes) before it is used for anything, and the error names the GGUF key. Keys are
 ``<arch>.block_count``, ``<arch>.attention.head_count_kv``, ... (``gguf/constants.py``
 ``Keys``); sliding-window layouts follow llama.cpp ``src/llama-model.cpp``
 (``set_swa_pattern``: gemma2 and gpt-oss 2, gemma3 6, cohere2 4; layer ``i`` slides when
@@ -19,7 +21,15 @@ from vramdesk.core.errors import FileReadError, InputError
 from vramdesk.core.formats import WeightFormat, WeightSpec
 from vramdesk.core.importers._config import ImportedModel
 from vramdesk.core.importers._families import SSM_MODEL_TYPES
-from vramdesk.core.importers._gguf_bounds import check_gguf_bounds
+from vramdesk.core.importers._files import Monitor
+from vramdesk.core.importers._gguf_read import (
+    FILE_TYPES,
+    MAX_SPLITS,
+    MAX_TENSORS,
+    Skipped,
+    read_gguf_header,
+)
+from vramdesk.core.limits import check_int
 from vramdesk.core.model import (
     FULL,
     NO_CACHE,
@@ -67,8 +77,15 @@ _FILE_TYPE_ALIASES = {
 }
 
 
-def load_gguf(path: Path) -> ImportedModel:
+def load_gguf(path: Path, monitor: Monitor | None = None) -> ImportedModel:
     """Import a ``.gguf`` file from its header.
+
+    Parameters
+    ----------
+    path : Path
+        The file (for a split model, any one of its ``NAME-0000N-of-0000M.gguf`` files).
+    monitor : Monitor, optional
+        Progress and cancellation, called once per MiB read.
 
     Returns
     -------
@@ -80,67 +97,55 @@ def load_gguf(path: Path) -> ImportedModel:
     Raises
     ------
     FileReadError
-        ``path``: not a readable GGUF file.
+        ``path``: not a readable GGUF file, or counts beyond what real models have.
     UnsupportedModelError
         ``architectures``: an SSM/recurrent architecture.
     InputError
-        A required key is missing, named by its GGUF key.
+        A required key is missing, or a value is of the wrong type or outside the core's
+        limits, named by its GGUF key.
+    ImportCancelled
+        ``monitor`` asked to stop.
     """
-    meta, tensors = _read_header(path)
+    meta, tensors = _read_header(path, monitor)
     count = meta.get("split.count")
-    if isinstance(count, int) and count > 1:
-        tensors = tensors + _other_shards(path, count)
+    if count is not None and (
+        isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_SPLITS
+    ):
+        raise InputError(
+            "split.count", f"must be a whole number from 1 to {MAX_SPLITS}, got {_show(count)}"
+        )
+    if count is not None and count > 1:
+        tensors = tensors + _other_shards(path, count, monitor)
     return gguf_from_metadata(meta, tensors, str(path), path.stem)
 
 
-#: Exceptions the gguf reader raises on a damaged or hostile file.
-_READ_ERRORS = (
-    ValueError,
-    KeyError,
-    IndexError,
-    TypeError,
-    OSError,
-    UnicodeDecodeError,
-    OverflowError,
-    MemoryError,
-)
+def _read_header(
+    path: Path, monitor: Monitor | None = None
+) -> tuple[dict[str, Any], list[tuple[str, int, int, str]]]:
+    """Metadata and ``(name, elements, bytes, ggml type)`` per tensor.
 
-
-def _read_header(path: Path) -> tuple[dict[str, Any], list[tuple[str, int, int, str]]]:
-    """Metadata and ``(name, elements, bytes, ggml type)`` per tensor, via ``gguf.GGUFReader``.
+    Per-layer numeric arrays (``<arch>.attention.head_count_kv``, ...) are lists of ints;
+    tokenizer arrays are :class:`Skipped` (element type and count). The rows of
+    ``token_embd.weight`` are added as ``tokenizer.ggml.vocab_rows``.
 
     Raises
     ------
     FileReadError
         ``path``: the file is not a readable GGUF file.
     """
-    import gguf  # optional dependency, imported where needed
-
-    check_gguf_bounds(path)
-    try:
-        reader = gguf.GGUFReader(path, "r")
-        meta = {
-            name: field.contents()
-            for name, field in reader.fields.items()
-            if not name.startswith("tokenizer.ggml.") or name == "tokenizer.ggml.tokens"
-        }
-        tensors = [
-            (t.name, int(t.n_elements), int(t.n_bytes), t.tensor_type.name) for t in reader.tensors
-        ]
-        embd = next((t for t in reader.tensors if t.name == "token_embd.weight"), None)
-        if embd is not None and len(embd.shape) == 2:  # ggml order: (n_embd, n_vocab)
-            meta.setdefault("tokenizer.ggml.vocab_rows", int(embd.shape[1]))
-    except _READ_ERRORS as exc:
-        raise FileReadError(
-            "path", f"{path.name} is not a readable GGUF file ({exc})", "not_gguf"
-        ) from None
-    return meta, tensors
+    header = read_gguf_header(path, monitor)
+    meta = header.meta
+    if header.vocab_rows is not None:
+        meta.setdefault("tokenizer.ggml.vocab_rows", header.vocab_rows)
+    return meta, header.tensors
 
 
 _SHARD = re.compile(r"^(?P<stem>.*)-(?P<index>\d{5})-of-(?P<count>\d{5})\.gguf$")
 
 
-def _other_shards(path: Path, count: int) -> list[tuple[str, int, int, str]]:
+def _other_shards(
+    path: Path, count: int, monitor: Monitor | None = None
+) -> list[tuple[str, int, int, str]]:
     """Tensors of the other files of a split GGUF (``name-0000N-of-0000M.gguf``).
 
     Raises
@@ -162,17 +167,33 @@ def _other_shards(path: Path, count: int) -> list[tuple[str, int, int, str]]:
             shard = path.with_name(f"{m['stem']}-{i:05d}-of-{count:05d}.gguf")
             if not shard.is_file():
                 raise FileReadError("path", f"split GGUF: {shard.name} is missing", "split")
-            tensors += _read_header(shard)[1]
+            tensors += _read_header(shard, monitor)[1]
+            if len(tensors) > MAX_TENSORS:
+                raise FileReadError(
+                    "path", f"split GGUF: more than {MAX_TENSORS:,} tensors in all", "too_many"
+                )
     return tensors
 
 
 def gguf_from_metadata(
     meta: dict[str, Any], tensors: list[tuple[str, int, int, str]], source: str, name: str
 ) -> ImportedModel:
-    """Build the import from GGUF metadata and ``(name, elements, bytes, ggml type)`` tensors."""
-    arch = str(meta.get("general.architecture") or "")
+    """Build the import from GGUF metadata and ``(name, elements, bytes, ggml type)`` tensors.
+
+    Raises
+    ------
+    InputError
+        A key is missing, of the wrong type, or outside the core's limits (named by its GGUF
+        key, e.g. ``llama.block_count: must be at most 10000, got 1099511627776``); checked
+        before any per-layer list is built.
+    UnsupportedModelError
+        ``architectures``: an SSM/recurrent architecture.
+    """
+    arch = meta.get("general.architecture")
     if not arch:
         raise InputError("general.architecture", "is missing from the GGUF header", "required")
+    if not isinstance(arch, str):
+        raise InputError("general.architecture", f"must be text, got {_show(arch)}", "not_text")
     recurrent = arch in SSM_ARCHS or any(k.startswith(f"{arch}.ssm.") for k in meta)
     if recurrent and f"{arch}.ssm.conv_kernel" not in meta:
         raise refuse_unsupported(
@@ -187,12 +208,15 @@ def gguf_from_metadata(
     fields.update(_gguf_layers(meta, arch, fields, recurrent, notes))
     params = sum(n for _, n, _, _ in tensors)
     nbytes = sum(b for _, _, b, _ in tensors)
+    if params:
+        _check("tensors", "params", params)
     weights = _gguf_format(meta, tensors, notes)
+    title = meta.get("general.name")
     model = ModelSpec(
-        name=str(meta.get("general.name") or name),
+        name=title if isinstance(title, str) and title else name,
         params=params or None,
-        checkpoint_bytes=nbytes,
-        checkpoint_format=weights.storage_key(),
+        checkpoint_bytes=nbytes if tensors else None,  # no tensor table: nothing exact
+        checkpoint_format=weights.storage_key() if tensors else None,
         source=source,
         **fields,
     ).validate()
@@ -203,69 +227,146 @@ def gguf_from_metadata(
     return ImportedModel(model=model, weights=weights, notes=tuple(notes), source=source)
 
 
-def _key(meta: dict[str, Any], arch: str, key: str, *, required: bool = False) -> Any:
+def _show(value: Any) -> str:
+    """A value for an error message: short, never the whole of a long string."""
+    if isinstance(value, Skipped):
+        return f"{value.count:,} {value.element_type} values"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check(key: str, limit: str | tuple[int, int], value: Any) -> None:
+    """Raise unless ``value`` is an int within ``INT_LIMITS[limit]`` (or ``(lo, hi)``).
+
+    The error names the GGUF ``key`` and, for an ``INT_LIMITS`` name, the field it becomes.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(
+            key, f"must be a whole number in the GGUF header, got {_show(value)}", "not_int"
+        )
+    if isinstance(limit, tuple):
+        lo, hi = limit
+        if not lo <= value <= hi:
+            raise InputError(key, f"must be from {lo} to {hi}, got {value}", "out_of_range")
+        return
+    try:
+        check_int(limit, value)
+    except InputError as exc:
+        raise InputError(key, f"{exc.reason} ({limit})", exc.code, exc.params) from None
+
+
+def _key(
+    meta: dict[str, Any],
+    arch: str,
+    key: str,
+    limit: str | tuple[int, int],
+    *,
+    required: bool = False,
+) -> Any:
+    """``<arch>.<key>`` checked against ``INT_LIMITS[limit]``; a per-layer array gives its largest.
+
+    A 0 (an entry of a per-layer array, or the value) means "none here": llama.cpp writes
+    0 heads for a recurrent layer and 0 for an absent length; it is returned as 0 without
+    the limit's minimum applying. Every other entry meets the limit.
+
+    Raises
+    ------
+    InputError
+        ``<arch>.<key>``: missing (when ``required``), not a whole number, or out of limits.
+    """
     full = f"{arch}.{key}"
     value = meta.get(full)
+    if isinstance(value, Skipped):
+        raise InputError(full, f"must be a number, got {_show(value)}", "not_int")
     if isinstance(value, list):  # per-layer arrays (e.g. head_count_kv): the largest entry
+        for entry in value:
+            if entry != 0 or isinstance(entry, bool):
+                _check(full, limit, entry)
         value = max(value) if value else None
-    if value is None and required:
-        raise InputError(full, "is missing from the GGUF header", "required")
+    if value is None:
+        if required:
+            raise InputError(full, "is missing from the GGUF header", "required")
+        return None
+    if value != 0 or isinstance(value, bool) or not isinstance(value, int):
+        _check(full, limit, value)
     return value
 
 
-def _gguf_shape(meta: dict[str, Any], arch: str, tensors: list, notes: list[str]) -> dict[str, Any]:
-    heads = _key(meta, arch, "attention.head_count", required=True) or None
-    kv = _key(meta, arch, "attention.head_count_kv") or heads or 1
-    names = {t[0] for t in tensors}
+def _vocab(meta: dict[str, Any], arch: str) -> int | None:
+    """``<arch>.vocab_size``, else the rows of ``token_embd.weight``, else the token count."""
+    vocab = _key(meta, arch, "vocab_size", "vocab_size")
+    if vocab:
+        return vocab
+    rows = meta.get("tokenizer.ggml.vocab_rows")
+    if rows:
+        _check("token_embd.weight", "vocab_size", rows)
+        return rows
     tokens = meta.get("tokenizer.ggml.tokens")
-    vocab = (
-        _key(meta, arch, "vocab_size")
-        or meta.get("tokenizer.ggml.vocab_rows")
-        or (len(tokens) if isinstance(tokens, list) else None)
+    if isinstance(tokens, (list, Skipped)) and len(tokens):
+        _check("tokenizer.ggml.tokens", "vocab_size", len(tokens))
+        return len(tokens)
+    return None
+
+
+def _gguf_shape(meta: dict[str, Any], arch: str, tensors: list, notes: list[str]) -> dict[str, Any]:
+    # 0 heads: a layer (or a model) without attention, e.g. Mamba layers of a hybrid
+    heads = _key(meta, arch, "attention.head_count", "num_attention_heads", required=True) or None
+    kv = _key(meta, arch, "attention.head_count_kv", "num_key_value_heads") or heads or 1
+    names = {t[0] for t in tensors}
+    head_dim = _key(meta, arch, "attention.key_length_swa", "head_dim") or _key(
+        meta, arch, "attention.key_length", "head_dim"
     )
-    head_dim = _key(meta, arch, "attention.key_length_swa") or _key(
-        meta, arch, "attention.key_length"
-    )
-    if head_dim is not None and _key(meta, arch, "attention.kv_lora_rank"):
+    if head_dim is not None and _key(meta, arch, "attention.kv_lora_rank", "kv_lora_rank"):
         head_dim = None  # MLA: key_length is the absorbed latent width
     notes.append(f"GGUF architecture {arch!r}")
     return {
-        "num_hidden_layers": _key(meta, arch, "block_count", required=True),
-        "hidden_size": _key(meta, arch, "embedding_length", required=True),
+        "num_hidden_layers": _key(meta, arch, "block_count", "num_hidden_layers", required=True),
+        "hidden_size": _key(meta, arch, "embedding_length", "hidden_size", required=True),
         "num_attention_heads": heads,
         "num_key_value_heads": kv,
         "head_dim": head_dim,
-        "intermediate_size": _key(meta, arch, "feed_forward_length"),
-        "vocab_size": vocab,
-        "max_position_embeddings": _key(meta, arch, "context_length"),
+        "intermediate_size": _key(meta, arch, "feed_forward_length", "intermediate_size"),
+        "vocab_size": _vocab(meta, arch),
+        "max_position_embeddings": _key(meta, arch, "context_length", "max_position_embeddings"),
         "tie_word_embeddings": "output.weight" not in names,
     }
 
 
 def _gguf_moe_mla(meta: dict[str, Any], arch: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    experts = _key(meta, arch, "expert_count") or 0
+    experts = _key(meta, arch, "expert_count", "num_local_experts") or 0
     if experts:
         out.update(
             num_local_experts=experts,
-            num_experts_per_tok=_key(meta, arch, "expert_used_count") or 0,
-            moe_intermediate_size=_key(meta, arch, "expert_feed_forward_length"),
-            n_shared_experts=_key(meta, arch, "expert_shared_count") or 0,
-            first_k_dense_replace=_key(meta, arch, "leading_dense_block_count") or 0,
+            num_experts_per_tok=_key(meta, arch, "expert_used_count", "num_experts_per_tok") or 0,
+            moe_intermediate_size=_key(
+                meta, arch, "expert_feed_forward_length", "moe_intermediate_size"
+            ),
+            n_shared_experts=_key(meta, arch, "expert_shared_count", "n_shared_experts") or 0,
+            first_k_dense_replace=_key(
+                meta, arch, "leading_dense_block_count", "first_k_dense_replace"
+            )
+            or 0,
         )
-    rank = _key(meta, arch, "attention.kv_lora_rank")
+    rank = _key(meta, arch, "attention.kv_lora_rank", "kv_lora_rank")
     if rank:
-        rope = _key(meta, arch, "rope.dimension_count") or 0
-        key_len = _key(meta, arch, "attention.key_length_mla") or _key(
-            meta, arch, "attention.key_length"
+        rope = _key(meta, arch, "rope.dimension_count", "qk_rope_head_dim") or 0
+        key_len = _key(meta, arch, "attention.key_length_mla", "head_dim") or _key(
+            meta, arch, "attention.key_length", "head_dim"
         )
-        value_len = _key(meta, arch, "attention.value_length_mla") or _key(
-            meta, arch, "attention.value_length"
+        value_len = _key(meta, arch, "attention.value_length_mla", "head_dim") or _key(
+            meta, arch, "attention.value_length", "head_dim"
         )
+        if key_len is not None and key_len < rope:
+            raise InputError(
+                f"{arch}.attention.key_length",
+                f"must be at least rope.dimension_count ({rope}), got {key_len}",
+                "too_small",
+            )
         out.update(
             kv_lora_rank=rank,
             qk_rope_head_dim=rope,
-            q_lora_rank=_key(meta, arch, "attention.q_lora_rank"),
+            q_lora_rank=_key(meta, arch, "attention.q_lora_rank", "kv_lora_rank"),
             qk_nope_head_dim=(key_len - rope) if key_len else None,
             v_head_dim=value_len,
         )
@@ -273,29 +374,31 @@ def _gguf_moe_mla(meta: dict[str, Any], arch: str) -> dict[str, Any]:
 
 
 def _gguf_sliding(meta: dict[str, Any], arch: str, layers: int, notes: list[str]) -> dict[str, Any]:
-    window = _key(meta, arch, "attention.sliding_window")
+    """Sliding window and layer layout; ``layers`` has already been checked against its limit."""
+    window = _key(meta, arch, "attention.sliding_window", "sliding_window")
     if not window:
         return {}
-    pattern = meta.get(f"{arch}.attention.sliding_window_pattern", _SWA_PATTERN.get(arch))
+    key = f"{arch}.attention.sliding_window_pattern"
+    pattern = meta.get(key, _SWA_PATTERN.get(arch))
     if isinstance(pattern, list):
+        if len(pattern) != layers or not all(isinstance(p, (bool, int)) for p in pattern):
+            raise InputError(
+                key, f"must hold one flag per layer ({layers}), got {_show(pattern)}", "length"
+            )
         types = tuple(SLIDING if p else FULL for p in pattern)
-    elif isinstance(pattern, int) and pattern > 1:
-        types = sliding_layer_pattern(layers, f"{pattern - 1}:1")
-    else:
+    elif pattern is None or pattern == 1:
         notes.append(f"sliding window {window} on every layer")
         return {"sliding_window": window}
+    else:
+        _check(key, "num_hidden_layers", pattern)
+        types = sliding_layer_pattern(layers, f"{pattern - 1}:1")
     notes.append(f"sliding window {window} on {types.count(SLIDING)} of {layers} layers")
     return {"sliding_window": window, "layer_types": types}
 
 
 def _gguf_format(meta: dict[str, Any], tensors: list, notes: list[str]) -> WeightSpec:
-    import gguf
-
     file_type = meta.get("general.file_type")
-    try:
-        name = gguf.LlamaFileType(file_type).name if file_type is not None else None
-    except ValueError:
-        name = None
+    name = FILE_TYPES.get(file_type) if isinstance(file_type, int) else None
     if name is not None:
         label = _FILE_TYPE_ALIASES.get(name, name.removeprefix("MOSTLY_"))
         try:
@@ -393,11 +496,12 @@ def _gguf_head_dims(meta: dict[str, Any], arch: str) -> dict[str, Any]:
     ``key_length``/``value_length`` (the full layers) beside their ``_swa`` forms (the
     sliding layers); MLA keeps its own keys.
     """
-    if _key(meta, arch, "attention.kv_lora_rank"):
+    if _key(meta, arch, "attention.kv_lora_rank", "kv_lora_rank"):
         return {}
-    kl, vl = _key(meta, arch, "attention.key_length"), _key(meta, arch, "attention.value_length")
-    kls = _key(meta, arch, "attention.key_length_swa")
-    vls = _key(meta, arch, "attention.value_length_swa")
+    kl = _key(meta, arch, "attention.key_length", "head_dim")
+    vl = _key(meta, arch, "attention.value_length", "v_head_dim")
+    kls = _key(meta, arch, "attention.key_length_swa", "head_dim")
+    vls = _key(meta, arch, "attention.value_length_swa", "v_head_dim")
     out: dict[str, Any] = {}
     if kls:
         if vls and vls != kls:
@@ -411,6 +515,10 @@ def _gguf_head_dims(meta: dict[str, Any], arch: str) -> dict[str, Any]:
     return out
 
 
+#: ``ssm.*`` sizes (Mamba-2 2.7B: d_inner 5,120, d_state 128, conv 4): anything up to 2**20.
+_SSM_LIMIT = (0, 1 << 20)
+
+
 def _gguf_state(meta: dict[str, Any], arch: str, notes: list[str]) -> dict[str, Any]:
     """Per-layer recurrent state elements from the ``ssm.*`` keys.
 
@@ -419,10 +527,10 @@ def _gguf_state(meta: dict[str, Any], arch: str, notes: list[str]) -> dict[str, 
     Mamba-1 has no groups; for gated DeltaNet ``n_group`` = K heads, ``d_state`` = K head dim,
     ``d_inner`` = V heads x V head dim).
     """
-    d_conv = _key(meta, arch, "ssm.conv_kernel") or 0
-    d_inner = _key(meta, arch, "ssm.inner_size") or 0
-    d_state = _key(meta, arch, "ssm.state_size") or 0
-    groups = _key(meta, arch, "ssm.group_count") or 0
+    d_conv = _key(meta, arch, "ssm.conv_kernel", _SSM_LIMIT) or 0
+    d_inner = _key(meta, arch, "ssm.inner_size", _SSM_LIMIT) or 0
+    d_state = _key(meta, arch, "ssm.state_size", _SSM_LIMIT) or 0
+    groups = _key(meta, arch, "ssm.group_count", _SSM_LIMIT) or 0
     conv = max(0, d_conv - 1) * (d_inner + 2 * groups * d_state)
     ssm = d_state * d_inner
     notes.append(

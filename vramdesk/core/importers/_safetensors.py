@@ -8,17 +8,20 @@ bytes, and so do we). Only the header is read, never the tensor data.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from vramdesk.core.errors import FileReadError
 from vramdesk.core.formats import WeightFormat
 from vramdesk.core.importers._files import (
     INDEX_LIMIT_BYTES,
     SAFETENSORS_HEADER_LIMIT_BYTES,
+    Monitor,
+    check_json_items,
     parse_json,
     read_json_object,
 )
@@ -35,6 +38,14 @@ DTYPE_FORMATS = {
 _FLOAT_DTYPES = {"F64", "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2"}
 
 
+#: Dimensions of one tensor (PyTorch allows 64; checkpoints use at most 5).
+MAX_DIMS = 8
+#: The largest dimension or byte offset accepted (1 PiB).
+MAX_DIM = 1 << 50
+#: Tensors in one header: real shards hold a few thousand, DeepSeek-V3 91,991 in all.
+MAX_TENSORS_PER_FILE = 131_072
+
+
 @dataclass(frozen=True, slots=True)
 class SafetensorsHeader:
     """What a header tells: tensor bytes, element counts and the dominant format."""
@@ -44,9 +55,10 @@ class SafetensorsHeader:
     elements: int
     all_float: bool
     dominant: WeightFormat | None
+    header_bytes: int = 0
 
 
-def read_header(path: Path) -> SafetensorsHeader:
+def read_header(path: Path, monitor: Monitor | None = None) -> SafetensorsHeader:
     """Read and check the JSON header of a ``.safetensors`` file.
 
     Raises
@@ -66,8 +78,9 @@ def read_header(path: Path) -> SafetensorsHeader:
         if n > SAFETENSORS_HEADER_LIMIT_BYTES:
             raise FileReadError(
                 "path",
-                f"{path.name}: header of {n:,} bytes exceeds the safetensors "
-                f"limit ({SAFETENSORS_HEADER_LIMIT_BYTES:,})",
+                f"{path.name}: header of {n:,} bytes exceeds the limit "
+                f"({SAFETENSORS_HEADER_LIMIT_BYTES:,}; real checkpoints' headers are under 1 MiB "
+                "per shard)",
                 "too_large",
             )
         if n + 8 > size:
@@ -77,11 +90,28 @@ def read_header(path: Path) -> SafetensorsHeader:
                 f"past the end of the file)",
                 "not_safetensors",
             )
-        raw = fh.read(n)
+        raw = _read_chunked(fh, n, monitor)
+    check_json_items(raw, f"{path.name} header", "path")
     header = parse_json(raw, f"{path.name} header", "path")
     if not isinstance(header, dict):
         raise FileReadError("path", f"{path.name} header is not a JSON object", "not_safetensors")
-    return summarize({k: v for k, v in header.items() if k != "__metadata__"}, path.name)
+    summary = summarize({k: v for k, v in header.items() if k != "__metadata__"}, path.name)
+    return dataclasses.replace(summary, header_bytes=n)
+
+
+def _read_chunked(fh: BinaryIO, n: int, monitor: Monitor | None) -> bytes:
+    """``n`` bytes in 1 MiB reads, reporting progress and honouring cancellation between them."""
+    if monitor is None:
+        return fh.read(n)
+    parts, done = [], 0
+    while done < n:
+        monitor.step(done, n)
+        part = fh.read(min(1 << 20, n - done))
+        if not part:
+            break
+        parts.append(part)
+        done += len(part)
+    return b"".join(parts)
 
 
 def _size(path: Path) -> int:
@@ -98,6 +128,13 @@ def summarize(tensors: dict[str, Any], what: str) -> SafetensorsHeader:
     FileReadError
         ``path``: a malformed tensor entry.
     """
+    if len(tensors) > MAX_TENSORS_PER_FILE:
+        raise FileReadError(
+            "path",
+            f"{what}: {len(tensors):,} tensors (real shards have a few thousand; limit "
+            f"{MAX_TENSORS_PER_FILE:,})",
+            "too_many",
+        )
     data_bytes = elements = 0
     by_format: dict[WeightFormat, int] = {}
     all_float = True
@@ -113,15 +150,21 @@ def summarize(tensors: dict[str, Any], what: str) -> SafetensorsHeader:
     return SafetensorsHeader(tensors, data_bytes, elements, all_float, dominant)
 
 
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_DIM
+
+
 def _entry(name: str, entry: Any, what: str) -> tuple[str, list[int], tuple[int, int]]:
     ok = isinstance(entry, dict) and isinstance(entry.get("dtype"), str)
     shape, offsets = (entry.get("shape"), entry.get("data_offsets")) if ok else (None, None)
-    ok = ok and isinstance(shape, list) and all(isinstance(d, int) and d >= 0 for d in shape)
+    ok = ok and isinstance(shape, list) and len(shape) <= MAX_DIMS and all(_whole(d) for d in shape)
     ok = (
         ok
         and isinstance(offsets, list)
         and len(offsets) == 2
-        and all(isinstance(o, int) and o >= 0 for o in offsets)
+        and all(
+            isinstance(o, int) and not isinstance(o, bool) and 0 <= o <= MAX_DIM for o in offsets
+        )
         and offsets[0] <= offsets[1]
     )
     if not ok:
