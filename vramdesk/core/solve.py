@@ -227,6 +227,8 @@ class _Problem:
         self.base = estimate(model, weights, workload, runtime)
         self.base_need = self.profile.need_bytes(self.base)
         self._need: dict[tuple[int, int], int] = {}
+        #: breakdowns of these inputs at other TP sizes (filled by :func:`smallest_tp`)
+        self.at_tp: dict[int, Breakdown] = {}
         self.usable = self.profile.usable_bytes(self.base, capacity_bytes, runtime)
 
     def need(self, batch: int, context: int) -> int:
@@ -431,6 +433,8 @@ def smallest_tp(
         else:
             rt = runtime.replace(tensor_parallel_size=tp)
             p = _Problem(model, weights, workload, rt, capacity_bytes)
+            if _current is not None:  # the advisor's TP lever reads this breakdown again
+                _current.at_tp[tp] = p.base
         if p.fits_now():
             return tp
     return None
@@ -467,8 +471,10 @@ def advise(p: _Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> li
         )
     out.extend(_weight_levers(p))
     if min_gpus is not None and min_gpus > p.runtime.tensor_parallel_size:
-        rt = p.runtime.replace(tensor_parallel_size=min_gpus)
-        alt = estimate(p.model, p.weights, wl, rt)
+        alt = p.at_tp.get(min_gpus)  # smallest_tp estimated it already
+        if alt is None:
+            rt = p.runtime.replace(tensor_parallel_size=min_gpus)
+            alt = estimate(p.model, p.weights, wl, rt)
         saves = base.total_bytes - alt.total_bytes
         out.append(
             Advice(
