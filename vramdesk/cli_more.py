@@ -112,7 +112,7 @@ def parse_workload(text: str):
     m = _SHAPE.match(text)
     if m:
         context = int(m[1]) * (1024 if m[2] else 1)
-        return Workload(context_tokens=context, batch=int(m[3] or 1))
+        return Workload(context_tokens=context, batch=int(m[3] or 1)).validate()
     stems = [p.stem for p in sorted((presets_dir() / "workloads").glob("*.json"))]
     for stem, (name, workload) in zip(stems, bundled_workloads(), strict=False):
         if _norm(text) in (_norm(stem), _norm(name)):
@@ -152,8 +152,12 @@ def parse_budget(text: str, engine: Any) -> tuple[str, int] | None:
         if (m[2] or "gib").lower() == "gb":
             from fractions import Fraction
 
-            return f"{m[1]} GB", int(Fraction(m[1]) * 10**9)
-        return f"{m[1]} GiB", gib_to_bytes(m[1])
+            label, n_bytes = f"{m[1]} GB", int(Fraction(m[1]) * 10**9)
+        else:
+            label, n_bytes = f"{m[1]} GiB", gib_to_bytes(m[1])
+        if n_bytes <= 0:
+            raise InputError("budget", f"must be a positive size, got {text!r}", "too_small")
+        return label, n_bytes
     try:
         gpu = find_gpu(text)
     except InputError:

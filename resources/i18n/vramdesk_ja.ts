@@ -4,18 +4,18 @@
 <context>
     <name>BoundForm</name>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="112"/>
+        <location filename="../../vramdesk/gui/binding.py" line="114"/>
         <source>a whole number from {0} to {1}</source>
         <extracomment>Background of a field the core refused (a palette colour keeps the native spin arrows). Longest error text shown in a form (the full text is in the tooltip). Longest unbroken run in a shown error before a zero-width space lets it wrap. InputError field names that are shown by a widget of another name.</extracomment>
         <translation>{0} から {1} までの整数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="114"/>
+        <location filename="../../vramdesk/gui/binding.py" line="116"/>
         <source>; empty: {0}</source>
         <translation>（空欄: {0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="131"/>
+        <location filename="../../vramdesk/gui/binding.py" line="133"/>
         <source>a number from {0:g} to {1:g}</source>
         <translation>{0:g} から {1:g} までの数</translation>
     </message>
@@ -157,27 +157,27 @@
         <translation>容量 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="220"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="221"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="222"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="223"/>
         <source>Error</source>
         <translation>エラー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="223"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="224"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="225"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="226"/>
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="225"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="226"/>
         <source>no</source>
         <translation>いいえ</translation>
     </message>
@@ -221,361 +221,376 @@
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="32"/>
+        <source>Estimated total {total} is within the {capacity} card, but the engine keeps {held} of it from the KV cache (its memory fraction and reserved memory), so the KV budget is short</source>
+        <translation>推定合計 {total} は容量 {capacity} に収まりますが、エンジンがそのうち {held} を KV キャッシュに回さない（メモリ比率と予約メモリ）ため、KV 予算が不足します</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="33"/>
         <source>within the card</source>
         <translation>容量内</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="33"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="34"/>
         <source>over the card</source>
         <translation>容量超過</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="35"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="36"/>
         <source>none: the weights alone ({weights}) exceed the {capacity} card by {over}</source>
         <translation>なし: 重みだけ（{weights}）で容量 {capacity} を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="36"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="37"/>
         <source>none: weights and reserved memory exceed what the engine may use by {over}</source>
         <translation>なし: 重みと予約メモリがエンジンの使える量を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="37"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="38"/>
         <source>Store the KV cache in {value}</source>
         <translation>KV キャッシュを {value} で保持する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="38"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="39"/>
         <source>Cap the context at {value} tokens</source>
         <translation>コンテキストを {value} トークンに制限する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="39"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="40"/>
         <source>Cap concurrency at {value} sequences</source>
         <translation>同時実行数を {value} 系列に制限する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="40"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="41"/>
         <source>Quantize the weights to {value}</source>
         <translation>重みを {value} に量子化する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="41"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="42"/>
         <source>Quantizing the weights to {value}</source>
         <translation>重みを {value} に量子化すると</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="42"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="43"/>
         <source>Shard over {value} GPUs (tensor parallel)</source>
         <translation>{value} 台の GPU に分割する（テンソル並列）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="43"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="44"/>
         <source>{action}: saves {saves}</source>
         <translation>{action}: {saves} 節約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="44"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="45"/>
         <source>{action}: saves {saves} per GPU</source>
         <translation>{action}: GPU あたり {saves} 節約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="45"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="46"/>
         <source>{action} saves {saves} but is not enough: the fixed overhead alone exceeds the usable memory</source>
         <translation>{action} {saves} 節約できますが足りません: 固定オーバーヘッドだけで使えるメモリを超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="46"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="47"/>
         <source>{action} saves {saves} but is not enough: the KV cache and activations alone ({need}) exceed the {room} left after overhead</source>
         <translation>{action} {saves} 節約できますが足りません: KV キャッシュと活性化だけで（{need}）、オーバーヘッド後に残る {room} を超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="47"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="48"/>
         <source>{action}: saves {saves} (not enough alone)</source>
         <translation>{action}: {saves} 節約（これだけでは不足）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="48"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="49"/>
         <source>KV cache dtype</source>
         <translation>KV キャッシュの型</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="49"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="50"/>
         <source>Context</source>
         <translation>コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="50"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="51"/>
         <source>Concurrency</source>
         <translation>同時実行数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="51"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="52"/>
         <source>Weight format</source>
         <translation>重みの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="52"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="53"/>
         <source>Tensor parallel</source>
         <translation>テンソル並列</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="53"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="54"/>
         <source>memory</source>
         <translation>メモリ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="54"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="55"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="55"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="56"/>
         <source>the largest context vramdesk accepts</source>
         <translation>vramdesk が受け付ける最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="56"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="57"/>
         <source>Weights</source>
         <translation>重み</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="57"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
         <source>KV cache</source>
         <translation>KV キャッシュ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
         <source>Activations</source>
         <translation>活性化</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
         <source>Overhead</source>
         <translation>オーバーヘッド</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
         <source>Recurrent state</source>
         <translation>再帰状態</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
         <source>Activation peak</source>
         <translation>活性化のピーク</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
         <source>Compute buffer</source>
         <translation>計算バッファ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
         <source>Dequantization buffer</source>
         <translation>逆量子化バッファ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
         <source>KV cache (device)</source>
         <translation>KV キャッシュ（デバイス上）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
         <source>Non-torch memory</source>
         <translation>torch 外のメモリ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
         <source>Ollama reserve</source>
         <translation>Ollama の予約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
         <source>Overhead (multiplier)</source>
         <translation>オーバーヘッド（乗数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
         <source>Overhead (workspace)</source>
         <translation>オーバーヘッド（ワークスペース）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
         <source>Weights (device)</source>
         <translation>重み（デバイス上）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
         <source>The NVIDIA binding (the nvidia-ml-py package, module pynvml) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA のバインディング（nvidia-ml-py パッケージ、pynvml モジュール）がインストールされていません。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
         <source>No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA ドライバーが見つかりません（NVML ライブラリ libnvidia-ml.so.1 がありません）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
         <source>The NVIDIA driver is installed but not loaded (is the kernel module running?). vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA ドライバーはインストールされていますが読み込まれていません（カーネルモジュールは動いていますか？）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
         <source>The NVIDIA driver and its NVML library differ in version (a driver update without a reboot?). Reboot or reload the driver to read the GPUs.</source>
         <translation>NVIDIA ドライバーと NVML ライブラリのバージョンが異なります（再起動せずにドライバーを更新しましたか？）。GPU を読むには再起動するかドライバーを読み込み直してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="76"/>
         <source>Permission denied reading the NVIDIA GPUs (check access to /dev/nvidia*).</source>
         <translation>NVIDIA GPU を読む権限がありません（/dev/nvidia* へのアクセスを確認してください）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="76"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="77"/>
         <source>The NVIDIA driver is loaded but reports no GPU.</source>
         <translation>NVIDIA ドライバーは読み込まれていますが、GPU が報告されません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="77"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="78"/>
         <source>A GPU stopped answering (NVML: GPU is lost or needs a reset).</source>
         <translation>GPU が応答しなくなりました（NVML: GPU が失われたか、リセットが必要です）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="78"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="79"/>
         <source>This GPU or driver does not report memory through NVML.</source>
         <translation>この GPU またはドライバーは NVML でメモリを報告しません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="79"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="80"/>
         <source>NVML failed with an unexpected error.</source>
         <translation>NVML が予期しないエラーで失敗しました。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="80"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="81"/>
+        <source>NVML: the driver did not answer in time (a hung driver or a GPU in a bad state). vramdesk works without a GPU; estimates are unaffected.</source>
+        <translation>NVML: ドライバーが時間内に応答しませんでした（ドライバーの停止か GPU の異常）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="82"/>
+        <source>NVML reported memory figures that cannot be true (the driver may be in a bad state); they are not shown.</source>
+        <translation>NVML があり得ないメモリ値を報告しました（ドライバーの異常の可能性）。表示しません。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="83"/>
         <source>Fits in the {0} GiB free right now with {1} GiB to spare</source>
         <translation>現在の空き {0} GiB に収まります（余裕 {1} GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="81"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="84"/>
         <source>MLA cache expanded to per-head K and V (older llama.cpp layout)</source>
         <translation>MLA キャッシュをヘッドごとの K と V に展開（古い llama.cpp の配置）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="82"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="85"/>
         <source>MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank</source>
         <translation>MLA キャッシュは圧縮された潜在ベクトル（vLLM/SGLang の配置）で、各 TP ランクに複製</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="83"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="86"/>
         <source>Needs {0} GiB more than is free right now</source>
         <translation>現在の空きより {0} GiB 多く必要です</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="84"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="87"/>
         <source>SGLang leaves total * ({0} - mem_fraction_static) for activations and CUDA graphs</source>
         <translation>SGLang は活性化と CUDA グラフ用に total * ({0} - mem_fraction_static) を残す</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="85"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="88"/>
         <source>V1 non-torch memory + NCCL buffers when TP/PP &gt; {0} (fitted)</source>
         <translation>V1 の torch 外メモリ + TP/PP &gt; {0} のときの NCCL バッファ（当てはめ値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="86"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
         <source>context_tokens {0} exceeds max_position_embeddings {1}: computed anyway (rope scaling may allow it)</source>
         <translation>context_tokens {0} が max_position_embeddings {1} を超えています: そのまま計算しました（RoPE スケーリングで可能な場合があります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="87"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
         <source>embeddings and output head kept {0}-bit, as real checkpoints store them</source>
         <translation>埋め込みと出力ヘッドは実際のチェックポイントと同じく {0} ビットのまま</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="88"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
         <source>factor {0} covers allocator fragmentation; fixed {1} GiB covers the CUDA context and workspaces</source>
         <translation>係数 {0} はアロケーターの断片化分、固定 {1} GiB は CUDA コンテキストとワークスペース分</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
         <source>fitted to published vLLM logs; +-{0} % across models: calibrate from a start-up log</source>
         <translation>公開された vLLM ログへの当てはめ値。モデル間で ±{0} %: 起動ログから較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
         <source>group quantization: {0} + ({1} + {2}) / {3} = {4} bits per weight</source>
         <translation>グループ量子化: {0} + ({1} + {2}) / {3} = 重みあたり {4} ビット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
         <source>live_buffers = {0} is an assumption; calibrate it by measurement</source>
         <translation>live_buffers = {0} は仮定です。測定で較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
         <source>max(hidden * intermediate, hidden * heads * head_dim) * {0} (bitsandbytes only)</source>
         <translation>max(hidden * intermediate, hidden * heads * head_dim) * {0}（bitsandbytes のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
         <source>modelled within about {0} %: calibrate from the log&apos;s compute buffer line</source>
         <translation>誤差は約 {0} %: ログの compute buffer 行から較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
         <source>the CUDA context (about {0}-{1} GiB) is outside llama.cpp&apos;s buffers</source>
         <translation>CUDA コンテキスト（約 {0}-{1} GiB）は llama.cpp のバッファ外</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
         <source>the input embedding ({0} bytes) stays in host memory</source>
         <translation>入力埋め込み（{0} バイト）はホストメモリに置かれる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
         <source>torch.cuda.max_memory_allocated excludes the CUDA context</source>
         <translation>torch.cuda.max_memory_allocated は CUDA コンテキストを含まない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
         <source>vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)</source>
         <translation>語彙を {0} 行単位に詰め、各 GPU に {1} ビットの RoPE cos/sin キャッシュ（vLLM/SGLang の VocabParallelEmbedding と回転埋め込み）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="104"/>
         <source>{0} (give a prompt length to model the prefill peak)</source>
         <translation>{0}（プロンプト長を入れるとプリフィルのピークを見積もります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="105"/>
         <source>{0} (no prefill modelled)</source>
         <translation>{0}（プリフィルは見積もりなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="106"/>
         <source>{0} (not in llama.cpp&apos;s buffers)</source>
         <translation>{0}（llama.cpp のバッファ外）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="104"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="107"/>
         <source>{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}</source>
         <translation>GPU あたり {0} MiB（discover/gpu.go）。OLLAMA_GPU_OVERHEAD の既定は {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="105"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="108"/>
         <source>{0} cells (padded to {1})</source>
         <translation>{0} セル（{1} 単位に詰める）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="106"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="109"/>
         <source>{0} sliding-window layers cache at most {1} tokens per sequence</source>
         <translation>スライディングウィンドウ層 {0} 層は系列あたり最大 {1} トークンをキャッシュ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
         <source>flash attention on: no f32 KQ scores in the compute buffer</source>
         <translation>Flash Attention オン: 計算バッファに f32 の KQ スコアは載らない</translation>
     </message>
@@ -586,17 +601,17 @@
         <translation>{batch} x {context} トークン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="34"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="35"/>
         <source>{usable} ({exact} B)</source>
         <translation>{usable}（{exact} B）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
         <source>flash attention off: the f32 KQ scores are in the compute buffer</source>
         <translation>Flash Attention オフ: f32 の KQ スコアが計算バッファに載る</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
         <source>vLLM&apos;s hybrid allocator reserves, per request, blocks in every KV group; a sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)</source>
         <translation>vLLM のハイブリッドアロケーターはリクエストごとに各 KV グループのブロックを確保する。スライディンググループはウィンドウ + max_num_batched_tokens を保持（kv_cache_utils.py）</translation>
     </message>
@@ -1036,48 +1051,48 @@
 <context>
     <name>GpuPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="121"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="126"/>
         <source>Refresh</source>
         <extracomment>Auto-refresh interval limits, seconds.</extracomment>
         <translation>更新</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="122"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="127"/>
         <source>Auto-refresh every</source>
         <translation>自動更新の間隔</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="125"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="130"/>
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="221"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="230"/>
         <source>Could not read the GPUs: {0}</source>
         <translation>GPU を読み取れませんでした: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="252"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="261"/>
         <source>{0} used of {1} · {2} free</source>
         <translation>{1} 中 {0} 使用 · {2} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="259"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="268"/>
         <source>MIG {0}: {1} free of {2}</source>
         <translation>MIG {0}: {2} 中 {1} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="272"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="281"/>
         <source>memory not reported</source>
         <translation>メモリ情報なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="277"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="286"/>
         <source>Driver {0}</source>
         <translation>ドライバー {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="279"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="288"/>
         <source> · CUDA {0}</source>
         <translation> · CUDA {0}</translation>
     </message>
@@ -1174,34 +1189,34 @@
 <context>
     <name>KvGrowthTab</name>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="55"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="57"/>
         <source>context (tokens per sequence)</source>
         <extracomment>One colour per curve slot (Okabe-Ito): the grid&apos;s concurrencies, then the current one.</extracomment>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="70"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="72"/>
         <source>KV budget</source>
         <translation>KV 予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="81"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="83"/>
         <source>this workload</source>
         <translation>このワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="144"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="146"/>
         <source>KV cache ({0})</source>
         <translation>KV キャッシュ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="165"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="168"/>
         <source>No KV budget on this GPU: {0}</source>
         <translation>この GPU には KV 予算がありません: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="180"/>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="193"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="183"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="196"/>
         <source>{0} concurrent</source>
         <translation>同時 {0}</translation>
     </message>
@@ -1291,88 +1306,88 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="166"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="168"/>
         <source>Reverse solver</source>
         <extracomment>No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="167"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="169"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="168"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="170"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="169"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="171"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="193"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="195"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="197"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="199"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="203"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="205"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="231"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="233"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="232"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="234"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="235"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="237"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="238"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="240"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="239"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="241"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="248"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="250"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="258"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="260"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="259"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="261"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="387"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="399"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="182"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="184"/>
         <source>Inputs</source>
         <translation>入力</translation>
     </message>
@@ -1728,138 +1743,138 @@
 <context>
     <name>RuntimeForm</name>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="27"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="30"/>
         <source>Runtime</source>
         <extracomment>Runtime fields and their defaults (the form&apos;s other fields are display conversions).</extracomment>
         <translation>ランタイム</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="28"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="31"/>
         <source>Engine</source>
         <translation>エンジン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="29"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="32"/>
         <source>gpu_memory_utilization</source>
         <translation>gpu_memory_utilization</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="30"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="33"/>
         <source>KV block size (tokens)</source>
         <translation>KV ブロックサイズ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="30"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="33"/>
         <source>unpaged</source>
         <translation>ページングなし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="31"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="34"/>
         <source>Shared prefix (tokens)</source>
         <translation>共通プレフィックス（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="32"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="35"/>
         <source>Tensor parallel (TP)</source>
         <translation>テンソル並列（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="33"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="36"/>
         <source>Pipeline parallel (PP)</source>
         <translation>パイプライン並列（PP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="35"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="38"/>
         <source>multiplier: (w + kv + act) x factor + fixed</source>
         <translation>乗数: (重み + KV + 活性化) × 係数 + 固定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="36"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="39"/>
         <source>workspace: weights x fraction</source>
         <translation>ワークスペース: 重み × 比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="38"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="41"/>
         <source>Overhead form</source>
         <translation>オーバーヘッドの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="39"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="42"/>
         <source>Overhead factor</source>
         <translation>オーバーヘッド係数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="40"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="43"/>
         <source>Fixed overhead (GiB)</source>
         <translation>固定オーバーヘッド（GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="41"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="44"/>
         <source>Workspace fraction</source>
         <translation>ワークスペース比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="43"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="46"/>
         <source>Engine caps sliding layers at the window</source>
         <translation>スライディング層をウィンドウ長で打ち切る</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="46"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="49"/>
         <source>GPU layers (-ngl)</source>
         <translation>GPU に載せる層数 (n_gpu_layers)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="46"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="49"/>
         <source>all</source>
         <translation>全層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="48"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="51"/>
         <source>Flash attention (-fa)</source>
         <translation>フラッシュアテンション (flash_attn)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="47"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="50"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="47"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="50"/>
         <source>on</source>
         <translation>オン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="47"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="50"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="49"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="52"/>
         <source>Physical batch (-ub)</source>
         <translation>物理バッチ (n_ubatch)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="49"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="52"/>
         <source>512</source>
         <translation>512</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="50"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="53"/>
         <source>Slots (-np)</source>
         <translation>スロット数 (n_parallel)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="50"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="53"/>
         <source>= concurrency</source>
         <translation>= 同時実行数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="51"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="54"/>
         <source>Unified KV cache (-kvu)</source>
         <translation>統合 KV キャッシュ (kv_unified)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="52"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="55"/>
         <source>Full-size SWA cache (--swa-full)</source>
         <translation>スライディング窓のキャッシュを全長で確保 (swa_full)</translation>
     </message>
@@ -1960,38 +1975,38 @@
 <context>
     <name>TargetForm</name>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="103"/>
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="91"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="104"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="103"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="116"/>
         <source>the capacity to check against, in the unit beside</source>
         <translation>照合する容量（右の単位で）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="115"/>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="134"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="128"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="147"/>
         <source>Custom capacity</source>
         <translation>容量を指定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="140"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="153"/>
         <source>local GPU {0} (total, {1})</source>
         <translation>ローカル GPU {0}（総容量 {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="145"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="158"/>
         <source>local GPU {0} (free now)</source>
         <translation>ローカル GPU {0}（現在の空き）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="149"/>
+        <location filename="../../vramdesk/gui/runtime_form.py" line="162"/>
         <source>{0} (not available now)</source>
         <translation>{0}（現在は利用不可）</translation>
     </message>

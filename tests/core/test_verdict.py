@@ -108,3 +108,22 @@ def test_weights_larger_than_the_card_are_said_plainly():
     assert s.text.endswith(f"by {over / GIB:,.2f} GiB")
     v = headline(r, 1)
     assert v.state == "no" and v.headline.code == "no_weights"
+
+
+def test_a_short_budget_on_a_card_that_holds_the_total_says_why():
+    # Llama-3.1-8B bf16, 8 x 8,192 under SGLang on an RTX 4090: the forward total is within
+    # the card but SGLang's mem_fraction_static holds memory back from the KV pool
+    preset = resolve_model_preset("llama-3.1-8b")
+    capacity = bundled.find_gpu("RTX 4090").capacity_for(Engine.SGLANG)
+    r = solve(
+        preset.model,
+        preset.weights,
+        Workload(context_tokens=8192, batch=8),
+        Runtime(engine=Engine.SGLANG),
+        capacity,
+    )
+    assert not r.fits and r.fits_total
+    v = headline(r, 8)
+    assert v.state == "no" and v.detail.code == "detail_held_back"
+    held = r.capacity_bytes - r.usable_bytes - r.breakdown.weights.bytes
+    assert held > 0 and f"keeps {held / GIB:,.2f} GiB of it" in v.detail.text

@@ -118,3 +118,12 @@ def test_a_valid_edit_elsewhere_applies_while_a_field_is_refused(make_main_windo
 def test_number_fields_are_line_edits_that_keep_their_text(make_main_window):
     window = make_main_window()
     assert isinstance(fields_of(window)["context_tokens"], NumberEdit)
+
+
+def test_the_status_message_of_a_refusal_goes_when_it_is_fixed(make_main_window, qtbot):
+    window = make_main_window(show=True)
+    kv = fields_of(window)["num_key_value_heads"]
+    type_text(qtbot, kv, "3")
+    assert "divisor" in window.statusBar().currentMessage()
+    type_text(qtbot, kv, "8")
+    assert window.statusBar().currentMessage() == ""

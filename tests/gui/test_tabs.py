@@ -373,3 +373,16 @@ def test_hidden_tabs_do_no_work_on_edits_and_catch_up_when_shown(make_main_windo
     qtbot.waitUntil(lambda: kv.refresh_count == before[0] + 2, timeout=2000)  # next turn
     assert compare.refresh_count == before[1]
     assert window.compare_tab.rows[0].breakdown == c.breakdown  # read: brought up to date
+
+
+def test_kv_growth_context_axis_is_labelled_at_the_grid_contexts(make_main_window):
+    from vramdesk.gui.kv_growth_tab import context_ticks
+
+    # positions are log10 of the context (pyqtgraph log mode); one label per power of four
+    ticks = context_ticks(128, 131072)
+    assert [t for _p, t in ticks] == ["128", "512", "2K", "8K", "32K", "128K"]
+    assert ticks[2][0] == pytest.approx(3.3113, abs=1e-4)  # log10(2048)
+    window = make_main_window()
+    window.kv_tab.refresh()
+    major, minor = window.kv_tab.plot.getAxis("bottom")._tickLevels
+    assert "8K" in [t for _p, t in major] and minor == []

@@ -172,3 +172,20 @@ def test_parameter_count_source_is_visible_and_switchable(make_main_window, qtbo
     assert c.breakdown.weights.bytes == 15_009_845_248 * 2  # bf16
     box.setCurrentIndex(0)
     assert c.model.params == 8_030_261_248
+
+
+@pytest.mark.parametrize(
+    ("name", "typed"),
+    [("custom_value", "23.7"), ("custom_value", "80.123456789"), ("fixed_overhead_gib", "1.1")],
+)
+def test_values_stored_in_bytes_keep_the_typed_text(make_main_window, qtbot, name, typed):
+    # 23.7 GiB = 25,447,681,228.8 B is held as 25,447,681,229 B; shown back as a float of those
+    # bytes it would read 23.7000000001863, which is not what was typed
+    window = make_main_window(show=True)
+    target_form, runtime_form = window.forms[4], window.forms[3]
+    edit = target_form.custom_value if name == "custom_value" else runtime_form.fields[name]
+    type_text(qtbot, edit, typed)
+    assert edit.text() == typed
+    c = window.controller
+    held = c.target.custom_bytes if name == "custom_value" else c.runtime.fixed_overhead_bytes
+    assert held == round(Fraction(typed) * GIB)

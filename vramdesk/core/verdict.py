@@ -51,6 +51,10 @@ TEMPLATES: dict[str, str] = {
         "Estimated total {total} vs capacity {capacity}: {relation} (forward estimate, "
         "overhead included)"
     ),
+    "detail_held_back": (
+        "Estimated total {total} is within the {capacity} card, but the engine keeps {held} of "
+        "it from the KV cache (its memory fraction and reserved memory), so the KV budget is short"
+    ),
     "relation_within": "within the card",
     "relation_over": "over the card",
     "usable_room": "{usable} ({exact} B)",
@@ -160,6 +164,12 @@ def headline(result: SolveResult, batch: int, unit: Unit = Unit.GIB) -> Verdict:
         {"total": p["total"], "capacity": p["capacity"], "relation": Sentence(relation)},
     )
     spare = result.usable_bytes - need
+    if not result.fits and result.fits_total:  # why the card holds the total but not the budget
+        held = result.capacity_bytes - max(0, result.usable_bytes) - b.weights.bytes
+        detail = Sentence(
+            "detail_held_back",
+            {"total": p["total"], "capacity": p["capacity"], "held": fmt(max(0, held))},
+        )
     if not result.fits:
         if b.weights.bytes > result.capacity_bytes:
             over = fmt(b.weights.bytes - result.capacity_bytes)

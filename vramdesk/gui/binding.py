@@ -25,9 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vramdesk.core.errors import InputError
 from vramdesk.core.limits import FLOAT_LIMITS, INT_LIMITS
 from vramdesk.core.views import shorten
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.fields import FIELD_PART, convert_field
 from vramdesk.gui.messages import reason_text
 from vramdesk.gui.number_edit import NumberEdit
 from vramdesk.gui.theme import tint
@@ -215,9 +217,27 @@ class BoundForm(QGroupBox):
                 widget.hasFocus() or self.controller.typed_text(name) is not None
             ):
                 continue  # never write into a field being typed in, nor over a refused text
+            if (
+                isinstance(widget, NumberEdit)
+                and widget.kind is not int  # whole numbers are reformatted exactly (131,072)
+                and self.text_holds(name, widget.typed())
+            ):
+                continue  # "23.7" stays "23.7", not the float its exact bytes come back as
             with QSignalBlocker(widget):
                 setter(self.current(name))
         self.sync_derived()
+
+    def text_holds(self, name: str, text: str) -> bool:
+        """Whether ``text`` already reads as the value the controller holds for ``name``.
+
+        Override for fields shown in another unit than the core stores (bytes as GiB).
+        """
+        if name not in FIELD_PART or not text:
+            return False
+        try:
+            return convert_field(name, text) == self.controller.value(name)
+        except InputError:
+            return False
 
     def sync_derived(self) -> None:
         """Refresh read-only derived values (override)."""

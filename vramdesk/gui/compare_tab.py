@@ -219,7 +219,8 @@ class CompareTab(QWidget):
             )
             tallest = max(tallest, cap)
         self.capacity_line.setVisible(capacity is not None)
-        x_max = max(len(shown) - 0.4, 0.6)
+        # room right of the last group for the capacity label, clear of every bar
+        x_max = max(len(shown) - 0.4, 0.6) + 0.9
         if self._changed("x_range", x_max):
             self.plot.setXRange(-0.6, x_max, padding=0)
         if self._changed("y_range", tallest):

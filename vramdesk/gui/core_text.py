@@ -29,6 +29,7 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", 'Does not fit: the weights alone ({weights}) exceed the {capacity} card by {over}'),
     QT_TRANSLATE_NOOP("Core", 'Does not fit: weights and reserved memory leave no room for the KV cache ({over} over what the engine may use)'),
     QT_TRANSLATE_NOOP("Core", 'Estimated total {total} vs capacity {capacity}: {relation} (forward estimate, overhead included)'),
+    QT_TRANSLATE_NOOP("Core", 'Estimated total {total} is within the {capacity} card, but the engine keeps {held} of it from the KV cache (its memory fraction and reserved memory), so the KV budget is short'),
     QT_TRANSLATE_NOOP("Core", 'within the card'),
     QT_TRANSLATE_NOOP("Core", 'over the card'),
     QT_TRANSLATE_NOOP("Core", '{usable} ({exact} B)'),

@@ -12,6 +12,8 @@ Hidden, the tab does no work on an edit: it refreshes when shown, or when its gr
 
 from __future__ import annotations
 
+import math
+
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
 from PySide6.QtCore import Qt
@@ -102,6 +104,7 @@ class KvGrowthTab(QWidget):
         self._series: dict[int, list[int]] = {}
         self._contexts: list[int] = []
         self._axis_label = ""
+        self._context_ticks: list = []
         self.updates = WhenShown(self, self._compute, self._draw)
         controller.breakdownChanged.connect(self.updates.request)
         # same figures, other unit: redrawn, not re-estimated
@@ -153,6 +156,10 @@ class KvGrowthTab(QWidget):
         if axis != self._axis_label:  # the axis re-lays out on every setLabel
             self._axis_label = axis
             self.plot.setLabel("left", axis)
+        ticks = [context_ticks(contexts[0], contexts[-1]), []]
+        if ticks != self._context_ticks:
+            self._context_ticks = ticks
+            self.plot.getAxis("bottom").setTicks(ticks)
         self._draw_budget(contexts)
         self._fill_grid()
 
@@ -220,3 +227,22 @@ class KvGrowthTab(QWidget):
             ]
             for c, b in enumerate(views.SOURCE_GRID_BATCHES)
         }
+
+
+def context_ticks(lo: int, hi: int) -> list[tuple[float, str]]:
+    """Labelled ticks for a log context axis: 128, 512, 2K, 8K, 32K, 128K ... (the grid's).
+
+    pyqtgraph's own log ticks label minor steps too and run into each other on a narrow
+    tab; positions are log10 of the context, as the log-mode axis expects.
+    """
+    out = []
+    for power in range(1, 40, 2):
+        value = 2**power
+        if lo <= value <= hi:
+            text = (
+                f"{value // 2**20}M"
+                if value >= 2**20
+                else (f"{value // 2**10}K" if value >= 2**10 else str(value))
+            )
+            out.append((math.log10(value), text))
+    return out

@@ -131,7 +131,9 @@ class MainWindow(QMainWindow):
         self.library.problemsFound.connect(self._on_library_problems)
         self.presets_panel.message.connect(self.show_message)
         self.model_form.importFailed.connect(self.show_message)
-        self.controller.fieldInvalid.connect(lambda f, r: self.show_message(f"{f}: {r}"))
+        self._field_message = ""
+        self.controller.fieldInvalid.connect(self._on_field_invalid)
+        self.controller.fieldsValid.connect(self._on_fields_valid)
         restore_session(self, settings)
         self._report_startup_problems()
 
@@ -405,6 +407,16 @@ class MainWindow(QMainWindow):
         if verdict is not None:
             self.verdict.setText(tr_note(verdict.text))
             tint(self.verdict, "ok" if verdict.fits else "error", "font-weight: 600;")
+
+    def _on_field_invalid(self, field: str, reason: str) -> None:
+        self._field_message = f"{field}: {reason}"
+        self.show_message(self._field_message)
+
+    def _on_fields_valid(self) -> None:
+        """A refusal fixed: its status message goes with its mark."""
+        if self._field_message and self.statusBar().currentMessage() == self._field_message:
+            self.statusBar().clearMessage()
+        self._field_message = ""
 
     def _show_stale_banner(self) -> None:
         """Say, above the chart, that the figures ignore a refused typed value."""

@@ -9,11 +9,14 @@ from typing import Any
 from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
 
+from vramdesk.core.errors import InputError
 from vramdesk.core.limits import FLOAT_LIMITS
 from vramdesk.core.runtime import Engine, OverheadForm, Runtime, engine_options
+from vramdesk.core.scenario import fixed_overhead_bytes
 from vramdesk.core.units import Unit, format_bytes, to_unit
 from vramdesk.gui.binding import BoundForm
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.fields import capacity_bytes_of, parse_real_text
 from vramdesk.gui.number_edit import NumberEdit
 
 #: Runtime fields and their defaults (the form's other fields are display conversions).
@@ -59,6 +62,16 @@ class RuntimeForm(BoundForm):
         if name == "fixed_overhead_gib":
             return to_unit(self.controller.draft("runtime").fixed_overhead_bytes, Unit.GIB)
         return super().current(name)
+
+    def text_holds(self, name: str, text: str) -> bool:
+        """The fixed overhead is typed in GiB and held in bytes: compare the bytes."""
+        if name == "fixed_overhead_gib":
+            try:
+                typed = fixed_overhead_bytes(parse_real_text(name, text))
+            except InputError:
+                return False
+            return typed == self.controller.draft("runtime").fixed_overhead_bytes
+        return super().text_holds(name, text)
 
     def _enable_overhead_fields(self) -> None:
         """Enable the fields the engine has (core's option groups) and the overhead form's.
@@ -162,5 +175,13 @@ class TargetForm(BoundForm):
         if self.controller.typed_text("custom_capacity") is not None:
             return  # keep the refused text beside its mark
         unit = Unit.GIB if self.custom_unit.currentText() == "GiB" else Unit.MIB
+        try:  # the text already gives these bytes: keep it as typed
+            value = parse_real_text("custom_capacity", self.custom_value.typed())
+            if value is not None and capacity_bytes_of(value, self.custom_unit.currentText()) == (
+                self.controller.target.custom_bytes
+            ):
+                return
+        except InputError:
+            pass
         with QSignalBlocker(self.custom_value):
             self.custom_value.show_value(to_unit(self.controller.target.custom_bytes, unit))

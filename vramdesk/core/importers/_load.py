@@ -62,8 +62,8 @@ def load_model(path: str | Path, *, monitor: Monitor | None = None) -> ImportedM
         return load_gguf(p, monitor)
     if suffix == ".safetensors":
         return _safetensors_file(p, monitor)
-    if suffix == ".json":
-        return _config_file(p, p.parent.name)
+    if suffix == ".json":  # config.json is named by its folder, any other file by itself
+        return _config_file(p, p.parent.name if p.name == "config.json" else p.stem)
     raise FileReadError(
         "path",
         f"{p.name}: unknown file type; give a config.json, a model folder, "
