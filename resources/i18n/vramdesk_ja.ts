@@ -4,18 +4,18 @@
 <context>
     <name>BoundForm</name>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="114"/>
+        <location filename="../../vramdesk/gui/binding.py" line="113"/>
         <source>a whole number from {0} to {1}</source>
         <extracomment>Background of a field the core refused (a palette colour keeps the native spin arrows). Longest error text shown in a form (the full text is in the tooltip). Longest unbroken run in a shown error before a zero-width space lets it wrap. InputError field names that are shown by a widget of another name.</extracomment>
         <translation>{0} から {1} までの整数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="116"/>
+        <location filename="../../vramdesk/gui/binding.py" line="115"/>
         <source>; empty: {0}</source>
         <translation>（空欄: {0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="133"/>
+        <location filename="../../vramdesk/gui/binding.py" line="132"/>
         <source>a number from {0:g} to {1:g}</source>
         <translation>{0:g} から {1:g} までの数</translation>
     </message>
@@ -23,43 +23,43 @@
 <context>
     <name>BreakdownChart</name>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="58"/>
+        <location filename="../../vramdesk/gui/chart.py" line="63"/>
         <source>estimate (per GPU)</source>
-        <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito). The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present. Pixels between the capacity label&apos;s anchor and the plot area&apos;s right edge. x range of the plot: the bar (centred on 0) in the left part, room on its right for the capacity and free-memory labels, which sit at the right end of their lines.</extracomment>
+        <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito). The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present. 0: the next turn of the event loop (coalesces a burst without waiting). Pixels between the capacity label&apos;s anchor and the plot area&apos;s right edge. x range of the plot: the bar (centred on 0) in the left part, room on its right for the capacity and free-memory labels, which sit at the right end of their lines.</extracomment>
         <translation>見積もり（GPU あたり）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="155"/>
+        <location filename="../../vramdesk/gui/chart.py" line="169"/>
         <source>total {0}</source>
         <translation>合計 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="162"/>
+        <location filename="../../vramdesk/gui/chart.py" line="178"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="228"/>
+        <location filename="../../vramdesk/gui/chart.py" line="257"/>
         <source>local free</source>
         <translation>ローカルの空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="236"/>
+        <location filename="../../vramdesk/gui/chart.py" line="268"/>
         <source>{0} · {1} weights · {2} tokens x {3} · {4} · {5}</source>
         <translation>{0} · 重み {1} · {2} トークン x {3} · {4} · {5}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="237"/>
+        <location filename="../../vramdesk/gui/chart.py" line="269"/>
         <source>custom model</source>
         <translation>カスタムモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="250"/>
+        <location filename="../../vramdesk/gui/chart.py" line="282"/>
         <source>local GPU {0} ({1})</source>
         <translation>ローカル GPU {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="251"/>
+        <location filename="../../vramdesk/gui/chart.py" line="283"/>
         <source>custom</source>
         <translation>指定容量</translation>
     </message>
@@ -136,48 +136,48 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="119"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="127"/>
         <source>capacity</source>
         <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="166"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="184"/>
         <source>This model: {0}</source>
         <translation>このモデル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="191"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="209"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="198"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="218"/>
         <source>capacity {0}</source>
         <translation>容量 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="221"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="251"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="223"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="253"/>
         <source>Error</source>
         <translation>エラー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="224"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="254"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="226"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="256"/>
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="226"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="256"/>
         <source>no</source>
         <translation>いいえ</translation>
     </message>
@@ -711,17 +711,17 @@
         <translation>サイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="70"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="75"/>
         <source>Size ({0})</source>
         <translation>サイズ ({0})</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="94"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="85"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="104"/>
+        <location filename="../../vramdesk/gui/figures_table.py" line="144"/>
         <source>Import notes:</source>
         <translation>インポート時の注記:</translation>
     </message>
@@ -729,38 +729,38 @@
 <context>
     <name>FitsTab</name>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="33"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="34"/>
         <source>GPU</source>
         <extracomment>Text on those backgrounds, set with them: the palette&apos;s text is light in a dark scheme.</extracomment>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="34"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="35"/>
         <source>Capacity</source>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="35"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="36"/>
         <source>Needs</source>
         <translation>必要量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="36"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="37"/>
         <source>Headroom</source>
         <translation>余裕</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="37"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="38"/>
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="56"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="63"/>
         <source>✔ fits</source>
         <translation>✔ 収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="56"/>
+        <location filename="../../vramdesk/gui/fits_tab.py" line="63"/>
         <source>✘ does not fit</source>
         <translation>✘ 収まらない</translation>
     </message>
@@ -1189,34 +1189,34 @@
 <context>
     <name>KvGrowthTab</name>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="57"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="61"/>
         <source>context (tokens per sequence)</source>
         <extracomment>One colour per curve slot (Okabe-Ito): the grid&apos;s concurrencies, then the current one.</extracomment>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="72"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="76"/>
         <source>KV budget</source>
         <translation>KV 予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="83"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="87"/>
         <source>this workload</source>
         <translation>このワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="146"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="155"/>
         <source>KV cache ({0})</source>
         <translation>KV キャッシュ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="168"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="183"/>
         <source>No KV budget on this GPU: {0}</source>
         <translation>この GPU には KV 予算がありません: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="183"/>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="196"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="198"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="211"/>
         <source>{0} concurrent</source>
         <translation>同時 {0}</translation>
     </message>
@@ -1306,88 +1306,88 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="168"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="197"/>
         <source>Reverse solver</source>
-        <extracomment>No geometry was restored: the window is placed from the screen alone.</extracomment>
+        <extracomment>A window never shown (tests, a screenshot tool) queries the local GPUs after this delay. No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="169"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="198"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="170"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="199"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="171"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="200"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="195"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="224"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="199"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="228"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="205"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="234"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="233"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="276"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="234"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="277"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="237"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="280"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="240"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="283"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="241"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="284"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="250"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="293"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="260"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="303"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="261"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="304"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="399"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="442"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="184"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="213"/>
         <source>Inputs</source>
         <translation>入力</translation>
     </message>
@@ -1395,249 +1395,264 @@
 <context>
     <name>ModelForm</name>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="36"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="38"/>
         <source>Model</source>
         <extracomment>The path of a model imported and loaded (for File → Open recent).</extracomment>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="53"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="56"/>
         <source>Import config.json / model folder…</source>
         <translation>config.json / モデルフォルダーをインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="57"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="60"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="61"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="64"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="62"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="65"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="63"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="66"/>
         <source>Layers (num_hidden_layers)</source>
         <translation>層数（num_hidden_layers）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="64"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="67"/>
         <source>hidden_size</source>
         <translation>hidden_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="65"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="68"/>
         <source>Attention heads</source>
         <translation>アテンションヘッド数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="66"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="69"/>
         <source>KV heads (num_key_value_heads)</source>
         <translation>KV ヘッド数（num_key_value_heads）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="67"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="70"/>
         <source>head_dim</source>
         <translation>head_dim</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="68"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="71"/>
         <source>intermediate_size</source>
         <translation>intermediate_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="69"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="72"/>
         <source>vocab_size</source>
         <translation>vocab_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="70"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="73"/>
         <source>Tied embeddings</source>
         <translation>埋め込みを共有（tie_word_embeddings）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="71"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="74"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="73"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="76"/>
         <source>the checkpoint (fixed)</source>
         <translation>チェックポイント（固定）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="74"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="77"/>
         <source>the shape (follows the fields)</source>
         <translation>形状（各欄に追従）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="76"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="79"/>
         <source>Parameter count from</source>
         <translation>パラメータ数の出所</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="79"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="82"/>
         <source>A preset or import pins the checkpoint&apos;s published parameter count (and its byte size), so shape edits do not move the weights. Choose the shape to compute the count from the layers, widths and vocabulary instead.</source>
         <translation>プリセットやインポートはチェックポイントの公表パラメータ数（とバイト数）に固定するため、形状を編集しても重みは変わりません。層数・幅・語彙から数えるには「形状」を選んでください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="84"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="87"/>
         <source>Parameters</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="84"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="87"/>
         <source>computed from the shape</source>
         <translation>構成から計算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="85"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
         <source>MoE experts (0 = dense)</source>
         <translation>MoE エキスパート数（0 = 密）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="86"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="89"/>
         <source>Experts per token</source>
         <translation>トークンあたりのエキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="87"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
         <source>Expert intermediate size</source>
         <translation>エキスパートの中間次元</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="91"/>
         <source>Shared experts</source>
         <translation>共有エキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="89"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
         <source>Dense leading layers</source>
         <translation>先頭の密な層の数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
         <source>Sliding window (tokens)</source>
         <translation>スライディングウィンドウ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="95"/>
         <source>every layer slides</source>
         <translation>全層がスライディング</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="96"/>
         <source>no sliding layers</source>
         <translation>スライディング層なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="94"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="97"/>
         <source>alternating</source>
         <translation>交互</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="95"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="98"/>
         <source>5 local : 1 global</source>
         <translation>ローカル 5 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="96"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="99"/>
         <source>3 local : 1 global</source>
         <translation>ローカル 3 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="97"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="100"/>
         <source>per-layer list (from preset)</source>
         <translation>層ごとの一覧（プリセットから）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="99"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="102"/>
         <source>Sliding layers</source>
         <translation>スライディング層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="100"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="103"/>
         <source>head_dim (derived)</source>
         <translation>head_dim（導出値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="101"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="104"/>
         <source>GQA ratio</source>
         <translation>GQA 比</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="102"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="105"/>
         <source>Parameter count</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="103"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="106"/>
         <source>KV bytes per token</source>
         <translation>トークンあたりの KV バイト数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="124"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="127"/>
         <source> (shape gives {0:,})</source>
         <translation>（構成から計算すると {0:,}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="126"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="129"/>
         <source>, active {0:,}</source>
         <translation>、アクティブ {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="134"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="137"/>
         <source>the checkpoint: {0:,}</source>
         <translation>チェックポイント: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="136"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="139"/>
         <source>the checkpoint (none loaded)</source>
         <translation>チェックポイント（読み込みなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="139"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="142"/>
         <source>the shape: {0:,}</source>
         <translation>形状: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="155"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="158"/>
         <source> (bundled, read-only)</source>
         <translation>（同梱・読み取り専用）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="155"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="158"/>
         <source> (mine)</source>
         <translation>（ユーザー）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="185"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="188"/>
         <source>Custom (edited)</source>
         <translation>カスタム (編集済み)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="197"/>
-        <location filename="../../vramdesk/gui/model_form.py" line="202"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="200"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="205"/>
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="199"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="202"/>
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="220"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="225"/>
+        <source>Reading {0}…</source>
+        <translation>{0} を読み込み中…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="226"/>
+        <source>Cancel</source>
+        <translation>キャンセル</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="231"/>
+        <source>Import of {0} cancelled</source>
+        <translation>{0} のインポートを取り消しました</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="247"/>
         <source>Imported: {0}</source>
         <translation>インポート: {0}</translation>
     </message>
@@ -2014,7 +2029,7 @@
 <context>
     <name>VerdictView</name>
     <message>
-        <location filename="../../vramdesk/gui/verdict_view.py" line="51"/>
+        <location filename="../../vramdesk/gui/verdict_view.py" line="55"/>
         <source>No capacity to check against: pick a GPU.</source>
         <extracomment>state -&gt; (text colour, background): green, amber, red; readable on light themes.</extracomment>
         <translation>照合する容量がありません。GPU を選んでください。</translation>

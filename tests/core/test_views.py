@@ -6,6 +6,8 @@ import csv
 import io
 import json
 
+import pytest
+
 from vramdesk.core import views
 from vramdesk.core.bundled import find_model, gpu_catalog
 from vramdesk.core.estimate import estimate
@@ -183,3 +185,110 @@ def test_compact_text_keeps_short_text_and_quotes_long_text_by_its_ends():
     # 400 nines: 12 kept at each end, the length said
     assert views.compact_text("9" * 400) == "9" * 12 + "…" + "9" * 12 + " (400 characters)"
     assert views.shorten("abc", 3) == "abc" and views.shorten("abcd", 3) == "ab…"
+
+
+def test_kv_grid_equals_the_kv_part_of_a_full_estimate_at_every_point():
+    # issue 11: the formula profile's grid is computed from per-group costs, not a loop of
+    # estimates; the oracle is that loop, point by point, over every bundled model and the
+    # knobs that move the cached tokens (paging, a shared prefix, the window, TP, KV dtype)
+    from vramdesk.core.bundled import bundled_models
+    from vramdesk.core.formats import KVDtype
+
+    contexts = [1, 100, 512, 4095, 4096, 4097, 32768, 131072]
+    batches = [1, 3, 8, 32]
+    runtimes = [
+        Runtime(),
+        Runtime(block_size=16, shared_prefix_tokens=1000),
+        Runtime(sliding_window_exploited=False, shared_prefix_tokens=4096),
+        Runtime(tensor_parallel_size=2, block_size=256),
+    ]
+    checked = 0
+    for preset in bundled_models():
+        for rt in runtimes:
+            for kv in (KVDtype.FP16, KVDtype.Q4_0):
+                wl = Workload(context_tokens=8192, batch=2, prompt_len=2048, kv_dtype=kv)
+                try:
+                    grid = views.kv_growth(preset.model, preset.weights, wl, rt, contexts, batches)
+                except Exception as exc:  # noqa: BLE001 - the loop must refuse it alike
+                    with pytest.raises(type(exc)):
+                        _kv_loop(preset.model, preset.weights, wl, rt, contexts, batches)
+                    continue
+                assert grid == _kv_loop(preset.model, preset.weights, wl, rt, contexts, batches)
+                checked += 1
+    assert checked > 50
+
+
+def _kv_loop(model, weights, wl, rt, contexts, batches):
+    out = {}
+    for b in batches:
+        out[b] = []
+        for c in contexts:
+            w = wl.replace(context_tokens=c, batch=b, prompt_len=min(wl.prompt_len, c))
+            r = rt.replace(shared_prefix_tokens=min(rt.shared_prefix_tokens, c))
+            out[b].append(estimate(model, weights, w, r).kv_cache.bytes)
+    return out
+
+
+def test_formula_need_without_a_breakdown_equals_the_estimates_need():
+    # issue 11: the solver asks the formula profile for its need without building the
+    # breakdown's texts; the oracle is need_bytes of the full estimate at the same point
+    from vramdesk.core.bundled import bundled_models
+    from vramdesk.core.engines import profile_for
+    from vramdesk.core.formats import KVDtype
+
+    profile = profile_for(Runtime().engine)
+    workloads = [
+        Workload(context_tokens=1, batch=1),
+        Workload(context_tokens=4097, batch=3, prompt_len=4000, kv_dtype=KVDtype.Q8_0),
+        Workload(context_tokens=32768, batch=17, prompt_len=512, chunk_tokens=2048),
+        Workload(context_tokens=8192, batch=64, prompt_len=8192, all_logits=True),
+    ]
+    runtimes = [
+        Runtime(),
+        Runtime(block_size=16, shared_prefix_tokens=1000),
+        Runtime(tensor_parallel_size=2, sliding_window_exploited=False),
+    ]
+    from pathlib import Path
+
+    from vramdesk.core.importers import load_model
+
+    configs = sorted((Path(__file__).parents[1] / "data" / "configs").glob("*.json"))
+    models = [(p.model, p.weights) for p in bundled_models()]
+    models += [(m.model, m.weights) for m in map(load_model, configs)]  # hybrids, MoE, MLA
+    assert any(m.conv_state_elements for m, _w in models)
+    checked = 0
+    for model, weights in models:
+        for wl in workloads:
+            for rt in runtimes:
+                args = (model, weights, wl, rt)
+                try:
+                    want = profile.need_bytes(estimate(*args))
+                except Exception as exc:  # noqa: BLE001 - refused alike
+                    with pytest.raises(type(exc)):
+                        profile.need_at(*args)
+                    continue
+                assert profile.need_at(*args) == want, (model.name, wl, rt)
+                checked += 1
+                for batch, ctx in ((1, 1), (2, 4096), (7, 5000), (64, 131072)):
+                    point = profile.at_point(wl, rt, batch, ctx)
+                    try:
+                        want = profile.need_bytes(estimate(model, weights, *point))
+                    except Exception as exc:  # noqa: BLE001 - refused alike
+                        with pytest.raises(type(exc)):
+                            profile.need_at_point(*args, batch, ctx)
+                        continue
+                    assert profile.need_at_point(*args, batch, ctx) == want, (batch, ctx)
+    assert checked > 100
+
+
+def test_to_unit_of_an_int_is_the_float_of_the_exact_quotient():
+    # issue 11: to_unit divides ints directly (Python's int / int is correctly rounded); the
+    # oracle is the float of the exact Fraction, over byte counts up to 2**80 in every unit
+    import random
+    from fractions import Fraction
+
+    rng = random.Random(11)
+    for unit in Unit:
+        for _ in range(20_000):
+            n = rng.randrange(0, 2 ** rng.randrange(1, 81))
+            assert to_unit(n, unit) == float(Fraction(n, unit.size_bytes))

@@ -248,3 +248,47 @@ def test_scan_runs_off_the_gui_thread(make_main_window, qtbot, stores, monkeypat
     window = make_main_window()
     _scanned(window, qtbot)
     assert threads and all(t is not threading.main_thread() for t in threads)
+
+
+def test_an_import_reads_off_the_gui_thread_and_cancel_drops_it(
+    make_main_window, qtbot, monkeypatch, tmp_path
+):
+    # issue 11: a GGUF with a whole tokenizer took seconds on the GUI thread; the read now runs
+    # on the pool, the window keeps serving events, and Cancel on the progress dialog drops it
+    import threading
+
+    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtWidgets import QProgressDialog, QPushButton
+
+    from vramdesk.core import importers
+
+    window = make_main_window(show=True)
+    gate, readers = threading.Event(), []
+
+    def slow_load(path):
+        readers.append(threading.get_ident())
+        gate.wait(10)
+        raise OSError("never read")
+
+    monkeypatch.setattr(importers, "load_model", slow_load)
+    before = window.controller.model
+    ticks = []
+    timer = QTimer(window, interval=20)
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start()
+
+    def cancel_when_shown():
+        dialog = window.findChild(QProgressDialog, "import_progress")
+        if dialog is not None and dialog.isVisible():  # a click on its Cancel button
+            qtbot.mouseClick(dialog.findChild(QPushButton), Qt.MouseButton.LeftButton)
+        else:
+            QTimer.singleShot(50, cancel_when_shown)
+
+    QTimer.singleShot(50, cancel_when_shown)
+    assert not window.model_form.import_path(tmp_path / "big.gguf")
+    gate.set()
+    timer.stop()
+    assert readers and readers[0] != threading.get_ident()  # read on another thread
+    assert len(ticks) >= 10  # the GUI thread served its timer while the read was running
+    assert "cancelled" in window.model_form.import_error
+    assert window.controller.model is before  # nothing loaded

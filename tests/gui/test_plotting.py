@@ -3,7 +3,7 @@
 import pyqtgraph as pg
 from PySide6.QtWidgets import QApplication
 
-from vramdesk.gui.plotting import CornerLegend
+from vramdesk.gui.plotting import CornerLegend, quiet_range_changes
 
 
 def test_bottom_right_legend_follows_the_plot_area(qtbot):
@@ -35,3 +35,26 @@ def test_deleting_the_plot_raises_nothing_in_the_event_loop(qtbot):
     QApplication.processEvents()
     # a late call after the view is gone raises nothing (pytest-qt fails on event-loop errors)
     pin.place()
+
+
+def test_a_range_change_rebuilds_the_axis_label_only_when_its_prefix_changes(qtbot):
+    # issue 11: pyqtgraph rebuilt the left axis label (setHtml, a layout pass) on every range
+    # change; the ticks must still be redrawn each time, the label only when the prefix moves
+
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    axis = plot.getAxis("left")
+    axis.setLabel("memory per GPU (GiB)")
+    quiet_range_changes(axis)
+    built = []
+    real = axis.label.setHtml
+    axis.label.setHtml = lambda html: (built.append(html), real(html))
+    for top in (10.0, 20.0, 35.5):
+        axis.picture = "stale"
+        axis.setRange(0, top)
+        assert axis.picture is None  # the ticks are drawn again
+    assert built == []
+    axis.setRange(0, 0.5)  # below 1 pyqtgraph scales by milli: the label says so
+    assert len(built) == 1 and axis.labelUnitPrefix == "m"
+    axis.setRange(0, 30.0)
+    assert len(built) == 2 and axis.labelUnitPrefix == ""

@@ -333,7 +333,8 @@ def test_unit_toggle_redraws_without_re_estimating(make_main_window, monkeypatch
     from vramdesk.core.units import Unit
 
     window = make_main_window()
-    qtbot.wait(100)  # let the start-up refreshes run before counting
+    window.kv_tab.refresh()  # brought up to date (hidden, it computes nothing by itself)
+    window.compare_tab.refresh()
     calls = {"kv_growth": 0, "compare": 0}
     for name in calls:
         real = getattr(core_views, name)
@@ -345,10 +346,33 @@ def test_unit_toggle_redraws_without_re_estimating(make_main_window, monkeypatch
         monkeypatch.setattr(core_views, name, counted)
     before = window.kv_tab.grid_bytes()
     window.controller.set_unit(Unit.GB)
-    qtbot.wait(100)  # past the tabs' 20 ms coalescing timers
+    qtbot.wait(100)  # past any coalesced redraw
     assert calls == {"kv_growth": 0, "compare": 0}
     assert window.kv_tab.grid_bytes() == before
     assert window.kv_tab.table.item(0, 0).text().endswith("GB")
+
+
+def test_hidden_tabs_do_no_work_on_edits_and_catch_up_when_shown(make_main_window, qtbot):
+    # issue 11: the KV-growth and compare tabs re-ran their estimates on every edit even
+    # behind another tab; now they refresh once, when shown, with the figures of that moment
+    window = make_main_window(show=True)
+    qtbot.waitExposed(window)
+    window.tabs.setCurrentIndex(0)  # the reverse solver in front
+    kv, compare = window.kv_tab.updates, window.compare_tab.updates
+    qtbot.wait(50)
+    before = (kv.refresh_count, compare.refresh_count)
+    c = window.controller
+    for batch in (3, 5, 7, 9):
+        c.set_field("batch", batch)
+    qtbot.wait(50)
+    assert (kv.refresh_count, compare.refresh_count) == before  # hidden: nothing computed
+    window.tabs.setCurrentWidget(window.kv_tab)
+    assert kv.refresh_count == before[0] + 1  # shown: one refresh, before its paint
+    assert window.kv_tab.batches()[-1] == 9 and 9 in window.kv_tab.curves
+    c.set_field("batch", 10)
+    qtbot.waitUntil(lambda: kv.refresh_count == before[0] + 2, timeout=2000)  # next turn
+    assert compare.refresh_count == before[1]
+    assert window.compare_tab.rows[0].breakdown == c.breakdown  # read: brought up to date
 
 
 def test_kv_growth_context_axis_is_labelled_at_the_grid_contexts(make_main_window):

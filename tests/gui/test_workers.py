@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import weakref
 
 import pytest
 from PySide6.QtCore import QThreadPool
@@ -80,3 +81,16 @@ def test_result_arrives_when_the_caller_keeps_no_reference(qtbot):
     qtbot.waitUntil(lambda: bool(seen), timeout=5000)
     assert [s[:2] for s in seen] == [("ok", 7)]
     qtbot.waitUntil(lambda: not workers._RUNNING, timeout=1000)
+
+
+def test_a_delivered_worker_is_freed(qtbot):
+    # issue 11: every GPU-panel refresh (each 2 s) left its worker and signals alive, because
+    # the binding kept a QRunnable handed to the pool and the worker's own slot closed a cycle
+    seen = []
+    worker = run_in_thread(lambda: 7, _recorder(seen, "ok"), _recorder(seen, "err"))
+    ref = weakref.ref(worker)
+    del worker
+    qtbot.waitUntil(lambda: not workers._RUNNING, timeout=5000)
+    gc.collect()
+    assert [s[:2] for s in seen] == [("ok", 7)]
+    assert ref() is None

@@ -9,8 +9,10 @@ profile, so the engines depend on it and never on :mod:`vramdesk.core.estimate`.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
+from vramdesk.core._memo import memo
 from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.errors import InputError
 from vramdesk.core.formats import WeightFormat, WeightSpec
@@ -19,7 +21,7 @@ from vramdesk.core.kv_cache import kv_bytes_per_token, kv_cache_part, kv_cost_by
 from vramdesk.core.model import ModelSpec, count_params, ffn_width, total_params
 from vramdesk.core.runtime import OverheadForm, Runtime
 from vramdesk.core.state import state_part
-from vramdesk.core.units import GIB, ceil_bytes
+from vramdesk.core.units import GIB, ceil_bytes, ceil_div
 from vramdesk.core.workload import Workload
 
 #: Bytes per logit: engines compute logits in fp32.
@@ -104,6 +106,13 @@ def weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
         ``key="weights"``; bytes rounded up once per group, then divided evenly
         (rounded up) over ``tensor_parallel_size * pipeline_parallel_size`` GPUs.
     """
+    return _weights_part(model, spec, runtime.tensor_parallel_size, runtime.pipeline_parallel_size)
+
+
+@memo
+def _weights_part(model: ModelSpec, spec: WeightSpec, tp: int, pp: int) -> Part:
+    """:func:`weights_part` on ``tp * pp`` GPUs; it depends only on the model and the format."""
+    runtime = Runtime(tensor_parallel_size=tp, pipeline_parallel_size=pp)
     shards = runtime.tensor_parallel_size * runtime.pipeline_parallel_size
     if model.checkpoint_bytes is not None and model.checkpoint_format == spec.storage_key():
         total = model.checkpoint_bytes
@@ -199,6 +208,25 @@ def activation_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> P
     return Part("activations", "Activations", body + logits, formula, subst, notes)
 
 
+def activation_bytes(model: ModelSpec, workload: Workload, batch: int | None = None) -> int:
+    """The bytes of :func:`activation_part`, without its formula text (the solver's need).
+
+    The same integers: ``in_flight * (hidden + intermediate) * 2 * live_buffers +
+    positions * vocab * 4``; 0 without a prompt length. ``batch`` replaces the workload's.
+    """
+    if workload.prompt_len is None:
+        return 0
+    batch = workload.batch if batch is None else batch
+    hidden, inter = model.hidden_size or 0, ffn_width(model)
+    if workload.chunk_tokens is not None:
+        in_flight = min(workload.chunk_tokens, batch * workload.prompt_len)
+    else:
+        in_flight = batch * workload.prompt_len
+    body = in_flight * (hidden + inter) * ACTIVATION_BYTES * workload.live_buffers
+    positions = in_flight if workload.all_logits else min(batch, in_flight)
+    return body + positions * (model.vocab_size or 0) * LOGIT_BYTES
+
+
 # -------------------------------------------------------------------- overhead
 def overhead_part(
     weights: Part, kv: Part, act: Part, runtime: Runtime, state_bytes: int = 0
@@ -219,9 +247,10 @@ def overhead_part(
             "weights * workspace_fraction",
             f"{weights.bytes:,} * {float(frac):g}",
         )
-    factor = Fraction(runtime.overhead_factor)
+    factor_minus_one, factor_text = _factor_terms(runtime.overhead_factor)
     fixed = runtime.fixed_overhead_bytes
-    extra = ceil_bytes(base * (factor - 1)) + fixed
+    # ceil(base * (factor - 1)) in integers: the same bytes as through a Fraction, faster
+    extra = ceil_div(base * factor_minus_one.numerator, factor_minus_one.denominator) + fixed
     return Part(
         "overhead",
         "Overhead (multiplier)",
@@ -229,12 +258,19 @@ def overhead_part(
         "(weights + kv + activations) * (factor - 1) + fixed"
         if not state_bytes
         else "(weights + kv + state + activations) * (factor - 1) + fixed",
-        f"{base:,} * ({float(factor):g} - 1) + {fixed:,}",
+        f"{base:,} * ({factor_text} - 1) + {fixed:,}",
         (
-            f"factor {float(factor):g} covers allocator fragmentation; fixed "
+            f"factor {factor_text} covers allocator fragmentation; fixed "
             f"{fixed / GIB:g} GiB covers the CUDA context and workspaces",
         ),
     )
+
+
+@functools.lru_cache(maxsize=64, typed=True)
+def _factor_terms(factor: float | Fraction) -> tuple[Fraction, str]:
+    """``(Fraction(factor) - 1, factor as text)`` of an overhead factor (few values recur)."""
+    exact = Fraction(factor)
+    return exact - 1, f"{float(exact):g}"
 
 
 def formula_estimate(

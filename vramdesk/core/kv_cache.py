@@ -7,10 +7,10 @@ layers, at most the window on sliding layers, whole paged blocks, a shared prefi
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
+from vramdesk.core._memo import memo
 from vramdesk.core.breakdown import Part
 from vramdesk.core.formats import KVDtype
 from vramdesk.core.model import (
@@ -102,14 +102,12 @@ def stage_groups(model: ModelSpec, runtime: Runtime) -> tuple[_Group, ...]:
 
     Memoised: the solver asks for the same model many times.
     """
-    args = (model, runtime.tensor_parallel_size, runtime.pipeline_parallel_size, runtime.mla_cache)
-    try:
-        return _stage_groups(*args)
-    except TypeError:  # an unhashable field (a list where a tuple belongs): no memo
-        return _stage_groups.__wrapped__(*args)
+    return _stage_groups(
+        model, runtime.tensor_parallel_size, runtime.pipeline_parallel_size, runtime.mla_cache
+    )
 
 
-@functools.lru_cache(maxsize=256)
+@memo  # an unhashable field (a list where a tuple belongs) falls through uncached
 def _stage_groups(model: ModelSpec, tp: int, pp: int, mla: MlaCache) -> tuple[_Group, ...]:
     rt = Runtime(tensor_parallel_size=tp, pipeline_parallel_size=pp, mla_cache=mla)
     groups: dict[tuple, int] = {}
@@ -127,8 +125,22 @@ def kv_bytes_per_token(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) ->
     524,288 bytes = 512 KiB per token; 70B GQA-8 (80 x 8 x 128) 327,680 = 320 KiB. Layers
     reusing another layer's cache, recurrent and encoder layers add nothing.
     """
+    return _kv_bytes_per_token(
+        model,
+        kv_dtype,
+        runtime.tensor_parallel_size,
+        runtime.pipeline_parallel_size,
+        runtime.mla_cache,
+    )
+
+
+@memo
+def _kv_bytes_per_token(
+    model: ModelSpec, kv_dtype: KVDtype, tp: int, pp: int, mla: MlaCache
+) -> int:
     e = kv_dtype.bytes_per_element
-    return sum(g.count * g.bytes_per_token(e) for g in stage_groups(model, runtime))
+    rt = Runtime(tensor_parallel_size=tp, pipeline_parallel_size=pp, mla_cache=mla)
+    return sum(g.count * g.bytes_per_token(e) for g in stage_groups(model, rt))
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,16 +171,32 @@ def kv_cost_by_kind(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> li
     A sliding layer's cost stops growing at its window; the effective per-token cost at a
     context is the KV part divided by the live tokens.
     """
+    return list(
+        _kv_cost_by_kind(
+            model,
+            kv_dtype,
+            runtime.tensor_parallel_size,
+            runtime.pipeline_parallel_size,
+            runtime.mla_cache,
+        )
+    )
+
+
+@memo
+def _kv_cost_by_kind(
+    model: ModelSpec, kv_dtype: KVDtype, tp: int, pp: int, mla: MlaCache
+) -> tuple[KindCost, ...]:
     out: dict[str, list[int]] = {}
     windows: dict[str, int | None] = {}
     e = kv_dtype.bytes_per_element
-    for g in stage_groups(model, runtime):
+    rt = Runtime(tensor_parallel_size=tp, pipeline_parallel_size=pp, mla_cache=mla)
+    for g in stage_groups(model, rt):
         row = out.setdefault(g.kind_label, [0, 0])
         row[0] += g.count
         row[1] += g.count * g.bytes_per_token(e)
         windows[g.kind_label] = g.window
     order = (FULL, SLIDING, "shared", RECURRENT, NO_CACHE)
-    return [KindCost(k, out[k][0], out[k][1], windows[k]) for k in order if k in out]
+    return tuple(KindCost(k, out[k][0], out[k][1], windows[k]) for k in order if k in out)
 
 
 def _round_block(tokens: int, block: int | None) -> int:
@@ -194,13 +222,37 @@ def cached_tokens(model: ModelSpec, workload: Workload, runtime: Runtime) -> dic
         cache ``batch * ceil_block(min(context, sliding_window))`` when the engine exploits
         the window (the prefix is not shared there).
     """
-    block, ctx, batch = runtime.block_size, workload.context_tokens, workload.batch
-    full = batch * _round_block(ctx, block) - (batch - 1) * shared_prefix_tokens(workload, runtime)
+    return cached_tokens_at(model, runtime, workload.context_tokens, workload.batch)
+
+
+def cached_tokens_at(model: ModelSpec, runtime: Runtime, ctx: int, batch: int) -> dict[str, int]:
+    """:func:`cached_tokens` for ``batch`` sequences of ``ctx`` tokens (no Workload built)."""
+    block = runtime.block_size
+    prefix = min(runtime.shared_prefix_tokens, ctx)
+    shared = prefix if block is None else (prefix // block) * block
+    full = batch * _round_block(ctx, block) - (batch - 1) * shared
     if model.sliding_window and runtime.sliding_window_exploited:
         sliding = batch * _round_block(min(ctx, model.sliding_window), block)
     else:
         sliding = full
     return {"full_attention": full, "sliding_attention": sliding}
+
+
+def kv_cost_per_kind(
+    model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime
+) -> tuple[tuple[str, int], ...]:
+    """``(kind, bytes per cached token over the layer group)`` for each KV layer group.
+
+    ``kv_cache_part(...).bytes == sum(b * cached_tokens(...)[kind] for kind, b in this)``;
+    it depends only on the model, the dtype and the GPUs (memoised).
+    """
+    return _kv_layout(
+        model,
+        kv_dtype,
+        runtime.tensor_parallel_size,
+        runtime.pipeline_parallel_size,
+        runtime.mla_cache,
+    )[1]
 
 
 def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Part:
@@ -213,15 +265,55 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
     """
     e = workload.kv_dtype.bytes_per_element
     tokens = cached_tokens(model, workload, runtime)
+    layout = _kv_layout(
+        model,
+        workload.kv_dtype,
+        runtime.tensor_parallel_size,
+        runtime.pipeline_parallel_size,
+        runtime.mla_cache,
+    )
+    groups, per_token, n_full, n_slide, rows, row, row_s, notes = layout
+    total = sum(b * tokens[kind] for kind, b in per_token)
+    token_text = _token_text(workload, runtime)
+    if not groups:
+        formula, subst = "0 (no layer keeps a per-token KV cache)", "0"
+    elif len(rows) > 1:
+        formula = "sum over layer groups of layers * (k_row + v_row) * e * tokens(kind)"
+        subst = " + ".join(
+            f"{n} * ({kk} + {vv}) * {_fmt_e(e)} * {tokens[kind]:,}"
+            for (kind, kk, vv), n in groups.items()
+        )
+    elif n_slide:
+        formula = f"{row} * (full_layers * tokens_full + sliding_layers * tokens_sliding)"
+        subst = (
+            f"{row_s} * ({n_full} * {tokens['full_attention']:,} + {n_slide} * "
+            f"{tokens['sliding_attention']:,})"
+        )
+    else:
+        formula = f"{row} * layers * {token_text[0]}"
+        subst = f"{row_s} * {n_full} * {token_text[1]}"
+    return Part("kv_cache", "KV cache", total, formula, subst, notes)
+
+
+@memo
+def _kv_layout(model: ModelSpec, kv_dtype: KVDtype, tp: int, pp: int, mla: MlaCache) -> tuple:
+    """What :func:`kv_cache_part` needs that depends only on the model, the dtype and the GPUs.
+
+    ``(groups, per_token, n_full, n_slide, rows, row, row_s, notes)``: layer groups
+    ``(kind, k, v) -> layers``, ``(kind, bytes per cached token over the group)``, the full
+    and sliding layer counts, the row widths, the row formula in symbols and with values,
+    and the notes. Memoised: a grid or a solver sizes one model at many workloads.
+    """
+    runtime = Runtime(tensor_parallel_size=tp, pipeline_parallel_size=pp, mla_cache=mla)
+    e = kv_dtype.bytes_per_element
     groups: dict[tuple[str, int, int], int] = {}
     stage = stage_groups(model, runtime)
     for g in stage:
         if g.k or g.v:
             key = (g.kind, g.k, g.v)
             groups[key] = groups.get(key, 0) + g.count
-    total = sum(
-        n * (ceil_bytes(k * e) + ceil_bytes(v * e)) * tokens[kind]
-        for (kind, k, v), n in groups.items()
+    per_token = tuple(
+        (kind, n * (ceil_bytes(k * e) + ceil_bytes(v * e))) for (kind, k, v), n in groups.items()
     )
     n_full = sum(n for (kind, _, _), n in groups.items() if kind == FULL)
     n_slide = sum(n for (kind, _, _), n in groups.items() if kind == SLIDING)
@@ -243,24 +335,6 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
     else:
         row = "(kv_heads * k_head_dim + kv_heads * v_head_dim) * e"
         row_s = f"({k} + {v}) * {_fmt_e(e)}"
-    token_text = _token_text(workload, runtime)
-    if not groups:
-        formula, subst = "0 (no layer keeps a per-token KV cache)", "0"
-    elif len(rows) > 1:
-        formula = "sum over layer groups of layers * (k_row + v_row) * e * tokens(kind)"
-        subst = " + ".join(
-            f"{n} * ({kk} + {vv}) * {_fmt_e(e)} * {tokens[kind]:,}"
-            for (kind, kk, vv), n in groups.items()
-        )
-    elif n_slide:
-        formula = f"{row} * (full_layers * tokens_full + sliding_layers * tokens_sliding)"
-        subst = (
-            f"{row_s} * ({n_full} * {tokens['full_attention']:,} + {n_slide} * "
-            f"{tokens['sliding_attention']:,})"
-        )
-    else:
-        formula = f"{row} * layers * {token_text[0]}"
-        subst = f"{row_s} * {n_full} * {token_text[1]}"
     notes = []
     if model.is_mla:
         notes.append(
@@ -280,7 +354,7 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
         notes.append(f"{shared} layers reuse an earlier layer's cache and hold none")
     if not model.causal:
         notes.append("encoder: bidirectional attention over the input, no KV cache is kept")
-    return Part("kv_cache", "KV cache", total, formula, subst, tuple(notes))
+    return groups, per_token, n_full, n_slide, rows, row, row_s, tuple(notes)
 
 
 def _fmt_e(e: Fraction) -> str:

@@ -11,6 +11,7 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 
+from vramdesk.core._memo import memo
 from vramdesk.core.errors import InputError, UnsupportedModelError
 from vramdesk.core.limits import check_int
 from vramdesk.core.units import ceil_div
@@ -620,6 +621,7 @@ def stage_layers(m: ModelSpec, pipeline_parallel_size: int) -> list[LayerAttenti
     return max(stages, key=lambda s: (len(s), sum(x.holds_kv and x.kind == FULL for x in s)))
 
 
+@memo
 def count_params(m: ModelSpec) -> ParamCount:
     """Count parameters from the architecture, by tensor group.
 

@@ -227,6 +227,8 @@ class _Problem:
         self.base = estimate(model, weights, workload, runtime)
         self.base_need = self.profile.need_bytes(self.base)
         self._need: dict[tuple[int, int], int] = {}
+        #: breakdowns of these inputs at other TP sizes (filled by :func:`smallest_tp`)
+        self.at_tp: dict[int, Breakdown] = {}
         self.usable = self.profile.usable_bytes(self.base, capacity_bytes, runtime)
 
     def need(self, batch: int, context: int) -> int:
@@ -236,8 +238,9 @@ class _Problem:
         """
         key = (batch, context)
         if key not in self._need:
-            wl, rt = self.profile.at_point(self.workload, self.runtime, batch, context)
-            self._need[key] = self.profile.need_bytes(estimate(self.model, self.weights, wl, rt))
+            self._need[key] = self.profile.need_at_point(
+                self.model, self.weights, self.workload, self.runtime, batch, context
+            )
         return self._need[key]
 
     def fits(self, batch: int, context: int) -> bool:
@@ -357,7 +360,7 @@ def solve(
         logged = exact  # no engine log to mirror: one concurrency answer, the solver's
     max_ctx, limited_by = p.max_context(batch)
     fits = p.fits_now()
-    min_gpus = smallest_tp(model, weights, workload, runtime, capacity_bytes)
+    min_gpus = smallest_tp(model, weights, workload, runtime, capacity_bytes, p)
     advice = () if fits else tuple(advise(p, max_conc, max_ctx, min_gpus))
     notes = []
     if p.usable + base.weights.bytes <= 0:
@@ -407,7 +410,12 @@ def min_gpus_text(result: SolveResult, engine: Engine) -> str:
 
 
 def smallest_tp(
-    model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime, capacity_bytes: int
+    model: ModelSpec,
+    weights: WeightSpec,
+    workload: Workload,
+    runtime: Runtime,
+    capacity_bytes: int,
+    _current: _Problem | None = None,
 ) -> int | None:
     """The smallest tensor-parallel size in :data:`TP_CANDIDATES` at which the workload fits.
 
@@ -420,8 +428,13 @@ def smallest_tp(
     for tp in TP_CANDIDATES:
         if tp_problem(model, tp) is not None:
             continue
-        rt = runtime.replace(tensor_parallel_size=tp)
-        p = _Problem(model, weights, workload, rt, capacity_bytes)
+        if _current is not None and tp == runtime.tensor_parallel_size:
+            p = _current  # the problem being solved: its verdict is already known
+        else:
+            rt = runtime.replace(tensor_parallel_size=tp)
+            p = _Problem(model, weights, workload, rt, capacity_bytes)
+            if _current is not None:  # the advisor's TP lever reads this breakdown again
+                _current.at_tp[tp] = p.base
         if p.fits_now():
             return tp
     return None
@@ -458,8 +471,10 @@ def advise(p: _Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> li
         )
     out.extend(_weight_levers(p))
     if min_gpus is not None and min_gpus > p.runtime.tensor_parallel_size:
-        rt = p.runtime.replace(tensor_parallel_size=min_gpus)
-        alt = estimate(p.model, p.weights, wl, rt)
+        alt = p.at_tp.get(min_gpus)  # smallest_tp estimated it already
+        if alt is None:
+            rt = p.runtime.replace(tensor_parallel_size=min_gpus)
+            alt = estimate(p.model, p.weights, wl, rt)
         saves = base.total_bytes - alt.total_bytes
         out.append(
             Advice(

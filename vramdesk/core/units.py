@@ -48,7 +48,13 @@ class Unit(enum.Enum):
 
 
 def to_unit(n_bytes: int | Fraction, unit: Unit = Unit.GIB) -> float:
-    """Return ``n_bytes`` expressed in ``unit`` as a float (display only)."""
+    """Return ``n_bytes`` expressed in ``unit`` as a float (display only).
+
+    The float nearest the exact quotient: for an int, ``int / int`` is correctly rounded in
+    Python, the same float as through a Fraction, without building one (a hot path).
+    """
+    if type(n_bytes) is int:
+        return n_bytes / unit.size_bytes
     return float(Fraction(n_bytes) / unit.size_bytes)
 
 
@@ -128,4 +134,6 @@ def round_up(value: int, multiple: int) -> int:
 
 def ceil_bytes(value: Fraction | int) -> int:
     """Round a fractional byte count up to whole bytes (memory is allocated in bytes)."""
+    if type(value) is int:  # already whole: skip building a Fraction (hot path)
+        return value
     return math.ceil(Fraction(value))

@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import Breakdown, estimate
+from vramdesk.core.estimate import Breakdown, estimate, validate_inputs
 from vramdesk.core.formats import WeightSpec
-from vramdesk.core.limits import INT_LIMITS
+from vramdesk.core.kv_cache import kv_cost_per_kind
+from vramdesk.core.limits import INT_LIMITS, check_int
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params, sliding_layer_pattern
-from vramdesk.core.runtime import Runtime
+from vramdesk.core.runtime import Engine, Runtime
 from vramdesk.core.solve import fits_on
-from vramdesk.core.units import Unit, ceil_div, format_bytes, to_unit
+from vramdesk.core.units import Unit, ceil_div, format_bytes, round_up, to_unit
 from vramdesk.core.workload import Workload
 
 #: Contexts of the source documents' KV-scaling grid, tokens.
@@ -287,6 +288,8 @@ def kv_growth(
     InputError
         Invalid inputs, named.
     """
+    if runtime.engine is Engine.FORMULA:  # KV is kv_cache_part: the grid in closed form
+        return _formula_kv_grid(model, weights, workload, runtime, contexts, batches)
     out: dict[int, list[int]] = {}
     for batch in batches:
         row = []
@@ -295,6 +298,67 @@ def kv_growth(
             wl = workload.replace(context_tokens=ctx, batch=batch, prompt_len=prompt)
             rt = runtime.replace(shared_prefix_tokens=min(runtime.shared_prefix_tokens, ctx))
             row.append(estimate(model, weights, wl, rt).kv_cache.bytes)
+        out[batch] = row
+    return out
+
+
+def _formula_kv_grid(
+    model: ModelSpec,
+    weights: WeightSpec,
+    workload: Workload,
+    runtime: Runtime,
+    contexts: Sequence[int],
+    batches: Sequence[int],
+) -> dict[int, list[int]]:
+    """:func:`kv_growth` under the formula profile, without a full estimate per point.
+
+    The KV part is ``sum over layer groups of bytes_per_token(group) * tokens(kind)``
+    (:func:`vramdesk.core.kv_cache.kv_cache_part`); the per-token costs depend only on the
+    model, the KV dtype and the GPUs (memoised), and ``tokens(kind)`` is
+    :func:`vramdesk.core.kv_cache.cached_tokens` at each point. Every context's inputs are
+    validated as the estimate would validate them, every batch is range-checked; the bytes
+    are those of ``estimate(...).kv_cache.bytes`` exactly (a test compares every point).
+    """
+    block, prefix = runtime.block_size, runtime.shared_prefix_tokens
+    if not contexts or not batches:
+        return {batch: [] for batch in batches}
+    # the inputs at the first point, in full; the others differ only in the context (the
+    # prompt and the shared prefix are capped at it, so they stay valid) and the batch
+    first, prompt = contexts[0], workload.prompt_len
+    validate_inputs(
+        model,
+        weights,
+        workload.replace(
+            context_tokens=first,
+            batch=batches[0],
+            prompt_len=None if prompt is None else min(prompt, first),
+        ),
+        runtime.replace(shared_prefix_tokens=min(prefix, first)),
+    )
+    for batch in batches:
+        check_int("batch", batch)
+    per_token = kv_cost_per_kind(model, workload.kv_dtype, runtime)
+    exploited = bool(model.sliding_window) and runtime.sliding_window_exploited
+    columns = []  # per context: (full tokens per sequence, shared tokens, sliding per sequence)
+    for ctx in contexts:
+        check_int("context_tokens", ctx)
+        full = ctx if block is None else round_up(ctx, block)
+        shared = min(prefix, ctx)
+        shared = shared if block is None else (shared // block) * block
+        window = min(ctx, model.sliding_window) if exploited else ctx
+        sliding = window if block is None else round_up(window, block)
+        columns.append((full, shared, sliding))
+    # integer sums regrouped by kind: sum(b * tokens[kind]) = B_full * t_full + B_slide * t_slide
+    b_full = sum(b for kind, b in per_token if kind == FULL)
+    b_slide = sum(b for kind, b in per_token if kind == SLIDING)
+    out: dict[int, list[int]] = {}
+    for batch in batches:
+        row = []
+        for full, shared, sliding in columns:
+            tokens_full = batch * full - (batch - 1) * shared
+            row.append(
+                b_full * tokens_full + b_slide * (batch * sliding if exploited else tokens_full)
+            )
         out[batch] = row
     return out
 

@@ -3,7 +3,7 @@
 A :class:`BoundForm` creates one widget per input field with its range from
 :mod:`vramdesk.core.limits`, forwards every edit to
 :meth:`ScenarioController.set_field`, sets widgets from the controller's draft inside
-``signals_blocked`` (nothing echoes back) and marks the field the core names in an
+``QSignalBlocker`` (nothing echoes back) and marks the field the core names in an
 :class:`InputError` with its reason.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QWidget,
 )
-from superqt.utils import signals_blocked
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import FLOAT_LIMITS, INT_LIMITS
@@ -171,7 +170,7 @@ class BoundForm(QGroupBox):
         texts = [box.itemText(i) for i in range(box.count())]
         if texts == [t for t, _v in items] and self._choices[name] == [v for _t, v in items]:
             return  # unchanged: keep an open popup open
-        with signals_blocked(box):
+        with QSignalBlocker(box):
             box.clear()
             self._choices[name] = [value for _text, value in items]
             box.addItems([text for text, _value in items])
@@ -224,7 +223,7 @@ class BoundForm(QGroupBox):
                 and self.text_holds(name, widget.typed())
             ):
                 continue  # "23.7" stays "23.7", not the float its exact bytes come back as
-            with signals_blocked(widget):
+            with QSignalBlocker(widget):
                 setter(self.current(name))
         self.sync_derived()
 

@@ -2,7 +2,11 @@
 
 Items are built once (one ``BarGraphItem`` per part, stacked through ``y0``, and two
 ``InfiniteLine``s for the capacity and the local GPU's free memory) and updated with
-``setOpts`` / ``setPos``. Redraws are coalesced with a single-shot timer.
+``setOpts`` / ``setPos``; a label, a text or the axis is touched only when what it shows
+changes (pyqtgraph re-lays out the whole left axis on ``setLabel`` / ``setYRange``). Redraws
+for new figures are done at once (the paint follows on the next turn of the event loop,
+together with the rest of the window's); a unit, local-GPU or size change is coalesced to
+the next turn (a zero-interval single-shot timer).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
-from vramdesk.gui.plotting import side_legend
+from vramdesk.gui.plotting import quiet_range_changes, side_legend
 from vramdesk.gui.theme import ChartTheme, follow, style_legend, style_plot
 
 #: Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).
@@ -33,7 +37,8 @@ PART_COLOURS = {
 }
 #: The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present.
 STATE_COLOUR = "#56B4E9"
-REDRAW_DELAY_MS = 15
+#: 0: the next turn of the event loop (coalesces a burst without waiting).
+REDRAW_DELAY_MS = 0
 #: Pixels between the capacity label's anchor and the plot area's right edge.
 LABEL_INSET_PX = 16
 BAR_WIDTH = 0.6
@@ -56,6 +61,7 @@ class BreakdownChart(QWidget):
         self.plot.showGrid(y=True, alpha=0.25)
         self.plot.setXRange(*X_RANGE, padding=0)
         self.plot.getAxis("bottom").setTicks([[(0, self.tr("estimate (per GPU)"))]])
+        quiet_range_changes(self.plot.getAxis("left"))
         # beside the plot area, not in it: it can cover no bar and no line label (issue 8)
         self.legend = side_legend(self.plot, labelTextColor="#222")
         self.bars = {key: self._make_bar(key) for key in PART_COLOURS}
@@ -75,13 +81,13 @@ class BreakdownChart(QWidget):
         layout.addWidget(self.plot)
         self._timer = QTimer(self, singleShot=True, interval=REDRAW_DELAY_MS)
         self._timer.timeout.connect(self.redraw)
+        self._shown: dict[object, object] = {}  # item -> what it shows (set only on change)
         # the room kept above the top item is in pixels: a new plot height re-plans it
         self.plot.getPlotItem().vb.sigResized.connect(self.schedule)
-        for signal in (
-            controller.breakdownChanged,
-            controller.unitChanged,
-            controller.localChanged,
-        ):
+        # new figures: the items take them at once (the paint follows on the next turn of
+        # the event loop, with the rest of the window's); other changes are coalesced
+        controller.breakdownChanged.connect(self._on_breakdown_changed)
+        for signal in (controller.unitChanged, controller.localChanged):
             signal.connect(self.schedule)
         self.redraw()
 
@@ -98,6 +104,9 @@ class BreakdownChart(QWidget):
             line.setPen(pg.mkPen(colour, width=2, style=style))
             line.label.setColor(colour)
         self._free_sample.setPen(self.free_line.pen)
+        self._shown = {}  # the texts are set again in the new colours at the next redraw
+        if hasattr(self, "_timer"):  # not while building: __init__ redraws at its end
+            self.schedule()
 
     def _make_bar(self, key: str) -> pg.BarGraphItem:
         bar = pg.BarGraphItem(
@@ -125,6 +134,10 @@ class BreakdownChart(QWidget):
         line.hide()
         return line
 
+    def _on_breakdown_changed(self, *_args: object) -> None:
+        self._timer.stop()
+        self.redraw()
+
     def schedule(self, *_args: object) -> None:
         """Coalesce redraw requests: the chart redraws once after a burst of edits."""
         self._timer.start()
@@ -148,18 +161,23 @@ class BreakdownChart(QWidget):
                 self.bars[seg.key] = self._make_bar(seg.key)
             self.bars[seg.key].setOpts(x=[0], y0=[seg.y0], height=[seg.height], width=BAR_WIDTH)
             # two lines (name, then size): a narrow legend leaves the plot its width
-            self.legend.getLabel(self.bars[seg.key]).setText(
-                f"{html.escape(tr_core(seg.label))}<br>{format_bytes(seg.bytes, unit)}", **style
-            )
+            label = self.legend.getLabel(self.bars[seg.key])
+            text = f"{html.escape(tr_core(seg.label))}<br>{format_bytes(seg.bytes, unit)}"
+            if self._changed(label, (text, tuple(sorted(style.items())))):
+                label.setText(text, **style)
         top = to_unit(b.total_bytes, unit)
-        self.total_text.setText(self.tr("total {0}").format(format_bytes(b.total_bytes, unit)))
+        total = self.tr("total {0}").format(format_bytes(b.total_bytes, unit))
+        if self._changed(self.total_text, total):
+            self.total_text.setText(total)
         capacity = self._set_line(
             self.capacity_line, self.controller.capacity_bytes(), self._capacity_label()
         )
         free_height = self._set_line(self.free_line, free, "")
         self._show_free_in_legend(free, style)
         highest = max(top, capacity, free_height)
-        self.plot.getAxis("left").setLabel(self.tr("memory per GPU ({0})").format(unit.label))
+        axis_label = self.tr("memory per GPU ({0})").format(unit.label)
+        if self._changed("left_axis", axis_label):
+            self.plot.getAxis("left").setLabel(axis_label)
         self._place_texts(highest, capacity if self.capacity_line.isVisible() else None)
 
     def _place_texts(self, highest: float, capacity: float | None) -> None:
@@ -183,14 +201,25 @@ class BreakdownChart(QWidget):
             gap_px = (highest - capacity) * plot_px / y_max
             raise_text = gap_px < label_px + 2
         lift = label_px / text_px if raise_text else 0.0
-        self.total_text.setAnchor((0, 1.2 + lift))
+        if self._changed("total_anchor", lift):
+            self.total_text.setAnchor((0, 1.2 + lift))
         # the label's right edge some pixels inside the plot's (the label draws a little right
         # of its anchor point, and the plot area clips what passes its edge)
         plot_width = self.plot.getPlotItem().vb.width()
         if plot_width > 0:
-            self.capacity_line.label.setPosition(max(0.5, 1 - LABEL_INSET_PX / plot_width))
+            position = max(0.5, 1 - LABEL_INSET_PX / plot_width)
+            if self._changed("label_position", position):
+                self.capacity_line.label.setPosition(position)
         self.total_text.setPos(-BAR_WIDTH / 2, highest)
-        self.plot.setYRange(0, y_max, padding=0)
+        if self._changed("y_range", y_max):  # the axis re-lays out only when its range moves
+            self.plot.setYRange(0, y_max, padding=0)
+
+    def _changed(self, key: object, value: object) -> bool:
+        """Remember ``value`` for ``key``; True when it differs from the last one."""
+        if self._shown.get(key, self) == value:
+            return False
+        self._shown[key] = value
+        return True
 
     def _free_bytes(self) -> int | None:
         """The local GPU's free memory to draw, None when there is none or it is the target."""
@@ -227,7 +256,10 @@ class BreakdownChart(QWidget):
             self.legend.addItem(self._free_sample, "")
         name = self.tr("local free")
         text = f"{name}<br>{format_bytes(free, self.controller.unit)}"
-        self.legend.getLabel(self._free_sample).setText(text, **style)
+        label = self.legend.getLabel(self._free_sample)
+        if not listed or self._changed(label, (text, tuple(sorted(style.items())))):
+            self._shown[label] = (text, tuple(sorted(style.items())))
+            label.setText(text, **style)
 
     def title_text(self) -> str:
         """What an exported chart is of: model, weights, workload, engine and GPU, one line."""
@@ -258,6 +290,8 @@ class BreakdownChart(QWidget):
         unit = self.controller.unit
         line.setPos(to_unit(n_bytes, unit))
         # two short lines rather than one long one: the label stays clear of the bar
-        line.label.setFormat(f"{name}\n{format_bytes(n_bytes, unit)}" if name else "")
+        text = f"{name}\n{format_bytes(n_bytes, unit)}" if name else ""
+        if self._changed(line.label, text):
+            line.label.setFormat(text)
         line.show()
         return to_unit(n_bytes, unit)

@@ -4,13 +4,17 @@ The model the window shows is always the first group, so the tab is never empty;
 presets follow. Bars are named by model on the x axis, the target's capacity is drawn as a
 line, the legend sits above the plot (never over a bar), and the table ends with whether
 each fits the target's KV budget for the chosen engine (the headline question).
+
+Hidden, the tab does no work on an edit: it refreshes when shown or when its rows are read
+(:mod:`vramdesk.gui.deferred`); shown, on the next turn of the event loop. The table keeps
+its items and sizes its columns once per refresh, not once per cell.
 """
 
 from __future__ import annotations
 
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -31,7 +35,9 @@ from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.chart import PART_COLOURS
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
+from vramdesk.gui.deferred import WhenShown
 from vramdesk.gui.library import PresetLibrary
+from vramdesk.gui.plotting import quiet_range_changes
 from vramdesk.gui.theme import ChartTheme, follow, style_plot
 
 #: Width of one bar of a group; the four parts plus the total sit side by side.
@@ -48,14 +54,16 @@ class CompareTab(QWidget):
     ) -> None:
         super().__init__(parent)
         self.controller, self.library = controller, library
-        self.rows: list[views.CompareRow] = []
+        self._rows: list[views.CompareRow] = []
+        self.updates = WhenShown(self, self._compute, self._redraw)
         self.picker = QListWidget()
         self.picker.setObjectName("compare_picker")
-        self.picker.itemChanged.connect(lambda _i: self._timer.start())
+        self.picker.itemChanged.connect(self.updates.request)
         self.plot = pg.PlotWidget()
         self.plot.setObjectName("compare_plot")
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
+        quiet_range_changes(self.plot.getAxis("left"))
         self.legend = QLabel()  # filled by apply_theme, in the theme's capacity colour
         self.legend.setObjectName("compare_legend")
         self.legend.setWordWrap(True)
@@ -90,13 +98,13 @@ class CompareTab(QWidget):
         split.setStretchFactor(1, 3)
         split.setSizes([170, 400])
         QVBoxLayout(self).addWidget(split)
-        self._timer = QTimer(self, singleShot=True, interval=20)
-        self._timer.timeout.connect(self.refresh)
-        controller.breakdownChanged.connect(self._timer.start)
-        controller.unitChanged.connect(self._redraw)  # same figures, other unit: no re-estimate
+        controller.breakdownChanged.connect(self.updates.request)
+        # same figures, other unit: redrawn, not re-estimated
+        controller.unitChanged.connect(self.updates.request_redraw)
         library.presetsChanged.connect(self.fill_picker)
-        self.rows: list = []
         self._choices: dict = {}
+        self._table_shape: tuple = ()
+        self._shown: dict[str, object] = {}  # what the axes show (set only on change)
         self.fill_picker()
 
     def apply_theme(self, theme: ChartTheme) -> None:
@@ -137,7 +145,7 @@ class CompareTab(QWidget):
         self.picker.blockSignals(False)
         # wide enough for the longest name (and the check box), within reason
         self.picker.setMinimumWidth(min(self.picker.sizeHintForColumn(0) + 28, 280))
-        self._timer.start()
+        self.updates.request()
 
     def checked_keys(self) -> list[str]:
         """Picker keys of the checked presets, in list order."""
@@ -158,8 +166,18 @@ class CompareTab(QWidget):
         self.picker.blockSignals(False)
         self.refresh()
 
+    @property
+    def rows(self) -> list[views.CompareRow]:
+        """The compared rows: the shown model first, then the ticked presets (up to date)."""
+        self.updates.ensure()
+        return self._rows
+
     def refresh(self) -> None:
-        """Estimate the shown model and the checked presets under the current workload."""
+        """Estimate the shown model and the checked presets under the current workload, now."""
+        self.updates.mark_fresh()
+        self._compute()
+
+    def _compute(self) -> None:
         c = self.controller
         presets = [self._choices[k] for k in self.checked_keys() if k in self._choices]
         shown = (
@@ -167,12 +185,12 @@ class CompareTab(QWidget):
             c.model,
             c.weights,
         )
-        self.rows = c.compare([shown] + [(p.name, p.model, p.weights) for p in presets])
+        self._rows = c.compare([shown] + [(p.name, p.model, p.weights) for p in presets])
         self._redraw()
 
     def fits(self) -> list[bool | None]:
         """Per row: whether it fits the target's KV budget (None without a capacity)."""
-        return self.controller.compare_fits(self.rows)
+        return self.controller.compare_fits(self._rows)
 
     def _redraw(self) -> None:
         self._draw_bars()
@@ -180,15 +198,17 @@ class CompareTab(QWidget):
 
     def _draw_bars(self) -> None:
         unit = self.controller.unit
-        shown = [r for r in self.rows if r.breakdown is not None]
+        shown = [r for r in self._rows if r.breakdown is not None]
         for s, key in enumerate(SERIES):
             xs = [g + (s - 2) * GROUP_BAR for g in range(len(shown))]
             heights = [to_unit(self._bytes(r, key), unit) for r in shown]
             self.bars[key].setOpts(x=xs, height=heights, width=GROUP_BAR)
-        self.plot.getAxis("bottom").setTicks(
-            [[(g, _tick_name(r.name, len(shown))) for g, r in enumerate(shown)]]
-        )
-        self.plot.setLabel("left", self.tr("memory per GPU ({0})").format(unit.label))
+        ticks = [[(g, _tick_name(r.name, len(shown))) for g, r in enumerate(shown)]]
+        if self._changed("ticks", ticks):
+            self.plot.getAxis("bottom").setTicks(ticks)
+        axis = self.tr("memory per GPU ({0})").format(unit.label)
+        if self._changed("axis", axis):  # the axis re-lays out on every setLabel
+            self.plot.setLabel("left", axis)
         tallest = max((to_unit(r.breakdown.total_bytes, unit) for r in shown), default=1.0)
         capacity = self.controller.capacity_bytes()
         if capacity is not None:
@@ -200,8 +220,18 @@ class CompareTab(QWidget):
             tallest = max(tallest, cap)
         self.capacity_line.setVisible(capacity is not None)
         # room right of the last group for the capacity label, clear of every bar
-        self.plot.setXRange(-0.6, max(len(shown) - 0.4, 0.6) + 0.9, padding=0)
-        self.plot.setYRange(0, tallest * 1.08, padding=0)
+        x_max = max(len(shown) - 0.4, 0.6) + 0.9
+        if self._changed("x_range", x_max):
+            self.plot.setXRange(-0.6, x_max, padding=0)
+        if self._changed("y_range", tallest):
+            self.plot.setYRange(0, tallest * 1.08, padding=0)
+
+    def _changed(self, key: str, value: object) -> bool:
+        """Remember ``value`` for ``key``; True when it differs from the last one."""
+        if self._shown.get(key, self) == value:
+            return False
+        self._shown[key] = value
+        return True
 
     @staticmethod
     def _bytes(row: views.CompareRow, key: str) -> int:
@@ -214,7 +244,7 @@ class CompareTab(QWidget):
 
     def _fill_table(self) -> None:
         header, rows = views.comparison_table(
-            self.rows, self.controller.unit, exact=False, fits=self.fits()
+            self._rows, self.controller.unit, exact=False, fits=self.fits()
         )
         unit = self.controller.unit.label
         header = [  # the same columns, as a reader names them in the UI language
@@ -229,19 +259,30 @@ class CompareTab(QWidget):
         if not any(row[errors] for row in rows):  # no column of blanks
             header.pop(errors)
             rows = [row[:errors] + row[errors + 1 :] for row in rows]
-        self.table.setColumnCount(len(header))
-        self.table.setHorizontalHeaderLabels(header)
-        self.table.setRowCount(len(rows))
+        table, head = self.table, self.table.horizontalHeader()
+        shape = (tuple(header), len(rows))
+        if shape != self._table_shape:  # columns or row count changed: rebuild the frame
+            self._table_shape = shape
+            table.setColumnCount(len(header))
+            table.setHorizontalHeaderLabels(header)
+            table.setRowCount(len(rows))
+            for r in range(len(rows)):
+                for c in range(len(header)):
+                    item = QTableWidgetItem()
+                    if c:
+                        item.setTextAlignment(
+                            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                        )
+                    table.setItem(r, c, item)
+        # fixed sizes while the cells change: a ResizeToContents header measures every column
+        # again for every cell set; the columns are sized once below
+        head.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
-                item = QTableWidgetItem(text)
-                item.setToolTip(text)
-                if c:
-                    item.setTextAlignment(
-                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                    )
-                self.table.setItem(r, c, item)
-        head = self.table.horizontalHeader()
+                item = table.item(r, c)
+                if item.text() != text:
+                    item.setText(text)
+                    item.setToolTip(text)
         head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # names elide, totals stay
         for c in range(1, len(header)):
             head.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)

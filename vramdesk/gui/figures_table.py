@@ -62,26 +62,71 @@ class FiguresTable(QWidget):
         self.refresh()
 
     def refresh(self, *_args: object) -> None:
-        """Show the controller's last valid breakdown; keep which parts are collapsed."""
+        """Show the controller's last valid breakdown; keep which parts are collapsed.
+
+        When the parts and their lines are the same as shown (an edit of a number), the
+        items are updated in place, each text only where it changed: rebuilding the tree
+        re-lays out and repaints the whole pane on every keystroke (issue 11).
+        """
         b = self.controller.breakdown
         if b is None:
             return
         unit: Unit = self.controller.unit
-        self.tree.headerItem().setText(2, self.tr("Size ({0})").format(unit.label))
+        header = self.tr("Size ({0})").format(unit.label)
+        if self.tree.headerItem().text(2) != header:
+            self.tree.headerItem().setText(2, header)
+        rows = []
+        for part in b.parts:
+            lines = [tr_note(part.formula), f"= {tr_note(part.substituted)}"] + [
+                f"({tr_note(note)})" for note in part.assumptions
+            ]
+            texts = [tr_core(part.label), f"{part.bytes:,}", format_bytes(part.bytes, unit)]
+            rows.append((texts, part.explain(unit), lines))
+        total = [self.tr("Total"), f"{b.total_bytes:,}", format_bytes(b.total_bytes, unit)]
+        shape = [(texts[0], len(lines)) for texts, _tip, lines in rows]
+        if shape == self._shape():
+            self._update_in_place(rows, total)
+        else:
+            self._rebuild(rows, total)
+        warnings = "\n".join(tr_note(w) for w in b.warnings)
+        if self.warnings.text() != warnings:
+            self.warnings.setText(warnings)
+        self.warnings.setVisible(bool(b.warnings))
+
+    def _shape(self) -> list[tuple[str, int]]:
+        """(label, child lines) of the parts shown (the total row excluded)."""
+        count = self.tree.topLevelItemCount()
+        items = (self.tree.topLevelItem(i) for i in range(max(0, count - 1)))
+        return [(it.text(0), it.childCount()) for it in items]
+
+    @staticmethod
+    def _set(item: QTreeWidgetItem, col: int, text: str, tip: str | None = None) -> None:
+        if item.text(col) != text:
+            item.setText(col, text)
+        if tip is not None and item.toolTip(col) != tip:
+            item.setToolTip(col, tip)
+
+    def _update_in_place(self, rows: list, total: list[str]) -> None:
+        for i, (texts, tip, lines) in enumerate(rows):
+            item = self.tree.topLevelItem(i)
+            for col, text in enumerate(texts):
+                self._set(item, col, text, tip if col == 0 else None)
+            for j, line in enumerate(lines):
+                self._set(item.child(j), 0, line, line)
+        last = self.tree.topLevelItem(len(rows))
+        for col, text in enumerate(total):
+            self._set(last, col, text)
+
+    def _rebuild(self, rows: list, total: list[str]) -> None:
         collapsed = {
             self.tree.topLevelItem(i).text(0)
             for i in range(self.tree.topLevelItemCount())
             if not self.tree.topLevelItem(i).isExpanded()
         }
         self.tree.clear()
-        for part in b.parts:
-            item = QTreeWidgetItem(
-                [tr_core(part.label), f"{part.bytes:,}", format_bytes(part.bytes, unit)]
-            )
-            item.setToolTip(0, part.explain(unit))
-            lines = [tr_note(part.formula), f"= {tr_note(part.substituted)}"] + [
-                f"({tr_note(note)})" for note in part.assumptions
-            ]
+        for texts, tip, lines in rows:
+            item = QTreeWidgetItem(texts)
+            item.setToolTip(0, tip)
             for line in lines:
                 child = QTreeWidgetItem([line])
                 child.setToolTip(0, line)
@@ -89,13 +134,8 @@ class FiguresTable(QWidget):
             self.tree.addTopLevelItem(item)
             for i in range(item.childCount()):
                 item.child(i).setFirstColumnSpanned(True)
-            item.setExpanded(tr_core(part.label) not in collapsed)
-        total = QTreeWidgetItem(
-            [self.tr("Total"), f"{b.total_bytes:,}", format_bytes(b.total_bytes, unit)]
-        )
-        self.tree.addTopLevelItem(total)
-        self.warnings.setText("\n".join(tr_note(w) for w in b.warnings))
-        self.warnings.setVisible(bool(b.warnings))
+            item.setExpanded(texts[0] not in collapsed)
+        self.tree.addTopLevelItem(QTreeWidgetItem(total))
 
     def show_notes(self) -> None:
         """What the import of the shown model assumed, kept while that model is loaded."""

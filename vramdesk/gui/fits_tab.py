@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 
 from vramdesk.core.units import format_bytes
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.deferred import WhenShown
 
 FITS_COLOUR, NO_FIT_COLOUR = QColor("#e3f4e1"), QColor("#fbe3e1")
 #: Text on those backgrounds, set with them: the palette's text is light in a dark scheme.
@@ -42,12 +43,18 @@ class FitsTab(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table)
-        controller.breakdownChanged.connect(self.refresh)
-        controller.unitChanged.connect(self.refresh)
-        self.refresh()
+        self._verdicts: dict[str, bool] = {}
+        # hidden behind another tab it does no work: it refreshes when shown or read
+        self.updates = WhenShown(self, self._fill)
+        controller.breakdownChanged.connect(self.updates.request)
+        controller.unitChanged.connect(self.updates.request)
 
     def refresh(self, *_args: object) -> None:
-        """One row per catalog GPU from :func:`views.fits_table` (through the controller)."""
+        """One row per catalog GPU from :func:`views.fits_table` (through the controller), now."""
+        self.updates.mark_fresh()
+        self._fill()
+
+    def _fill(self) -> None:
         unit = self.controller.unit
         rows = self.controller.fits_rows()
         self._verdicts = {row.name: row.fits for row in rows}
@@ -68,5 +75,6 @@ class FitsTab(QWidget):
                 self.table.setItem(r, c, item)
 
     def verdicts(self) -> dict[str, bool]:
-        """GPU name -> fits, as the table shows it (for tests and exports)."""
+        """GPU name -> fits, as the table shows it (for tests and exports), up to date."""
+        self.updates.ensure()
         return dict(self._verdicts)

@@ -5,6 +5,9 @@ the room left after weights and overhead, not the whole card — and the current
 marked)
 and the source documents' grid: contexts 2048 / 8192 / 32768 / 131072 x
 concurrency 1 / 8 / 32, each cell the core's KV bytes for that workload.
+
+Hidden, the tab does no work on an edit: it refreshes when shown, or when its grid is read
+(:mod:`vramdesk.gui.deferred`); shown, on the next turn of the event loop.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import math
 
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -31,6 +34,7 @@ from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.core.verdict import usable_sentence
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text
+from vramdesk.gui.deferred import WhenShown
 from vramdesk.gui.plotting import CornerLegend
 from vramdesk.gui.theme import (
     ChartTheme,
@@ -97,13 +101,14 @@ class KvGrowthTab(QWidget):
         layout.addWidget(self.budget_note)
         layout.addWidget(self.plot, 2)
         layout.addWidget(self.table, 1)
-        self._timer = QTimer(self, singleShot=True, interval=20)
-        self._timer.timeout.connect(self.refresh)
-        controller.breakdownChanged.connect(self._timer.start)
-        controller.unitChanged.connect(self._draw)  # same figures, other unit: no re-estimate
         self._series: dict[int, list[int]] = {}
         self._contexts: list[int] = []
-        self.refresh()
+        self._axis_label = ""
+        self._context_ticks: list = []
+        self.updates = WhenShown(self, self._compute, self._draw)
+        controller.breakdownChanged.connect(self.updates.request)
+        # same figures, other unit: redrawn, not re-estimated
+        controller.unitChanged.connect(self.updates.request_redraw)
 
     def apply_theme(self, theme: ChartTheme) -> None:
         """Restyle the plot, legend, KV budget line and marker for ``theme``."""
@@ -121,7 +126,11 @@ class KvGrowthTab(QWidget):
         return batches if current in batches else [*batches, current]
 
     def refresh(self) -> None:
-        """Recompute the curves and the grid from the core (through the controller), once."""
+        """Recompute the curves and the grid from the core (through the controller), now."""
+        self.updates.mark_fresh()
+        self._compute()
+
+    def _compute(self) -> None:
         if self.controller.breakdown is None:
             return
         limit = max(
@@ -143,8 +152,14 @@ class KvGrowthTab(QWidget):
             ys = [] if batch is None else [to_unit(v, unit) for v in self._series[batch]]
             curve.setData(contexts if ys else [], ys)
             self._label(curve, batch)
-        self.plot.setLabel("left", self.tr("KV cache ({0})").format(unit.label))
-        self.plot.getAxis("bottom").setTicks([context_ticks(contexts[0], contexts[-1]), []])
+        axis = self.tr("KV cache ({0})").format(unit.label)
+        if axis != self._axis_label:  # the axis re-lays out on every setLabel
+            self._axis_label = axis
+            self.plot.setLabel("left", axis)
+        ticks = [context_ticks(contexts[0], contexts[-1]), []]
+        if ticks != self._context_ticks:
+            self._context_ticks = ticks
+            self.plot.getAxis("bottom").setTicks(ticks)
         self._draw_budget(contexts)
         self._fill_grid()
 
@@ -203,7 +218,8 @@ class KvGrowthTab(QWidget):
                 self.table.setItem(row, col, item)
 
     def grid_bytes(self) -> dict[int, list[int]]:
-        """Batch -> KV bytes per context, as the table holds them."""
+        """Batch -> KV bytes per context, as the table holds them (brought up to date first)."""
+        self.updates.ensure()
         return {
             b: [
                 self.table.item(r, c).data(Qt.ItemDataRole.UserRole)

@@ -14,7 +14,17 @@ from collections.abc import Callable
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QMargins, QRect, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QMargins,
+    QObject,
+    QRect,
+    QSettings,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -60,6 +70,25 @@ from vramdesk.gui.solver_tab import SolverTab
 from vramdesk.gui.theme import tint
 from vramdesk.gui.verdict_view import VerdictView
 from vramdesk.gui.workload_form import WeightsForm, WorkloadForm
+
+#: A window never shown (tests, a screenshot tool) queries the local GPUs after this delay.
+FIRST_GPU_QUERY_FALLBACK_MS = 300
+
+
+class _FirstPaint(QObject):
+    """Calls ``then`` on the event-loop turn after ``widget``'s first paint, once."""
+
+    def __init__(self, widget: QWidget, then: Callable[[], None]) -> None:
+        super().__init__(widget)
+        self._then = then
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """On the first paint, schedule ``then`` and stop watching."""
+        if event.type() == QEvent.Type.Paint:
+            obj.removeEventFilter(self)
+            QTimer.singleShot(0, self, self._then)
+        return False
 
 
 class MainWindow(QMainWindow):
@@ -221,12 +250,26 @@ class MainWindow(QMainWindow):
             return None
         from vramdesk.gui.gpu_panel import GpuPanel
 
-        panel = GpuPanel(**({"query": gpu_query} if gpu_query is not None else {}))
+        panel = GpuPanel(
+            refresh_on_start=False,  # NVML is asked after the first paint (_start_gpu_query)
+            **({"query": gpu_query} if gpu_query is not None else {}),
+        )
+        self._gpu_started = False
+        # the first query once the window has painted, else (never shown) a little later
+        self._first_paint = _FirstPaint(self.chart.plot.viewport(), self._start_gpu_query)
+        QTimer.singleShot(FIRST_GPU_QUERY_FALLBACK_MS, self, self._start_gpu_query)
         panel.gpusChanged.connect(self.controller.set_local_snapshot)
         panel.queryFailed.connect(self._on_gpu_query_failed)
         panel.gpusChanged.connect(self._on_gpus_changed)
         self.controller.unitChanged.connect(panel.set_unit)
         return panel
+
+    def _start_gpu_query(self) -> None:
+        """Ask NVML for the local GPUs, once, after the first paint (issue 11: not before it)."""
+        if self._gpu_started or self.gpu_panel is None or not shiboken6.isValid(self.gpu_panel):
+            return
+        self._gpu_started = True
+        self.gpu_panel.refresh()
 
     def _build_menus(self) -> None:
         bar = self.menuBar()

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEventLoop, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
     QMessageBox,
+    QProgressDialog,
     QPushButton,
     QWidget,
 )
-from superqt.utils import signals_blocked
 
 from vramdesk.core.errors import VramdeskError
 from vramdesk.core.units import Unit, format_bytes
@@ -36,6 +38,7 @@ class ModelForm(BoundForm):
         super().__init__(self.tr("Model"), controller, parent)
         self.library = library
         self.import_error = ""
+        self._importing = False
         self._build_picker()
         self._build_fields()
         library.presetsChanged.connect(self.refresh_presets)
@@ -139,7 +142,7 @@ class ModelForm(BoundForm):
                 (self.tr("the shape: {0:,}").format(shape), "shape"),
             ],
         )
-        with signals_blocked(self.fields["params_source"]):
+        with QSignalBlocker(self.fields["params_source"]):
             self._choose("params_source", self.controller.params_source())
         per_token = format_bytes(d.kv_bytes_per_token, Unit.MIB, 3)
         text = d.kv_summary or f"{d.kv_bytes_per_token:,} B ({per_token})"
@@ -149,7 +152,7 @@ class ModelForm(BoundForm):
     def refresh_presets(self) -> None:
         """Fill the picker: bundled presets (read-only, marked) then the user's."""
         self._presets = dict(self.library.model_choices())
-        with signals_blocked(self.preset_box):
+        with QSignalBlocker(self.preset_box):
             self.preset_box.clear()
             for key, preset in self._presets.items():
                 mark = self.tr(" (bundled, read-only)") if preset.read_only else self.tr(" (mine)")
@@ -176,7 +179,7 @@ class ModelForm(BoundForm):
         keys = [k for k, p in self._presets.items() if (p.model, p.weights) == shown]
         keys.sort(key=lambda k: self._presets[k].name != c.preset_name)  # the one loaded first
         box = self.preset_box
-        with signals_blocked(box):
+        with QSignalBlocker(box):
             if box.itemData(0) == "":
                 box.removeItem(0)
             if keys:
@@ -202,16 +205,40 @@ class ModelForm(BoundForm):
             QMessageBox.warning(self, self.tr("Import a model config"), self.import_error)
 
     def import_path(self, path: Path) -> bool:
-        """Import a config.json or model folder through the core importer and load it."""
+        """Import a config.json, model folder or GGUF through the core importer and load it.
+
+        The file is read on the thread pool (:func:`read_off_thread`): the window keeps
+        repainting meanwhile, and a read that takes more than a moment shows a progress
+        dialog whose Cancel drops it (the figures stay as they were). Returns whether the
+        model was read and loaded.
+        """
         from vramdesk.core.importers import load_model
 
         self.import_error = ""
+        if self._importing:  # one import at a time (the dialog is window-modal)
+            return False
+        self._importing = True
         try:
-            imported = load_model(path)
-        except (VramdeskError, OSError) as exc:
-            self.import_error = str(exc)
+            outcome = read_off_thread(
+                lambda: load_model(path),
+                self,
+                self.tr("Reading {0}…").format(path.name),
+                self.tr("Cancel"),
+            )
+        finally:
+            self._importing = False
+        if outcome is None:
+            self.import_error = self.tr("Import of {0} cancelled").format(path.name)
             self.importFailed.emit(self.import_error)
             return False
+        ok_read, value = outcome
+        if not ok_read:
+            if not isinstance(value, (VramdeskError, OSError)):
+                raise value
+            self.import_error = str(value)
+            self.importFailed.emit(self.import_error)
+            return False
+        imported = value
         name = imported.model.name or path.name
         ok = self.controller.load(
             model=imported.model,
@@ -224,3 +251,48 @@ class ModelForm(BoundForm):
         if ok:
             self.imported.emit(str(path))
         return ok
+
+
+#: A read shorter than this shows no progress dialog at all.
+PROGRESS_AFTER_MS = 400
+
+
+def read_off_thread(
+    fn: Callable[[], Any], parent: QWidget, label: str, cancel_text: str
+) -> tuple[bool, Any] | None:
+    """Run ``fn`` on the thread pool while this thread keeps serving events; wait for it.
+
+    Returns ``(True, result)``, ``(False, exception)``, or None when the user pressed Cancel
+    on the progress dialog (shown only after :data:`PROGRESS_AFTER_MS`): the read is then
+    abandoned (it cannot be interrupted, but its result is dropped) and this returns at once.
+    """
+    from vramdesk.gui.workers import run_in_thread
+
+    loop = QEventLoop()
+    outcome: list[tuple[bool, Any] | None] = []
+
+    def done(value: tuple[bool, Any] | None) -> None:
+        if not outcome:
+            outcome.append(value)
+            loop.quit()
+
+    worker = run_in_thread(fn, lambda r: done((True, r)), lambda e: done((False, e)))
+    progress = QProgressDialog(label, cancel_text, 0, 0, parent)
+    progress.setObjectName("import_progress")
+    progress.setWindowModality(Qt.WindowModality.WindowModal)
+    progress.setAutoClose(False)
+    progress.setAutoReset(False)
+    progress.hide()  # QProgressDialog shows itself only as setValue advances: timed here
+    QTimer.singleShot(PROGRESS_AFTER_MS, progress, lambda: outcome or progress.show())
+
+    def cancelled() -> None:
+        worker.abandon()
+        done(None)
+
+    progress.canceled.connect(cancelled)
+    if not outcome:
+        loop.exec()
+    progress.canceled.disconnect(cancelled)
+    progress.close()
+    progress.deleteLater()
+    return outcome[0]

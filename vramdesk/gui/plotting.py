@@ -82,3 +82,36 @@ def side_legend(plot: pg.PlotWidget, **kwargs: object) -> pg.LegendItem:
     item.layout.setAlignment(legend, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft)
     item.legend = legend
     return legend
+
+
+def quiet_range_changes(axis: pg.AxisItem) -> None:
+    """Re-lay out ``axis``'s label on a range change only when its SI prefix changes.
+
+    pyqtgraph's ``AxisItem.setRange`` calls ``updateAutoSIPrefix``, which rebuilds the label
+    (``setHtml``, a size change, a layout pass) on every range change even when the prefix
+    and scale stay as they were; a live chart changes its range on nearly every edit (issue
+    11). Here the ticks are redrawn as always, the label only when the prefix moves.
+    """
+    cls = type(axis)
+
+    def update_auto_si_prefix() -> None:
+        before = (axis.autoSIPrefixScale, axis.labelUnitPrefix)
+        axis._updateLabel = _redraw_ticks(axis)  # type: ignore[method-assign]
+        try:
+            cls.updateAutoSIPrefix(axis)
+        finally:
+            del axis._updateLabel
+        if (axis.autoSIPrefixScale, axis.labelUnitPrefix) != before:
+            axis._updateLabel()
+        else:
+            _redraw_ticks(axis)()
+
+    axis.updateAutoSIPrefix = update_auto_si_prefix  # type: ignore[method-assign]
+
+
+def _redraw_ticks(axis: pg.AxisItem):  # noqa: ANN202 - a bound no-argument callable
+    def redraw() -> None:
+        axis.picture = None
+        axis.update()
+
+    return redraw

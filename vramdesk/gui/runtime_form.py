@@ -6,8 +6,8 @@ import dataclasses
 from fractions import Fraction
 from typing import Any
 
+from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
-from superqt.utils import signals_blocked
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import FLOAT_LIMITS
@@ -183,5 +183,5 @@ class TargetForm(BoundForm):
                 return
         except InputError:
             pass
-        with signals_blocked(self.custom_value):
+        with QSignalBlocker(self.custom_value):
             self.custom_value.show_value(to_unit(self.controller.target.custom_bytes, unit))

@@ -43,21 +43,31 @@ class VerdictView(QWidget):
         self.refresh()
 
     def refresh(self, *_args: object) -> None:
-        """Show the verdict of the controller's last solve (or say there is no capacity)."""
+        """Show the verdict of the controller's last solve (or say there is no capacity).
+
+        A text or style is set only when it changes: ``setStyleSheet`` re-polishes the label
+        and re-lays out its pane, which an edit that keeps the state must not pay.
+        """
         c = self.controller
         result = c.solve_result
         if result is None:
             self.state = ""
-            self.headline.setText(self.tr("No capacity to check against: pick a GPU."))
-            self.headline.setStyleSheet("")
-            self.detail.clear()
+            self._show(self.headline, self.tr("No capacity to check against: pick a GPU."), "")
+            self._show(self.detail, "")
             return
         verdict = headline(result, c.workload.batch, c.unit)
         self.state = verdict.state
         fg, bg = STATE_COLOURS[verdict.state]
-        self.headline.setText(sentence_text(verdict.headline))
-        self.headline.setStyleSheet(
+        style = (
             f"QLabel {{ color: {fg}; background: {bg}; font-weight: 700; padding: 4px 6px;"
             " border-radius: 3px; }"
         )
-        self.detail.setText(sentence_text(verdict.detail))
+        self._show(self.headline, sentence_text(verdict.headline), style)
+        self._show(self.detail, sentence_text(verdict.detail))
+
+    @staticmethod
+    def _show(label: QLabel, text: str, style: str | None = None) -> None:
+        if label.text() != text:
+            label.setText(text)
+        if style is not None and label.styleSheet() != style:
+            label.setStyleSheet(style)

@@ -1,7 +1,7 @@
 """Run a blocking function off the GUI thread and get its result back on it.
 
 A small worker in the design of superqt's ``utils/_qthreading.py`` (``create_worker``)
-without depending on superqt: a :class:`QRunnable` plus a signals :class:`QObject`,
+without depending on superqt: a plain callable on the pool plus a signals :class:`QObject`,
 run on ``QThreadPool.globalInstance()``. The signals object is created on the thread
 that starts the worker (the GUI thread), so Qt delivers ``finished``/``errored`` to it
 through a queued connection: callbacks run on the GUI thread and may touch widgets;
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 #: Workers started and not yet delivered (strong references).
 _RUNNING: set[Worker] = set()
@@ -39,8 +39,12 @@ class WorkerSignals(QObject):
     delivered = Signal()
 
 
-class Worker(QRunnable):
+class Worker:
     """Call ``fn(*args, **kwargs)`` on a pool thread; emit its result or its exception.
+
+    A plain object whose :meth:`run` the pool calls (``QThreadPool.start(callable)``), not
+    a ``QRunnable`` subclass: a Python ``QRunnable`` handed to the pool with auto-delete
+    off is kept by the binding for ever, which leaked one worker per GPU-panel refresh.
 
     Parameters
     ----------
@@ -51,8 +55,6 @@ class Worker(QRunnable):
     """
 
     def __init__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        super().__init__()
-        self.setAutoDelete(False)  # Python owns the runnable; _RUNNING keeps it alive
         self.signals = WorkerSignals()
         self._call = (fn, args, kwargs)
         self._abandoned = threading.Event()
@@ -82,7 +84,7 @@ class Worker(QRunnable):
         _RUNNING.add(self)
         for signal in (self.signals.finished, self.signals.errored, self.signals.delivered):
             signal.connect(self._on_self_delivered)
-        (pool or QThreadPool.globalInstance()).start(self)
+        (pool or QThreadPool.globalInstance()).start(self.run)
         return self
 
     def abandon(self) -> None:
@@ -99,7 +101,20 @@ class Worker(QRunnable):
 
     def _on_self_delivered(self, *_: object) -> None:
         # Release on the next turn of the event loop, not inside the signal's own delivery.
-        QTimer.singleShot(0, partial(_RUNNING.discard, self))
+        QTimer.singleShot(0, partial(_release, self))
+
+
+def _release(worker: Worker) -> None:
+    """Forget a delivered worker: drop the strong reference and cut its connections.
+
+    Each connection holds its slot strongly on the C++ side, out of reach of Python's
+    collector; the worker's own slot (a bound method) therefore kept the worker and its
+    signals alive forever, about 4.5 KiB per GPU-panel refresh (issue 11). Disconnecting
+    breaks that cycle, so the worker is freed as soon as the last reference goes.
+    """
+    _RUNNING.discard(worker)
+    for signal in (worker.signals.finished, worker.signals.errored, worker.signals.delivered):
+        signal.disconnect()
 
 
 def run_in_thread(

@@ -126,6 +126,36 @@ class EngineProfile:
         """Overhead the solver sets aside besides weights, KV and activations."""
         raise NotImplementedError
 
+    def need_at(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> int:
+        """:meth:`need_bytes` of the estimate of these inputs (the solver's every verdict).
+
+        Profiles whose need has a shorter exact path than a whole estimate override it.
+
+        Raises
+        ------
+        InputError
+            The inputs are refused, as by :meth:`estimate`.
+        """
+        from vramdesk.core.inputs import validate_inputs
+
+        validate_inputs(model, weights, workload, runtime)  # as estimate() does first
+        return self.need_bytes(self.estimate(model, weights, workload, runtime))
+
+    def need_at_point(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        batch: int,
+        context: int,
+    ) -> int:
+        """:meth:`need_at` of the inputs :meth:`at_point` gives for ``batch`` x ``context``."""
+        wl, rt = self.at_point(workload, runtime, batch, context)
+        return self.need_at(model, weights, wl, rt)
+
     def need_bytes(self, breakdown: Breakdown) -> int:
         """Bytes per GPU that must fit in :meth:`usable_bytes`: what grows with the traffic.
 
@@ -273,10 +303,91 @@ class FormulaProfile(EngineProfile):
         Engine profiles build on this (``super().estimate``), so their checks run here too.
         """
         self.validate(model, weights, workload, runtime)
-        return with_parts(
-            formula_estimate(model, weights, workload, runtime),
-            warnings=self.version_warnings(runtime.engine_version),
+        base = formula_estimate(model, weights, workload, runtime)
+        warnings = self.version_warnings(runtime.engine_version)
+        return with_parts(base, warnings=warnings) if warnings else base
+
+    def need_at(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> int:
+        """KV cache + recurrent state + activations, the integers of :meth:`estimate`.
+
+        The neutral profile's need without building the breakdown's formula texts: the KV
+        bytes from the memoised per-group costs and :func:`cached_tokens`, the state and
+        the activations from the same functions the parts use. Subclasses (engines) that
+        change the estimate take the general path. The inputs are validated as by
+        :meth:`estimate`.
+        """
+        if type(self) is not FormulaProfile:
+            return super().need_at(model, weights, workload, runtime)
+        from vramdesk.core.inputs import validate_inputs
+
+        validate_inputs(model, weights, workload, runtime)
+        return self._formula_need(
+            model, weights, workload, runtime, workload.batch, workload.context_tokens
         )
+
+    def need_at_point(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        batch: int,
+        context: int,
+    ) -> int:
+        """:meth:`need_at` at ``batch`` x ``context`` without building that Workload.
+
+        The point's inputs differ from the given ones only in the context and the batch: the
+        given inputs are validated (memoised), then the two numbers. Any point where that
+        would not be the same check (a prompt or shared prefix longer than the context, given
+        inputs that are refused) takes the general path, which refuses it exactly as the
+        estimate does.
+        """
+        from vramdesk.core.errors import InputError
+        from vramdesk.core.inputs import validate_inputs
+        from vramdesk.core.limits import check_int
+
+        general = (
+            type(self) is not FormulaProfile
+            or (workload.prompt_len or 0) > context
+            or runtime.shared_prefix_tokens > context
+        )
+        if not general:
+            try:
+                validate_inputs(model, weights, workload, runtime)
+            except InputError:
+                general = True
+        if general:
+            return super().need_at_point(model, weights, workload, runtime, batch, context)
+        check_int("context_tokens", context)
+        check_int("batch", batch)
+        return self._formula_need(model, weights, workload, runtime, batch, context)
+
+    def _formula_need(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        batch: int,
+        context: int,
+    ) -> int:
+        """KV + state + activations of validated inputs at ``batch`` x ``context``."""
+        from vramdesk.core.formula import STATE_BYTES, activation_bytes, weights_part
+        from vramdesk.core.kv_cache import cached_tokens_at, kv_cost_per_kind
+        from vramdesk.core.state import state_bytes_per_sequence, state_layers
+
+        self.validate(model, weights, workload, runtime)
+        weights_part(model, weights, runtime)  # memoised; refuses what the estimate refuses
+        tokens = cached_tokens_at(model, runtime, context, batch)
+        per_kind = kv_cost_per_kind(model, workload.kv_dtype, runtime)
+        kv = sum(b * tokens[kind] for kind, b in per_kind)
+        state = 0
+        if state_layers(model, runtime):
+            per_seq = state_bytes_per_sequence(model, runtime, STATE_BYTES, STATE_BYTES)
+            state = per_seq * batch
+        return kv + state + activation_bytes(model, workload, batch)
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Return the fixed overhead (multiplier form) or the workspace (workspace form)."""
