@@ -77,6 +77,10 @@ EQUIVALENT: dict[str, str] = {
         "(1, 0) for (0, 0) when no layer caches: the row text is then never shown (the "
         "formula is '0 (no layer keeps a per-token KV cache)')"
     ),
+    "vramdesk.core.engines.sglang.xǁSglangProfileǁcapacity_figures__mutmut_25": (
+        "max(1, pool) // cell for max(0, pool) // cell: a cell is at least 2 bytes, so 1 // "
+        "cell is 0 tokens as well"
+    ),
     "vramdesk.core.engines.transformers.xǁTransformersProfileǁestimate__mutmut_5": (
         "transformers refuses shared_prefix_tokens (its option group) before this runs"
     ),

@@ -599,7 +599,8 @@ def test_sglang_pool_from_a_given_size_and_from_a_gpu_too_small():
 def test_vllm_recent_defaults_from_0_14():
     from vramdesk.core.engines.vllm import subtracts_cuda_graphs
 
-    assert subtracts_cuda_graphs("0.14.0") and not subtracts_cuda_graphs("0.13.0")
+    # "0.14" is (0, 14): from it on, not after it
+    assert subtracts_cuda_graphs("0.14") and not subtracts_cuda_graphs("0.13.9")
 
 
 def test_vllm_v0_sliding_model_profiles_the_whole_context():
@@ -851,3 +852,39 @@ def test_llamacpp_state_note_is_per_slot():
     rt = Runtime(engine=Engine.LLAMA_CPP, n_parallel=2)
     r = solve(m, WeightSpec(), Workload(4096, batch=4), rt, 80 * GIB)
     assert any(n.startswith("recurrent layers: 280,338,432 bytes of state") for n in r.notes)
+
+
+def test_llamacpp_output_matrix_keeps_its_own_file_type():
+    # Q4_K_M: llama-quantize stores output.weight as Q6_K (210 bytes per 256 weights):
+    # 128,256 * 4,096 = 525,336,576 weights * 210 / 256 = 430,940,160 B
+    w = WeightSpec(WeightFormat.parse("Q4_K_M"))
+    split = weight_split(LLAMA8.model, w, Runtime(engine=Engine.LLAMA_CPP))
+    assert split["output_matrix"] == 430_940_160
+
+
+def test_vllm_per_channel_keeps_other_parameters_16_bit():
+    # the one-layer model of test_vllm_per_channel_weights_keep_the_vocab_padding_in_16_bit
+    # with 1,000,000 encoder parameters: 2,000,000 B more, kept 16-bit
+    from vramdesk.core.engines.vllm import _per_channel_bytes
+
+    m = ModelSpec(
+        num_hidden_layers=1,
+        num_key_value_heads=8,
+        num_attention_heads=8,
+        head_dim=64,
+        hidden_size=512,
+        intermediate_size=1024,
+        vocab_size=32_001,
+        encoder_params=1_000_000,
+    )
+    assert _per_channel_bytes(m)[0] == 68_310_016 + 2_000_000
+
+
+def test_mla_latent_with_v_substitution():
+    # llama.cpp's older MLA cache: latent + rope as K (576) and the latent again as V (512)
+    from vramdesk.core.runtime import MlaCache
+
+    ds = find_model("deepseek-v3")
+    rt = Runtime(mla_cache=MlaCache.LATENT_WITH_V, block_size=None)
+    b = estimate(ds.model, ds.weights, Workload(4096), rt)
+    assert b.kv_cache.substituted == "(576 + 512) * 2 * 61 * 4,096 * 1"
