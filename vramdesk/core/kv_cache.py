@@ -205,7 +205,16 @@ def _round_block(tokens: int, block: int | None) -> int:
 
 def shared_prefix_tokens(workload: Workload, runtime: Runtime) -> int:
     """Tokens of the common prefix stored once: its whole blocks (all of it when unpaged)."""
-    prefix = min(runtime.shared_prefix_tokens, workload.context_tokens)
+    return shared_prefix_at(runtime, workload.context_tokens)
+
+
+def shared_prefix_at(runtime: Runtime, ctx: int) -> int:
+    """:func:`shared_prefix_tokens` at a context of ``ctx`` tokens (the one home of the rule).
+
+    ``min(shared_prefix_tokens, ctx)`` rounded down to whole blocks: a partial last block is
+    not shared (vLLM's prefix caching hashes full blocks only).
+    """
+    prefix = min(runtime.shared_prefix_tokens, ctx)
     block = runtime.block_size
     return prefix if block is None else (prefix // block) * block
 
@@ -228,9 +237,7 @@ def cached_tokens(model: ModelSpec, workload: Workload, runtime: Runtime) -> dic
 def cached_tokens_at(model: ModelSpec, runtime: Runtime, ctx: int, batch: int) -> dict[str, int]:
     """:func:`cached_tokens` for ``batch`` sequences of ``ctx`` tokens (no Workload built)."""
     block = runtime.block_size
-    prefix = min(runtime.shared_prefix_tokens, ctx)
-    shared = prefix if block is None else (prefix // block) * block
-    full = batch * _round_block(ctx, block) - (batch - 1) * shared
+    full = batch * _round_block(ctx, block) - (batch - 1) * shared_prefix_at(runtime, ctx)
     if model.sliding_window and runtime.sliding_window_exploited:
         sliding = batch * _round_block(min(ctx, model.sliding_window), block)
     else:

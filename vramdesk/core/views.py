@@ -20,7 +20,7 @@ from typing import Any
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, estimate, validate_inputs
 from vramdesk.core.formats import WeightSpec
-from vramdesk.core.kv_cache import kv_cost_per_kind
+from vramdesk.core.kv_cache import kv_cost_per_kind, shared_prefix_at
 from vramdesk.core.limits import INT_LIMITS, check_int
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params, sliding_layer_pattern
 from vramdesk.core.runtime import Engine, Runtime
@@ -343,8 +343,7 @@ def _formula_kv_grid(
     for ctx in contexts:
         check_int("context_tokens", ctx)
         full = ctx if block is None else round_up(ctx, block)
-        shared = min(prefix, ctx)
-        shared = shared if block is None else (shared // block) * block
+        shared = shared_prefix_at(runtime, ctx)
         window = min(ctx, model.sliding_window) if exploited else ctx
         sliding = window if block is None else round_up(window, block)
         columns.append((full, shared, sliding))
