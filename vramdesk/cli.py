@@ -59,9 +59,12 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--config", metavar="PATH", help="Hugging Face config.json or model folder")
     g.add_argument("--gguf", metavar="PATH", help=".gguf file (header only is read)")
-    g.add_argument("--model", metavar="NAME",
-                   help="a model on this machine: repo id (Qwen/Qwen3-8B), Ollama tag "
-                   "(qwen3:8b) or path (see 'vramdesk models'); offline")
+    g.add_argument(
+        "--model",
+        metavar="NAME",
+        help="a model on this machine: repo id (Qwen/Qwen3-8B), Ollama tag "
+        "(qwen3:8b) or path (see 'vramdesk models'); offline",
+    )
     g.add_argument("--params-b", type=_positive_number, metavar="P", help="parameters in billions")
     g.add_argument("--layers", type=_whole, metavar="L", help="num_hidden_layers")
     g.add_argument("--kv-heads", type=_whole, metavar="H", help="num_key_value_heads")

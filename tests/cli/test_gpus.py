@@ -150,7 +150,9 @@ def test_vllm_on_a_local_gpu_budgets_from_its_total_and_warns_when_too_little_is
     out = _solve_json(capsys, "--gpu", "local:1", "--engine", "vllm")
     assert out["capacity_bytes"] == 81559 * MIB
     assert main(["solve", *SHAPE, "--gpu", "local:1", "--engine", "vllm"]) == 0
-    assert "GPU 1 has 40.07 GiB free, less than gpu_memory_utilization 0.9" in capsys.readouterr().err
+    assert (
+        "GPU 1 has 40.07 GiB free, less than gpu_memory_utilization 0.9" in capsys.readouterr().err
+    )
     assert main(["solve", *SHAPE, "--gpu", "local:0", "--engine", "vllm"]) == 0
     assert capsys.readouterr().err == ""
 

@@ -608,10 +608,12 @@ def engine_local_budget(
     warning = None
     if short:
         g = short[0]
-        warning = (f"GPU {g.index} has {format_bytes(g.free_bytes)} free, less than "
-                   f"gpu_memory_utilization {float(util):g} x {format_bytes(total)} = "
-                   f"{format_bytes(want)}: "
-                   "the engine would refuse to start (free the GPU or lower --util)")
+        warning = (
+            f"GPU {g.index} has {format_bytes(g.free_bytes)} free, less than "
+            f"gpu_memory_utilization {float(util):g} x {format_bytes(total)} = "
+            f"{format_bytes(want)}: "
+            "the engine would refuse to start (free the GPU or lower --util)"
+        )
     return label, total, warning
 
 
