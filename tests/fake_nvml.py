@@ -202,3 +202,54 @@ class FakeNvml:
 _PATCHED = [
     name for name, value in vars(FakeNvml).items() if name.startswith("nvml") and callable(value)
 ]
+
+
+def driver_installed() -> bool:
+    """Whether this machine can load the real NVML library (an NVIDIA driver is installed)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return False
+    return True
+
+
+def _raise_library_not_found(*_args, **_kwargs):
+    raise pynvml.NVMLError(pynvml.NVML_ERROR_LIBRARY_NOT_FOUND)
+
+
+def without_driver(monkeypatch) -> None:
+    """Make ``nvmlInit`` fail as the real binding does on a machine without a driver.
+
+    pynvml's ``_LoadNvmlLibrary`` raises ``NVMLError(NVML_ERROR_LIBRARY_NOT_FOUND)`` when
+    ``libnvidia-ml.so.1`` cannot be loaded; on a machine without a driver nothing is patched
+    and the real binding raises it itself, so the no-driver tests run everywhere.
+    """
+    if driver_installed():
+        monkeypatch.setattr(pynvml, "nvmlInit", _raise_library_not_found)
+        monkeypatch.setattr(pynvml, "nvmlInitWithFlags", _raise_library_not_found)
+
+
+#: A ``sitecustomize`` that does :func:`without_driver` in a child process.
+SITECUSTOMIZE_WITHOUT_DRIVER = """\
+import pynvml
+
+
+def _raise_library_not_found(*_args, **_kwargs):
+    raise pynvml.NVMLError(pynvml.NVML_ERROR_LIBRARY_NOT_FOUND)
+
+
+pynvml.nvmlInit = pynvml.nvmlInitWithFlags = _raise_library_not_found
+"""
+
+
+def env_without_driver(tmp_path) -> dict[str, str]:
+    """Environment entries that make a child Python see no driver (where one is installed)."""
+    if not driver_installed():
+        return {}
+    import os
+
+    (tmp_path / "sitecustomize.py").write_text(SITECUSTOMIZE_WITHOUT_DRIVER, encoding="utf-8")
+    path = os.environ.get("PYTHONPATH")
+    return {"PYTHONPATH": str(tmp_path) + (os.pathsep + path if path else "")}

@@ -18,14 +18,15 @@ for name in names:
 from vramdesk.cli import main
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
-    codes = [main(["estimate", "--preset", "70b-class", "--weights", "int4", "--context", "8192", "--batch", "16",
+    codes = [main(["estimate", "--preset", "70b-class", "--weights", "int4", "--context", "8192",
+                   "--batch", "16", "--json"]),
+             main(["solve", "--preset", "70b-class", "--context", "8192", "--vram-gib", "80",
                    "--json"]),
-             main(["solve", "--preset", "70b-class", "--context", "8192", "--vram-gib", "80", "--json"]),
              main(["presets", "list"]),
              main(["gpus", "--json"])]
-loaded = sorted(m for m in sys.modules if m.split(".")[0] in %r)
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in QT_MODULES)
 print(json.dumps({"modules": names, "codes": codes, "qt": loaded}))
-""" % (QT_MODULES,)
+""".replace("QT_MODULES", repr(QT_MODULES))
 
 
 def test_core_and_cli_load_no_qt():

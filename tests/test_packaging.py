@@ -3,7 +3,7 @@
 import zipfile
 from pathlib import Path
 
-import pytest
+from hatchling.builders.wheel import WheelBuilder
 
 from vramdesk.core.bundled import gpu_catalog, presets_dir
 
@@ -11,8 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_wheel_contains_presets(tmp_path):
-    wheel_mod = pytest.importorskip("hatchling.builders.wheel")
-    builder = wheel_mod.WheelBuilder(str(ROOT))
+    builder = WheelBuilder(str(ROOT))
     wheel = Path(next(iter(builder.build(directory=str(tmp_path), versions=["standard"]))))
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "vramdesk/_data/presets/gpus/catalog.json" in names

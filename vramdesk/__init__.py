@@ -1,4 +1,4 @@
-"""vramdesk: whether an LLM fits in GPU memory under given traffic, and what makes it fit.
+"""vramdesk: will this LLM fit in GPU memory under this traffic.
 
 The package has a pure-Python core (:mod:`vramdesk.core`), a Qt window
 (:mod:`vramdesk.gui`) and a command line (:mod:`vramdesk.cli`) that share it.

@@ -59,9 +59,12 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--config", metavar="PATH", help="Hugging Face config.json or model folder")
     g.add_argument("--gguf", metavar="PATH", help=".gguf file (header only is read)")
-    g.add_argument("--model", metavar="NAME",
-                   help="a model on this machine: repo id (Qwen/Qwen3-8B), Ollama tag "
-                   "(qwen3:8b) or path (see 'vramdesk models'); offline")
+    g.add_argument(
+        "--model",
+        metavar="NAME",
+        help="a model on this machine: repo id (Qwen/Qwen3-8B), Ollama tag "
+        "(qwen3:8b) or path (see 'vramdesk models'); offline",
+    )
     g.add_argument("--params-b", type=_positive_number, metavar="P", help="parameters in billions")
     g.add_argument("--layers", type=_whole, metavar="L", help="num_hidden_layers")
     g.add_argument("--kv-heads", type=_whole, metavar="H", help="num_key_value_heads")
@@ -87,7 +90,8 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--embeddings",
         choices=("quantized", "unquantized"),
-        help="keep embedding and lm_head unquantized (default: unquantized when --group-size is set)",
+        help="keep embedding and lm_head unquantized (default: unquantized when --group-size is "
+        "set)",
     )
 
 
@@ -118,8 +122,10 @@ def _add_workload_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_runtime_options(g: Any) -> None:
-    """Runtime options: no argparse defaults, so that only what the user typed overrides
-    ``--runtime-preset`` (the defaults are :class:`vramdesk.core.runtime.Runtime`'s).
+    """Runtime options, without argparse defaults.
+
+    Only what the user typed overrides ``--runtime-preset`` (the defaults are
+    :class:`vramdesk.core.runtime.Runtime`'s).
     """
     g.add_argument(
         "--runtime-preset",
@@ -371,8 +377,10 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | None:
-    """``--gpu local[:INDEX]``: the free memory now, or for vLLM/SGLang the total (they ask for
-    ``util x total`` and refuse to start when less is free: then a warning); None otherwise.
+    """The budget of ``--gpu local[:INDEX]``, or None when another option sets it.
+
+    The free memory now, or for vLLM/SGLang the total (they ask for ``util x total`` and refuse
+    to start when less is free: then a warning).
     """
     if args.gpu is None or args.vram_gib is not None:
         return None  # budget_from_args handles (and refuses) the rest
@@ -423,7 +431,8 @@ def _cmd_presets_list(args: argparse.Namespace) -> int:
     for row in rows:
         if args.gpus:
             print(
-                f"{row['name']:<16} {row['memory_mib']:>7,} MiB  {row['memory_gib']:>7.2f} GiB  {row['source']}"
+                f"{row['name']:<16} {row['memory_mib']:>7,} MiB  {row['memory_gib']:>7.2f} GiB  "
+                f"{row['source']}"
             )
     if not args.gpus:
         print_preset_rows(rows)
@@ -482,7 +491,8 @@ def _run_gui(argv: Sequence[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status.
 
-    0 success; 1 a figure could not be produced (e.g. no GPU readable); 2 bad input (one line on stderr).
+    0 success; 1 a figure could not be produced (e.g. no GPU readable); 2 bad input (one line
+    on stderr).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()

@@ -1,4 +1,4 @@
-"""Bad input: exit status 2 and one line on stderr naming the field and the reason, never a traceback."""
+"""Bad input: exit status 2, one line on stderr naming the field and the reason, no traceback."""
 
 import subprocess
 import sys

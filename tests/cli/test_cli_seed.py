@@ -138,8 +138,15 @@ def test_solve_lists_the_fits_table_on_every_catalog_gpu(capsys, seed_figures):
     for row in seed_figures["breakdown-table-ctx4096-x8"]["rows"]:
         params_b, layers, kv = sc.CLASS_SHAPES[row["model"]]
         args = sc.cli_args(
-            {"params_b": params_b, "layers": layers, "kv_heads": kv, "context": 4096, "batch": 8,
-             "weights": row["weights"], "vram_gib": 80}
+            {
+                "params_b": params_b,
+                "layers": layers,
+                "kv_heads": kv,
+                "context": 4096,
+                "batch": 8,
+                "weights": row["weights"],
+                "vram_gib": 80,
+            }
         ) + ["--overhead", "workspace"]
         out = run_json(capsys, "solve", *args)
         by_name = {r["name"]: r for r in out["catalog_fits"]}

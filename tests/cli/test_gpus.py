@@ -14,11 +14,11 @@ import sys
 import pynvml
 import pytest
 
-from tests.core.test_nvml import GPU0_FREE, GPU1_FREE, no_driver_here
-from tests.fake_nvml import FakeGpu, FakeNvml, h100, rtx_4090
+from tests.core.test_nvml import GPU0_FREE, GPU1_FREE
+from tests.fake_nvml import FakeGpu, FakeNvml, env_without_driver, h100, rtx_4090
 from vramdesk.cli import main
-from vramdesk.core.units import MIB
 from vramdesk.core.nvml import ERROR_MESSAGES, FAKE_ENV, query_gpus, snapshot_to_dict
+from vramdesk.core.units import MIB
 
 GIB = 2**30
 NO_DRIVER = ERROR_MESSAGES["no_driver"]
@@ -48,23 +48,20 @@ def _vramdesk(*argv, env_extra=None):
     )
 
 
-@no_driver_here
-def test_gpus_without_driver_in_a_real_process():
-    proc = _vramdesk("gpus")
+def test_gpus_without_driver_in_a_real_process(tmp_path):
+    proc = _vramdesk("gpus", env_extra=env_without_driver(tmp_path))
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr == f"vramdesk: {NO_DRIVER}\n"
 
 
-@no_driver_here
-def test_gpus_json_without_driver_in_a_real_process():
-    proc = _vramdesk("gpus", "--json")
+def test_gpus_json_without_driver_in_a_real_process(tmp_path):
+    proc = _vramdesk("gpus", "--json", env_extra=env_without_driver(tmp_path))
     assert proc.returncode == 1
     assert json.loads(proc.stdout) == {"error": {"kind": "no_driver", "message": NO_DRIVER}}
 
 
-@no_driver_here
-def test_solve_on_local_gpu_without_driver_exits_1():
-    proc = _vramdesk("solve", *SHAPE, "--gpu", "local")
+def test_solve_on_local_gpu_without_driver_exits_1(tmp_path):
+    proc = _vramdesk("solve", *SHAPE, "--gpu", "local", env_extra=env_without_driver(tmp_path))
     assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", f"vramdesk: {NO_DRIVER}\n")
 
 
@@ -153,7 +150,9 @@ def test_vllm_on_a_local_gpu_budgets_from_its_total_and_warns_when_too_little_is
     out = _solve_json(capsys, "--gpu", "local:1", "--engine", "vllm")
     assert out["capacity_bytes"] == 81559 * MIB
     assert main(["solve", *SHAPE, "--gpu", "local:1", "--engine", "vllm"]) == 0
-    assert "GPU 1 has 40.07 GiB free, less than gpu_memory_utilization 0.9" in capsys.readouterr().err
+    assert (
+        "GPU 1 has 40.07 GiB free, less than gpu_memory_utilization 0.9" in capsys.readouterr().err
+    )
     assert main(["solve", *SHAPE, "--gpu", "local:0", "--engine", "vllm"]) == 0
     assert capsys.readouterr().err == ""
 

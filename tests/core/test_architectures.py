@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import gguf
 import numpy as np
 import pytest
 
@@ -93,7 +94,6 @@ def test_gemma4_attention_parameters_per_layer():
 
 
 def test_gemma4_gguf_per_layer_arrays(tmp_path):
-    pytest.importorskip("gguf")
     kv = [8 if t == "sliding_attention" else 2 for t in GEMMA4_TYPES]
     path = _write(
         tmp_path / "g4.gguf",
@@ -150,7 +150,6 @@ def test_gemma3n_shared_layers_hold_no_cache_from_config():
 
 
 def test_gemma3n_gguf_shared_kv_layers(tmp_path):
-    pytest.importorskip("gguf")
     path = _write(
         tmp_path / "g3n.gguf",
         "gemma3n",
@@ -202,7 +201,6 @@ def test_bge_reranker_v2_m3_parameters_and_no_kv():
 
 
 def test_bert_gguf_is_an_encoder(tmp_path):
-    pytest.importorskip("gguf")
     path = _write(
         tmp_path / "bert.gguf",
         "bert",
@@ -314,7 +312,6 @@ def test_qwen3_next_gated_deltanet_state_and_solver_per_sequence():
 
 
 def test_hybrid_gguf_layers_by_head_count_kv_zeros(tmp_path):
-    pytest.importorskip("gguf")
     # 4 layers, head_count_kv [0, 0, 0, 8]: 3 Mamba-2 layers and 1 attention layer.
     # conv (3 - 1) * (512 + 2 * 1 * 64) = 1,280; SSM 64 * 512 = 32,768 elements per layer;
     # llama.cpp f32, 2 slots: 2 * 3 * (1,280 + 32,768) * 4 = 817,152 B
@@ -563,7 +560,6 @@ def test_pure_mamba2_has_state_and_no_kv():
 
 
 def test_qwen3next_gguf_full_attention_interval(tmp_path):
-    pytest.importorskip("gguf")
     # 8 layers, every 4th full: 2 attention + 6 gated-DeltaNet layers.
     # conv (4 - 1) * (64 + 2 * 2 * 16) = 384; state 16 * 64 = 1,024;
     # llama.cpp f32, one slot: 6 * (384 + 1,024) * 4 = 33,792 B
@@ -620,7 +616,6 @@ def test_per_layer_fields_round_trip_through_a_saved_preset():
 
 
 def test_every_llama_cpp_file_type_names_a_format():
-    gguf = pytest.importorskip("gguf")
     from vramdesk.core.importers._gguf import _gguf_format
 
     # before: IQ3_M, IQ2_M, IQ3_XS, IQ1_M, TQ1_0, TQ2_0 ... fell back to the commonest tensor

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import gguf
 import pytest
 
 from vramdesk.core import KVDtype, WeightFormat, group_quant_bits
-
-gguf = pytest.importorskip("gguf")
 
 EXACT_GGML = [f for f in WeightFormat if f.is_gguf and f.exact]
 

@@ -52,9 +52,7 @@ def test_four_competing_writers_lose_nothing_and_never_time_out(config_dir):
     assert [p.exitcode for p in procs] == [0, 0, 0, 0]
     assert [f for _, f, _ in results] == [0, 0, 0, 0], results
     store = PresetStore(directory)
-    expected = {
-        f"{m}{i}r" if i % 3 == 0 else f"{m}{i}" for m in "abcd" for i in range(n) if i % 5
-    }
+    expected = {f"{m}{i}r" if i % 3 == 0 else f"{m}{i}" for m in "abcd" for i in range(n) if i % 5}
     assert {p.name for p in store.list()} == expected and store.problems == []
     assert [p.name for p in directory.iterdir() if p.name.endswith(".tmp")] == []
     assert list((directory / ".lock.queue").iterdir()) == []

@@ -49,7 +49,8 @@ def test_kv_bytes_per_token(seed_figures, case_id):
 
 
 def test_gqa_and_mqa_reduction_ratio(seed_figures):
-    # the reduction equals num_attention_heads / num_key_value_heads exactly (4x for GQA-8, 32x for MQA)
+    # the reduction equals num_attention_heads / num_key_value_heads exactly (4x for GQA-8, 32x
+    # for MQA)
     mha = seed_figures["kv-per-token-7b-mha"]["expected_bytes"]
     for case_id in ("kv-per-token-gqa8", "kv-per-token-mqa"):
         inputs = seed_figures[case_id]["inputs"]
@@ -73,8 +74,9 @@ def test_kv_cache_totals(seed_figures, case_id):
 
 
 def test_kv_is_proportional_to_live_tokens(seed_figures):
-    # 100 requests x 500 tokens and 5 x 10,000 hold the same 50,000 live tokens. Unpaged they take the
-    # same bytes; paged with block 16 each 500-token request rounds up to 512 (at most block_size - 1 waste).
+    # 100 requests x 500 tokens and 5 x 10,000 hold the same 50,000 live tokens. Unpaged they take
+    # the same bytes; paged with block 16 each 500-token request rounds up to 512 (at most
+    # block_size - 1 waste).
     assert seed_figures["kv-live-tokens"]["inputs"]["a"] == "100 requests x 500 tokens"
     m = sc.model({})
     unpaged = Runtime(block_size=None)
@@ -176,9 +178,10 @@ def test_breakdown_table(seed_figures):
             (b.overhead, "workspace_gib"),
         ):
             assert sc.close_4dp(part.bytes, row[key]), (row["model"], row["weights"], key)
-        # total_gib in the data is the sum of the three 4-decimal parts, so it may differ from the exact
-        # total by up to 3 half-digits: 70B fp16 is 140e9 + 10 GiB + 7e9 bytes = 146.90442 GiB exactly
-        # (146.9044), while the row says 146.9045 (130.3852 + 10.0 + 6.5193). The exact total is tested.
+        # total_gib in the data is the sum of the three 4-decimal parts, so it may differ from the
+        # exact total by up to 3 half-digits: 70B fp16 is 140e9 + 10 GiB + 7e9 bytes = 146.90442
+        # GiB exactly (146.9044), while the row says 146.9045 (130.3852 + 10.0 + 6.5193). The
+        # exact total is tested.
         assert b.total_bytes == b.weights.bytes + b.kv_cache.bytes + b.overhead.bytes
         assert abs(b.total_bytes / GIB - row["total_gib"]) <= 3 * sc.HALF_4DP, (
             row["model"],
@@ -210,7 +213,8 @@ def test_kv_scaling_grid(seed_figures, key, shape):
 
 
 def test_solver_never_suggests_a_context_shorter_than_the_prompt():
-    # 8 x 4096 prefill of Qwen2.5-7B bf16 on an RTX 4090: the prompt itself does not fit at 8 sequences,
+    # 8 x 4096 prefill of Qwen2.5-7B bf16 on an RTX 4090: the prompt itself does not fit at 8
+    # sequences,
     # so the longest context is 0, not a context below the prompt that the estimate would refuse.
     from vramdesk.core.bundled import find_gpu, find_model
 

@@ -7,8 +7,9 @@ from vramdesk.core.bundled import find_model
 
 
 def test_gpt_oss_mxfp4_quantizes_only_the_experts():
-    # gpt-oss-120b: routed expert matrices in MXFP4 (17 bytes per 32 weights = 4.25 bits); attention,
-    # router, norms, expert biases, embedding and unembedding in bf16: 60.77 GiB (OpenAI's model card: 60.8).
+    # gpt-oss-120b: routed expert matrices in MXFP4 (17 bytes per 32 weights = 4.25 bits);
+    # attention, router, norms, expert biases, embedding and unembedding in bf16: 60.77 GiB
+    # (OpenAI's model card: 60.8).
     p = find_model("gpt-oss-120b")
     assert p.weights == WeightSpec(WeightFormat.MXFP4, experts_only=True)
     counts = count_params(p.model)

@@ -33,7 +33,8 @@ def test_deleting_the_plot_raises_nothing_in_the_event_loop(qtbot):
     plot.deleteLater()
     QApplication.sendPostedEvents(None, 0)
     QApplication.processEvents()
-    pin.place()  # a late call after the view is gone raises nothing (pytest-qt fails on event-loop errors)
+    # a late call after the view is gone raises nothing (pytest-qt fails on event-loop errors)
+    pin.place()
 
 
 def test_a_range_change_rebuilds_the_axis_label_only_when_its_prefix_changes(qtbot):

@@ -18,7 +18,7 @@ from vramdesk.core.estimate import validate_inputs
 from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
 from vramdesk.core.model import ModelSpec, sliding_layer_pattern
 from vramdesk.core.runtime import Engine, MlaCache, Runtime, engine_options
-from vramdesk.core.units import MIB, to_fraction
+from vramdesk.core.units import MIB, ceil_div, to_fraction
 from vramdesk.core.workload import Workload
 
 SCHEMA = "vramdesk-engine-case/1"
@@ -245,7 +245,7 @@ def workload_from_case(runtime: dict[str, Any]) -> Workload:
     if runtime.get("max_model_len"):
         context = int(runtime["max_model_len"])
     elif runtime.get("n_ctx"):
-        context = -(-int(runtime["n_ctx"]) // slots)
+        context = ceil_div(int(runtime["n_ctx"]), slots)
     else:
         context = Workload().context_tokens
     return Workload(context_tokens=context, batch=slots, kv_dtype=_kv_dtype(runtime))

@@ -36,7 +36,10 @@ class Part:
 
     def explain(self, unit: Unit = Unit.GIB) -> str:
         """Show the work: ``label = formula = substituted = N bytes (X GiB)``."""
-        text = f"{self.label} = {self.formula}\n  = {self.substituted}\n  = {self.bytes:,} bytes ({format_bytes(self.bytes, unit, 4)})"
+        text = (
+            f"{self.label} = {self.formula}\n  = {self.substituted}\n"
+            f"  = {self.bytes:,} bytes ({format_bytes(self.bytes, unit, 4)})"
+        )
         for note in self.assumptions:
             text += f"\n  assumption: {note}"
         return text

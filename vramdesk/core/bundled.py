@@ -26,7 +26,7 @@ SCHEMA_VERSION = 1
 
 
 def presets_dir() -> Path:
-    """Directory of the bundled presets (inside the wheel, or the source checkout's ``presets/``)."""
+    """Directory of the bundled presets (in the wheel, or the source checkout's ``presets/``)."""
     packaged = Path(str(resources.files("vramdesk"))) / "_data" / "presets"
     if packaged.is_dir():
         return packaged

@@ -20,6 +20,7 @@ from vramdesk.core.logparse import ParsedLog
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, Runtime
 from vramdesk.core.serialize import to_dict
+from vramdesk.core.units import ceil_div
 from vramdesk.core.workload import Workload
 
 #: Measured figures a calibrated runtime keeps (log figure name -> Runtime field).
@@ -94,7 +95,7 @@ def scenario_for_log(
         runtime = runtime.replace(gpu_memory_utilization=Fraction(util))
     context = parsed.value("max_model_len")
     if context is None and parsed.value("n_ctx") is not None:
-        context = -(-int(parsed.value("n_ctx")) // (runtime.n_parallel or workload.batch))
+        context = ceil_div(int(parsed.value("n_ctx")), runtime.n_parallel or workload.batch)
     if context is not None:
         workload = workload.replace(context_tokens=int(context))
     return workload, runtime
@@ -374,7 +375,7 @@ def _scenario(
     opts = dict(opts)
     if not opts.get("context"):
         slots = opts.get("batch") or 1
-        ctx = parsed.value("max_model_len") or -(-int(parsed.value("n_ctx") or 8192) // slots)
+        ctx = parsed.value("max_model_len") or ceil_div(int(parsed.value("n_ctx") or 8192), slots)
         opts["context"] = int(ctx)
     if not opts.get("engine") and parsed.engine is not None:
         opts["engine"] = parsed.engine.value

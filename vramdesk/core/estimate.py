@@ -1,22 +1,29 @@
 """The forward estimate: weights, KV cache, activations, overhead (SPEC §3).
 
-Every term is exact integer bytes together with its formula, once symbolic and
-once with the user's values substituted, so that each figure can be checked by
-hand. :func:`estimate` dispatches the terms to the runtime's engine profile
-(:mod:`vramdesk.core.engines`); the neutral ``formula`` profile implements the
-source documents' formulas and lives here as plain functions.
+:func:`estimate` validates the inputs and dispatches the terms to the runtime's engine
+profile (:mod:`vramdesk.core.engines`); the neutral ``formula`` profile's terms live in
+:mod:`vramdesk.core.formula` and the KV cache's in :mod:`vramdesk.core.kv_cache`, both
+re-exported here. The engines import those modules, never this one: no import cycle.
 """
 
 from __future__ import annotations
 
-import functools
-from fractions import Fraction
-
-from vramdesk.core._memo import memo, validated
-from vramdesk.core.breakdown import Breakdown, Part
-from vramdesk.core.errors import InputError
-from vramdesk.core.formats import WeightFormat, WeightSpec
-from vramdesk.core.gguf_recipes import recipe_groups
+from vramdesk.core.breakdown import Breakdown, Part  # noqa: F401 - Part re-exported
+from vramdesk.core.engines import profile_for
+from vramdesk.core.formats import WeightSpec
+from vramdesk.core.formula import (  # noqa: F401 - re-exported: the terms of the estimate
+    ACTIVATION_BYTES,
+    LOGIT_BYTES,
+    STATE_BYTES,
+    activation_bytes,
+    activation_part,
+    estimate_warnings,
+    formula_estimate,
+    overhead_part,
+    weight_groups,
+    weights_part,
+)
+from vramdesk.core.inputs import tp_problem, validate_inputs  # noqa: F401 - re-exported
 from vramdesk.core.kv_cache import (  # noqa: F401 - re-exported: the KV terms are part of the estimate
     cached_tokens,
     kv_bytes_per_token,
@@ -24,270 +31,11 @@ from vramdesk.core.kv_cache import (  # noqa: F401 - re-exported: the KV terms a
     kv_cache_part,
     kv_cost_by_kind,
     kv_heads_per_gpu,
-    kv_row_elements,
     shared_prefix_tokens,
 )
-from vramdesk.core.model import ModelSpec, count_params, total_params
-from vramdesk.core.runtime import OverheadForm, Runtime
-from vramdesk.core.state import state_part
-from vramdesk.core.units import GIB, ceil_bytes
+from vramdesk.core.model import ModelSpec
+from vramdesk.core.runtime import Runtime
 from vramdesk.core.workload import Workload
-
-#: Bytes per logit: engines compute logits in fp32.
-LOGIT_BYTES = 4
-#: Bytes per activation element: fp16/bf16 compute.
-ACTIVATION_BYTES = 2
-#: Bytes per recurrent-state element in the neutral profile: the 16-bit model dtype.
-STATE_BYTES = Fraction(2)
-
-
-# --------------------------------------------------------------------- weights
-def _fmt_bits(bits: Fraction) -> str:
-    return f"{float(bits):g}"
-
-
-def weight_groups(model: ModelSpec, spec: WeightSpec) -> list[tuple[str, int, Fraction]]:
-    """Split the parameters into groups that share a bit width.
-
-    Returns
-    -------
-    list of (name, params, bits_per_weight)
-        When the architecture is known: ``linear`` (attention, MLP, experts at the
-        quantized width), ``embeddings`` (embedding + untied lm_head), ``norms`` and
-        ``router`` (16-bit when the format is quantized). When only the total is
-        known: one group ``all`` at the format's width. If ``model.params`` is given
-        as well as the shape, the linear group absorbs the difference so that the
-        groups add up to ``params`` exactly.
-    """
-    bits = spec.bits_per_weight
-    try:
-        counts = count_params(model)
-    except Exception:  # noqa: BLE001 - shape incomplete: fall back to the total
-        return [("all", total_params(model), bits)]
-    keep16 = Fraction(16)
-    if not spec.format.quantized:
-        return [("all", total_params(model), bits)]
-    if spec.format.is_gguf and not spec.experts_only and spec.embeddings_unquantized is None:
-        recipe = recipe_groups(model, spec.format.label)
-        if recipe is not None:  # a llama.cpp file type: its tensor types, as llama-quantize picks
-            return recipe
-    # gpt-oss MXFP4 quantizes only the experts: embeddings and lm_head stay 16-bit
-    embed_bits = keep16 if spec.keeps_embeddings or spec.experts_only else bits
-    small_bits = keep16
-    groups: list[tuple[str, int, Fraction]] = []
-    if spec.experts_only:
-        dense = counts.attention + counts.mlp
-        groups += [("experts", counts.routed_experts, bits), ("attention+dense MLP", dense, keep16)]
-    else:
-        groups.append(("linear", counts.attention + counts.mlp + counts.routed_experts, bits))
-    groups.append(("embeddings", counts.embedding + counts.lm_head, embed_bits))
-    small = counts.norms + counts.router + counts.other + counts.expert_biases
-    groups.append(("norms+router", small, small_bits))
-    if model.params is not None and model.params != counts.total:
-        name, n, b = groups[0]
-        groups[0] = (name, n + model.params - counts.total, b)
-    return _merge_equal_bits(groups)
-
-
-def _merge_equal_bits(groups: list[tuple[str, int, Fraction]]) -> list[tuple[str, int, Fraction]]:
-    """Join groups that share a bit width (``linear`` and quantized ``embeddings``, say)."""
-    merged: dict[Fraction, tuple[str, int, Fraction]] = {}
-    for name, n, bits in groups:
-        if n == 0:
-            continue
-        if bits in merged:
-            old_name, old_n, _ = merged[bits]
-            merged[bits] = (f"{old_name}+{name}", old_n + n, bits)
-        else:
-            merged[bits] = (name, n, bits)
-    return list(merged.values())
-
-
-def weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
-    """Weight memory per GPU: ``sum(params_g * bits_g / 8) / (TP * PP)``.
-
-    Uses the checkpoint's exact byte size (``model.checkpoint_bytes``) when the
-    weights keep the checkpoint's own format.
-
-    Returns
-    -------
-    Part
-        ``key="weights"``; bytes rounded up once per group, then divided evenly
-        (rounded up) over ``tensor_parallel_size * pipeline_parallel_size`` GPUs.
-    """
-    return _weights_part(model, spec, runtime.tensor_parallel_size, runtime.pipeline_parallel_size)
-
-
-@memo
-def _weights_part(model: ModelSpec, spec: WeightSpec, tp: int, pp: int) -> Part:
-    """:func:`weights_part` on ``tp * pp`` GPUs; it depends only on the model and the format."""
-    runtime = Runtime(tensor_parallel_size=tp, pipeline_parallel_size=pp)
-    shards = runtime.tensor_parallel_size * runtime.pipeline_parallel_size
-    if model.checkpoint_bytes is not None and model.checkpoint_format == spec.storage_key():
-        total = model.checkpoint_bytes
-        formula = "checkpoint bytes / (TP * PP)"
-        subst = f"{total:,} / ({runtime.tensor_parallel_size} * {runtime.pipeline_parallel_size})"
-        return Part(
-            "weights",
-            "Weights",
-            ceil_bytes(Fraction(total, shards)),
-            formula,
-            subst,
-            ("exact size from the checkpoint's index (total_size)",),
-        )
-    groups = weight_groups(model, spec)
-    total = sum(ceil_bytes(Fraction(n) * b / 8) for _, n, b in groups)
-    if len(groups) == 1:
-        formula = "params * bits_per_weight / 8"
-        subst = f"{groups[0][1]:,} * {_fmt_bits(groups[0][2])} / 8"
-    else:
-        formula = " + ".join(f"{name} params * {_fmt_bits(b)} / 8" for name, _, b in groups)
-        subst = " + ".join(f"{n:,} * {_fmt_bits(b)} / 8" for _, n, b in groups)
-    if shards > 1:
-        formula = f"({formula}) / (TP * PP)"
-        subst = f"({subst}) / ({runtime.tensor_parallel_size} * {runtime.pipeline_parallel_size})"
-    notes = []
-    if spec.format.is_gguf and groups[0][0] not in ("all", "linear"):
-        notes.append(
-            f"{spec.format.label}: the tensor types llama-quantize picks for this file type "
-            "(src/llama-quant.cpp); 1-D tensors F32"
-        )
-    elif not spec.format.exact:
-        notes.append(
-            f"{spec.format.label} is a mixed file type: {_fmt_bits(spec.format.bits)} bits "
-            "per weight is approximate; import the .gguf for the exact size"
-        )
-    if spec.effective_group_size is not None:
-        notes.append(
-            f"group quantization: {spec.format.bits} + ({spec.scale_bits} + {spec.zero_bits}) / "
-            f"{spec.effective_group_size} = {_fmt_bits(spec.bits_per_weight)} bits per weight"
-        )
-    if spec.format.quantized and spec.keeps_embeddings:
-        notes.append("embeddings and output head kept 16-bit, as real checkpoints store them")
-    return Part(
-        "weights", "Weights", ceil_bytes(Fraction(total, shards)), formula, subst, tuple(notes)
-    )
-
-
-# ----------------------------------------------------------------- activations
-def activation_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Part:
-    """Prefill activation peak per GPU (SPEC §3.4).
-
-    ``tokens_in_flight * (hidden_size + intermediate_size) * 2 * live_buffers`` plus the
-    logits ``positions * vocab_size * 4``; ``tokens_in_flight = batch * prompt_len`` or the
-    chunk size with chunked prefill; ``positions`` = one per sequence (last position)
-    unless ``all_logits``. Zero when no prompt length is given.
-
-    Notes
-    -----
-    ``live_buffers`` (default 4) is the source article's assumption: how many buffers of
-    width ``hidden + intermediate`` are alive at the peak depends on kernel fusion and the
-    allocator, and must be calibrated by measurement.
-    """
-    if workload.prompt_len is None:
-        return Part(
-            "activations",
-            "Activations",
-            0,
-            "0 (no prefill modelled)",
-            "0 (give a prompt length to model the prefill peak)",
-        )
-    hidden, inter = _activation_widths(model)
-    if workload.chunk_tokens is not None:
-        in_flight = min(workload.chunk_tokens, workload.batch * workload.prompt_len)
-        flight_sym, flight_val = "min(chunk, batch * prompt_len)", f"{in_flight:,}"
-    else:
-        in_flight = workload.batch * workload.prompt_len
-        flight_sym, flight_val = "batch * prompt_len", f"{workload.batch} * {workload.prompt_len:,}"
-    body = in_flight * (hidden + inter) * ACTIVATION_BYTES * workload.live_buffers
-    positions = in_flight if workload.all_logits else min(workload.batch, in_flight)
-    vocab = model.vocab_size or 0
-    logits = positions * vocab * LOGIT_BYTES
-    formula = (
-        f"{flight_sym} * (hidden + intermediate) * 2 * live_buffers + logit_positions * vocab * 4"
-    )
-    subst = (
-        f"{flight_val} * ({hidden} + {inter}) * 2 * {workload.live_buffers} + "
-        f"{positions:,} * {vocab} * 4"
-    )
-    notes = (
-        f"live_buffers = {workload.live_buffers} is an assumption; calibrate it by measurement",
-    )
-    return Part("activations", "Activations", body + logits, formula, subst, notes)
-
-
-def _activation_widths(model: ModelSpec) -> tuple[int, int]:
-    """``(hidden, intermediate)`` widths of the prefill buffers (MoE: the active experts')."""
-    hidden = model.hidden_size or 0
-    inter = model.intermediate_size or (
-        (model.moe_intermediate_size or 0) * max(1, model.num_experts_per_tok)
-    )
-    return hidden, inter
-
-
-def activation_bytes(model: ModelSpec, workload: Workload, batch: int | None = None) -> int:
-    """The bytes of :func:`activation_part`, without its formula text (the solver's need).
-
-    The same integers: ``in_flight * (hidden + intermediate) * 2 * live_buffers +
-    positions * vocab * 4``; 0 without a prompt length. ``batch`` replaces the workload's.
-    """
-    if workload.prompt_len is None:
-        return 0
-    batch = workload.batch if batch is None else batch
-    hidden, inter = _activation_widths(model)
-    if workload.chunk_tokens is not None:
-        in_flight = min(workload.chunk_tokens, batch * workload.prompt_len)
-    else:
-        in_flight = batch * workload.prompt_len
-    body = in_flight * (hidden + inter) * ACTIVATION_BYTES * workload.live_buffers
-    positions = in_flight if workload.all_logits else min(batch, in_flight)
-    return body + positions * (model.vocab_size or 0) * LOGIT_BYTES
-
-
-# -------------------------------------------------------------------- overhead
-def overhead_part(
-    weights: Part, kv: Part, act: Part, runtime: Runtime, state_bytes: int = 0
-) -> Part:
-    """Framework overhead: CUDA context, workspaces, allocator slack (SPEC §3.5).
-
-    Multiplier form: ``overhead = (w + kv + act) * (factor - 1) + fixed`` so that
-    ``total = (w + kv + act) * factor + fixed`` (defaults 1.15 and 1 GiB). Workspace form:
-    ``overhead = w * fraction`` (default 0.05). Rounded up to whole bytes.
-    """
-    base = weights.bytes + kv.bytes + act.bytes + state_bytes
-    if runtime.overhead is OverheadForm.WORKSPACE:
-        frac = runtime.workspace_fraction
-        return Part(
-            "overhead",
-            "Overhead (workspace)",
-            ceil_bytes(weights.bytes * Fraction(frac)),
-            "weights * workspace_fraction",
-            f"{weights.bytes:,} * {float(frac):g}",
-        )
-    factor_minus_one, factor_text = _factor_terms(runtime.overhead_factor)
-    fixed = runtime.fixed_overhead_bytes
-    # ceil(base * (factor - 1)) in integers: the same bytes as through a Fraction, faster
-    extra = -(-base * factor_minus_one.numerator // factor_minus_one.denominator) + fixed
-    return Part(
-        "overhead",
-        "Overhead (multiplier)",
-        extra,
-        "(weights + kv + activations) * (factor - 1) + fixed"
-        if not state_bytes
-        else "(weights + kv + state + activations) * (factor - 1) + fixed",
-        f"{base:,} * ({factor_text} - 1) + {fixed:,}",
-        (
-            f"factor {factor_text} covers allocator fragmentation; fixed "
-            f"{fixed / GIB:g} GiB covers the CUDA context and workspaces",
-        ),
-    )
-
-
-@functools.lru_cache(maxsize=64, typed=True)
-def _factor_terms(factor: float | Fraction) -> tuple[Fraction, str]:
-    """``(Fraction(factor) - 1, factor as text)`` of an overhead factor (few values recur)."""
-    exact = Fraction(factor)
-    return exact - 1, f"{float(exact):g}"
 
 
 # -------------------------------------------------------------------- estimate
@@ -318,129 +66,6 @@ def estimate(
     InputError
         Any invalid field, named (``num_key_value_heads``, ``context_tokens``, ...).
     """
-    from vramdesk.core.engines import profile_for
-
     runtime = runtime or Runtime()
     validate_inputs(model, weights, workload, runtime)
     return profile_for(runtime.engine).estimate(model, weights, workload, runtime)
-
-
-def tp_problem(model: ModelSpec, tp: int) -> InputError | None:
-    """Why ``model`` cannot be sharded over ``tp`` GPUs, or None when it can.
-
-    Engines shard attention heads: ``tp`` must divide ``num_attention_heads``, and the KV heads
-    must divide evenly or be replicated (``tp`` a multiple of ``num_key_value_heads``; vLLM
-    ``get_num_kv_heads``). MLA's latent cache is replicated, so only the query heads count.
-    """
-    kv, heads = model.num_key_value_heads, model.num_attention_heads
-    if tp > 1 and heads and heads % tp:
-        return InputError(
-            "tensor_parallel_size",
-            f"must divide num_attention_heads ({heads})",
-            "divisor",
-            {"heads": heads},
-        )
-    if tp > 1 and not model.is_mla and kv % tp and tp % kv:
-        return InputError(
-            "tensor_parallel_size",
-            f"must divide num_key_value_heads ({kv}) or be a multiple of it",
-            "divisor",
-        )
-    return None
-
-
-def validate_inputs(
-    model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
-) -> None:
-    """Validate the four inputs and their combination.
-
-    Raises
-    ------
-    InputError
-        The first invalid field, e.g. ``tensor_parallel_size`` not dividing the KV heads.
-    """
-    # each object is checked once while it lives (frozen inputs): a solver or a grid that
-    # estimates one model thousands of times range-checks its float knobs once
-    validated(model)
-    validated(weights)
-    validated(workload)
-    validated(runtime)
-    problem = tp_problem(model, runtime.tensor_parallel_size)
-    if problem is not None:
-        raise problem
-    if runtime.shared_prefix_tokens > workload.context_tokens:
-        raise InputError(
-            "shared_prefix_tokens",
-            f"must not exceed context_tokens ({workload.context_tokens})",
-            "too_large",
-            {"max": workload.context_tokens},
-        )
-    if runtime.pipeline_parallel_size > model.num_hidden_layers:
-        raise InputError(
-            "pipeline_parallel_size",
-            f"must not exceed num_hidden_layers ({model.num_hidden_layers})",
-            "too_large",
-        )
-
-
-def formula_estimate(
-    model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
-) -> Breakdown:
-    """The neutral profile of the source documents (inputs already validated)."""
-    w = weights_part(model, weights, runtime)
-    kv = kv_cache_part(model, workload, runtime)
-    act = activation_part(model, workload, runtime)
-    state = state_part(
-        model,
-        workload.batch,
-        runtime,
-        STATE_BYTES,
-        STATE_BYTES,
-        "conv and SSM state in the 16-bit model dtype (vLLM mamba_cache_dtype / "
-        "mamba_ssm_cache_dtype auto)",
-    )
-    over = overhead_part(w, kv, act, runtime, state.bytes if state else 0)
-    return Breakdown(
-        weights=w,
-        kv_cache=kv,
-        activations=act,
-        overhead=over,
-        kv_bytes_per_token=kv_bytes_per_token(model, workload.kv_dtype, runtime),
-        params=total_params(model),
-        active_params=_active_params(model),
-        gpus=runtime.tensor_parallel_size * runtime.pipeline_parallel_size,
-        engine=runtime.engine,
-        warnings=tuple(estimate_warnings(model, weights, workload)),
-        state=state,
-        kv_by_kind=tuple(kv_cost_by_kind(model, workload.kv_dtype, runtime)),
-        live_tokens=workload.live_tokens,
-    )
-
-
-def _active_params(model: ModelSpec) -> int | None:
-    if not model.is_moe:
-        return None
-    try:
-        return count_params(model).active
-    except Exception:  # noqa: BLE001 - shape incomplete
-        return None
-
-
-def estimate_warnings(model: ModelSpec, weights: WeightSpec, workload: Workload) -> list[str]:
-    """Plain-language warnings that do not stop the estimate."""
-    out = []
-    limit = model.max_position_embeddings
-    if limit and workload.context_tokens > limit:
-        out.append(
-            f"context_tokens {workload.context_tokens:,} exceeds max_position_embeddings "
-            f"{limit:,}: computed anyway (rope scaling may allow it)"
-        )
-    if not weights.format.exact:
-        out.append(
-            f"{weights.format.label} is a mixed llama.cpp file type: weight bytes are approximate"
-        )
-    if workload.chunk_tokens is not None and workload.prompt_len is None:
-        out.append("chunk_tokens has no effect without a prompt length (no prefill is modelled)")
-    if weights.format is WeightFormat.FP32:
-        out.append("fp32 weights: most engines load in 16 bits (set bf16 if you will)")
-    return out

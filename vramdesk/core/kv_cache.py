@@ -7,16 +7,23 @@ layers, at most the window on sliding layers, whole paged blocks, a shared prefi
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
 from vramdesk.core._memo import memo
 from vramdesk.core.breakdown import Part
 from vramdesk.core.formats import KVDtype
-from vramdesk.core.model import FULL, NO_CACHE, RECURRENT, SLIDING, LayerAttention, ModelSpec
+from vramdesk.core.model import (
+    FULL,
+    NO_CACHE,
+    RECURRENT,
+    SLIDING,
+    LayerAttention,
+    ModelSpec,
+    stage_layers,
+)
 from vramdesk.core.runtime import MlaCache, Runtime
-from vramdesk.core.units import ceil_bytes
+from vramdesk.core.units import ceil_bytes, round_up
 from vramdesk.core.workload import Workload
 
 
@@ -57,32 +64,6 @@ def layer_row_elements(
     return n * layer.k_head_dim, n * layer.v_head_dim
 
 
-def _first_kv_layer(model: ModelSpec) -> LayerAttention | None:
-    return next((layer for layer in model.attention_layers() if layer.holds_kv), None)
-
-
-def kv_row_elements(model: ModelSpec, runtime: Runtime) -> tuple[int, int]:
-    """Elements cached per token per layer per GPU, as ``(k, v)``, of the first cache layer.
-
-    :func:`layer_row_elements` of the first layer that holds a cache; ``(0, 0)`` when none.
-    """
-    layer = _first_kv_layer(model)
-    return (0, 0) if layer is None else layer_row_elements(model, layer, runtime)
-
-
-def layer_bytes_per_token(
-    model: ModelSpec, layer: LayerAttention, kv_dtype: KVDtype, runtime: Runtime
-) -> int:
-    """Bytes one token takes in ``layer``'s cache on one GPU.
-
-    Each row is rounded up to whole bytes: ggml ``q8_0`` = 34/32 and ``q4_0`` = 18/32 bytes
-    per element.
-    """
-    k, v = layer_row_elements(model, layer, runtime)
-    e = kv_dtype.bytes_per_element
-    return ceil_bytes(k * e) + ceil_bytes(v * e)
-
-
 def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> int:
     """Bytes one token takes in one layer's KV cache on one GPU: the largest layer's.
 
@@ -97,16 +78,8 @@ def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: R
 
 
 def gpu_layers(model: ModelSpec, runtime: Runtime) -> list[LayerAttention]:
-    """Layers of the pipeline stage that holds the most KV cache (the first, ``ceil(L / PP)``)."""
-    layers = list(model.attention_layers())
-    per_stage = math.ceil(len(layers) / runtime.pipeline_parallel_size)
-    stages = [layers[i : i + per_stage] for i in range(0, len(layers), per_stage)]
-    return max(stages, key=lambda s: (len(s), sum(x.holds_kv and x.kind == FULL for x in s)))
-
-
-def _gpu_layers(model: ModelSpec, runtime: Runtime) -> list[str]:
-    """Layer kinds of :func:`gpu_layers` (kept for callers that only need the kinds)."""
-    return [layer.kind for layer in gpu_layers(model, runtime)]
+    """Layers of the pipeline stage that holds the most KV cache (:func:`model.stage_layers`)."""
+    return stage_layers(model, runtime.pipeline_parallel_size)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +169,7 @@ def kv_cost_by_kind(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> li
     """Per-token KV cost of each kind of layer (full, sliding, shared, recurrent, no-cache).
 
     A sliding layer's cost stops growing at its window; the effective per-token cost at a
-    context is the KV part divided by the tokens (:func:`effective_bytes_per_token`).
+    context is the KV part divided by the live tokens.
     """
     return list(
         _kv_cost_by_kind(
@@ -226,18 +199,22 @@ def _kv_cost_by_kind(
     return tuple(KindCost(k, out[k][0], out[k][1], windows[k]) for k in order if k in out)
 
 
-def effective_bytes_per_token(kv_bytes: int, workload: Workload) -> Fraction:
-    """KV bytes per live token at the workload's context: ``kv_bytes / (context * batch)``."""
-    return Fraction(kv_bytes, workload.context_tokens * workload.batch)
-
-
 def _round_block(tokens: int, block: int | None) -> int:
-    return tokens if block is None else -(-tokens // block) * block
+    return tokens if block is None else round_up(tokens, block)
 
 
 def shared_prefix_tokens(workload: Workload, runtime: Runtime) -> int:
     """Tokens of the common prefix stored once: its whole blocks (all of it when unpaged)."""
-    prefix = min(runtime.shared_prefix_tokens, workload.context_tokens)
+    return shared_prefix_at(runtime, workload.context_tokens)
+
+
+def shared_prefix_at(runtime: Runtime, ctx: int) -> int:
+    """:func:`shared_prefix_tokens` at a context of ``ctx`` tokens (the one home of the rule).
+
+    ``min(shared_prefix_tokens, ctx)`` rounded down to whole blocks: a partial last block is
+    not shared (vLLM's prefix caching hashes full blocks only).
+    """
+    prefix = min(runtime.shared_prefix_tokens, ctx)
     block = runtime.block_size
     return prefix if block is None else (prefix // block) * block
 
@@ -260,9 +237,7 @@ def cached_tokens(model: ModelSpec, workload: Workload, runtime: Runtime) -> dic
 def cached_tokens_at(model: ModelSpec, runtime: Runtime, ctx: int, batch: int) -> dict[str, int]:
     """:func:`cached_tokens` for ``batch`` sequences of ``ctx`` tokens (no Workload built)."""
     block = runtime.block_size
-    prefix = min(runtime.shared_prefix_tokens, ctx)
-    shared = prefix if block is None else (prefix // block) * block
-    full = batch * _round_block(ctx, block) - (batch - 1) * shared
+    full = batch * _round_block(ctx, block) - (batch - 1) * shared_prefix_at(runtime, ctx)
     if model.sliding_window and runtime.sliding_window_exploited:
         sliding = batch * _round_block(min(ctx, model.sliding_window), block)
     else:
@@ -291,8 +266,9 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
     """KV-cache memory per GPU.
 
     ``kv_bytes = sum over layers of per_token(layer) * tokens_cached(kind)`` (SPEC §3.3),
-    with ``per_token(layer)`` from :func:`layer_bytes_per_token` (0 for layers without a
-    cache of their own) and ``tokens_cached`` from :func:`cached_tokens`.
+    with ``per_token(layer)`` = :func:`layer_row_elements` times the element size, each row
+    rounded up to whole bytes (0 for layers without a cache of their own), and
+    ``tokens_cached`` from :func:`cached_tokens`.
     """
     e = workload.kv_dtype.bytes_per_element
     tokens = cached_tokens(model, workload, runtime)
@@ -378,7 +354,7 @@ def _kv_layout(model: ModelSpec, kv_dtype: KVDtype, tp: int, pp: int, mla: MlaCa
         )
     if n_slide:
         notes.append(
-            f"{n_slide} sliding-window layers cache at most {model.sliding_window} tokens per sequence"
+            f"{n_slide} sliding-window layers cache at most {model.sliding_window} tokens per sequence"  # noqa: E501 - one sentence for lupdate
         )
     shared = sum(g.count for g in stage if g.kind_label == "shared")
     if shared:
@@ -389,7 +365,7 @@ def _kv_layout(model: ModelSpec, kv_dtype: KVDtype, tp: int, pp: int, mla: MlaCa
 
 
 def _fmt_e(e: Fraction) -> str:
-    return str(e) if e.denominator != 1 else str(e.numerator)
+    return str(e)  # "2" for a whole Fraction, "17/16" for q8_0
 
 
 def _token_text(workload: Workload, runtime: Runtime) -> tuple[str, str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from vramdesk.core._memo import memo
 from vramdesk.core.errors import InputError, UnsupportedModelError
 from vramdesk.core.limits import check_int
+from vramdesk.core.units import ceil_div
 
 FULL = "full_attention"
 SLIDING = "sliding_attention"
@@ -259,7 +260,10 @@ class ModelSpec:
             return _attention_layers.__wrapped__(self)
 
     def attention_kind(self) -> str:
-        """The attention layout: ``MHA``, ``GQA``, ``MQA``, ``MLA``, or ``"N KV heads"`` when the query heads are unknown."""
+        """The attention layout: ``MHA``, ``GQA``, ``MQA``, ``MLA``, or ``"N KV heads"``.
+
+        ``"N KV heads"`` when the query heads are unknown.
+        """
         if self.is_mla:
             return "MLA"
         if self.num_key_value_heads == 1:
@@ -578,6 +582,43 @@ def _position_params(m: ModelSpec) -> int:
             "required",
         )
     return m.max_position_embeddings * m.hidden_size
+
+
+def ffn_width(m: ModelSpec) -> int:
+    """Width of the MLP one token runs through (the activation terms' ``intermediate``).
+
+    ``intermediate_size``, or for a model without a dense MLP ``moe_intermediate_size *
+    num_experts_per_tok`` (the routed experts a token activates). The activation terms of
+    every profile use it (SPEC §3.4; vLLM's ``2 * intermediate / TP``, llama.cpp's ``n_ubatch
+    * (hidden + ffn) * 4``). 0 when neither width is known.
+    """
+    if m.intermediate_size:
+        return m.intermediate_size
+    return (m.moe_intermediate_size or 0) * max(1, m.num_experts_per_tok)
+
+
+def widest_ffn_matrix(m: ModelSpec) -> int:
+    """Output width of the largest single MLP weight matrix.
+
+    ``max(intermediate_size, moe_intermediate_size)``: one expert's matrix, not the experts a
+    token activates (that is :func:`ffn_width`). bitsandbytes dequantizes one weight at a
+    time, so its 16-bit buffer holds the largest.
+    """
+    return max(m.intermediate_size or 0, m.moe_intermediate_size or 0)
+
+
+def stage_layers(m: ModelSpec, pipeline_parallel_size: int) -> list[LayerAttention]:
+    """Layers of the pipeline stage that holds the most KV cache.
+
+    The layers are cut into stages of ``ceil(L / PP)`` (the last may be shorter; vLLM's
+    ``get_pp_indices`` gives the same sizes); of the longest stages, the one with the most
+    full-attention layers that cache, because the engine's KV budget is set by its busiest
+    GPU (vLLM takes the minimum of the workers' block counts).
+    """
+    layers = list(m.attention_layers())
+    per_stage = ceil_div(len(layers), pipeline_parallel_size)
+    stages = [layers[i : i + per_stage] for i in range(0, len(layers), per_stage)]
+    return max(stages, key=lambda s: (len(s), sum(x.holds_kv and x.kind == FULL for x in s)))
 
 
 @memo

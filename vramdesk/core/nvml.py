@@ -577,7 +577,7 @@ def local_gpu_budget(
 def engine_local_budget(
     text: str, tp: int, util: Fraction, query: Callable[[], NvmlSnapshot] | None = None
 ) -> tuple[str, int, str | None] | None:
-    """``--gpu local[:INDEX]`` for engines that size their budget as ``util * total`` (vLLM, SGLang).
+    """``--gpu local[:INDEX]`` for engines that budget ``util * total`` (vLLM, SGLang).
 
     vLLM does not budget from the free memory: it asks for ``gpu_memory_utilization * total``
     and refuses to start when less than that is free (``vllm/v1/worker/gpu_worker.py``,
@@ -608,9 +608,12 @@ def engine_local_budget(
     warning = None
     if short:
         g = short[0]
-        warning = (f"GPU {g.index} has {format_bytes(g.free_bytes)} free, less than "
-                   f"gpu_memory_utilization {float(util):g} x {format_bytes(total)} = {format_bytes(want)}: "
-                   "the engine would refuse to start (free the GPU or lower --util)")
+        warning = (
+            f"GPU {g.index} has {format_bytes(g.free_bytes)} free, less than "
+            f"gpu_memory_utilization {float(util):g} x {format_bytes(total)} = "
+            f"{format_bytes(want)}: "
+            "the engine would refuse to start (free the GPU or lower --util)"
+        )
     return label, total, warning
 
 

@@ -84,7 +84,7 @@ _SHAPE_FLAGS = {  # option -> ModelSpec field
 
 
 def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
-    """The model and its default weights from ``--preset``/``--config``/``--gguf`` or the shape flags.
+    """The model and its default weights from ``--preset``/``--config``/``--gguf`` or shape flags.
 
     Shape flags given together with a preset or a config override its fields.
 
@@ -155,7 +155,7 @@ def weights_from_args(opts: dict[str, Any], default: WeightSpec) -> WeightSpec:
 
 
 def workload_from_args(opts: dict[str, Any]) -> Workload:
-    """The workload from ``--context``, ``--batch``, ``--prompt-len``, ``--chunk``, ``--kv-dtype``."""
+    """Workload from ``--context``, ``--batch``, ``--prompt-len``, ``--chunk``, ``--kv-dtype``."""
     return Workload(
         context_tokens=opts["context"],
         batch=opts.get("batch", 1),

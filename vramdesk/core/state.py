@@ -29,21 +29,19 @@ from fractions import Fraction
 
 from vramdesk.core._memo import memo
 from vramdesk.core.breakdown import Part
-from vramdesk.core.model import ModelSpec
+from vramdesk.core.model import ModelSpec, stage_layers
 from vramdesk.core.runtime import Runtime
 from vramdesk.core.units import ceil_bytes
 
 
 def state_layers(model: ModelSpec, runtime: Runtime) -> int:
-    """Layers with a recurrent state on the first pipeline stage (``ceil(L / PP)`` layers)."""
+    """Layers with a recurrent state on one GPU's pipeline stage (:func:`model.stage_layers`)."""
     return _state_layers(model, runtime.pipeline_parallel_size)
 
 
 @memo
 def _state_layers(model: ModelSpec, pp: int) -> int:
-    layers = model.attention_layers()
-    stage = layers[: -(-len(layers) // pp)]
-    return sum(1 for x in stage if x.has_state)
+    return sum(1 for x in stage_layers(model, pp) if x.has_state)
 
 
 def state_bytes_per_sequence(

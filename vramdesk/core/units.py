@@ -116,6 +116,22 @@ def round_half_up(value: Fraction | int) -> int:
     return -math.floor(-value + Fraction(1, 2))
 
 
+def ceil_div(a: int, b: int) -> int:
+    """``ceil(a / b)`` for ints, exactly (vLLM's ``cdiv``): blocks for tokens, layers per stage.
+
+    Raises
+    ------
+    ZeroDivisionError
+        If ``b`` is 0.
+    """
+    return -(-a // b)
+
+
+def round_up(value: int, multiple: int) -> int:
+    """``value`` rounded up to a whole number of ``multiple`` (``ceil_div(value, m) * m``)."""
+    return ceil_div(value, multiple) * multiple
+
+
 def ceil_bytes(value: Fraction | int) -> int:
     """Round a fractional byte count up to whole bytes (memory is allocated in bytes)."""
     if type(value) is int:  # already whole: skip building a Fraction (hot path)

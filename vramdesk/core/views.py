@@ -20,12 +20,12 @@ from typing import Any
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, estimate, validate_inputs
 from vramdesk.core.formats import WeightSpec
-from vramdesk.core.kv_cache import kv_cost_per_kind
+from vramdesk.core.kv_cache import kv_cost_per_kind, shared_prefix_at
 from vramdesk.core.limits import INT_LIMITS, check_int
 from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params, sliding_layer_pattern
 from vramdesk.core.runtime import Engine, Runtime
 from vramdesk.core.solve import fits_on
-from vramdesk.core.units import Unit, format_bytes, to_unit
+from vramdesk.core.units import Unit, ceil_div, format_bytes, round_up, to_unit
 from vramdesk.core.workload import Workload
 
 #: Contexts of the source documents' KV-scaling grid, tokens.
@@ -223,7 +223,7 @@ def batch_for_live_tokens(live_tokens: int, context_tokens: int) -> int:
         raise InputError(
             "live_tokens", f"must be a positive whole number, got {live_tokens!r}", "too_small"
         )
-    batch = -(-live_tokens // context_tokens)
+    batch = ceil_div(live_tokens, context_tokens)
     max_batch = INT_LIMITS["batch"][1]
     if batch > max_batch:
         limit = max_batch * context_tokens
@@ -342,11 +342,10 @@ def _formula_kv_grid(
     columns = []  # per context: (full tokens per sequence, shared tokens, sliding per sequence)
     for ctx in contexts:
         check_int("context_tokens", ctx)
-        full = ctx if block is None else -(-ctx // block) * block
-        shared = min(prefix, ctx)
-        shared = shared if block is None else (shared // block) * block
+        full = ctx if block is None else round_up(ctx, block)
+        shared = shared_prefix_at(runtime, ctx)
         window = min(ctx, model.sliding_window) if exploited else ctx
-        sliding = window if block is None else -(-window // block) * block
+        sliding = window if block is None else round_up(window, block)
         columns.append((full, shared, sliding))
     # integer sums regrouped by kind: sum(b * tokens[kind]) = B_full * t_full + B_slide * t_slide
     b_full = sum(b for kind, b in per_token if kind == FULL)

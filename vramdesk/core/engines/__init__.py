@@ -29,8 +29,9 @@ def profile_for(engine: Engine) -> EngineProfile:
     return profile
 
 
-#: engine -> (module, class) of its profile, imported on first use (they import estimate,
-#: which imports us; and a window that sizes with one engine need not load the others)
+#: engine -> (module, class) of its profile, imported on first use: a window that sizes
+#: with one engine need not load the others (issue 11). No import cycle needs it: the
+#: profiles never import vramdesk.core.estimate (an import-linter contract, issue 13).
 _LAZY = {
     Engine.VLLM: ("vllm", "VllmProfile"),
     Engine.SGLANG: ("sglang", "SglangProfile"),

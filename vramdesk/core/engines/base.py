@@ -8,9 +8,10 @@ import re
 from fractions import Fraction
 from typing import NamedTuple
 
+from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import Breakdown, Part, formula_estimate
 from vramdesk.core.formats import KVDtype, WeightSpec
+from vramdesk.core.formula import formula_estimate
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, OverheadForm, Runtime
 from vramdesk.core.workload import Workload
@@ -147,9 +148,10 @@ class EngineProfile:
         InputError
             The inputs are refused, as by :meth:`estimate`.
         """
-        from vramdesk.core.estimate import estimate
+        from vramdesk.core.inputs import validate_inputs
 
-        return self.need_bytes(estimate(model, weights, workload, runtime))
+        validate_inputs(model, weights, workload, runtime)  # as estimate() does first
+        return self.need_bytes(self.estimate(model, weights, workload, runtime))
 
     def need_at_point(
         self,
@@ -185,9 +187,10 @@ class EngineProfile:
         InputError
             The inputs are refused, as by :meth:`estimate`.
         """
-        from vramdesk.core.estimate import estimate
+        from vramdesk.core.inputs import validate_inputs
 
-        b = estimate(model, weights, workload, runtime)
+        validate_inputs(model, weights, workload, runtime)  # as estimate() does first
+        b = self.estimate(model, weights, workload, runtime)
         return Verdict(
             self.need_bytes(b),
             self.usable_bytes(b, capacity_bytes, runtime),
@@ -263,6 +266,10 @@ class EngineProfile:
     ) -> dict[str, int | Fraction]:
         """Predict the figures the engine prints at start-up (inputs already validated).
 
+        The one recipe of every profile: :meth:`estimate`, then the figures read off the
+        breakdown (:meth:`breakdown_figures`), then those that follow from a KV budget
+        (:meth:`capacity_figures`), which may overwrite a breakdown figure.
+
         Parameters
         ----------
         gpu_total_bytes : int, optional
@@ -278,19 +285,44 @@ class EngineProfile:
             from the inputs are absent.
         """
         b = self.estimate(model, weights, workload, runtime)
-        out: dict[str, int | Fraction] = {
+        out = self.breakdown_figures(b, model, workload, runtime)
+        out.update(
+            self.capacity_figures(b, model, workload, runtime, counts or {}, gpu_total_bytes)
+        )
+        return out
+
+    def breakdown_figures(
+        self, b: Breakdown, model: ModelSpec, workload: Workload, runtime: Runtime
+    ) -> dict[str, int | Fraction]:
+        """Figures read off the breakdown: the four parts' bytes, the total, the extras."""
+        return {
             "weights_bytes": b.weights.bytes,
             "kv_cache_bytes": b.kv_cache.bytes,
             "activation_peak_bytes": b.activations.bytes,
             "peak_bytes": b.total_bytes,
+            **b.extras,
         }
-        out.update(b.extras)
-        given = (counts or {}).get("kv_cache_bytes")
-        if given is not None:  # a given KV budget feeds the capacity figures (kv_capacity)
-            tokens, blocks, concurrency = self.kv_capacity(b, model, workload, runtime, given)
-            out.update(kv_cache_tokens=tokens, max_concurrency=concurrency)
-            if blocks is not None:
-                out["num_gpu_blocks"] = blocks
+
+    def capacity_figures(
+        self,
+        b: Breakdown,
+        model: ModelSpec,
+        workload: Workload,
+        runtime: Runtime,
+        counts: dict[str, int],
+        gpu_total_bytes: int | None,
+    ) -> dict[str, int | Fraction]:
+        """Figures that follow from a KV budget (given ``kv_cache_bytes``): :meth:`kv_capacity`.
+
+        ``gpu_total_bytes`` is not used by the neutral profile (it predicts no budget).
+        """
+        given = counts.get("kv_cache_bytes")
+        if given is None:
+            return {}
+        tokens, blocks, concurrency = self.kv_capacity(b, model, workload, runtime, given)
+        out: dict[str, int | Fraction] = {"kv_cache_tokens": tokens, "max_concurrency": concurrency}
+        if blocks is not None:
+            out["num_gpu_blocks"] = blocks
         return out
 
 
@@ -308,7 +340,7 @@ class FormulaProfile(EngineProfile):
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:
-        """Return :func:`vramdesk.core.estimate.formula_estimate` after :meth:`validate`.
+        """Return :func:`vramdesk.core.formula.formula_estimate` after :meth:`validate`.
 
         Engine profiles build on this (``super().estimate``), so their checks run here too.
         """
@@ -330,7 +362,7 @@ class FormulaProfile(EngineProfile):
         """
         if type(self) is not FormulaProfile:
             return super().need_at(model, weights, workload, runtime)
-        from vramdesk.core.estimate import validate_inputs
+        from vramdesk.core.inputs import validate_inputs
 
         validate_inputs(model, weights, workload, runtime)
         return self._formula_need(
@@ -355,7 +387,7 @@ class FormulaProfile(EngineProfile):
         estimate does.
         """
         from vramdesk.core.errors import InputError
-        from vramdesk.core.estimate import validate_inputs
+        from vramdesk.core.inputs import validate_inputs
         from vramdesk.core.limits import check_int
 
         general = (
@@ -392,7 +424,8 @@ class FormulaProfile(EngineProfile):
         """
         if type(self) is not FormulaProfile or runtime.overhead is OverheadForm.WORKSPACE:
             return super().verdict_at(model, weights, workload, runtime, capacity_bytes)
-        from vramdesk.core.estimate import validate_inputs, weights_part
+        from vramdesk.core.formula import weights_part
+        from vramdesk.core.inputs import validate_inputs
 
         validate_inputs(model, weights, workload, runtime)
         batch, context = workload.batch, workload.context_tokens
@@ -424,7 +457,7 @@ class FormulaProfile(EngineProfile):
         context: int,
     ) -> tuple[int, int]:
         """``(KV bytes, state + activation bytes)`` of validated inputs at a point."""
-        from vramdesk.core.estimate import STATE_BYTES, activation_bytes, weights_part
+        from vramdesk.core.formula import STATE_BYTES, activation_bytes, weights_part
         from vramdesk.core.kv_cache import cached_tokens_at, kv_cost_per_kind
         from vramdesk.core.state import state_bytes_per_sequence, state_layers
 

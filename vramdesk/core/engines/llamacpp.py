@@ -34,6 +34,7 @@ import dataclasses
 import re
 from fractions import Fraction
 
+from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.engines.base import (
     FormulaProfile,
     check_kv_dtype,
@@ -41,14 +42,14 @@ from vramdesk.core.engines.base import (
     with_parts,
 )
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import Breakdown, Part, weights_part
 from vramdesk.core.formats import KVDtype, WeightSpec
+from vramdesk.core.formula import weights_part
 from vramdesk.core.gguf_recipes import embedding_types
 from vramdesk.core.kv_cache import layer_row_elements
-from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params
+from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params, ffn_width
 from vramdesk.core.runtime import Engine, MlaCache, Runtime
 from vramdesk.core.state import state_part
-from vramdesk.core.units import ceil_bytes
+from vramdesk.core.units import ceil_bytes, round_up
 from vramdesk.core.workload import Workload
 
 #: Cell padding of the KV cache (llama-kv-cache.cpp ``get_padding`` / the iSWA cache).
@@ -156,7 +157,7 @@ def check_build(text: str | None) -> None:
 
 def pad(value: int, multiple: int = CELL_PAD) -> int:
     """``value`` rounded up to a multiple of ``multiple`` (``GGML_PAD``)."""
-    return -(-value // multiple) * multiple
+    return round_up(value, multiple)
 
 
 def n_ctx(workload: Workload, runtime: Runtime) -> int:
@@ -329,10 +330,7 @@ def compute_buffer_bytes(model: ModelSpec, workload: Workload, runtime: Runtime)
         else heads * cells_per_stream(model, workload, runtime)[FULL] * ubatch * 4
     )
     logits = ubatch * (model.vocab_size or 0) * 4
-    ffn = model.intermediate_size or (model.moe_intermediate_size or 0) * max(
-        1, model.num_experts_per_tok
-    )
-    return max(kq, logits) + ubatch * ((model.hidden_size or 0) + ffn) * 4
+    return max(kq, logits) + ubatch * ((model.hidden_size or 0) + ffn_width(model)) * 4
 
 
 def weight_split(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> dict[str, int]:
@@ -352,7 +350,7 @@ def weight_split(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> dict[s
     on = sum(offloaded(model, runtime))
     try:
         counts = count_params(model)
-    except Exception:  # noqa: BLE001 - shape incomplete: no split
+    except InputError:  # shape incomplete (count_params names the field): no split
         counts = None
     embed_bits, head_bits = spec.bits_per_weight, spec.bits_per_weight
     types = embedding_types(model, spec)
@@ -628,23 +626,26 @@ class LlamaCppProfile(FormulaProfile):
             tuple(notes),
         )
 
-    def figures(
-        self,
-        model: ModelSpec,
-        weights: WeightSpec,
-        workload: Workload,
-        runtime: Runtime,
-        *,
-        gpu_total_bytes: int | None = None,
-        counts: dict[str, int] | None = None,
+    def breakdown_figures(
+        self, b: Breakdown, model: ModelSpec, workload: Workload, runtime: Runtime
     ) -> dict[str, int | Fraction]:
         """Cells, K/V and full/SWA splits, device weights and compute buffer."""
-        b = self.estimate(model, weights, workload, runtime)
-        out: dict[str, int | Fraction] = dict(b.extras)
-        out.update(
-            weights_bytes=b.weights.bytes,
-            kv_cache_bytes=b.kv_cache.bytes,
-            compute_buffer_bytes=b.activations.bytes,
-            output_buffer_bytes=slots(workload, runtime) * (model.vocab_size or 0) * 4,
-        )
-        return out
+        return {
+            **b.extras,
+            "weights_bytes": b.weights.bytes,
+            "kv_cache_bytes": b.kv_cache.bytes,
+            "compute_buffer_bytes": b.activations.bytes,
+            "output_buffer_bytes": slots(workload, runtime) * (model.vocab_size or 0) * 4,
+        }
+
+    def capacity_figures(
+        self,
+        b: Breakdown,
+        model: ModelSpec,
+        workload: Workload,
+        runtime: Runtime,
+        counts: dict[str, int],
+        gpu_total_bytes: int | None,
+    ) -> dict[str, int | Fraction]:
+        """None: llama.cpp sizes its cache from ``-c``, not from a budget."""
+        return {}

@@ -12,9 +12,9 @@ Sources (read in ollama/ollama, not copied):
 
 from __future__ import annotations
 
+from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.engines.base import with_parts
 from vramdesk.core.engines.llamacpp import LlamaCppProfile
-from vramdesk.core.estimate import Breakdown, Part
 from vramdesk.core.formats import KVDtype, WeightSpec
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, Runtime

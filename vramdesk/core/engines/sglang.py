@@ -18,11 +18,11 @@ from __future__ import annotations
 import math  # noqa: F401
 from fractions import Fraction
 
+from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, with_parts
 from vramdesk.core.engines.vllm import auto_dtype, vllm_weights_part
-from vramdesk.core.estimate import Breakdown, Part, kv_bytes_per_token
 from vramdesk.core.formats import WeightSpec
-from vramdesk.core.kv_cache import gpu_layers, layer_row_elements
+from vramdesk.core.kv_cache import gpu_layers, kv_bytes_per_token, layer_row_elements
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, Runtime
 from vramdesk.core.units import ceil_bytes
@@ -94,24 +94,26 @@ class SglangProfile(FormulaProfile):
         """Nothing besides the static fraction (see :meth:`usable_bytes`)."""
         return 0
 
-    def figures(
+    def breakdown_figures(
+        self, b: Breakdown, model: ModelSpec, workload: Workload, runtime: Runtime
+    ) -> dict[str, int | Fraction]:
+        """The weights; SGLang's other figures follow from its pool (:meth:`capacity_figures`)."""
+        return {"weights_bytes": b.weights.bytes}
+
+    def capacity_figures(
         self,
+        b: Breakdown,
         model: ModelSpec,
-        weights: WeightSpec,
         workload: Workload,
         runtime: Runtime,
-        *,
-        gpu_total_bytes: int | None = None,
-        counts: dict[str, int] | None = None,
+        counts: dict[str, int],
+        gpu_total_bytes: int | None,
     ) -> dict[str, int | Fraction]:
         """Pool tokens (given, from a given pool size, or from the static fraction), K and V.
 
         ``max_total_num_tokens = pool bytes // cell`` (``model_runner.py``
         ``profile_max_num_token``), ``cell`` the bytes per token over the GPU's layers.
         """
-        b = self.estimate(model, weights, workload, runtime)
-        out: dict[str, int | Fraction] = {"weights_bytes": b.weights.bytes}
-        counts = counts or {}
         tokens = counts.get("kv_cache_tokens")
         cell = kv_bytes_per_token(model, workload.kv_dtype, runtime)
         if tokens is None and counts.get("kv_cache_bytes") is not None:
@@ -119,12 +121,14 @@ class SglangProfile(FormulaProfile):
         if tokens is None and gpu_total_bytes is not None:
             tokens = max(0, self.usable_bytes(b, gpu_total_bytes, runtime)) // cell
         if tokens is None:
-            return out
+            return {}
         e = workload.kv_dtype.bytes_per_element
         rows = [layer_row_elements(model, x, runtime) for x in gpu_layers(model, runtime)]
         k = tokens * sum(ceil_bytes(r[0] * e) for r in rows)
         v = tokens * sum(ceil_bytes(r[1] * e) for r in rows)
-        out.update(
-            kv_cache_tokens=tokens, kv_cache_bytes_k=k, kv_cache_bytes_v=v, kv_cache_bytes=k + v
-        )
-        return out
+        return {
+            "kv_cache_tokens": tokens,
+            "kv_cache_bytes_k": k,
+            "kv_cache_bytes_v": v,
+            "kv_cache_bytes": k + v,
+        }

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, with_parts
-from vramdesk.core.estimate import Breakdown, Part
 from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
-from vramdesk.core.model import ModelSpec
+from vramdesk.core.model import ModelSpec, widest_ffn_matrix
 from vramdesk.core.runtime import Engine, MlaCache, Runtime
 from vramdesk.core.workload import Workload
 
@@ -44,9 +44,8 @@ def dequant_buffer_bytes(model: ModelSpec, spec: WeightSpec) -> int:
     """
     if spec.format not in BNB_FORMATS or not model.hidden_size:
         return 0
-    ffn = model.intermediate_size or model.moe_intermediate_size or 0
     q = (model.num_attention_heads or 0) * (model.head_dim or model.resolved_head_dim)
-    return max(ffn, q) * model.hidden_size * 2
+    return max(widest_ffn_matrix(model), q) * model.hidden_size * 2
 
 
 class TransformersProfile(FormulaProfile):
@@ -94,21 +93,25 @@ class TransformersProfile(FormulaProfile):
         """Return the dequantization buffer (the overhead part)."""
         return breakdown.overhead.bytes
 
-    def figures(
-        self,
-        model: ModelSpec,
-        weights: WeightSpec,
-        workload: Workload,
-        runtime: Runtime,
-        *,
-        gpu_total_bytes: int | None = None,
-        counts: dict[str, int] | None = None,
+    def breakdown_figures(
+        self, b: Breakdown, model: ModelSpec, workload: Workload, runtime: Runtime
     ) -> dict[str, int | Fraction]:
-        """Resident weights, KV, and ``peak_bytes`` = the breakdown's total."""
-        b = self.estimate(model, weights, workload, runtime)
+        """Resident weights, KV, activations and ``peak_bytes`` = the breakdown's total."""
         return {
             "weights_bytes": b.weights.bytes,
             "kv_cache_bytes": b.kv_cache.bytes,
             "activation_peak_bytes": b.activations.bytes,
             "peak_bytes": b.total_bytes,
         }
+
+    def capacity_figures(
+        self,
+        b: Breakdown,
+        model: ModelSpec,
+        workload: Workload,
+        runtime: Runtime,
+        counts: dict[str, int],
+        gpu_total_bytes: int | None,
+    ) -> dict[str, int | Fraction]:
+        """None: transformers allocates its cache per request and logs no capacity."""
+        return {}

@@ -32,22 +32,29 @@ import math
 import re
 from fractions import Fraction
 
+from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, measured_part, with_parts
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import (
-    STATE_BYTES,
-    Breakdown,
-    Part,
+from vramdesk.core.formats import WeightFormat, WeightSpec
+from vramdesk.core.formula import STATE_BYTES, weights_part
+from vramdesk.core.kv_cache import (
     kv_bytes_per_token_per_layer,
     kv_cache_part,
     shared_prefix_tokens,
-    weights_part,
 )
-from vramdesk.core.formats import WeightFormat, WeightSpec
-from vramdesk.core.model import FULL, RECURRENT, SLIDING, ModelSpec, count_params, total_params
+from vramdesk.core.model import (
+    FULL,
+    RECURRENT,
+    SLIDING,
+    ModelSpec,
+    count_params,
+    ffn_width,
+    stage_layers,
+    total_params,
+)
 from vramdesk.core.runtime import Engine, Runtime
 from vramdesk.core.state import state_layers
-from vramdesk.core.units import MIB, ceil_bytes
+from vramdesk.core.units import MIB, ceil_bytes, ceil_div, round_up
 from vramdesk.core.workload import Workload
 
 #: ``DEFAULT_VOCAB_PADDING_SIZE`` of vocab_parallel_embedding.py.
@@ -202,7 +209,7 @@ def vocab_padding_params(model: ModelSpec) -> int:
     """
     if not model.vocab_size or not model.hidden_size:
         return 0
-    pad = -(-model.vocab_size // VOCAB_PADDING) * VOCAB_PADDING - model.vocab_size
+    pad = round_up(model.vocab_size, VOCAB_PADDING) - model.vocab_size
     return pad * model.hidden_size * (1 if model.tie_word_embeddings else 2)
 
 
@@ -364,10 +371,7 @@ def activation_peak_part(model: ModelSpec, workload: Workload, runtime: Runtime)
     is_v0 = parse_version(runtime.engine_version)[0]
     seqs = V0_MAX_NUM_SEQS if is_v0 else V1_MAX_NUM_SEQS
     tokens = batched_tokens(workload, runtime, model)
-    inter = model.intermediate_size or (model.moe_intermediate_size or 0) * max(
-        1, model.num_experts_per_tok
-    )
-    width = (model.hidden_size or 0) + 2 * inter // runtime.tensor_parallel_size
+    width = (model.hidden_size or 0) + 2 * ffn_width(model) // runtime.tensor_parallel_size
     mlp, logits = tokens * width * 2, min(seqs, tokens) * (model.vocab_size or 0) * 4
     mlp_k, logit_k = (V0_MLP_BUFFERS, 1) if is_v0 else (1, V1_LOGIT_BUFFERS)
     value = ceil_bytes(mlp * mlp_k + logits * logit_k)
@@ -419,13 +423,12 @@ def non_torch_part(runtime: Runtime) -> Part:
 
 # ---------------------------------------------------------------------- KV blocks
 def layer_types_per_gpu(model: ModelSpec, runtime: Runtime) -> list[str]:
-    """Kinds of the first pipeline stage's (``ceil(layers / PP)``) layers that hold a KV cache.
+    """Kinds of one GPU's pipeline stage's layers (:func:`model.stage_layers`) that cache.
 
     Layers reading another layer's cache (Gemma-3n), recurrent and encoder layers get no
     KV blocks (their ``KVCacheSpec`` is absent or a Mamba spec).
     """
-    layers = list(model.attention_layers())
-    stage = layers[: math.ceil(len(layers) / runtime.pipeline_parallel_size)]
+    stage = stage_layers(model, runtime.pipeline_parallel_size)
     kinds = [x.kind for x in stage if x.holds_kv]
     # a layer with a recurrent state has a MambaSpec of its own (Falcon-H1: beside attention)
     return kinds + [RECURRENT for x in stage if x.has_state]
@@ -465,7 +468,7 @@ def hybrid_block_size(model: ModelSpec, workload: Workload, runtime: Runtime) ->
         return None
     block = runtime.block_size or 16
     align = max(KERNEL_BLOCK_ALIGNMENT, block)
-    return max(block, align * -(-mamba // (align * per_token)))
+    return max(block, align * ceil_div(mamba, align * per_token))
 
 
 def kv_groups(types: list[str]) -> tuple[int, dict[str, int]]:
@@ -480,7 +483,7 @@ def kv_groups(types: list[str]) -> tuple[int, dict[str, int]]:
         return 1, {}
     lo, hi = min(counts.values()), max(counts.values())
     size = hi if hi < lo * Fraction(5, 4) else lo
-    return size, {t: -(-n // size) for t, n in counts.items()}
+    return size, {t: ceil_div(n, size) for t, n in counts.items()}
 
 
 def kv_budget_bytes(total_bytes: int, b: Breakdown, runtime: Runtime) -> int:
@@ -492,19 +495,19 @@ def kv_budget_bytes(total_bytes: int, b: Breakdown, runtime: Runtime) -> int:
 def blocks_per_request(
     model: ModelSpec, workload: Workload, runtime: Runtime, groups: dict[str, int]
 ) -> int:
-    """Blocks one request of ``context_tokens`` needs over every group."""
+    """Blocks one request of ``context_tokens`` needs over every group (vLLM V1)."""
     block, ctx = runtime.block_size or 16, workload.context_tokens
     need = 0
     for kind, n in groups.items():
         if kind == FULL:
-            need += n * -(-ctx // block)
+            need += n * ceil_div(ctx, block)
         elif kind == RECURRENT:  # one state block per request (mamba_cache_mode none)
             need += n
         else:
-            span = min(
-                (model.sliding_window or ctx) - 1 + batched_tokens(workload, runtime, model), ctx
-            )
-            need += n * (-(-span // block) + 1)
+            # V1 only (V0 has no hybrid allocator), whose batched tokens do not depend on the
+            # model (V0's automatic chunked prefill does)
+            span = min((model.sliding_window or ctx) - 1 + batched_tokens(workload, runtime), ctx)
+            need += n * (ceil_div(span, block) + 1)
     return need
 
 
@@ -711,17 +714,30 @@ class VllmProfile(FormulaProfile):
             return mamba_page_bytes(model, runtime) * size
         return (runtime.block_size or 16) * per_token * size
 
-    def figures(
+    def breakdown_figures(
+        self, b: Breakdown, model: ModelSpec, workload: Workload, runtime: Runtime
+    ) -> dict[str, int | Fraction]:
+        """Weights, the profiler's terms (activation peak, non-torch) and the extras."""
+        return {
+            "weights_bytes": b.weights.bytes,
+            "activation_peak_bytes": b.activations.bytes,
+            "non_torch_bytes": runtime.non_torch_bytes
+            if runtime.non_torch_bytes is not None
+            else b.overhead.bytes,
+            "peak_bytes": b.weights.bytes + b.activations.bytes,
+            **b.extras,
+        }
+
+    def capacity_figures(
         self,
+        b: Breakdown,
         model: ModelSpec,
-        weights: WeightSpec,
         workload: Workload,
         runtime: Runtime,
-        *,
-        gpu_total_bytes: int | None = None,
-        counts: dict[str, int] | None = None,
+        counts: dict[str, int],
+        gpu_total_bytes: int | None,
     ) -> dict[str, int | Fraction]:
-        """Start-up figures: weights, profiler terms, KV budget, blocks, tokens, concurrency.
+        """KV budget, blocks, tokens and concurrency, from whichever of them is given.
 
         A given KV figure feeds every figure derived from it, in any direction
         (``kv_cache_utils.py``: ``num_blocks = budget // block_bytes``, tokens ``num_blocks //
@@ -731,21 +747,10 @@ class VllmProfile(FormulaProfile):
         block_bytes`` blocks. Block bytes use the KV heads one GPU holds (``max(1, kv_heads
         // TP)``). Without a budget, ``kv_cache_bytes`` is ``blocks * block_bytes``.
         """
-        counts = counts or {}
-        b = self.estimate(model, weights, workload, runtime)
-        out: dict[str, int | Fraction] = {
-            "weights_bytes": b.weights.bytes,
-            "activation_peak_bytes": b.activations.bytes,
-            "non_torch_bytes": runtime.non_torch_bytes
-            if runtime.non_torch_bytes is not None
-            else b.overhead.bytes,
-            "peak_bytes": b.weights.bytes + b.activations.bytes,
-            **b.extras,
-        }
+        out: dict[str, int | Fraction] = {}
         unit = b.extras["kv_block_bytes"]
         _, groups = kv_groups(layer_types_per_gpu(model, runtime))
-        given_bytes = counts.get("kv_cache_bytes")
-        budget = given_bytes
+        budget = counts.get("kv_cache_bytes")
         if budget is None and gpu_total_bytes is not None:
             budget = out["kv_cache_bytes"] = kv_budget_bytes(gpu_total_bytes, b, runtime)
         blocks = counts.get("num_gpu_blocks")
