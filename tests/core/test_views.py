@@ -292,3 +292,53 @@ def test_to_unit_of_an_int_is_the_float_of_the_exact_quotient():
         for _ in range(20_000):
             n = rng.randrange(0, 2 ** rng.randrange(1, 81))
             assert to_unit(n, unit) == float(Fraction(n, unit.size_bytes))
+
+
+def test_verdict_without_a_breakdown_equals_the_estimates_figures():
+    # issue 11: the fit advisor asks each profile for need, usable, KV and weights bytes of
+    # an alternative (other KV dtype, weight format, TP size); the formula profile answers
+    # without building the breakdown. Oracle: the same four figures read off the full
+    # estimate, through need_bytes / usable_bytes, for every engine and both overhead forms
+    from vramdesk.core.bundled import bundled_models
+    from vramdesk.core.engines import profile_for
+    from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
+    from vramdesk.core.runtime import Engine, OverheadForm
+    from vramdesk.core.units import GIB
+
+    workloads = [
+        Workload(context_tokens=1, batch=1),
+        Workload(context_tokens=4097, batch=3, prompt_len=4000, kv_dtype=KVDtype.FP8),
+        Workload(context_tokens=32768, batch=17, prompt_len=512, chunk_tokens=2048),
+    ]
+    runtimes = [
+        Runtime(),
+        Runtime(tensor_parallel_size=2, gpu_memory_utilization=0.87),
+        Runtime(overhead=OverheadForm.WORKSPACE, block_size=16),
+        Runtime(fixed_overhead_bytes=0, overhead_factor=1.3, tensor_parallel_size=4),
+        Runtime(engine=Engine.VLLM),
+    ]
+    weights = [None, WeightSpec(WeightFormat.INT8), WeightSpec(WeightFormat.INT4, group_size=128)]
+    checked = 0
+    for preset in bundled_models():
+        for wl in workloads:
+            for rt in runtimes:
+                profile = profile_for(rt.engine)
+                for w in weights:
+                    w = w or preset.weights
+                    args = (preset.model, w, wl, rt)
+                    for cap in (8 * GIB, 80 * GIB + 12345):
+                        try:
+                            b = estimate(*args)
+                        except Exception as exc:  # noqa: BLE001 - refused alike
+                            with pytest.raises(type(exc)):
+                                profile.verdict_at(*args, cap)
+                            continue
+                        want = (
+                            profile.need_bytes(b),
+                            profile.usable_bytes(b, cap, rt),
+                            b.kv_cache.bytes,
+                            b.weights.bytes,
+                        )
+                        assert tuple(profile.verdict_at(*args, cap)) == want, (preset, wl, rt)
+                        checked += 1
+    assert checked > 200

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import threading
 import time
 from pathlib import Path
 from types import TracebackType
-
-import filelock
+from typing import Any
 
 try:
     import fcntl
@@ -47,6 +45,13 @@ class _Held:
         self.lock.release()
 
 
+def lock_timeout() -> type[Exception]:
+    """``filelock.Timeout``, the error a lock not granted in time raises (imported on use)."""
+    import filelock
+
+    return filelock.Timeout
+
+
 class FairLock:
     """Mutual exclusion across processes, granted first come, first served.
 
@@ -62,10 +67,21 @@ class FairLock:
         self.lock_file = Path(lock_file)
         self.timeout = timeout
         self.queue = self.lock_file.with_name(self.lock_file.name + ".queue")
-        self._inner = filelock.FileLock(self.lock_file, timeout=timeout, thread_local=False)
+        self._inner_lock: Any = None  # the filelock.FileLock, made on first use
         self._threads = threading.RLock()
         self._depth = 0
         self._ticket: tuple[int, Path] | None = None
+
+    @property
+    def _inner(self) -> Any:
+        """The ``filelock.FileLock`` (imported on first use: start-up does not pay for it)."""
+        if self._inner_lock is None:
+            import filelock
+
+            self._inner_lock = filelock.FileLock(
+                self.lock_file, timeout=self.timeout, thread_local=False
+            )
+        return self._inner_lock
 
     # ------------------------------------------------------------------ public
     def acquire(self, timeout: float | None = None) -> _Held:
@@ -81,7 +97,7 @@ class FairLock:
         timeout = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
         if not self._threads.acquire(timeout=max(timeout, 0)):
-            raise filelock.Timeout(str(self.lock_file))
+            raise lock_timeout()(str(self.lock_file))
         try:
             if self._depth == 0:
                 self._acquire_in_turn(deadline)
@@ -142,7 +158,7 @@ class FairLock:
             self._inner.acquire(timeout=max(0.0, deadline - time.monotonic()))
             return
         self.queue.mkdir(parents=True, exist_ok=True)
-        name = f"{time.time_ns():020d}-{os.getpid():010d}-{secrets.token_hex(4)}"
+        name = f"{time.time_ns():020d}-{os.getpid():010d}-{os.urandom(4).hex()}"
         pending = self.queue / f"{name}.new"
         fd = os.open(pending, os.O_CREAT | os.O_RDWR, 0o644)
         try:
@@ -158,7 +174,7 @@ class FairLock:
             delay = 0.001
             while self._live_ticket_ahead(name):
                 if time.monotonic() >= deadline:
-                    raise filelock.Timeout(str(self.lock_file))
+                    raise lock_timeout()(str(self.lock_file))
                 time.sleep(delay)
                 delay = min(delay * 2, 0.01)
             self._inner.acquire(timeout=max(0.0, deadline - time.monotonic()))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import hashlib
 import json
 import os
 import re
@@ -85,6 +84,8 @@ def slugify(name: str) -> str:
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
     slug = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:MAX_SLUG_CHARS].rstrip("-")
     if not slug:
+        import hashlib  # on use: a name with no ASCII letters is rare
+
         slug = "preset-" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:10]
     return slug + "-preset" if slug in _RESERVED else slug
 

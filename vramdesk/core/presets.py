@@ -27,10 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import filelock
 import platformdirs
 
-from vramdesk.core._fair_lock import FairLock
+from vramdesk.core._fair_lock import FairLock, lock_timeout
 from vramdesk.core._preset_file import (
     KINDS,
     MAX_FILE_BYTES,
@@ -357,7 +356,7 @@ class PresetStore:
             self.directory.mkdir(parents=True, exist_ok=True)
             with self._lock:
                 yield
-        except filelock.Timeout:
+        except lock_timeout():
             raise PresetStoreError(
                 f"waited over {self.lock_timeout_s:g} s for {self._lock.lock_file} (other "
                 "vramdesk windows were saving); try again"
@@ -394,7 +393,7 @@ class PresetStore:
                         if now - os.stat(path).st_mtime > STALE_TEMP_S:
                             os.unlink(path)
                             removed += 1
-        except (filelock.Timeout, OSError):
+        except (lock_timeout(), OSError):
             return removed  # another vramdesk is writing: the next start cleans up
         return removed
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from vramdesk.core._memo import memo
 from vramdesk.core.engines import profile_for
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, estimate, tp_problem
@@ -227,8 +228,6 @@ class _Problem:
         self.base = estimate(model, weights, workload, runtime)
         self.base_need = self.profile.need_bytes(self.base)
         self._need: dict[tuple[int, int], int] = {}
-        #: breakdowns of these inputs at other TP sizes (filled by :func:`smallest_tp`)
-        self.at_tp: dict[int, Breakdown] = {}
         self.usable = self.profile.usable_bytes(self.base, capacity_bytes, runtime)
 
     def need(self, batch: int, context: int) -> int:
@@ -429,15 +428,37 @@ def smallest_tp(
         if tp_problem(model, tp) is not None:
             continue
         if _current is not None and tp == runtime.tensor_parallel_size:
-            p = _current  # the problem being solved: its verdict is already known
+            fits = _current.fits_now()  # the problem being solved: its verdict is known
         else:
-            rt = runtime.replace(tensor_parallel_size=tp)
-            p = _Problem(model, weights, workload, rt, capacity_bytes)
-            if _current is not None:  # the advisor's TP lever reads this breakdown again
-                _current.at_tp[tp] = p.base
-        if p.fits_now():
+            rt = _at_tp(runtime, tp)
+            fits = _fits(model, weights, workload, rt, capacity_bytes)
+        if fits:
             return tp
     return None
+
+
+@memo
+def _at_tp(runtime: Runtime, tp: int) -> Runtime:
+    """``runtime`` at ``tp`` GPUs: one object per (runtime, size), so it is checked once."""
+    return runtime.replace(tensor_parallel_size=tp)
+
+
+@memo
+def _with_kv_dtype(workload: Workload, kv_dtype: Any) -> Workload:
+    """``workload`` with another KV dtype: one object per pair, so it is checked once."""
+    return workload.replace(kv_dtype=kv_dtype)
+
+
+#: the weight formats the advisor tries, largest first (one object each: checked once)
+_LEVER_WEIGHTS = (WeightSpec(WeightFormat.INT8), WeightSpec(WeightFormat.INT4, group_size=128))
+
+
+def _fits(
+    model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime, capacity: int
+) -> bool:
+    """:meth:`_Problem.fits_now` of these inputs, through the profile's shortest exact path."""
+    v = profile_for(runtime.engine).verdict_at(model, weights, workload, runtime, capacity)
+    return v.need <= v.usable
 
 
 def advise(p: _Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> list[Advice]:
@@ -454,9 +475,11 @@ def advise(p: _Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> li
     out: list[Advice] = []
     compact = profile_for(p.runtime.engine).compact_kv_dtype  # fp8; q8_0 for llama.cpp
     if wl.kv_dtype.bytes_per_element > compact.bytes_per_element:
-        alt = _Problem(p.model, p.weights, wl.replace(kv_dtype=compact), p.runtime, p.capacity)
-        saves = base.kv_cache.bytes - alt.base.kv_cache.bytes
-        ok = alt.fits_now()
+        alt = p.profile.verdict_at(
+            p.model, p.weights, _with_kv_dtype(wl, compact), p.runtime, p.capacity
+        )
+        saves = base.kv_cache.bytes - alt.kv
+        ok = alt.need <= alt.usable
         label = compact.label
         out.append(Advice("kv_dtype", label, saves, ok, f"Store the KV cache in {label}"))
     if max_ctx >= 1:
@@ -471,10 +494,8 @@ def advise(p: _Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> li
         )
     out.extend(_weight_levers(p))
     if min_gpus is not None and min_gpus > p.runtime.tensor_parallel_size:
-        alt = p.at_tp.get(min_gpus)  # smallest_tp estimated it already
-        if alt is None:
-            rt = p.runtime.replace(tensor_parallel_size=min_gpus)
-            alt = estimate(p.model, p.weights, wl, rt)
+        rt = _at_tp(p.runtime, min_gpus)
+        alt = estimate(p.model, p.weights, wl, rt)  # the one breakdown the levers read
         saves = base.total_bytes - alt.total_bytes
         out.append(
             Advice(
@@ -496,14 +517,13 @@ def _total_at(p: _Problem, batch: int, context: int) -> int:
 def _weight_levers(p: _Problem) -> list[Advice]:
     """Quantize the weights: the largest format that fits, or why none does."""
     now_bits = p.weights.bits_per_weight
-    tried = [WeightSpec(WeightFormat.INT8), WeightSpec(WeightFormat.INT4, group_size=128)]
-    tried = [w for w in tried if w.bits_per_weight < now_bits]
+    tried = [w for w in _LEVER_WEIGHTS if w.bits_per_weight < now_bits]
     last = None
     for spec in tried:
-        alt = _Problem(p.model, spec, p.workload, p.runtime, p.capacity)
-        saves = p.base.weights.bytes - alt.base.weights.bytes
+        alt = p.profile.verdict_at(p.model, spec, p.workload, p.runtime, p.capacity)
+        saves = p.base.weights.bytes - alt.weights
         last = (spec, saves)
-        if alt.fits_now():
+        if alt.need <= alt.usable:
             return [
                 Advice(
                     "weights", spec.label(), saves, True, f"Quantize the weights to {spec.label()}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -35,7 +36,7 @@ from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.chart import PART_COLOURS
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
-from vramdesk.gui.deferred import WhenShown
+from vramdesk.gui.deferred import LazyBody, WhenShown
 from vramdesk.gui.library import PresetLibrary
 from vramdesk.gui.plotting import quiet_range_changes
 from vramdesk.gui.theme import ChartTheme, follow, style_plot
@@ -46,16 +47,40 @@ SERIES = (*PART_COLOURS, "total")
 SERIES_COLOURS = {**PART_COLOURS, "total": "#555555"}
 
 
-class CompareTab(QWidget):
-    """Checkable list of bundled and user model presets, grouped bars and a table."""
+class CompareTab(LazyBody, QWidget):
+    """Checkable list of bundled and user model presets, grouped bars and a table.
+
+    The widgets are built when the tab is first shown or used (:class:`LazyBody`).
+    """
+
+    LAZY = frozenset({"picker", "plot", "legend", "capacity_line", "bars", "theme", "table"})
 
     def __init__(
         self, controller: ScenarioController, library: PresetLibrary, parent: QWidget | None = None
     ) -> None:
+        self._body_built = False
         super().__init__(parent)
         self.controller, self.library = controller, library
         self._rows: list[views.CompareRow] = []
         self.updates = WhenShown(self, self._compute, self._redraw)
+        controller.breakdownChanged.connect(self.updates.request)
+        # same figures, other unit: redrawn, not re-estimated
+        controller.unitChanged.connect(self.updates.request_redraw)
+        library.presetsChanged.connect(self._presets_changed)
+        self._choices: dict = {}
+        self._table_shape: tuple = ()
+        self._shown: dict[str, object] = {}  # what the axes show (set only on change)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        """Build the widgets before the first paint (hidden, the tab has none)."""
+        self._ensure_body()
+        super().showEvent(event)
+
+    def _presets_changed(self) -> None:
+        if self._body_built:  # an unbuilt picker is filled when it is built
+            self.fill_picker()
+
+    def _build_body(self) -> None:
         self.picker = QListWidget()
         self.picker.setObjectName("compare_picker")
         self.picker.itemChanged.connect(self.updates.request)
@@ -98,13 +123,6 @@ class CompareTab(QWidget):
         split.setStretchFactor(1, 3)
         split.setSizes([170, 400])
         QVBoxLayout(self).addWidget(split)
-        controller.breakdownChanged.connect(self.updates.request)
-        # same figures, other unit: redrawn, not re-estimated
-        controller.unitChanged.connect(self.updates.request_redraw)
-        library.presetsChanged.connect(self.fill_picker)
-        self._choices: dict = {}
-        self._table_shape: tuple = ()
-        self._shown: dict[str, object] = {}  # what the axes show (set only on change)
         self.fill_picker()
 
     def apply_theme(self, theme: ChartTheme) -> None:

@@ -72,3 +72,34 @@ class WhenShown(QObject):
         if obj is self.view and event.type() == QEvent.Type.Show:
             self.ensure()  # before the first paint of the shown view
         return False
+
+
+class LazyBody:
+    """Mixin for a tab (a ``QWidget``) whose widgets are built when first shown or used.
+
+    A tab behind another costs nothing at start-up: its ``__init__`` keeps the cheap state
+    and connections, and :meth:`_build_body` (the subclass's) creates the widgets named in
+    ``LAZY`` the first time the tab is shown or any of those attributes is read (code and
+    tests that reach ``tab.plot`` or ``tab.table`` get the built widget). Subclasses call
+    ``self._body_built = False`` first in ``__init__`` and :meth:`_ensure_body` from
+    ``showEvent``.
+    """
+
+    LAZY: frozenset[str] = frozenset()
+    _body_built: bool
+
+    def _build_body(self) -> None:
+        raise NotImplementedError
+
+    def _ensure_body(self) -> None:
+        """Build the widgets now unless they are built."""
+        if not self._body_built:
+            self._body_built = True
+            self._build_body()
+
+    def __getattr__(self, name: str) -> object:
+        # only reached when normal lookup fails: a lazy widget not built yet
+        if name in type(self).LAZY and not self._body_built:
+            self._ensure_body()
+            return getattr(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")

@@ -9,12 +9,18 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMenu
 
 from vramdesk.core.errors import VramdeskError
-from vramdesk.gui import exporting
 
 if TYPE_CHECKING:
     from vramdesk.gui.main_window import MainWindow
 
 TEXT_FILTER = "CSV (*.csv);;Markdown (*.md);;JSON (*.json)"
+
+
+def _exporting():  # noqa: ANN202 - the module
+    """:mod:`vramdesk.gui.exporting`, imported on first use (not needed to start the window)."""
+    from vramdesk.gui import exporting
+
+    return exporting
 
 
 class ExportMenu(QObject):
@@ -46,14 +52,14 @@ class ExportMenu(QObject):
     def export_chart(self, path: Path) -> Path | None:
         """Write the breakdown chart to ``path`` (.png or .svg)."""
         chart = self.window.chart
-        return self._guard(exporting.export_plot, chart.plot, Path(path), chart.title_text())
+        return self._guard(_exporting().export_plot, chart.plot, Path(path), chart.title_text())
 
     def export_breakdown(self, path: Path) -> Path | None:
         """Write the breakdown to ``path`` in the format its suffix names."""
         return self._guard(
             self._write,
             Path(path),
-            lambda fmt: exporting.breakdown_text(self.window.controller, fmt),
+            lambda fmt: _exporting().breakdown_text(self.window.controller, fmt),
         )
 
     def export_comparison(self, path: Path) -> Path | None:
@@ -62,22 +68,24 @@ class ExportMenu(QObject):
         return self._guard(
             self._write,
             Path(path),
-            lambda fmt: exporting.comparison_text(self.window.controller, rows, fmt),
+            lambda fmt: _exporting().comparison_text(self.window.controller, rows, fmt),
         )
 
     @staticmethod
     def _write(path: Path, render) -> Path:  # noqa: ANN001 - a format -> text callable
-        return exporting.write_text(path, render(exporting.format_of(path)))
+        return _exporting().write_text(path, render(_exporting().format_of(path)))
 
     def copy_breakdown(self, fmt: str) -> None:
         """Put the breakdown on the clipboard as ``fmt`` (csv, md, json)."""
-        exporting.copy_to_clipboard(exporting.breakdown_text(self.window.controller, fmt))
+        _exporting().copy_to_clipboard(_exporting().breakdown_text(self.window.controller, fmt))
         self.window.show_message(self.tr("Breakdown copied to the clipboard"))
 
     def copy_comparison(self, fmt: str) -> None:
         """Put the comparison on the clipboard as ``fmt``."""
         rows = self.window.compare_tab.rows
-        exporting.copy_to_clipboard(exporting.comparison_text(self.window.controller, rows, fmt))
+        _exporting().copy_to_clipboard(
+            _exporting().comparison_text(self.window.controller, rows, fmt)
+        )
         self.window.show_message(self.tr("Comparison copied to the clipboard"))
 
     # ----------------------------------------------------------------- dialogs

@@ -7,7 +7,6 @@ test can open and close them without a nested event loop.
 from __future__ import annotations
 
 import platform
-from importlib.metadata import PackageNotFoundError, metadata
 
 import PySide6
 from PySide6.QtCore import QCoreApplication, Qt, qVersion
@@ -22,12 +21,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vramdesk import __version__
+import vramdesk
 from vramdesk.core.formulas import HOW_COMPUTED
 
 
 def licence() -> str:
     """The licence the installed package declares (``MIT``), or ``unknown``."""
+    from importlib.metadata import PackageNotFoundError, metadata  # on use: not at start-up
+
     try:
         meta = metadata("vramdesk")
     except PackageNotFoundError:
@@ -71,7 +72,7 @@ class HelpMenu:
         """The About text: version, licence, what it is and what it runs on."""
         return "<br>".join(
             [
-                f"<b>vramdesk {__version__}</b>",
+                f"<b>vramdesk {vramdesk.__version__}</b>",
                 QCoreApplication.translate(
                     "HelpMenu", "Will this LLM fit in GPU memory under this traffic?"
                 ),

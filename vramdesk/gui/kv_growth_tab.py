@@ -17,6 +17,7 @@ import math
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -34,7 +35,7 @@ from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.core.verdict import usable_sentence
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text
-from vramdesk.gui.deferred import WhenShown
+from vramdesk.gui.deferred import LazyBody, WhenShown
 from vramdesk.gui.plotting import CornerLegend
 from vramdesk.gui.theme import (
     ChartTheme,
@@ -49,12 +50,37 @@ from vramdesk.gui.theme import (
 CURVE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
 
 
-class KvGrowthTab(QWidget):
-    """KV GiB over context (log axes) and the source grid as a table."""
+class KvGrowthTab(LazyBody, QWidget):
+    """KV GiB over context (log axes) and the source grid as a table.
+
+    The widgets are built when the tab is first shown or used (:class:`LazyBody`).
+    """
+
+    LAZY = frozenset(
+        {"plot", "legend_corner", "legend", "slots", "capacity", "current", "theme"}
+        | {"budget_note", "table"}
+    )
 
     def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
+        self._body_built = False
         super().__init__(parent)
         self.controller = controller
+        self.curves: dict[int, pg.PlotDataItem] = {}
+        self._series: dict[int, list[int]] = {}
+        self._contexts: list[int] = []
+        self._axis_label = ""
+        self._context_ticks: list = []
+        self.updates = WhenShown(self, self._compute, self._draw)
+        controller.breakdownChanged.connect(self.updates.request)
+        # same figures, other unit: redrawn, not re-estimated
+        controller.unitChanged.connect(self.updates.request_redraw)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        """Build the widgets before the first paint (hidden, the tab has none)."""
+        self._ensure_body()
+        super().showEvent(event)
+
+    def _build_body(self) -> None:
         self.plot = pg.PlotWidget()
         self.plot.setLogMode(x=True, y=True)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
@@ -71,7 +97,6 @@ class KvGrowthTab(QWidget):
         self.slots = [
             self.plot.plot([], [], pen=pg.mkPen(colour, width=2)) for colour in CURVE_COLOURS
         ]
-        self.curves: dict[int, pg.PlotDataItem] = {}
         self.capacity = self.plot.plot(
             [], [], pen=pg.mkPen("#c0392b", width=2), name=self.tr("KV budget")
         )
@@ -101,14 +126,6 @@ class KvGrowthTab(QWidget):
         layout.addWidget(self.budget_note)
         layout.addWidget(self.plot, 2)
         layout.addWidget(self.table, 1)
-        self._series: dict[int, list[int]] = {}
-        self._contexts: list[int] = []
-        self._axis_label = ""
-        self._context_ticks: list = []
-        self.updates = WhenShown(self, self._compute, self._draw)
-        controller.breakdownChanged.connect(self.updates.request)
-        # same figures, other unit: redrawn, not re-estimated
-        controller.unitChanged.connect(self.updates.request_redraw)
 
     def apply_theme(self, theme: ChartTheme) -> None:
         """Restyle the plot, legend, KV budget line and marker for ``theme``."""

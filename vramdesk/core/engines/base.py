@@ -6,6 +6,7 @@ import dataclasses
 import math
 import re
 from fractions import Fraction
+from typing import NamedTuple
 
 from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.errors import InputError
@@ -53,6 +54,15 @@ def check_kv_dtype(
         "unsupported",
         {"allowed": labels},
     )
+
+
+class Verdict(NamedTuple):
+    """Need, usable memory, KV-cache bytes and weights bytes per GPU (see ``verdict_at``)."""
+
+    need: int
+    usable: int
+    kv: int
+    weights: int
 
 
 class EngineProfile:
@@ -155,6 +165,38 @@ class EngineProfile:
         """:meth:`need_at` of the inputs :meth:`at_point` gives for ``batch`` x ``context``."""
         wl, rt = self.at_point(workload, runtime, batch, context)
         return self.need_at(model, weights, wl, rt)
+
+    def verdict_at(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        capacity_bytes: int,
+    ) -> Verdict:
+        """The integers a verdict reads, for the estimate of these inputs on one GPU.
+
+        ``need`` is :meth:`need_bytes`, ``usable`` :meth:`usable_bytes` on a GPU of
+        ``capacity_bytes``, ``kv`` and ``weights`` the KV-cache and weights parts' bytes,
+        all of :func:`~vramdesk.core.estimate.estimate` of the inputs. This general path
+        builds that estimate; profiles with a shorter exact path override it (the solver's
+        fit advisor asks for several such verdicts per solve).
+
+        Raises
+        ------
+        InputError
+            The inputs are refused, as by :meth:`estimate`.
+        """
+        from vramdesk.core.inputs import validate_inputs
+
+        validate_inputs(model, weights, workload, runtime)  # as estimate() does first
+        b = self.estimate(model, weights, workload, runtime)
+        return Verdict(
+            self.need_bytes(b),
+            self.usable_bytes(b, capacity_bytes, runtime),
+            b.kv_cache.bytes,
+            b.weights.bytes,
+        )
 
     def need_bytes(self, breakdown: Breakdown) -> int:
         """Bytes per GPU that must fit in :meth:`usable_bytes`: what grows with the traffic.
@@ -364,6 +406,34 @@ class FormulaProfile(EngineProfile):
         check_int("batch", batch)
         return self._formula_need(model, weights, workload, runtime, batch, context)
 
+    def verdict_at(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        capacity_bytes: int,
+    ) -> Verdict:
+        """:meth:`EngineProfile.verdict_at` without building the breakdown.
+
+        The neutral profile in the multiplier form: the need and the KV bytes as in
+        :meth:`need_at`, the weights from the memoised weights part, and the usable memory
+        ``floor(capacity * gpu_memory_utilization) - fixed_overhead - weights``, exactly
+        :meth:`usable_bytes` (the multiplier form reserves the fixed overhead only). Engines
+        and the workspace form (whose reserve is the overhead part) take the general path.
+        """
+        if type(self) is not FormulaProfile or runtime.overhead is OverheadForm.WORKSPACE:
+            return super().verdict_at(model, weights, workload, runtime, capacity_bytes)
+        from vramdesk.core.formula import weights_part
+        from vramdesk.core.inputs import validate_inputs
+
+        validate_inputs(model, weights, workload, runtime)
+        batch, context = workload.batch, workload.context_tokens
+        kv, rest = self._formula_terms(model, weights, workload, runtime, batch, context)
+        w = weights_part(model, weights, runtime).bytes
+        cap = math.floor(capacity_bytes * Fraction(runtime.gpu_memory_utilization))
+        return Verdict(kv + rest, cap - runtime.fixed_overhead_bytes - w, kv, w)
+
     def _formula_need(
         self,
         model: ModelSpec,
@@ -374,6 +444,19 @@ class FormulaProfile(EngineProfile):
         context: int,
     ) -> int:
         """KV + state + activations of validated inputs at ``batch`` x ``context``."""
+        kv, rest = self._formula_terms(model, weights, workload, runtime, batch, context)
+        return kv + rest
+
+    def _formula_terms(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        batch: int,
+        context: int,
+    ) -> tuple[int, int]:
+        """``(KV bytes, state + activation bytes)`` of validated inputs at a point."""
         from vramdesk.core.formula import STATE_BYTES, activation_bytes, weights_part
         from vramdesk.core.kv_cache import cached_tokens_at, kv_cost_per_kind
         from vramdesk.core.state import state_bytes_per_sequence, state_layers
@@ -387,7 +470,7 @@ class FormulaProfile(EngineProfile):
         if state_layers(model, runtime):
             per_seq = state_bytes_per_sequence(model, runtime, STATE_BYTES, STATE_BYTES)
             state = per_seq * batch
-        return kv + state + activation_bytes(model, workload, batch)
+        return kv, state + activation_bytes(model, workload, batch)
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
         """Return the fixed overhead (multiplier form) or the workspace (workspace form)."""
