@@ -136,48 +136,48 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="127"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="145"/>
         <source>capacity</source>
         <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="184"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="202"/>
         <source>This model: {0}</source>
         <translation>このモデル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="209"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="227"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="218"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="236"/>
         <source>capacity {0}</source>
         <translation>容量 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="251"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="269"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="253"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="271"/>
         <source>Error</source>
         <translation>エラー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="254"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="272"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="256"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="274"/>
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="256"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="274"/>
         <source>no</source>
         <translation>いいえ</translation>
     </message>
@@ -638,57 +638,57 @@
 <context>
     <name>ExportMenu</name>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="29"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="35"/>
         <source>Export chart (PNG/SVG)…</source>
         <translation>グラフをエクスポート（PNG/SVG）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="30"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="36"/>
         <source>Export breakdown (CSV/Markdown/JSON)…</source>
         <translation>内訳をエクスポート（CSV/Markdown/JSON）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="31"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="37"/>
         <source>Export comparison (CSV/Markdown/JSON)…</source>
         <translation>比較をエクスポート（CSV/Markdown/JSON）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="32"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="38"/>
         <source>Copy breakdown as Markdown</source>
         <translation>内訳を Markdown でコピー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="33"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="39"/>
         <source>Copy comparison as Markdown</source>
         <translation>比較を Markdown でコピー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="43"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="49"/>
         <source>Saved {0}</source>
         <translation>{0} を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="75"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="81"/>
         <source>Breakdown copied to the clipboard</source>
         <translation>内訳をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="81"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="89"/>
         <source>Comparison copied to the clipboard</source>
         <translation>比較をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="86"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="94"/>
         <source>Export chart</source>
         <translation>グラフをエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="93"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="101"/>
         <source>Export breakdown</source>
         <translation>内訳をエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="100"/>
+        <location filename="../../vramdesk/gui/export_menu.py" line="108"/>
         <source>Export comparison</source>
         <translation>比較をエクスポート</translation>
     </message>
@@ -1100,39 +1100,39 @@
 <context>
     <name>HelpMenu</name>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="56"/>
+        <location filename="../../vramdesk/gui/help_menu.py" line="57"/>
         <source>&amp;Help</source>
         <translation>ヘルプ(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="59"/>
-        <location filename="../../vramdesk/gui/help_menu.py" line="113"/>
+        <location filename="../../vramdesk/gui/help_menu.py" line="60"/>
+        <location filename="../../vramdesk/gui/help_menu.py" line="114"/>
         <source>How the numbers are computed</source>
         <translation>数値の計算方法</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="65"/>
-        <location filename="../../vramdesk/gui/help_menu.py" line="100"/>
+        <location filename="../../vramdesk/gui/help_menu.py" line="66"/>
+        <location filename="../../vramdesk/gui/help_menu.py" line="101"/>
         <source>About vramdesk</source>
         <translation>vramdesk について</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="75"/>
+        <location filename="../../vramdesk/gui/help_menu.py" line="76"/>
         <source>Will this LLM fit in GPU memory under this traffic?</source>
         <translation>この LLM は、このトラフィックで GPU メモリに収まるか？</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="78"/>
+        <location filename="../../vramdesk/gui/help_menu.py" line="79"/>
         <source>Licence: {0}</source>
         <translation>ライセンス: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="79"/>
+        <location filename="../../vramdesk/gui/help_menu.py" line="80"/>
         <source>Python {0}, Qt {1}, PySide6 {2}</source>
         <translation>Python {0}、Qt {1}、PySide6 {2}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="82"/>
+        <location filename="../../vramdesk/gui/help_menu.py" line="83"/>
         <source>Offline: nothing is sent anywhere. The command line gives the same numbers (vramdesk --help).</source>
         <translation>オフライン：どこにも何も送信しません。コマンドラインでも同じ数値が得られます（vramdesk --help）。</translation>
     </message>
@@ -1189,34 +1189,34 @@
 <context>
     <name>KvGrowthTab</name>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="61"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="87"/>
         <source>context (tokens per sequence)</source>
         <extracomment>One colour per curve slot (Okabe-Ito): the grid&apos;s concurrencies, then the current one.</extracomment>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="76"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="101"/>
         <source>KV budget</source>
         <translation>KV 予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="87"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="112"/>
         <source>this workload</source>
         <translation>このワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="155"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="172"/>
         <source>KV cache ({0})</source>
         <translation>KV キャッシュ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="183"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="200"/>
         <source>No KV budget on this GPU: {0}</source>
         <translation>この GPU には KV 予算がありません: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="198"/>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="211"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="215"/>
+        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="228"/>
         <source>{0} concurrent</source>
         <translation>同時 {0}</translation>
     </message>
