@@ -1,12 +1,13 @@
 """The one object that binds the window to the core (STYLE: "How a form binds to the core").
 
-:class:`ScenarioController` holds the draft inputs (what the widgets show, valid or
-not) and the last *valid* inputs with their :class:`Breakdown` and
-:class:`SolveResult`. A widget edit calls :meth:`ScenarioController.set_field`; the
-controller converts the raw value, replaces the field, validates, computes and emits
-``inputsChanged`` / ``breakdownChanged`` / ``solveChanged``, or ``fieldInvalid`` with
-the core's reason, leaving the last valid result in place. Loading a preset sets
-every field and computes once.
+:class:`ScenarioController` holds the *committed* inputs, the values typed but not yet
+committed, and the last valid inputs with their :class:`Breakdown` and
+:class:`SolveResult`. A widget edit calls :meth:`ScenarioController.set_field` (text as
+typed, parsed by the core's rules); every typed value the core accepts is applied over the
+committed inputs and computed at once, a refused one never reaches the estimate (its field
+keeps the value it held before the edit began) and is reported through ``marksChanged`` /
+``fieldInvalid`` with the core's reason. :meth:`commit` makes accepted values committed
+when a field finishes editing. Loading a preset sets every field and computes once.
 """
 
 from __future__ import annotations

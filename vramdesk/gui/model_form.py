@@ -28,7 +28,6 @@ class ModelForm(BoundForm):
     """Model architecture fields (config.json names), the preset picker and derived values."""
 
     importFailed = Signal(str)
-    importNotes = Signal(list)
     #: The path of a model imported and loaded (for File → Open recent).
     imported = Signal(str)
 
@@ -247,7 +246,6 @@ class ModelForm(BoundForm):
             origin=self.tr("Imported: {0}").format(name),
             notes=imported.notes,
         )
-        self.importNotes.emit(list(imported.notes))
         if ok:
             self.imported.emit(str(path))
         return ok
