@@ -84,6 +84,20 @@ EQUIVALENT: dict[str, str] = {
     "vramdesk.core.engines.transformers.xǁTransformersProfileǁestimate__mutmut_5": (
         "transformers refuses shared_prefix_tokens (its option group) before this runs"
     ),
+    "vramdesk.core.engines.base.xǁFormulaProfileǁneed_at_point__mutmut_10": (
+        "swaps the fast path and the general path: both give the same integers at every point "
+        "(test_verdict_without_a_breakdown_equals_the_estimates_figures and the need-at-point "
+        "tests compare them), only the time differs"
+    ),
+    "vramdesk.core.engines.base.xǁFormulaProfileǁneed_at_point__mutmut_20": (
+        "inputs the validation refuses reach the fast path, which runs the same checks and "
+        "refuses them with the same error"
+    ),
+    "vramdesk.core.formula.x_weight_groups__mutmut_10": (
+        "'and ... or embeddings_unquantized is None' also sends non-GGUF formats to "
+        "recipe_groups, which has no recipe for them and returns None; a GGUF file type with "
+        "experts_only, the other difference, is a combination no importer or option produces"
+    ),
 }
 
 #: The fast tests: the window's take minutes and test no formula.
