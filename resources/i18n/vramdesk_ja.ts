@@ -1395,264 +1395,264 @@
 <context>
     <name>ModelForm</name>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="38"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="37"/>
         <source>Model</source>
         <extracomment>The path of a model imported and loaded (for File → Open recent).</extracomment>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="56"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="55"/>
         <source>Import config.json / model folder…</source>
         <translation>config.json / モデルフォルダーをインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="60"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="59"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="64"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="63"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="65"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="64"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="66"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="65"/>
         <source>Layers (num_hidden_layers)</source>
         <translation>層数（num_hidden_layers）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="67"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="66"/>
         <source>hidden_size</source>
         <translation>hidden_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="68"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="67"/>
         <source>Attention heads</source>
         <translation>アテンションヘッド数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="69"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="68"/>
         <source>KV heads (num_key_value_heads)</source>
         <translation>KV ヘッド数（num_key_value_heads）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="70"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="69"/>
         <source>head_dim</source>
         <translation>head_dim</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="71"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="70"/>
         <source>intermediate_size</source>
         <translation>intermediate_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="72"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="71"/>
         <source>vocab_size</source>
         <translation>vocab_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="73"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="72"/>
         <source>Tied embeddings</source>
         <translation>埋め込みを共有（tie_word_embeddings）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="74"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="73"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="76"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="75"/>
         <source>the checkpoint (fixed)</source>
         <translation>チェックポイント（固定）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="77"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="76"/>
         <source>the shape (follows the fields)</source>
         <translation>形状（各欄に追従）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="79"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="78"/>
         <source>Parameter count from</source>
         <translation>パラメータ数の出所</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="82"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="81"/>
         <source>A preset or import pins the checkpoint&apos;s published parameter count (and its byte size), so shape edits do not move the weights. Choose the shape to compute the count from the layers, widths and vocabulary instead.</source>
         <translation>プリセットやインポートはチェックポイントの公表パラメータ数（とバイト数）に固定するため、形状を編集しても重みは変わりません。層数・幅・語彙から数えるには「形状」を選んでください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="87"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="86"/>
         <source>Parameters</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="87"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="86"/>
         <source>computed from the shape</source>
         <translation>構成から計算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="87"/>
         <source>MoE experts (0 = dense)</source>
         <translation>MoE エキスパート数（0 = 密）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="89"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
         <source>Experts per token</source>
         <translation>トークンあたりのエキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="89"/>
         <source>Expert intermediate size</source>
         <translation>エキスパートの中間次元</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="91"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
         <source>Shared experts</source>
         <translation>共有エキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="91"/>
         <source>Dense leading layers</source>
         <translation>先頭の密な層の数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
         <source>Sliding window (tokens)</source>
         <translation>スライディングウィンドウ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="95"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="94"/>
         <source>every layer slides</source>
         <translation>全層がスライディング</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="96"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="95"/>
         <source>no sliding layers</source>
         <translation>スライディング層なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="97"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="96"/>
         <source>alternating</source>
         <translation>交互</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="98"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="97"/>
         <source>5 local : 1 global</source>
         <translation>ローカル 5 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="99"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="98"/>
         <source>3 local : 1 global</source>
         <translation>ローカル 3 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="100"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="99"/>
         <source>per-layer list (from preset)</source>
         <translation>層ごとの一覧（プリセットから）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="102"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="101"/>
         <source>Sliding layers</source>
         <translation>スライディング層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="103"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="102"/>
         <source>head_dim (derived)</source>
         <translation>head_dim（導出値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="104"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="103"/>
         <source>GQA ratio</source>
         <translation>GQA 比</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="105"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="104"/>
         <source>Parameter count</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="106"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="105"/>
         <source>KV bytes per token</source>
         <translation>トークンあたりの KV バイト数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="127"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="126"/>
         <source> (shape gives {0:,})</source>
         <translation>（構成から計算すると {0:,}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="129"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="128"/>
         <source>, active {0:,}</source>
         <translation>、アクティブ {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="137"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="136"/>
         <source>the checkpoint: {0:,}</source>
         <translation>チェックポイント: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="139"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="138"/>
         <source>the checkpoint (none loaded)</source>
         <translation>チェックポイント（読み込みなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="142"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="141"/>
         <source>the shape: {0:,}</source>
         <translation>形状: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="158"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="157"/>
         <source> (bundled, read-only)</source>
         <translation>（同梱・読み取り専用）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="158"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="157"/>
         <source> (mine)</source>
         <translation>（ユーザー）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="188"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="187"/>
         <source>Custom (edited)</source>
         <translation>カスタム (編集済み)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="200"/>
-        <location filename="../../vramdesk/gui/model_form.py" line="205"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="199"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="204"/>
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="202"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="201"/>
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="225"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="224"/>
         <source>Reading {0}…</source>
         <translation>{0} を読み込み中…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="226"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="225"/>
         <source>Cancel</source>
         <translation>キャンセル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="231"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="230"/>
         <source>Import of {0} cancelled</source>
         <translation>{0} のインポートを取り消しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="247"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="246"/>
         <source>Imported: {0}</source>
         <translation>インポート: {0}</translation>
     </message>
@@ -1897,13 +1897,13 @@
 <context>
     <name>ScenarioController</name>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="222"/>
+        <location filename="../../vramdesk/gui/controller.py" line="223"/>
         <source>The figures use the last accepted values ({0}) until what was typed there is valid.</source>
         <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). What the import of the loaded model assumed (fp32 storage, defaults filled in, ...).</extracomment>
         <translation>入力が有効になるまで、数値は最後に受け付けた値（{0}）で計算しています。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="238"/>
+        <location filename="../../vramdesk/gui/controller.py" line="239"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>

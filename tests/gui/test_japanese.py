@@ -293,7 +293,8 @@ def test_every_core_string_is_marked_for_translation():
     from vramdesk.gui.core_text import MARKED
 
     missing = [s for s in core_strings() if s not in MARKED]
-    assert not missing, "run the generator for vramdesk/gui/core_text.py MARKED: " + repr(missing)
+    fix = "run python tools/gen_core_text.py, then tools/update_translations.sh: "
+    assert not missing, fix + repr(missing)
 
 
 def test_notes_are_translated_with_their_numbers_kept(japanese):

@@ -19,7 +19,8 @@ from vramdesk.core.verdict import TEMPLATES, Sentence
 
 CONTEXT = "Core"
 
-#: Every core string the window may show (generated from the core's tables; see the test).
+#: Every core string the window may show: written by tools/gen_core_text.py from the core's
+#: tables (tests/gui/test_japanese.py fails when it is out of date).
 MARKED = [
     QT_TRANSLATE_NOOP("Core", '{batch} x {context} tokens'),
     QT_TRANSLATE_NOOP("Core", 'Fits: {shape} need {need} of the {budget} KV budget ({spare} to spare)'),
