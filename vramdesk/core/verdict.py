@@ -239,9 +239,14 @@ def usable_sentence(result: SolveResult, unit: Unit = Unit.GIB) -> Sentence:
     return Sentence("usable_none", {"over": fmt(-result.usable_bytes)})
 
 
+def advice_value(advice: Advice) -> str:
+    """The setting a lever needs, as shown: ``5,760`` tokens, ``fp8``, ``int4 (g128, ...)``."""
+    return f"{advice.value:,}" if isinstance(advice.value, int) else str(advice.value)
+
+
 def advice_sentence(advice: Advice, unit: Unit = Unit.GIB) -> Sentence:
     """One lever of the fit advisor as a sentence in ``unit`` (what to do, what it saves)."""
-    value = f"{advice.value:,}" if isinstance(advice.value, int) else str(advice.value)
+    value = advice_value(advice)
     short = not advice.fits and advice.lever == "weights"
     action = Sentence(f"action_{advice.lever}" + ("_short" if short else ""), {"value": value})
     params: dict[str, str | Sentence] = {

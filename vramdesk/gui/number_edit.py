@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QWidget
 
+from vramdesk.core.errors import InputError
 from vramdesk.gui.fields import parse_real_text
 
 
@@ -117,7 +118,7 @@ class NumberEdit(QLineEdit):
             return
         try:
             current = parse_real_text(self.objectName(), self.typed())
-        except Exception:  # noqa: BLE001 - an unreadable text is not stepped
+        except InputError:  # an unreadable text is not stepped
             return
         base = Fraction(0) if current is None else current
         value = base + Fraction(self.step) * steps

@@ -17,7 +17,13 @@ from PySide6.QtWidgets import (
 from vramdesk.core.runtime import Engine
 from vramdesk.core.solve import SolveResult, min_gpus_text
 from vramdesk.core.units import format_bytes
-from vramdesk.core.verdict import LEVER_TITLES, LIMIT_TITLES, advice_sentence, usable_sentence
+from vramdesk.core.verdict import (
+    LEVER_TITLES,
+    LIMIT_TITLES,
+    advice_sentence,
+    advice_value,
+    usable_sentence,
+)
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text, tr_core
 from vramdesk.gui.theme import tint
@@ -126,7 +132,7 @@ class SolverTab(QWidget):
         self.advice.setRowCount(len(r.advice))
         for row, a in enumerate(r.advice):
             sentence = sentence_text(advice_sentence(a, unit))
-            value = f"{a.value:,}" if isinstance(a.value, int) else str(a.value)
+            value = advice_value(a)
             lever = tr_core(LEVER_TITLES.get(a.lever, a.lever))
             cells = [lever, value, format_bytes(a.saves_bytes, unit), sentence]
             for col, text in enumerate(cells):
