@@ -259,3 +259,15 @@ def test_total_text_sits_above_the_capacity_line(make_main_window):
         total_y = to_unit(c.breakdown.total_bytes)
         assert chart.total_text.pos().y() == max(line_y, total_y)
         assert chart.total_text.anchor.y() > 1  # bottom edge a little above that height
+
+
+def test_capacity_label_is_drawn_on_a_fresh_window(make_main_window, qtbot):
+    # RTX 4090: 24,564 MiB = 23.99 GiB. The label's format is set once per change, and
+    # pyqtgraph renders a format only while the line is visible: it must not stay empty
+    from tests.gui.conftest import one_gpu_snapshot
+
+    snapshot = one_gpu_snapshot()
+    window = make_main_window(show=True, gpu_query=lambda: snapshot)
+    qtbot.waitUntil(lambda: window.controller.local_snapshot is snapshot, timeout=5000)
+    qtbot.wait(50)
+    assert window.chart.capacity_line.label.toPlainText() == "RTX 4090\n23.99 GiB"

@@ -288,10 +288,12 @@ class BreakdownChart(QWidget):
             line.hide()
             return 0.0
         unit = self.controller.unit
+        # shown first: pyqtgraph's label renders a new format only while it is visible, and the
+        # format is set once per change, so a label set while hidden would stay empty
+        line.show()
         line.setPos(to_unit(n_bytes, unit))
         # two short lines rather than one long one: the label stays clear of the bar
         text = f"{name}\n{format_bytes(n_bytes, unit)}" if name else ""
         if self._changed(line.label, text):
             line.label.setFormat(text)
-        line.show()
         return to_unit(n_bytes, unit)

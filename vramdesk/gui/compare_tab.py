@@ -229,6 +229,8 @@ class CompareTab(LazyBody, QWidget):
             self.plot.setLabel("left", axis)
         tallest = max((to_unit(r.breakdown.total_bytes, unit) for r in shown), default=1.0)
         capacity = self.controller.capacity_bytes()
+        # visible before its format is set: pyqtgraph renders a label's format only when shown
+        self.capacity_line.setVisible(capacity is not None)
         if capacity is not None:
             cap = to_unit(capacity, unit)
             self.capacity_line.setPos(cap)
@@ -236,7 +238,6 @@ class CompareTab(LazyBody, QWidget):
                 self.tr("capacity {0}").format(format_bytes(capacity, unit))
             )
             tallest = max(tallest, cap)
-        self.capacity_line.setVisible(capacity is not None)
         # room right of the last group for the capacity label, clear of every bar
         x_max = max(len(shown) - 0.4, 0.6) + 0.9
         if self._changed("x_range", x_max):
