@@ -110,8 +110,12 @@ def _decode(name: str, tp: Any, value: Any) -> Any:
 
 
 @functools.cache
-def _type_hints(cls: type) -> dict[str, Any]:
-    """``typing.get_type_hints`` of a dataclass, cached (it dominates loading many presets)."""
+def type_hints(cls: type) -> dict[str, Any]:
+    """``typing.get_type_hints`` of a dataclass, cached: field name -> type.
+
+    Evaluating the string annotations dominated loading many presets and each parse of a
+    typed field in the window; the result is read-only (do not mutate it).
+    """
     return typing.get_type_hints(cls)
 
 
@@ -125,7 +129,7 @@ def from_dict(cls: type[T], data: dict[str, Any], *, what: str = "") -> T:
     """
     if not isinstance(data, dict):
         raise InputError(what or cls.__name__, "must be a JSON object", "not_object")
-    hints = _type_hints(cls)
+    hints = type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - names)
     if unknown:

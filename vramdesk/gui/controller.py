@@ -394,13 +394,15 @@ class ScenarioController(QObject):
         name: str | None = None,
         origin: str | None = None,
         notes: tuple[str, ...] | list[str] = (),
+        fields: dict[str, Any] | None = None,
     ) -> bool:
         """Replace whole inputs at once (a preset, an import), then compute once.
 
         ``origin`` says where a loaded model came from, for the preset picker
         (``"Imported: NAME"``, ``"NAME (saved)"``); it defaults to the name. ``notes``
         are what an import assumed; they are kept (:attr:`model_notes`) for as long as
-        that model is loaded.
+        that model is loaded. ``fields`` (field name -> raw value) are then set as
+        :meth:`set_field` sets them, in the same computation (a restored session's target).
         """
         given = {"model": model, "weights": weights, "workload": workload, "runtime": runtime}
         self.commit()
@@ -415,7 +417,12 @@ class ScenarioController(QObject):
             self._loaded_model = (self._draft["model"], self._draft["weights"])
             self.model_notes = tuple(notes)
             self.notesChanged.emit()
-        return self._refresh()
+        if not fields:
+            return self._refresh()
+        self._typed.update(fields)
+        ok = self._refresh()
+        self.commit()
+        return ok
 
     def model_edited(self) -> bool:
         """Whether the draft model or weight format differs from the one last loaded."""
@@ -426,11 +433,18 @@ class ScenarioController(QObject):
         return self.load(model=preset.model, weights=preset.weights, name=preset.name)
 
     def load_scenario(
-        self, parts: dict[str, Any], name: str | None = None, origin: str | None = None
+        self,
+        parts: dict[str, Any],
+        name: str | None = None,
+        origin: str | None = None,
+        fields: dict[str, Any] | None = None,
     ) -> bool:
-        """Load the parts a scenario preset holds (``model``, ``weights``, ...); compute once."""
+        """Load the parts a scenario preset holds (``model``, ``weights``, ...); compute once.
+
+        ``fields``: as in :meth:`load`.
+        """
         known = {k: v for k, v in parts.items() if k in TYPES}
-        return self.load(**known, name=name, origin=origin)
+        return self.load(**known, name=name, origin=origin, fields=fields)
 
     def scenario_dict(self) -> dict[str, Any]:
         """The last valid inputs as a JSON-ready dict (non-default fields only)."""

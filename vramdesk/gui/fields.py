@@ -18,7 +18,7 @@ from typing import Any
 from vramdesk.core import bundled, views
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import INT_LIMITS
-from vramdesk.core.serialize import TYPES, from_dict
+from vramdesk.core.serialize import TYPES, from_dict, type_hints
 from vramdesk.core.units import gib_to_bytes, mib_to_bytes, to_fraction
 
 #: Field name -> the input it belongs to ("model", "weights", "workload", "runtime").
@@ -157,7 +157,7 @@ def convert_field(name: str, raw: Any) -> Any:
     if isinstance(raw, enum.Enum):
         return raw
     cls = TYPES[FIELD_PART[name]]
-    hint = typing.get_type_hints(cls)[name]
+    hint = type_hints(cls)[name]
     kinds = typing.get_args(hint) or (hint,)
     if isinstance(raw, str) and (int in kinds or Fraction in kinds):
         raw = parse_int_text(name, raw) if int in kinds else parse_real_text(name, raw)

@@ -114,11 +114,17 @@ class DetailsToggle:
         self.button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.button.toggled.connect(self._apply)
         form.layout_.insertRow(0, self.button)
+        self._rows: tuple[int, list[int]] | None = None  # (row count, rows) last found
         self._apply(False)
 
     def rows(self) -> list[int]:
-        """Rows that open and close: all but the toggle and the form's error line."""
+        """Rows that open and close: all but the toggle and the form's error line.
+
+        Found again only when the form's row count changed (rows are added, never replaced).
+        """
         layout, keep = self.form.layout_, {self.button, self.form.error_label}
+        if self._rows is not None and self._rows[0] == layout.rowCount():
+            return self._rows[1]
         roles = (
             QFormLayout.ItemRole.LabelRole,
             QFormLayout.ItemRole.FieldRole,
@@ -129,6 +135,7 @@ class DetailsToggle:
             widgets = {_widget(layout.itemAt(row, role)) for role in roles}
             if not widgets & keep:
                 rows.append(row)
+        self._rows = (layout.rowCount(), rows)
         return rows
 
     def is_open(self) -> bool:
@@ -299,15 +306,13 @@ class FormColumn(QScrollArea):
                     label.setWordWrap(True)
 
     # ------------------------------------------------------------- state
-    def required_width(self) -> int:
-        """Width the column needs with every section open (so opening one never clips it)."""
-        return self._width_open(preferred=False)
+    def open_widths(self) -> tuple[int, int]:
+        """(required, preferred) width of the column with every section open.
 
-    def preferred_width(self) -> int:
-        """Width at which every section, open, shows each label beside its field."""
-        return self._width_open(preferred=True)
-
-    def _width_open(self, preferred: bool) -> int:
+        Required: the least width at which opening a section never clips it. Preferred: the
+        width at which every open section shows each label beside its field. Measured in one
+        pass (the sections are opened, measured and closed again).
+        """
         was = {key: t.is_open() for key, t in self.toggles.items()}
         for toggle in self.toggles.values():
             toggle.set_open(True)
@@ -315,10 +320,11 @@ class FormColumn(QScrollArea):
             form.layout_.invalidate()
             form.updateGeometry()
         self.widget().layout().invalidate()
-        hint = self.widget().sizeHint() if preferred else self.widget().minimumSizeHint()
+        minimum, preferred = self.widget().minimumSizeHint(), self.widget().sizeHint()
         for key, toggle in self.toggles.items():
             toggle.set_open(was[key])
-        return hint.width() + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
+        frame = self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
+        return minimum.width() + frame, preferred.width() + frame
 
     def toggle_for(self, widget: QWidget) -> DetailsToggle | None:
         """The toggle of the section holding ``widget`` (None: it is an everyday input)."""

@@ -71,8 +71,9 @@ from vramdesk.gui.theme import tint
 from vramdesk.gui.verdict_view import VerdictView
 from vramdesk.gui.workload_form import WeightsForm, WorkloadForm
 
-#: A window never shown (tests, a screenshot tool) queries the local GPUs after this delay.
-FIRST_GPU_QUERY_FALLBACK_MS = 300
+#: A window never shown (tests, a screenshot tool) scans for local models and queries the
+#: local GPUs after this delay (a shown one does it after its first paint).
+AFTER_PAINT_FALLBACK_MS = 300
 
 
 class _FirstPaint(QObject):
@@ -151,8 +152,8 @@ class MainWindow(QMainWindow):
         keys = ("model", "weights", "workload", "runtime", "target")
         self.form_scroll = FormColumn(dict(zip(keys, self.forms, strict=True)))
         self.form_column = self.form_scroll
-        self.form_scroll.setMinimumWidth(self.form_scroll.required_width())
-        self._inputs_width = self.form_scroll.preferred_width()
+        required, self._inputs_width = self.form_scroll.open_widths()
+        self.form_scroll.setMinimumWidth(required)
         glossary.explain_fields(self.forms)
 
     def _build_centre(self) -> None:
@@ -235,7 +236,11 @@ class MainWindow(QMainWindow):
         )
         self.tabifyDockWidget(self.presets_dock, self.local_dock)
         self.presets_dock.raise_()
-        self.local_models.refresh()
+        # the scan (a worker thread) and the NVML query start after the first paint, or a
+        # little later in a window never shown: neither delays the window's first frame
+        self._after_paint_started = False
+        self._first_paint = _FirstPaint(self.chart.plot.viewport(), self._after_first_paint)
+        QTimer.singleShot(AFTER_PAINT_FALLBACK_MS, self, self._after_first_paint)
 
     def _dock(self, title: str, widget: QWidget, name: str) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -251,25 +256,27 @@ class MainWindow(QMainWindow):
         from vramdesk.gui.gpu_panel import GpuPanel
 
         panel = GpuPanel(
-            refresh_on_start=False,  # NVML is asked after the first paint (_start_gpu_query)
+            refresh_on_start=False,  # NVML is asked after the first paint (_after_first_paint)
             **({"query": gpu_query} if gpu_query is not None else {}),
         )
-        self._gpu_started = False
-        # the first query once the window has painted, else (never shown) a little later
-        self._first_paint = _FirstPaint(self.chart.plot.viewport(), self._start_gpu_query)
-        QTimer.singleShot(FIRST_GPU_QUERY_FALLBACK_MS, self, self._start_gpu_query)
         panel.gpusChanged.connect(self.controller.set_local_snapshot)
         panel.queryFailed.connect(self._on_gpu_query_failed)
         panel.gpusChanged.connect(self._on_gpus_changed)
         self.controller.unitChanged.connect(panel.set_unit)
         return panel
 
-    def _start_gpu_query(self) -> None:
-        """Ask NVML for the local GPUs, once, after the first paint (issue 11: not before it)."""
-        if self._gpu_started or self.gpu_panel is None or not shiboken6.isValid(self.gpu_panel):
+    def _after_first_paint(self) -> None:
+        """Once, after the first paint: scan for local models and ask NVML for the GPUs.
+
+        Both run on worker threads; started before the first frame they would compete with
+        building it (issue 11).
+        """
+        if self._after_paint_started or not shiboken6.isValid(self):
             return
-        self._gpu_started = True
-        self.gpu_panel.refresh()
+        self._after_paint_started = True
+        self.local_models.refresh()
+        if self.gpu_panel is not None:
+            self.gpu_panel.refresh()
 
     def _build_menus(self) -> None:
         bar = self.menuBar()

@@ -45,28 +45,33 @@ def restore_session(window: MainWindow, settings: QSettings) -> None:
         c.set_unit(Unit.parse(str(settings.value("unit", "GiB"))))
     except ValueError:
         pass
-    _restore_target(window, read_json(settings, "target"))
-    _restore_scenario(window, read_json(settings, "scenario"))
+    parts, name = _scenario_parts(window, read_json(settings, "scenario"))
+    fields = _target_fields(read_json(settings, "target"))
+    if parts or fields:
+        c.load_scenario(parts, name=name, fields=fields)  # one computation for both
 
 
-def _restore_scenario(window: MainWindow, data: object) -> None:
+def _scenario_parts(window: MainWindow, data: object) -> tuple[dict[str, object], str | None]:
+    """The saved scenario's parts and name ({} when none was saved or it is unreadable)."""
     if not isinstance(data, dict) or not isinstance(data.get("parts"), dict):
-        return
+        return {}, None
     try:
         parts = {k: from_dict(TYPES[k], v, what=k) for k, v in data["parts"].items() if k in TYPES}
     except InputError as exc:
         window.show_message(window.tr("Last session not restored: {0}").format(exc))
-        return
-    window.controller.load_scenario(parts, name=str(data.get("name") or ""))
+        return {}, None
+    return parts, str(data.get("name") or "")
 
 
-def _restore_target(window: MainWindow, data: object) -> None:
+def _target_fields(data: object) -> dict[str, object]:
+    """The saved target as controller fields (a local GPU is not restored: it may be gone)."""
     if not isinstance(data, dict):
-        return
-    c = window.controller
+        return {}
+    fields: dict[str, object] = {}
     custom = data.get("custom_bytes")
     if isinstance(custom, int) and custom > 0:
-        c.set_field("custom_capacity", (custom, "B"))
+        fields["custom_capacity"] = (custom, "B")
     key = data.get("key")
     if isinstance(key, str) and not key.startswith("local:"):
-        c.set_field("target", key)
+        fields["target"] = key
+    return fields
