@@ -235,16 +235,16 @@ def test_added_folder_is_scanned_and_kept(make_main_window, qtbot, tmp_path, mon
 def test_scan_runs_off_the_gui_thread(make_main_window, qtbot, stores, monkeypatch):
     import threading
 
-    from vramdesk.gui import local_models
+    from vramdesk.core import discovery
 
     threads = []
-    real = local_models.discover
+    real = discovery.discover
 
     def spy(extra):
         threads.append(threading.current_thread())
         return real(extra)
 
-    monkeypatch.setattr(local_models, "discover", spy)
+    monkeypatch.setattr(discovery, "discover", spy)
     window = make_main_window()
     _scanned(window, qtbot)
     assert threads and all(t is not threading.main_thread() for t in threads)

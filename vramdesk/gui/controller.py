@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from vramdesk.core import bundled, nvml, views
+from vramdesk.core import bundled, views
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, estimate, validate_inputs
 from vramdesk.core.formats import WeightSpec
@@ -39,6 +40,21 @@ from vramdesk.gui.fields import (
     parse_real_text,
 )
 from vramdesk.gui.messages import reason_text
+
+if TYPE_CHECKING:
+    from vramdesk.core import nvml
+
+
+def _nvml() -> ModuleType:
+    """:mod:`vramdesk.core.nvml`, imported on first use.
+
+    A snapshot arrives only after the first paint (issue 11: nothing of NVML's is loaded
+    before the window shows).
+    """
+    from vramdesk.core import nvml
+
+    return nvml
+
 
 DEFAULT_MODEL_SLUGS = ("llama-3.1-8b", "7b-class")
 
@@ -475,7 +491,7 @@ class ScenarioController(QObject):
             return t.custom_bytes
         if self._snapshot is None:
             return None
-        return nvml.local_per_gpu_bytes(self._snapshot, (t.local_index,), t.which)  # type: ignore[arg-type]
+        return _nvml().local_per_gpu_bytes(self._snapshot, (t.local_index,), t.which)  # type: ignore[arg-type]
 
     def _shown_state(self) -> tuple:
         return self._live or (self._draft, self._pattern, self._target)
@@ -565,7 +581,7 @@ class ScenarioController(QObject):
             self.target.local_index if self.target.kind == "local" else self._snapshot.gpus[0].index
         )
         try:
-            return nvml.local_budget_bytes(self._snapshot, (index,), "free")
+            return _nvml().local_budget_bytes(self._snapshot, (index,), "free")
         except InputError:
             return None
 
@@ -574,4 +590,4 @@ class ScenarioController(QObject):
         free = self.local_free_bytes()
         if free is None or self._breakdown is None:
             return None
-        return nvml.fits_now(self._breakdown.total_bytes, free)
+        return _nvml().fits_now(self._breakdown.total_bytes, free)

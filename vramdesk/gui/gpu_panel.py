@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSignalBlocker, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -30,17 +31,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vramdesk.core.nvml import (
-    GpuInfo,
-    GpuProcess,
-    GpuQueryError,
-    NvmlSnapshot,
-    cuda_version_text,
-    query_gpus,
-)
 from vramdesk.core.units import Unit, format_bytes, to_unit
 from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.workers import Worker, run_in_thread
+
+if TYPE_CHECKING:  # vramdesk.core.nvml is imported by the first query, after the first paint
+    from vramdesk.core.nvml import GpuInfo, GpuProcess, NvmlSnapshot
 
 #: Auto-refresh interval limits, seconds.
 INTERVAL_S_RANGE = (1, 3600)
@@ -79,8 +75,8 @@ class GpuPanel(QWidget):
     ----------
     parent : QWidget, optional
     query : callable, optional
-        Returns an :class:`NvmlSnapshot` or raises; default :func:`query_gpus`
-        (injectable for tests).
+        Returns an :class:`NvmlSnapshot` or raises; default (None)
+        :func:`vramdesk.core.nvml.query_gpus` (injectable for tests).
     auto_refresh : bool
         Start with the timer on (default) or off.
     interval_ms : int
@@ -103,7 +99,7 @@ class GpuPanel(QWidget):
         self,
         parent: QWidget | None = None,
         *,
-        query: Callable[[], NvmlSnapshot] = query_gpus,
+        query: Callable[[], NvmlSnapshot] | None = None,
         auto_refresh: bool = True,
         interval_ms: int = 2000,
         refresh_on_start: bool = True,
@@ -154,7 +150,9 @@ class GpuPanel(QWidget):
             return False
         self.refresh_button.setEnabled(False)
         query = self._query
-        if query is query_gpus:  # the core's deadline, and a way to stop waiting at close
+        if query is None:  # the core's deadline, and a way to stop waiting at close
+            from vramdesk.core.nvml import query_gpus
+
             query = partial(query_gpus, cancel=self._cancel)
         self._worker = run_in_thread(query, self._on_query_finished, self._on_query_errored)
         return True
@@ -223,6 +221,8 @@ class GpuPanel(QWidget):
         self.gpusChanged.emit(snapshot)
 
     def _on_query_errored(self, err: Exception) -> None:
+        from vramdesk.core.nvml import GpuQueryError
+
         self._query_done()
         message = (
             tr_core(str(err))  # the core's message per kind, translated where it is the default
@@ -283,6 +283,8 @@ class GpuPanel(QWidget):
 
     def driver_text(self, snapshot: NvmlSnapshot) -> str:
         """``"Driver 550.54.15 · CUDA 12.4"`` (CUDA shown only when NVML reports it)."""
+        from vramdesk.core.nvml import cuda_version_text
+
         text = self.tr("Driver {0}").format(snapshot.driver_version)
         cuda = cuda_version_text(snapshot.cuda_driver_version)
         return text + self.tr(" · CUDA {0}").format(cuda) if cuda else text

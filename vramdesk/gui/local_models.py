@@ -9,6 +9,7 @@ Folders the user adds are kept in the settings (``local_models/dirs``).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
@@ -25,10 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vramdesk.core.discovery import Discovery, LocalModel, discover, human_size, load_local
 from vramdesk.core.errors import VramdeskError
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.workers import Worker, run_in_thread
+
+if TYPE_CHECKING:  # imported by the first scan, after the window's first paint (issue 11)
+    from vramdesk.core.discovery import Discovery, LocalModel
 
 DIRS_KEY = "local_models/dirs"
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -132,9 +135,13 @@ class LocalModelsPanel(QWidget):
         if self._worker is not None:
             self._pending = True
             return
+        from vramdesk.core import discovery
+
         self.status.setText(self.tr("Looking for models on this machine…"))
         extra = self.extra_dirs()
-        self._worker = run_in_thread(lambda: discover(extra), self._on_found, self._on_failed)
+        self._worker = run_in_thread(
+            lambda: discovery.discover(extra), self._on_found, self._on_failed
+        )
 
     def _on_found(self, found: Discovery) -> None:
         self._worker = None
@@ -166,6 +173,8 @@ class LocalModelsPanel(QWidget):
 
     @staticmethod
     def _row(entry: LocalModel) -> list[QStandardItem]:
+        from vramdesk.core.discovery import human_size
+
         cells = [entry.name, entry.source, entry.format, human_size(entry.size_bytes)]
         items = [QStandardItem(text) for text in cells]
         items[0].setData(entry, ENTRY_ROLE)
@@ -197,6 +206,8 @@ class LocalModelsPanel(QWidget):
 
     def load_row(self, row: int) -> bool:
         """Import the model on view row ``row`` header-only and load it into the form."""
+        from vramdesk.core.discovery import load_local
+
         entry: LocalModel = self.proxy.index(row, 0).data(ENTRY_ROLE)
         try:
             imported = load_local(entry)
