@@ -152,32 +152,32 @@
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="236"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="238"/>
         <source>capacity {0}</source>
         <translation>容量 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="269"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="270"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="271"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="272"/>
         <source>Error</source>
         <translation>エラー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="272"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="273"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="274"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="275"/>
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="274"/>
+        <location filename="../../vramdesk/gui/compare_tab.py" line="275"/>
         <source>no</source>
         <translation>いいえ</translation>
     </message>
@@ -185,433 +185,433 @@
 <context>
     <name>Core</name>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="25"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="26"/>
         <source>Fits: {shape} need {need} of the {budget} KV budget ({spare} to spare)</source>
         <translation>収まります: {shape} に必要な {need}（KV 予算 {budget}、余裕 {spare}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="26"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="27"/>
         <source>Tight: {shape} fit the {budget} KV budget, but the estimated total {total} exceeds the {capacity} card</source>
         <translation>ぎりぎり: {shape} は KV 予算 {budget} に収まりますが、推定合計 {total} が容量 {capacity} を超えます</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="27"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="28"/>
         <source>Tight: {shape} fit the {budget} KV budget with only {spare} to spare</source>
         <translation>ぎりぎり: {shape} は KV 予算 {budget} に収まりますが、余裕は {spare} だけです</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="28"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="29"/>
         <source>Does not fit: {shape} need {need}, the KV budget is {budget} ({short} short)</source>
         <translation>収まりません: {shape} に {need} 必要ですが、KV 予算は {budget} です（{short} 不足）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="29"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="30"/>
         <source>Does not fit: the weights alone ({weights}) exceed the {capacity} card by {over}</source>
         <translation>収まりません: 重みだけ（{weights}）で容量 {capacity} を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="30"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="31"/>
         <source>Does not fit: weights and reserved memory leave no room for the KV cache ({over} over what the engine may use)</source>
         <translation>収まりません: 重みと予約メモリで KV キャッシュの余地がありません（エンジンが使える量を {over} 超過）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="31"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="32"/>
         <source>Estimated total {total} vs capacity {capacity}: {relation} (forward estimate, overhead included)</source>
         <translation>推定合計 {total}、容量 {capacity}: {relation}（順方向の見積もり、オーバーヘッド込み）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="32"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="33"/>
         <source>Estimated total {total} is within the {capacity} card, but the engine keeps {held} of it from the KV cache (its memory fraction and reserved memory), so the KV budget is short</source>
         <translation>推定合計 {total} は容量 {capacity} に収まりますが、エンジンがそのうち {held} を KV キャッシュに回さない（メモリ比率と予約メモリ）ため、KV 予算が不足します</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="33"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="34"/>
         <source>within the card</source>
         <translation>容量内</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="34"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="35"/>
         <source>over the card</source>
         <translation>容量超過</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="36"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="37"/>
         <source>none: the weights alone ({weights}) exceed the {capacity} card by {over}</source>
         <translation>なし: 重みだけ（{weights}）で容量 {capacity} を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="37"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="38"/>
         <source>none: weights and reserved memory exceed what the engine may use by {over}</source>
         <translation>なし: 重みと予約メモリがエンジンの使える量を {over} 超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="38"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="39"/>
         <source>Store the KV cache in {value}</source>
         <translation>KV キャッシュを {value} で保持する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="39"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="40"/>
         <source>Cap the context at {value} tokens</source>
         <translation>コンテキストを {value} トークンに制限する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="40"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="41"/>
         <source>Cap concurrency at {value} sequences</source>
         <translation>同時実行数を {value} 系列に制限する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="41"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="42"/>
         <source>Quantize the weights to {value}</source>
         <translation>重みを {value} に量子化する</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="42"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="43"/>
         <source>Quantizing the weights to {value}</source>
         <translation>重みを {value} に量子化すると</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="43"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="44"/>
         <source>Shard over {value} GPUs (tensor parallel)</source>
         <translation>{value} 台の GPU に分割する（テンソル並列）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="44"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="45"/>
         <source>{action}: saves {saves}</source>
         <translation>{action}: {saves} 節約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="45"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="46"/>
         <source>{action}: saves {saves} per GPU</source>
         <translation>{action}: GPU あたり {saves} 節約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="46"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="47"/>
         <source>{action} saves {saves} but is not enough: the fixed overhead alone exceeds the usable memory</source>
         <translation>{action} {saves} 節約できますが足りません: 固定オーバーヘッドだけで使えるメモリを超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="47"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="48"/>
         <source>{action} saves {saves} but is not enough: the KV cache and activations alone ({need}) exceed the {room} left after overhead</source>
         <translation>{action} {saves} 節約できますが足りません: KV キャッシュと活性化だけで（{need}）、オーバーヘッド後に残る {room} を超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="48"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="49"/>
         <source>{action}: saves {saves} (not enough alone)</source>
         <translation>{action}: {saves} 節約（これだけでは不足）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="49"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="50"/>
         <source>KV cache dtype</source>
         <translation>KV キャッシュの型</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="50"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="51"/>
         <source>Context</source>
         <translation>コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="51"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="52"/>
         <source>Concurrency</source>
         <translation>同時実行数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="52"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="53"/>
         <source>Weight format</source>
         <translation>重みの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="53"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="54"/>
         <source>Tensor parallel</source>
         <translation>テンソル並列</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="54"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="55"/>
         <source>memory</source>
         <translation>メモリ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="55"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="56"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="56"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="57"/>
         <source>the largest context vramdesk accepts</source>
         <translation>vramdesk が受け付ける最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="57"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
         <source>Weights</source>
         <translation>重み</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
         <source>KV cache</source>
         <translation>KV キャッシュ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
         <source>Activations</source>
         <translation>活性化</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
         <source>Overhead</source>
         <translation>オーバーヘッド</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
         <source>Recurrent state</source>
         <translation>再帰状態</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
         <source>Activation peak</source>
         <translation>活性化のピーク</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
         <source>Compute buffer</source>
         <translation>計算バッファ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
         <source>Dequantization buffer</source>
         <translation>逆量子化バッファ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
         <source>KV cache (device)</source>
         <translation>KV キャッシュ（デバイス上）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
         <source>Non-torch memory</source>
         <translation>torch 外のメモリ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
         <source>Ollama reserve</source>
         <translation>Ollama の予約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
         <source>Overhead (multiplier)</source>
         <translation>オーバーヘッド（乗数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
         <source>Overhead (workspace)</source>
         <translation>オーバーヘッド（ワークスペース）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
         <source>Weights (device)</source>
         <translation>重み（デバイス上）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
         <source>The NVIDIA binding (the nvidia-ml-py package, module pynvml) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA のバインディング（nvidia-ml-py パッケージ、pynvml モジュール）がインストールされていません。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
         <source>No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA ドライバーが見つかりません（NVML ライブラリ libnvidia-ml.so.1 がありません）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
         <source>The NVIDIA driver is installed but not loaded (is the kernel module running?). vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA ドライバーはインストールされていますが読み込まれていません（カーネルモジュールは動いていますか？）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="76"/>
         <source>The NVIDIA driver and its NVML library differ in version (a driver update without a reboot?). Reboot or reload the driver to read the GPUs.</source>
         <translation>NVIDIA ドライバーと NVML ライブラリのバージョンが異なります（再起動せずにドライバーを更新しましたか？）。GPU を読むには再起動するかドライバーを読み込み直してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="76"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="77"/>
         <source>Permission denied reading the NVIDIA GPUs (check access to /dev/nvidia*).</source>
         <translation>NVIDIA GPU を読む権限がありません（/dev/nvidia* へのアクセスを確認してください）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="77"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="78"/>
         <source>The NVIDIA driver is loaded but reports no GPU.</source>
         <translation>NVIDIA ドライバーは読み込まれていますが、GPU が報告されません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="78"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="79"/>
         <source>A GPU stopped answering (NVML: GPU is lost or needs a reset).</source>
         <translation>GPU が応答しなくなりました（NVML: GPU が失われたか、リセットが必要です）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="79"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="80"/>
         <source>This GPU or driver does not report memory through NVML.</source>
         <translation>この GPU またはドライバーは NVML でメモリを報告しません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="80"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="81"/>
         <source>NVML failed with an unexpected error.</source>
         <translation>NVML が予期しないエラーで失敗しました。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="81"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="82"/>
         <source>NVML: the driver did not answer in time (a hung driver or a GPU in a bad state). vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVML: ドライバーが時間内に応答しませんでした（ドライバーの停止か GPU の異常）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="82"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="83"/>
         <source>NVML reported memory figures that cannot be true (the driver may be in a bad state); they are not shown.</source>
         <translation>NVML があり得ないメモリ値を報告しました（ドライバーの異常の可能性）。表示しません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="83"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="84"/>
         <source>Fits in the {0} GiB free right now with {1} GiB to spare</source>
         <translation>現在の空き {0} GiB に収まります（余裕 {1} GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="84"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="85"/>
         <source>MLA cache expanded to per-head K and V (older llama.cpp layout)</source>
         <translation>MLA キャッシュをヘッドごとの K と V に展開（古い llama.cpp の配置）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="85"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="86"/>
         <source>MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank</source>
         <translation>MLA キャッシュは圧縮された潜在ベクトル（vLLM/SGLang の配置）で、各 TP ランクに複製</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="86"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="87"/>
         <source>Needs {0} GiB more than is free right now</source>
         <translation>現在の空きより {0} GiB 多く必要です</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="87"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="88"/>
         <source>SGLang leaves total * ({0} - mem_fraction_static) for activations and CUDA graphs</source>
         <translation>SGLang は活性化と CUDA グラフ用に total * ({0} - mem_fraction_static) を残す</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="88"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
         <source>V1 non-torch memory + NCCL buffers when TP/PP &gt; {0} (fitted)</source>
         <translation>V1 の torch 外メモリ + TP/PP &gt; {0} のときの NCCL バッファ（当てはめ値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
         <source>context_tokens {0} exceeds max_position_embeddings {1}: computed anyway (rope scaling may allow it)</source>
         <translation>context_tokens {0} が max_position_embeddings {1} を超えています: そのまま計算しました（RoPE スケーリングで可能な場合があります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
         <source>embeddings and output head kept {0}-bit, as real checkpoints store them</source>
         <translation>埋め込みと出力ヘッドは実際のチェックポイントと同じく {0} ビットのまま</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
         <source>factor {0} covers allocator fragmentation; fixed {1} GiB covers the CUDA context and workspaces</source>
         <translation>係数 {0} はアロケーターの断片化分、固定 {1} GiB は CUDA コンテキストとワークスペース分</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
         <source>fitted to published vLLM logs; +-{0} % across models: calibrate from a start-up log</source>
         <translation>公開された vLLM ログへの当てはめ値。モデル間で ±{0} %: 起動ログから較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
         <source>group quantization: {0} + ({1} + {2}) / {3} = {4} bits per weight</source>
         <translation>グループ量子化: {0} + ({1} + {2}) / {3} = 重みあたり {4} ビット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
         <source>live_buffers = {0} is an assumption; calibrate it by measurement</source>
         <translation>live_buffers = {0} は仮定です。測定で較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
         <source>max(hidden * intermediate, hidden * heads * head_dim) * {0} (bitsandbytes only)</source>
         <translation>max(hidden * intermediate, hidden * heads * head_dim) * {0}（bitsandbytes のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
         <source>modelled within about {0} %: calibrate from the log&apos;s compute buffer line</source>
         <translation>誤差は約 {0} %: ログの compute buffer 行から較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
         <source>the CUDA context (about {0}-{1} GiB) is outside llama.cpp&apos;s buffers</source>
         <translation>CUDA コンテキスト（約 {0}-{1} GiB）は llama.cpp のバッファ外</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
         <source>the input embedding ({0} bytes) stays in host memory</source>
         <translation>入力埋め込み（{0} バイト）はホストメモリに置かれる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
         <source>torch.cuda.max_memory_allocated excludes the CUDA context</source>
         <translation>torch.cuda.max_memory_allocated は CUDA コンテキストを含まない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="104"/>
         <source>vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)</source>
         <translation>語彙を {0} 行単位に詰め、各 GPU に {1} ビットの RoPE cos/sin キャッシュ（vLLM/SGLang の VocabParallelEmbedding と回転埋め込み）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="104"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="105"/>
         <source>{0} (give a prompt length to model the prefill peak)</source>
         <translation>{0}（プロンプト長を入れるとプリフィルのピークを見積もります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="105"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="106"/>
         <source>{0} (no prefill modelled)</source>
         <translation>{0}（プリフィルは見積もりなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="106"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="107"/>
         <source>{0} (not in llama.cpp&apos;s buffers)</source>
         <translation>{0}（llama.cpp のバッファ外）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="107"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="108"/>
         <source>{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}</source>
         <translation>GPU あたり {0} MiB（discover/gpu.go）。OLLAMA_GPU_OVERHEAD の既定は {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="108"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="109"/>
         <source>{0} cells (padded to {1})</source>
         <translation>{0} セル（{1} 単位に詰める）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="109"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="110"/>
         <source>{0} sliding-window layers cache at most {1} tokens per sequence</source>
         <translation>スライディングウィンドウ層 {0} 層は系列あたり最大 {1} トークンをキャッシュ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
         <source>flash attention on: no f32 KQ scores in the compute buffer</source>
         <translation>Flash Attention オン: 計算バッファに f32 の KQ スコアは載らない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="24"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="25"/>
         <source>{batch} x {context} tokens</source>
-        <extracomment>Every core string the window may show (generated from the core&apos;s tables; see the test).</extracomment>
+        <extracomment>Every core string the window may show: written by tools/gen_core_text.py from the core&apos;s tables (tests/gui/test_japanese.py fails when it is out of date).</extracomment>
         <translation>{batch} x {context} トークン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="35"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="36"/>
         <source>{usable} ({exact} B)</source>
         <translation>{usable}（{exact} B）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
         <source>flash attention off: the f32 KQ scores are in the compute buffer</source>
         <translation>Flash Attention オフ: f32 の KQ スコアが計算バッファに載る</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
         <source>vLLM&apos;s hybrid allocator reserves, per request, blocks in every KV group; a sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)</source>
         <translation>vLLM のハイブリッドアロケーターはリクエストごとに各 KV グループのブロックを確保する。スライディンググループはウィンドウ + max_num_batched_tokens を保持（kv_cache_utils.py）</translation>
     </message>
@@ -768,43 +768,43 @@
 <context>
     <name>FormColumn</name>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="181"/>
+        <location filename="../../vramdesk/gui/form_column.py" line="188"/>
         <source>Scenario</source>
         <extracomment>Characters a choice box is wide enough for (the open list shows whole entries). The everyday inputs, in the order shown at the top: (form key, field name).</extracomment>
         <translation>シナリオ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="239"/>
+        <location filename="../../vramdesk/gui/form_column.py" line="246"/>
         <source>Model</source>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="195"/>
+        <location filename="../../vramdesk/gui/form_column.py" line="202"/>
         <source>Weight format</source>
         <translation>重みの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="196"/>
+        <location filename="../../vramdesk/gui/form_column.py" line="203"/>
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="204"/>
+        <location filename="../../vramdesk/gui/form_column.py" line="211"/>
         <source>Architecture (filled by presets and imports)</source>
         <translation>アーキテクチャ（プリセットとインポートで入力）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="205"/>
+        <location filename="../../vramdesk/gui/form_column.py" line="212"/>
         <source>Quantization details</source>
         <translation>量子化の詳細</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="206"/>
+        <location filename="../../vramdesk/gui/form_column.py" line="213"/>
         <source>Prefill, activations and live tokens</source>
         <translation>プリフィル・活性化・同時トークン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="207"/>
+        <location filename="../../vramdesk/gui/form_column.py" line="214"/>
         <source>Engine memory settings and overhead</source>
         <translation>エンジンのメモリ設定とオーバーヘッド</translation>
     </message>
@@ -1051,18 +1051,18 @@
 <context>
     <name>GpuPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="126"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="122"/>
         <source>Refresh</source>
         <extracomment>Auto-refresh interval limits, seconds.</extracomment>
         <translation>更新</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="127"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="123"/>
         <source>Auto-refresh every</source>
         <translation>自動更新の間隔</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="130"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="126"/>
         <source> s</source>
         <translation> 秒</translation>
     </message>
@@ -1087,12 +1087,12 @@
         <translation>メモリ情報なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="286"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="288"/>
         <source>Driver {0}</source>
         <translation>ドライバー {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="288"/>
+        <location filename="../../vramdesk/gui/gpu_panel.py" line="290"/>
         <source> · CUDA {0}</source>
         <translation> · CUDA {0}</translation>
     </message>
@@ -1224,81 +1224,81 @@
 <context>
     <name>LocalModelsPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="64"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="67"/>
         <source>Filter by name, source or format</source>
         <translation>名前・出所・形式で絞り込み</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="68"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="71"/>
         <source>Name</source>
         <translation>名前</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="68"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="71"/>
         <source>Source</source>
         <translation>出所</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="68"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="71"/>
         <source>Format</source>
         <translation>形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="68"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="71"/>
         <source>Size on disk</source>
         <translation>ディスク上のサイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="79"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="82"/>
         <source>Refresh</source>
         <translation>更新</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="81"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="84"/>
         <source>Add folder…</source>
         <translation>フォルダーを追加…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="83"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="86"/>
         <source>Use this model</source>
         <translation>このモデルを使う</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="135"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="140"/>
         <source>Looking for models on this machine…</source>
         <translation>このマシンのモデルを探しています…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/local_models.py" line="148"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="155"/>
         <source>%n model(s) found</source>
         <translation>
             <numerusform>%n 個のモデルが見つかりました</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/local_models.py" line="150"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="157"/>
         <source>%n could not be read</source>
         <translation>
             <numerusform>%n 個は読めませんでした</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="158"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="165"/>
         <source>The scan failed: {0}</source>
         <translation>走査に失敗しました: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="204"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="215"/>
         <source>Cannot read {0}: {1}</source>
         <translation>{0} を読めません: {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="210"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="221"/>
         <source>Local: {0}</source>
         <translation>ローカル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="215"/>
+        <location filename="../../vramdesk/gui/local_models.py" line="226"/>
         <source>Add a folder of models</source>
         <translation>モデルのフォルダーを追加</translation>
     </message>
@@ -1306,88 +1306,88 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="197"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="198"/>
         <source>Reverse solver</source>
-        <extracomment>A window never shown (tests, a screenshot tool) queries the local GPUs after this delay. No geometry was restored: the window is placed from the screen alone.</extracomment>
+        <extracomment>A window never shown (tests, a screenshot tool) scans for local models and queries the local GPUs after this delay (a shown one does it after its first paint). No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="198"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="199"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="199"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="200"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="200"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="201"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="224"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="225"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="228"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="229"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="234"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="235"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="276"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="283"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="277"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="284"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="280"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="287"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="283"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="290"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="284"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="291"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="293"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="300"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="303"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="310"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="304"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="311"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="442"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="449"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="213"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="214"/>
         <source>Inputs</source>
         <translation>入力</translation>
     </message>
@@ -1897,13 +1897,13 @@
 <context>
     <name>ScenarioController</name>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="223"/>
+        <location filename="../../vramdesk/gui/controller.py" line="239"/>
         <source>The figures use the last accepted values ({0}) until what was typed there is valid.</source>
         <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). What the import of the loaded model assumed (fp32 storage, defaults filled in, ...).</extracomment>
         <translation>入力が有効になるまで、数値は最後に受け付けた値（{0}）で計算しています。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="239"/>
+        <location filename="../../vramdesk/gui/controller.py" line="255"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
@@ -1911,78 +1911,78 @@
 <context>
     <name>SolverTab</name>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="53"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="59"/>
         <source>GPU capacity</source>
         <translation>GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="54"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="60"/>
         <source>Usable for KV + activations</source>
         <translation>KV と活性化に使える量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="55"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="61"/>
         <source>KV cache budget</source>
         <translation>KV キャッシュの予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="56"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="62"/>
         <source>vLLM would print</source>
         <translation>vLLM の表示</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="57"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="63"/>
         <source>Max concurrency at the context</source>
         <translation>このコンテキストでの最大同時数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="58"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="64"/>
         <source>Max context at the concurrency</source>
         <translation>この同時数での最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="59"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="65"/>
         <source>Smallest GPU count (TP)</source>
         <translation>必要な最小 GPU 数（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="82"/>
         <source>Lever</source>
         <translation>対策</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="82"/>
         <source>Value</source>
         <translation>値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="82"/>
         <source>Saves</source>
         <translation>削減量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="76"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="82"/>
         <source>Advice</source>
         <translation>助言</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="42"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="48"/>
         <source>Fit advisor (when it does not fit): levers, most effective first</source>
         <extracomment>Solved values: bold, in the theme&apos;s &quot;solved&quot; colour (vramdesk.gui.theme.TEXT_COLOURS).</extracomment>
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="99"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="105"/>
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="116"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="122"/>
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="121"/>
+        <location filename="../../vramdesk/gui/solver_tab.py" line="127"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>
@@ -2159,9 +2159,14 @@
 <context>
     <name>window</name>
     <message>
-        <location filename="../../vramdesk/gui/session.py" line="58"/>
+        <location filename="../../vramdesk/gui/session.py" line="62"/>
         <source>Last session not restored: {0}</source>
         <translation>前回のセッションを復元できませんでした: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/session.py" line="84"/>
+        <source>Last target not restored: {0}</source>
+        <translation>前回のターゲット GPU を復元できませんでした: {0}</translation>
     </message>
 </context>
 </TS>

@@ -21,7 +21,8 @@ from vramdesk.core.formats import WeightFormat
 from vramdesk.core.serialize import from_dict
 from vramdesk.core.units import Unit, to_unit
 from vramdesk.core.workload import Workload
-from vramdesk.gui.settings import load_translator, resolve_language
+from vramdesk.gui.fields import Target
+from vramdesk.gui.settings import load_translator, open_settings, resolve_language, write_json
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,6 +60,39 @@ def test_settings_remember_unit_and_last_scenario(make_main_window):
     assert second.controller.workload.context_tokens == 4096
     assert second.controller.target.name == "H100 80GB"
     assert [a.isChecked() for a in second.unit_actions] == [False, True]
+
+
+def test_a_restored_session_is_computed_once(make_main_window):
+    # issue 11: the window computed four times while opening (defaults, custom capacity,
+    # target, scenario), each publish re-syncing every form; the restore is now one load
+    first = make_main_window()
+    first.controller.set_field("custom_capacity", ("23.5", "GiB"))
+    first.controller.set_field("target", "gpu:H100 80GB")
+    first.controller.set_field("context_tokens", 4096)
+    first.close()
+    second = make_main_window()
+    c = second.controller
+    assert c.compute_count == 2  # the built-in default while building, then the session
+    assert c.workload.context_tokens == 4096
+    assert (c.target.kind, c.target.name) == ("gpu", "H100 80GB")
+    assert c.target.custom_bytes == 47 * 2**29  # 23.5 GiB, kept for the custom entry
+    assert not c.refused
+
+
+def test_a_saved_target_no_longer_in_the_catalog_is_reported_and_left_out(make_main_window):
+    first = make_main_window()
+    first.controller.set_field("context_tokens", 4096)
+    first.close()
+    settings = open_settings()
+    write_json(settings, "target", {"key": "gpu:No Such GPU", "custom_bytes": 2**30})
+    settings.sync()
+    second = make_main_window()
+    c = second.controller
+    assert c.workload.context_tokens == 4096  # the scenario is restored all the same
+    assert c.target.name == Target().name and not c.refused  # the default GPU, nothing marked
+    assert c.target.custom_bytes == 2**30
+    message = second.statusBar().currentMessage()
+    assert message.startswith("Last target not restored:") and "No Such GPU" in message
 
 
 def test_exports_carry_the_core_figures(make_main_window, tmp_path):

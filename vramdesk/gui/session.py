@@ -9,6 +9,7 @@ from PySide6.QtCore import QByteArray, QSettings
 from vramdesk.core.errors import InputError
 from vramdesk.core.serialize import TYPES, from_dict
 from vramdesk.core.units import Unit
+from vramdesk.gui.fields import Target
 from vramdesk.gui.settings import read_json, write_json
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def restore_session(window: MainWindow, settings: QSettings) -> None:
     except ValueError:
         pass
     parts, name = _scenario_parts(window, read_json(settings, "scenario"))
-    fields = _target_fields(read_json(settings, "target"))
+    fields = _target_fields(window, read_json(settings, "target"))
     if parts or fields:
         c.load_scenario(parts, name=name, fields=fields)  # one computation for both
 
@@ -63,8 +64,12 @@ def _scenario_parts(window: MainWindow, data: object) -> tuple[dict[str, object]
     return parts, str(data.get("name") or "")
 
 
-def _target_fields(data: object) -> dict[str, object]:
-    """The saved target as controller fields (a local GPU is not restored: it may be gone)."""
+def _target_fields(window: MainWindow, data: object) -> dict[str, object]:
+    """The saved target as controller fields.
+
+    A local GPU is not restored (it may be gone); a catalog GPU no longer in the catalog is
+    reported in the status bar and left out.
+    """
     if not isinstance(data, dict):
         return {}
     fields: dict[str, object] = {}
@@ -73,5 +78,10 @@ def _target_fields(data: object) -> dict[str, object]:
         fields["custom_capacity"] = (custom, "B")
     key = data.get("key")
     if isinstance(key, str) and not key.startswith("local:"):
-        fields["target"] = key
+        try:
+            Target().with_key(key)
+        except InputError as exc:
+            window.show_message(window.tr("Last target not restored: {0}").format(exc))
+        else:
+            fields["target"] = key
     return fields
