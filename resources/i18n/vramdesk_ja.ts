@@ -2159,14 +2159,9 @@
 <context>
     <name>window</name>
     <message>
-        <location filename="../../vramdesk/gui/session.py" line="62"/>
+        <location filename="../../vramdesk/gui/session.py" line="61"/>
         <source>Last session not restored: {0}</source>
         <translation>前回のセッションを復元できませんでした: {0}</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/session.py" line="84"/>
-        <source>Last target not restored: {0}</source>
-        <translation>前回のターゲット GPU を復元できませんでした: {0}</translation>
     </message>
 </context>
 </TS>

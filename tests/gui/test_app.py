@@ -22,6 +22,7 @@ from vramdesk.core.serialize import from_dict
 from vramdesk.core.units import Unit, to_unit
 from vramdesk.core.workload import Workload
 from vramdesk.gui.fields import Target
+from vramdesk.gui.main_window import AFTER_PAINT_FALLBACK_MS
 from vramdesk.gui.settings import load_translator, open_settings, resolve_language, write_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,7 +93,70 @@ def test_a_saved_target_no_longer_in_the_catalog_is_reported_and_left_out(make_m
     assert c.target.name == Target().name and not c.refused  # the default GPU, nothing marked
     assert c.target.custom_bytes == 2**30
     message = second.statusBar().currentMessage()
-    assert message.startswith("Last target not restored:") and "No Such GPU" in message
+    assert message.startswith("Last session not restored:") and "No Such GPU" in message
+
+
+def test_a_refused_saved_scenario_keeps_the_saved_target(make_main_window):
+    first = make_main_window()
+    first.controller.set_field("target", "gpu:H100 80GB")
+    first.close()
+    settings = open_settings()
+    scenario = json.loads(settings.value("scenario"))
+    scenario["parts"]["model"]["num_key_value_heads"] = 128  # 32 attention heads
+    write_json(settings, "scenario", scenario)
+    settings.sync()
+    second = make_main_window()
+    c = second.controller
+    assert c.problem is not None and c.problem.field == "num_key_value_heads"
+    assert (c.target.kind, c.target.name) == ("gpu", "H100 80GB")
+    second.close()
+    saved = json.loads(open_settings().value("target"))
+    assert saved["key"] == "gpu:H100 80GB"  # not overwritten by the default
+
+
+@pytest.mark.parametrize(
+    ("saved", "reported"),
+    [
+        # a local GPU may be gone: the kind stays the default, the custom size is kept
+        ({"key": "local:0:total", "custom_bytes": 25232932864}, None),
+        ({"key": "gpu:H100 80GB", "custom_bytes": 10**32}, "custom_capacity"),
+        ({"key": "custom", "custom_bytes": True}, None),  # a bool is not a byte count
+        ("{not json", "target: not a JSON object"),
+    ],
+)
+def test_a_saved_target_that_cannot_be_restored_is_skipped(make_main_window, saved, reported):
+    make_main_window().close()
+    settings = open_settings()
+    if isinstance(saved, str):
+        settings.setValue("target", saved)
+    else:
+        write_json(settings, "target", saved)
+    settings.sync()
+    window = make_main_window()
+    c = window.controller
+    assert not c.refused and c.problem is None
+    message = window.statusBar().currentMessage()
+    if reported is None:
+        assert "not restored" not in message
+    else:
+        assert message.startswith("Last session not restored:") and reported in message
+    default = Target()
+    if saved == {"key": "local:0:total", "custom_bytes": 25232932864}:
+        assert (c.target.kind, c.target.custom_bytes) == (default.kind, 25232932864)
+    elif isinstance(saved, dict) and saved["key"] == "gpu:H100 80GB":
+        assert (c.target.name, c.target.custom_bytes) == ("H100 80GB", default.custom_bytes)
+    elif isinstance(saved, dict):  # "custom" with a bool size: custom, the default size
+        assert (c.target.kind, c.target.custom_bytes) == ("custom", default.custom_bytes)
+    else:
+        assert c.target == default
+
+
+def test_a_window_closed_before_its_first_paint_starts_no_worker(make_main_window, qtbot):
+    window = make_main_window()
+    window.close()
+    qtbot.wait(AFTER_PAINT_FALLBACK_MS + 200)  # past the fallback that starts them
+    assert not window.gpu_panel.is_querying()
+    assert window.local_models.found is None and window.local_models._worker is None
 
 
 def test_exports_carry_the_core_figures(make_main_window, tmp_path):

@@ -410,15 +410,15 @@ class ScenarioController(QObject):
         name: str | None = None,
         origin: str | None = None,
         notes: tuple[str, ...] | list[str] = (),
-        fields: dict[str, Any] | None = None,
+        target: Target | None = None,
     ) -> bool:
         """Replace whole inputs at once (a preset, an import), then compute once.
 
         ``origin`` says where a loaded model came from, for the preset picker
         (``"Imported: NAME"``, ``"NAME (saved)"``); it defaults to the name. ``notes``
         are what an import assumed; they are kept (:attr:`model_notes`) for as long as
-        that model is loaded. ``fields`` (field name -> raw value) are then set as
-        :meth:`set_field` sets them, in the same computation (a restored session's target).
+        that model is loaded. ``target`` replaces the target GPU in the same computation (a
+        restored session's); it is kept even when the inputs loaded are refused.
         """
         given = {"model": model, "weights": weights, "workload": workload, "runtime": runtime}
         self.commit()
@@ -426,6 +426,8 @@ class ScenarioController(QObject):
         for part, value in given.items():
             if value is not None:
                 self._draft[part] = value
+        if target is not None:
+            self._target = target
         if model is not None:
             self._pattern = views.describe_layer_pattern(model)
             self.preset_name = name or model.name
@@ -433,12 +435,7 @@ class ScenarioController(QObject):
             self._loaded_model = (self._draft["model"], self._draft["weights"])
             self.model_notes = tuple(notes)
             self.notesChanged.emit()
-        if not fields:
-            return self._refresh()
-        self._typed.update(fields)
-        ok = self._refresh()
-        self.commit()
-        return ok
+        return self._refresh()
 
     def model_edited(self) -> bool:
         """Whether the draft model or weight format differs from the one last loaded."""
@@ -453,14 +450,14 @@ class ScenarioController(QObject):
         parts: dict[str, Any],
         name: str | None = None,
         origin: str | None = None,
-        fields: dict[str, Any] | None = None,
+        target: Target | None = None,
     ) -> bool:
         """Load the parts a scenario preset holds (``model``, ``weights``, ...); compute once.
 
-        ``fields``: as in :meth:`load`.
+        ``target``: as in :meth:`load`.
         """
         known = {k: v for k, v in parts.items() if k in TYPES}
-        return self.load(**known, name=name, origin=origin, fields=fields)
+        return self.load(**known, name=name, origin=origin, target=target)
 
     def scenario_dict(self) -> dict[str, Any]:
         """The last valid inputs as a JSON-ready dict (non-default fields only)."""

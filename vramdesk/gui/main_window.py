@@ -272,7 +272,7 @@ class MainWindow(QMainWindow):
         building it (issue 11).
         """
         if self._after_paint_started or not shiboken6.isValid(self):
-            return
+            return  # done already, or the window is gone (closed: see closeEvent)
         self._after_paint_started = True
         self.local_models.refresh()
         if self.gpu_panel is not None:
@@ -457,6 +457,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Save the session and stop the GPU panel's worker before closing."""
+        self._after_paint_started = True  # closed before its first paint: start no worker
         save_session(self, self.settings)
         self.local_models.shutdown()
         if self.gpu_panel is not None:

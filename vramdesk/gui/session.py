@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSettings
@@ -9,7 +10,7 @@ from PySide6.QtCore import QByteArray, QSettings
 from vramdesk.core.errors import InputError
 from vramdesk.core.serialize import TYPES, from_dict
 from vramdesk.core.units import Unit
-from vramdesk.gui.fields import Target
+from vramdesk.gui.fields import Target, capacity_bytes_of
 from vramdesk.gui.settings import read_json, write_json
 
 if TYPE_CHECKING:
@@ -30,7 +31,12 @@ def save_session(window: MainWindow, settings: QSettings) -> None:
 
 
 def restore_session(window: MainWindow, settings: QSettings) -> None:
-    """Restore what :func:`save_session` stored; anything unreadable is skipped and reported."""
+    """Restore what :func:`save_session` stored; anything unreadable is skipped and reported.
+
+    The scenario and the target are restored in one computation; a target that cannot be
+    restored (a GPU no longer in the catalog, a capacity out of range) leaves the default in
+    its place, and a scenario the core refuses keeps the restored target.
+    """
     geometry = settings.value("window/geometry")
     if isinstance(geometry, QByteArray) and window.restoreGeometry(geometry):
         window.restoreState(settings.value("window/state", QByteArray()))
@@ -46,42 +52,56 @@ def restore_session(window: MainWindow, settings: QSettings) -> None:
         c.set_unit(Unit.parse(str(settings.value("unit", "GiB"))))
     except ValueError:
         pass
-    parts, name = _scenario_parts(window, read_json(settings, "scenario"))
-    fields = _target_fields(window, read_json(settings, "target"))
-    if parts or fields:
-        c.load_scenario(parts, name=name, fields=fields)  # one computation for both
+    problems: list[str] = []
+    parts, name = _scenario_parts(_saved(settings, "scenario", problems), problems)
+    target = _target(c.target, _saved(settings, "target", problems), problems)
+    if parts or target != c.target:
+        c.load_scenario(parts, name=name, target=target)  # one computation for both
+    if problems:
+        window.show_message(window.tr("Last session not restored: {0}").format("; ".join(problems)))
 
 
-def _scenario_parts(window: MainWindow, data: object) -> tuple[dict[str, object], str | None]:
-    """The saved scenario's parts and name ({} when none was saved or it is unreadable)."""
-    if not isinstance(data, dict) or not isinstance(data.get("parts"), dict):
+def _saved(settings: QSettings, key: str, problems: list[str]) -> dict | None:
+    """The JSON object saved under ``key``; None when none was saved or it is unreadable."""
+    data = read_json(settings, key)
+    if isinstance(data, dict):
+        return data
+    if settings.contains(key):
+        problems.append(f"{key}: not a JSON object")
+    return None
+
+
+def _scenario_parts(data: dict | None, problems: list[str]) -> tuple[dict[str, object], str | None]:
+    """The saved scenario's parts and name ({} when there are none or they are unreadable)."""
+    if data is None or not isinstance(data.get("parts"), dict):
         return {}, None
     try:
         parts = {k: from_dict(TYPES[k], v, what=k) for k, v in data["parts"].items() if k in TYPES}
     except InputError as exc:
-        window.show_message(window.tr("Last session not restored: {0}").format(exc))
+        problems.append(str(exc))
         return {}, None
     return parts, str(data.get("name") or "")
 
 
-def _target_fields(window: MainWindow, data: object) -> dict[str, object]:
-    """The saved target as controller fields.
+def _target(current: Target, data: dict | None, problems: list[str]) -> Target:
+    """``current`` with the saved custom capacity and catalog GPU applied, where valid.
 
-    A local GPU is not restored (it may be gone); a catalog GPU no longer in the catalog is
-    reported in the status bar and left out.
+    A local GPU is not restored (it may be gone); the custom capacity is kept for the
+    custom entry whatever the target kind is.
     """
-    if not isinstance(data, dict):
-        return {}
-    fields: dict[str, object] = {}
+    if data is None:
+        return current
+    target = current
     custom = data.get("custom_bytes")
-    if isinstance(custom, int) and custom > 0:
-        fields["custom_capacity"] = (custom, "B")
+    if isinstance(custom, int) and not isinstance(custom, bool):
+        try:
+            target = dataclasses.replace(target, custom_bytes=capacity_bytes_of(custom, "B"))
+        except InputError as exc:
+            problems.append(str(exc))
     key = data.get("key")
     if isinstance(key, str) and not key.startswith("local:"):
         try:
-            Target().with_key(key)
+            target = target.with_key(key)
         except InputError as exc:
-            window.show_message(window.tr("Last target not restored: {0}").format(exc))
-        else:
-            fields["target"] = key
-    return fields
+            problems.append(str(exc))
+    return target
