@@ -10,8 +10,6 @@ never disagree.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -496,6 +494,9 @@ def plain_number(n_bytes: int, unit: Unit, digits: int = 4) -> str:
 
 def to_csv(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """RFC 4180 CSV text (CR LF line ends, quoted where needed), formula-safe (:func:`csv_cell`)."""
+    import csv  # on use: exports only, not the window's start-up
+    import io
+
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow([csv_cell(h) for h in header])

@@ -19,7 +19,6 @@ Only Linux is checked; elsewhere Qt's own platform always exists.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import re
 import shutil
@@ -129,6 +128,8 @@ def x_server_answers(display: str) -> bool | None:
     with no other client (a bare Xvfb) resets when its last client leaves, and Qt connecting
     during that reset would fail.
     """
+    import ctypes.util  # on use: only the command that opens the window asks
+
     name = ctypes.util.find_library("xcb")
     if name is None:
         return None
