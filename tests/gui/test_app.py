@@ -159,6 +159,29 @@ def test_a_window_closed_before_its_first_paint_starts_no_worker(make_main_windo
     assert window.local_models.found is None and window.local_models._worker is None
 
 
+def test_the_panels_behind_my_presets_are_built_after_the_first_paint(make_main_window, qtbot):
+    # issue 11: the GPU and local-model panels (and NVML's module) wait for the first frame;
+    # their docks and tabs are there from the start
+    from vramdesk.gui.gpu_panel import GpuPanel
+    from vramdesk.gui.local_models import LocalModelsPanel
+
+    snapshot = one_gpu_snapshot()
+    window = make_main_window(gpu_query=lambda: snapshot)
+    window.controller.set_unit(Unit.GB)  # chosen before the GPU panel exists
+    assert window.gpu_dock.windowTitle() == "Local GPUs"
+    assert not isinstance(window.gpu_dock.widget(), GpuPanel)
+    assert not isinstance(window.local_dock.widget(), LocalModelsPanel)
+    window.show()
+    qtbot.waitUntil(lambda: isinstance(window.gpu_dock.widget(), GpuPanel), timeout=2000)
+    assert isinstance(window.local_dock.widget(), LocalModelsPanel)
+    panel = window.gpu_panel
+    qtbot.waitUntil(lambda: panel.snapshot() is not None, timeout=5000)
+    # 1,330 MiB = 1,394,606,080 B = 1.39 GB used of 24,564 MiB = 25,757,220,864 B = 25.76 GB;
+    # free 23,234 MiB = 24,362,614,784 B = 24.36 GB
+    assert panel.figures_text(snapshot.gpus[0]) == "1.39 GB used of 25.76 GB · 24.36 GB free"
+    assert window.controller.local_snapshot is snapshot
+
+
 def test_exports_carry_the_core_figures(make_main_window, tmp_path):
     window = make_main_window()
     b = window.controller.breakdown

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import (
@@ -53,7 +53,6 @@ from vramdesk.gui.form_column import FormColumn
 from vramdesk.gui.help_menu import HelpMenu
 from vramdesk.gui.kv_growth_tab import KvGrowthTab
 from vramdesk.gui.library import PresetLibrary
-from vramdesk.gui.local_models import LocalModelsPanel
 from vramdesk.gui.model_form import ModelForm
 from vramdesk.gui.presets_panel import PresetsPanel
 from vramdesk.gui.runtime_form import RuntimeForm, TargetForm
@@ -70,6 +69,9 @@ from vramdesk.gui.solver_tab import SolverTab
 from vramdesk.gui.theme import tint
 from vramdesk.gui.verdict_view import VerdictView
 from vramdesk.gui.workload_form import WeightsForm, WorkloadForm
+
+if TYPE_CHECKING:  # built after the first paint (MainWindow._build_panels)
+    from vramdesk.gui.local_models import LocalModelsPanel
 
 #: A window never shown (tests, a screenshot tool) scans for local models and queries the
 #: local GPUs after this delay (a shown one does it after its first paint).
@@ -223,24 +225,69 @@ class MainWindow(QMainWindow):
         presets = self.presets_panel.list
         presets.setMinimumHeight(2 * (presets.fontMetrics().lineSpacing() + 6) + 4)
         self.presets_dock = self._dock(self.tr("My presets"), self.presets_panel, "presets_dock")
-        self.gpu_panel = self._make_gpu_panel(gpu_query)
+        # the GPU and local-model panels sit behind "My presets": their docks (and tabs) are
+        # made now, the panels themselves after the first paint or when first used
+        self._gpu_query = gpu_query
+        self._gpu_panel: QWidget | None = None
+        self._local_models: LocalModelsPanel | None = None
+        self._panels_built = False
         self.gpu_dock = None
-        if self.gpu_panel is not None:
-            self.gpu_dock = self._dock(self.tr("Local GPUs"), self.gpu_panel, "gpu_dock")
+        if importlib.util.find_spec("vramdesk.gui.gpu_panel") is not None:
+            self.gpu_dock = self._dock(self.tr("Local GPUs"), QWidget(), "gpu_dock")
             self.tabifyDockWidget(self.presets_dock, self.gpu_dock)
-            self.presets_dock.raise_()
-        self.local_models = LocalModelsPanel(self.controller, self.settings)
-        self.local_models.message.connect(self.show_message)
         self.local_dock = self._dock(
-            self.tr("Models on this machine"), self.local_models, "local_models_dock"
+            self.tr("Models on this machine"), QWidget(), "local_models_dock"
         )
         self.tabifyDockWidget(self.presets_dock, self.local_dock)
         self.presets_dock.raise_()
+        for dock in (self.gpu_dock, self.local_dock):
+            if dock is not None:
+                dock.visibilityChanged.connect(self._on_panel_dock_shown)
         # the scan (a worker thread) and the NVML query start after the first paint, or a
         # little later in a window never shown: neither delays the window's first frame
         self._after_paint_started = False
         self._first_paint = _FirstPaint(self.chart.plot.viewport(), self._after_first_paint)
         QTimer.singleShot(AFTER_PAINT_FALLBACK_MS, self, self._after_first_paint)
+
+    @property
+    def gpu_panel(self) -> QWidget | None:
+        """The local GPU panel (None when this build has none); built on first use."""
+        self._build_panels()
+        return self._gpu_panel
+
+    @property
+    def local_models(self) -> LocalModelsPanel:
+        """The "Models on this machine" panel; built on first use."""
+        self._build_panels()
+        assert self._local_models is not None
+        return self._local_models
+
+    def _on_panel_dock_shown(self, visible: bool) -> None:
+        if visible:
+            self._build_panels()
+
+    def _build_panels(self) -> None:
+        """Put the GPU and local-model panels into their docks (once)."""
+        if self._panels_built:
+            return
+        self._panels_built = True
+        from vramdesk.gui.local_models import LocalModelsPanel
+
+        self._local_models = LocalModelsPanel(self.controller, self.settings)
+        self._local_models.message.connect(self.show_message)
+        self._fill_dock(self.local_dock, self._local_models)
+        if self.gpu_dock is not None:
+            self._gpu_panel = self._make_gpu_panel(self._gpu_query)
+            self._fill_dock(self.gpu_dock, self._gpu_panel)
+
+    @staticmethod
+    def _fill_dock(dock: QDockWidget, panel: QWidget) -> None:
+        placeholder = dock.widget()
+        dock.setWidget(panel)
+        if dock.isVisible():
+            panel.show()  # QDockWidget.setWidget leaves a new widget of a shown dock hidden
+        if placeholder is not None:
+            placeholder.deleteLater()
 
     def _dock(self, title: str, widget: QWidget, name: str) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -249,10 +296,8 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
         return dock
 
-    def _make_gpu_panel(self, gpu_query: Callable[[], Any] | None) -> QWidget | None:
+    def _make_gpu_panel(self, gpu_query: Callable[[], Any] | None) -> QWidget:
         """Build the local GPU panel (gui/gpu_panel.py); its snapshots feed the controller."""
-        if importlib.util.find_spec("vramdesk.gui.gpu_panel") is None:
-            return None
         from vramdesk.gui.gpu_panel import GpuPanel
 
         panel = GpuPanel(
@@ -263,6 +308,7 @@ class MainWindow(QMainWindow):
         panel.queryFailed.connect(self._on_gpu_query_failed)
         panel.gpusChanged.connect(self._on_gpus_changed)
         self.controller.unitChanged.connect(panel.set_unit)
+        panel.set_unit(self.controller.unit)
         return panel
 
     def _after_first_paint(self) -> None:
@@ -274,9 +320,10 @@ class MainWindow(QMainWindow):
         if self._after_paint_started or not shiboken6.isValid(self):
             return  # done already, or the window is gone (closed: see closeEvent)
         self._after_paint_started = True
+        self._build_panels()
         self.local_models.refresh()
-        if self.gpu_panel is not None:
-            self.gpu_panel.refresh()
+        if self._gpu_panel is not None:
+            self._gpu_panel.refresh()
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -459,7 +506,7 @@ class MainWindow(QMainWindow):
         """Save the session and stop the GPU panel's worker before closing."""
         self._after_paint_started = True  # closed before its first paint: start no worker
         save_session(self, self.settings)
-        self.local_models.shutdown()
-        if self.gpu_panel is not None:
-            self.gpu_panel.shutdown()
+        for panel in (self._local_models, self._gpu_panel):  # built ones only
+            if panel is not None:
+                panel.shutdown()
         super().closeEvent(event)
