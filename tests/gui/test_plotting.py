@@ -1,9 +1,24 @@
 """The corner legend follows its plot area and survives the plot's deletion quietly."""
 
+import html
+
 import pyqtgraph as pg
+from hypothesis import given
+from hypothesis import strategies as st
 from PySide6.QtWidgets import QApplication
 
-from vramdesk.gui.plotting import CornerLegend, quiet_range_changes
+from vramdesk.gui.plotting import CornerLegend, escape_html, quiet_range_changes
+
+
+@given(st.text(alphabet=st.sampled_from("&<>\"'a;#x1 重みキャッシュ"), max_size=40) | st.text())
+def test_escape_html_is_html_escape_without_quotes(text):
+    # the oracle is the standard library's (the window leaves it unimported at start-up)
+    assert escape_html(text) == html.escape(text, quote=False)
+
+
+def test_escape_html_examples():
+    assert escape_html("KV cache & <state>") == "KV cache &amp; &lt;state&gt;"
+    assert escape_html("&amp;") == "&amp;amp;"  # escaped once more, as html.escape does
 
 
 def test_bottom_right_legend_follows_the_plot_area(qtbot):

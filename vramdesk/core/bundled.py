@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -25,20 +24,28 @@ from vramdesk.core.workload import Workload
 SCHEMA_VERSION = 1
 
 
+#: The installed package's directory. The data is read as plain files, so a package imported
+#: from a zip is not supported either way; ``importlib.resources.files`` gave this same
+#: directory at about 1 ms of the window's start-up (issue 11).
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
+@functools.cache
 def presets_dir() -> Path:
     """Directory of the bundled presets (in the wheel, or the source checkout's ``presets/``)."""
-    packaged = Path(str(resources.files("vramdesk"))) / "_data" / "presets"
+    packaged = _PACKAGE_DIR / "_data" / "presets"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parents[2] / "presets"
+    return _PACKAGE_DIR.parent / "presets"
 
 
+@functools.cache
 def resources_dir() -> Path:
     """Directory of icons, translations and style (wheel or source checkout)."""
-    packaged = Path(str(resources.files("vramdesk"))) / "_data" / "resources"
+    packaged = _PACKAGE_DIR / "_data" / "resources"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parents[2] / "resources"
+    return _PACKAGE_DIR.parent / "resources"
 
 
 @dataclass(frozen=True, slots=True)

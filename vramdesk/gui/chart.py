@@ -11,8 +11,6 @@ the next turn (a zero-interval single-shot timer).
 
 from __future__ import annotations
 
-import html
-
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
 from PySide6.QtCore import Qt, QTimer
@@ -25,7 +23,7 @@ from vramdesk.core import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
-from vramdesk.gui.plotting import quiet_range_changes, side_legend
+from vramdesk.gui.plotting import escape_html, quiet_range_changes, side_legend
 from vramdesk.gui.theme import ChartTheme, follow, style_legend, style_plot
 
 #: Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).
@@ -162,7 +160,7 @@ class BreakdownChart(QWidget):
             self.bars[seg.key].setOpts(x=[0], y0=[seg.y0], height=[seg.height], width=BAR_WIDTH)
             # two lines (name, then size): a narrow legend leaves the plot its width
             label = self.legend.getLabel(self.bars[seg.key])
-            text = f"{html.escape(tr_core(seg.label))}<br>{format_bytes(seg.bytes, unit)}"
+            text = f"{escape_html(tr_core(seg.label))}<br>{format_bytes(seg.bytes, unit)}"
             if self._changed(label, (text, tuple(sorted(style.items())))):
                 label.setText(text, **style)
         top = to_unit(b.total_bytes, unit)
