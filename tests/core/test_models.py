@@ -111,6 +111,16 @@ def _bundled():
     return bundled_models()
 
 
+def test_the_unparsed_index_lists_what_the_parsed_presets_hold():
+    # the picker is filled from bundled_model_index() without building the models (issue 11)
+    from vramdesk.core.bundled import bundled_model, bundled_model_index
+
+    assert [(p.slug, p.name, p.source) for p in _bundled()] == list(bundled_model_index())
+    assert all(bundled_model(p.slug) is p for p in _bundled())  # one object per preset
+    with pytest.raises(KeyError):
+        bundled_model("no-such-model")
+
+
 def test_at_least_25_real_model_presets():
     real = [p for p in _bundled() if p.hf_repo]
     assert len(real) >= 25

@@ -182,6 +182,25 @@ def test_the_panels_behind_my_presets_are_built_after_the_first_paint(make_main_
     assert window.controller.local_snapshot is snapshot
 
 
+def test_a_fresh_window_builds_only_the_default_model_preset(make_main_window, qtbot):
+    # issue 11: the picker lists the 42 bundled presets from their files; only the one shown
+    # is built at start-up, the others when loaded or compared
+    from vramdesk.core import bundled
+
+    bundled.bundled_models.cache_clear()
+    bundled.bundled_model.cache_clear()
+    window = make_main_window()
+    assert bundled.bundled_model.cache_info().currsize == 1
+    box = window.model_form.preset_box
+    assert box.count() == len(bundled.bundled_model_index())
+    assert box.currentText() == "Llama-3.1-8B (bundled, read-only)"
+    window.controller.set_field("num_hidden_layers", 31)  # now no preset holds the draft
+    assert box.currentText() == "Custom (edited)"
+    assert bundled.bundled_model.cache_info().currsize == box.count() - 1  # all compared
+    window.controller.set_field("num_hidden_layers", 32)
+    assert box.currentText() == "Llama-3.1-8B (bundled, read-only)"
+
+
 def test_exports_carry_the_core_figures(make_main_window, tmp_path):
     window = make_main_window()
     b = window.controller.breakdown

@@ -151,13 +151,52 @@ def model_preset_from_dict(slug: str, data: dict[str, Any], *, read_only: bool) 
 
 
 @functools.cache
+def _model_data() -> dict[str, dict[str, Any]]:
+    """Slug -> the JSON object of each bundled model preset (read once, parsed on demand)."""
+    return {
+        path.stem: json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted((presets_dir() / "models").glob("*.json"))
+    }
+
+
+def _preset_name(slug: str, data: dict[str, Any]) -> str:
+    """The name :func:`model_preset_from_dict` gives (the file's, the model's, else the slug)."""
+    model = data.get("model")
+    return data.get("name") or (model.get("name") if isinstance(model, dict) else None) or slug
+
+
+@functools.cache
+def bundled_model_index() -> tuple[tuple[str, str, str], ...]:
+    """``(slug, name, source)`` of every bundled model preset, sorted by name, unparsed.
+
+    What a picker lists without building 42 models at start-up (issue 11); the order is
+    :func:`bundled_models`'s.
+    """
+    entries = [
+        (slug, _preset_name(slug, data), data.get("source", ""))
+        for slug, data in _model_data().items()
+    ]
+    return tuple(sorted(entries, key=lambda e: e[1].lower()))
+
+
+@functools.cache
+def bundled_model(slug: str) -> ModelPreset:
+    """The bundled model preset ``slug`` (the file name without ``.json``), parsed once.
+
+    Raises
+    ------
+    KeyError
+        No bundled preset has that slug.
+    InputError
+        The file's keys are invalid, named.
+    """
+    return model_preset_from_dict(slug, _model_data()[slug], read_only=True)
+
+
+@functools.cache
 def bundled_models() -> tuple[ModelPreset, ...]:
     """Every bundled model preset, sorted by name."""
-    out = []
-    for path in sorted((presets_dir() / "models").glob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        out.append(model_preset_from_dict(path.stem, data, read_only=True))
-    return tuple(sorted(out, key=lambda p: p.name.lower()))
+    return tuple(bundled_model(slug) for slug, _name, _source in bundled_model_index())
 
 
 @functools.cache

@@ -115,14 +115,17 @@ class ScenarioController(QObject):
         """The bundled GPU catalog."""
         return bundled.gpu_catalog()
 
-    @classmethod
-    def default_model_preset(cls) -> bundled.ModelPreset:
-        """The first-start model: ``llama-3.1-8b`` when bundled, else the 7B-class shape."""
-        by_slug = {p.slug: p for p in cls.model_presets()}
+    @staticmethod
+    def default_model_preset() -> bundled.ModelPreset:
+        """The first-start model: ``llama-3.1-8b`` when bundled, else the 7B-class shape.
+
+        Only that preset is parsed (issue 11: not the 42 bundled ones, at start-up).
+        """
+        slugs = [slug for slug, _name, _source in bundled.bundled_model_index()]
         for slug in DEFAULT_MODEL_SLUGS:
-            if slug in by_slug:
-                return by_slug[slug]
-        return cls.model_presets()[0]
+            if slug in slugs:
+                return bundled.bundled_model(slug)
+        return bundled.bundled_model(slugs[0])
 
     # ------------------------------------------------------------ state
     @property

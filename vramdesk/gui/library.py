@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from vramdesk.core import presets
-from vramdesk.core.bundled import ModelPreset
+from vramdesk.core.bundled import ModelPreset, bundled_model, bundled_model_index
 from vramdesk.core.serialize import to_dict
 from vramdesk.gui.controller import ScenarioController
 
@@ -69,8 +69,33 @@ class PresetLibrary(QObject):
                 out.append((f"user:{user.slug}", presets.model_preset(user)))
         return out
 
+    def model_entries(self) -> list[tuple[str, str, str, ModelPreset | None]]:
+        """``(key, name, source, preset)`` of :meth:`model_choices`, in its order.
+
+        ``preset`` is None for a bundled preset: those are listed from their files unparsed
+        (issue 11: the picker is filled at start-up) and built by :meth:`model_by_key`; the
+        user's, read from the store anyway, come parsed.
+        """
+        out: list[tuple[str, str, str, ModelPreset | None]] = [
+            (f"bundled:{slug}", name, source, None) for slug, name, source in bundled_model_index()
+        ]
+        for user in self.user_presets():
+            if "model" in user.data:
+                preset = presets.model_preset(user)
+                out.append((f"user:{user.slug}", preset.name, preset.source, preset))
+        return out
+
     def model_by_key(self, key: str) -> ModelPreset:
-        """The model preset of a picker key."""
+        """The model preset of a picker key.
+
+        Raises
+        ------
+        KeyError
+            No such bundled or user model preset.
+        """
+        kind, _, slug = key.partition(":")
+        if kind == "bundled":
+            return bundled_model(slug)
         return dict(self.model_choices())[key]
 
     # ------------------------------------------------------------- loading

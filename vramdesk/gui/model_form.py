@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from vramdesk.core.errors import VramdeskError
+from vramdesk.core.formats import WeightSpec
+from vramdesk.core.model import ModelSpec
 from vramdesk.core.units import Unit, format_bytes
 from vramdesk.gui.binding import BoundForm
 from vramdesk.gui.controller import ScenarioController
@@ -150,14 +152,15 @@ class ModelForm(BoundForm):
     # ------------------------------------------------------------- presets
     def refresh_presets(self) -> None:
         """Fill the picker: bundled presets (read-only, marked) then the user's."""
-        self._presets = dict(self.library.model_choices())
+        self._presets = self.library.model_entries()
         with QSignalBlocker(self.preset_box):
             self.preset_box.clear()
-            for key, preset in self._presets.items():
-                mark = self.tr(" (bundled, read-only)") if preset.read_only else self.tr(" (mine)")
-                self.preset_box.addItem(preset.name + mark, key)
+            for key, name, source, user_preset in self._presets:
+                mine = user_preset is not None
+                mark = self.tr(" (mine)") if mine else self.tr(" (bundled, read-only)")
+                self.preset_box.addItem(name + mark, key)
                 self.preset_box.setItemData(
-                    self.preset_box.count() - 1, preset.source, Qt.ItemDataRole.ToolTipRole
+                    self.preset_box.count() - 1, source, Qt.ItemDataRole.ToolTipRole
                 )
         self.sync_picker()
 
@@ -174,19 +177,34 @@ class ModelForm(BoundForm):
         field was edited away from what was loaded, "Custom (edited)".
         """
         c = self.controller
-        shown = (c.draft("model"), c.draft("weights"))
-        keys = [k for k, p in self._presets.items() if (p.model, p.weights) == shown]
-        keys.sort(key=lambda k: self._presets[k].name != c.preset_name)  # the one loaded first
+        key = self._key_holding(c.draft("model"), c.draft("weights"), c.preset_name)
         box = self.preset_box
         with QSignalBlocker(box):
             if box.itemData(0) == "":
                 box.removeItem(0)
-            if keys:
-                box.setCurrentIndex(box.findData(keys[0]))
+            if key is not None:
+                box.setCurrentIndex(box.findData(key))
                 return
             text = self.tr("Custom (edited)") if c.model_edited() else c.model_origin
             box.insertItem(0, text, "")
             box.setCurrentIndex(0)
+
+    def _key_holding(self, model: ModelSpec, weights: WeightSpec, loaded: str) -> str | None:
+        """The picker key of a preset holding ``model`` and ``weights`` (None: none does).
+
+        The preset named ``loaded`` (the one last loaded) is tried first, and is the only one
+        built when it matches, as on a fresh start; otherwise every preset is compared, in
+        picker order.
+        """
+        ordered = sorted(self._presets, key=lambda entry: entry[1] != loaded)  # stable
+        for key, _name, _source, user_preset in ordered:
+            try:
+                preset = user_preset or self.library.model_by_key(key)  # a bundled one: built
+            except (KeyError, VramdeskError):
+                continue  # gone or unreadable since the list was filled
+            if (preset.model, preset.weights) == (model, weights):
+                return key
+        return None
 
     def _on_preset_activated(self, index: int) -> None:
         key = self.preset_box.itemData(index)
