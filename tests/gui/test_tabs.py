@@ -291,6 +291,20 @@ def test_chart_axis_and_figures_header_carry_the_unit(make_main_window):
         assert window.figures.tree.topLevelItem(0).text(2).endswith(f" {label}")
 
 
+def test_a_right_click_on_the_chart_opens_no_menu(make_main_window, qtbot):
+    # a fixed view: no axis-range menu to pan or zoom it away from its figures (and pyqtgraph
+    # builds none at start-up); the chart is exported from the File menu
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    window = make_main_window(show=True)
+    view = window.chart.plot
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.RightButton, pos=QPoint(60, 60))
+    QApplication.processEvents()
+    assert not [m for m in QApplication.topLevelWidgets() if isinstance(m, QMenu) and m.isVisible()]
+    assert view.getPlotItem().vb.menu is None
+
+
 def test_vllm_budgets_from_cuda_total_on_catalog_gpus(make_main_window):
     # vLLM sizes its budget from CUDA's total (H100 80GB: 81,085 MiB), not nvidia-smi's 81,559 MiB;
     # the window's solve must equal the CLI's for the same engine and GPU.

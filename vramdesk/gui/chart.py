@@ -52,7 +52,10 @@ class BreakdownChart(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.redraw_count = 0
-        self.plot = pg.PlotWidget()  # colours: apply_theme (light or dark, as the system)
+        # colours: apply_theme (light or dark, as the system). No context menu: the view is
+        # fixed (no mouse panning or zooming) and File exports the chart; pyqtgraph builds the
+        # ViewBox's axis-range menu only when one is enabled (issue 11: about 2 ms at start-up)
+        self.plot = pg.PlotWidget(enableMenu=False)
         self.plot.setObjectName("breakdown_plot")
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
@@ -157,7 +160,9 @@ class BreakdownChart(QWidget):
         for seg in segments:
             if seg.key not in self.bars:
                 self.bars[seg.key] = self._make_bar(seg.key)
-            self.bars[seg.key].setOpts(x=[0], y0=[seg.y0], height=[seg.height], width=BAR_WIDTH)
+            bar = self.bars[seg.key]
+            if self._changed(bar, (seg.y0, seg.height)):  # unchanged on a redraw for a resize
+                bar.setOpts(x=[0], y0=[seg.y0], height=[seg.height], width=BAR_WIDTH)
             # two lines (name, then size): a narrow legend leaves the plot its width
             label = self.legend.getLabel(self.bars[seg.key])
             text = f"{escape_html(tr_core(seg.label))}<br>{format_bytes(seg.bytes, unit)}"
@@ -208,7 +213,8 @@ class BreakdownChart(QWidget):
             position = max(0.5, 1 - LABEL_INSET_PX / plot_width)
             if self._changed("label_position", position):
                 self.capacity_line.label.setPosition(position)
-        self.total_text.setPos(-BAR_WIDTH / 2, highest)
+        if self._changed("total_pos", highest):
+            self.total_text.setPos(-BAR_WIDTH / 2, highest)
         if self._changed("y_range", y_max):  # the axis re-lays out only when its range moves
             self.plot.setYRange(0, y_max, padding=0)
 
@@ -289,7 +295,8 @@ class BreakdownChart(QWidget):
         # shown first: pyqtgraph's label renders a new format only while it is visible, and the
         # format is set once per change, so a label set while hidden would stay empty
         line.show()
-        line.setPos(to_unit(n_bytes, unit))
+        if self._changed((line, "pos"), to_unit(n_bytes, unit)):
+            line.setPos(to_unit(n_bytes, unit))
         # two short lines rather than one long one: the label stays clear of the bar
         text = f"{name}\n{format_bytes(n_bytes, unit)}" if name else ""
         if self._changed(line.label, text):
