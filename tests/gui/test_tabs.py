@@ -291,6 +291,31 @@ def test_chart_axis_and_figures_header_carry_the_unit(make_main_window):
         assert window.figures.tree.topLevelItem(0).text(2).endswith(f" {label}")
 
 
+def test_the_tabs_behind_the_solver_are_built_when_first_shown(make_main_window, qtbot):
+    # issue 11: nothing of the Fits, KV growth and Compare tabs is built (or imported) for the
+    # first frame; a click on a tab builds it before it paints
+    from PySide6.QtCore import Qt
+
+    from vramdesk.gui.compare_tab import CompareTab
+    from vramdesk.gui.fits_tab import FitsTab
+    from vramdesk.gui.kv_growth_tab import KvGrowthTab
+
+    window = make_main_window(show=True)
+    tabs = window.tabs
+    titles = [tabs.tabText(i) for i in range(tabs.count())]
+    assert titles == ["Reverse solver", "Fits", "KV growth", "Compare"]
+    built = (FitsTab, KvGrowthTab, CompareTab)
+    assert not any(isinstance(tabs.widget(i), built) for i in (1, 2, 3))
+    bar = tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(1).center())
+    assert isinstance(tabs.currentWidget(), FitsTab) and tabs.currentIndex() == 1
+    assert tabs.currentWidget() is window.fits_tab and window.fits_tab.table.rowCount() > 0
+    assert [tabs.tabText(i) for i in range(tabs.count())] == titles
+    compare = window.compare_tab  # built on use, left behind the tab shown
+    assert tabs.widget(3) is compare and tabs.currentIndex() == 1
+    assert not isinstance(tabs.widget(2), KvGrowthTab)
+
+
 def test_a_right_click_on_the_chart_opens_no_menu(make_main_window, qtbot):
     # a fixed view: no axis-range menu to pan or zoom it away from its figures (and pyqtgraph
     # builds none at start-up); the chart is exported from the File menu

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import shiboken6
 from PySide6.QtCore import (
@@ -20,6 +20,7 @@ from PySide6.QtCore import (
     QObject,
     QRect,
     QSettings,
+    QSignalBlocker,
     QSize,
     Qt,
     QTimer,
@@ -42,16 +43,13 @@ from PySide6.QtWidgets import (
 from vramdesk.core.units import Unit
 from vramdesk.gui import glossary
 from vramdesk.gui.chart import BreakdownChart
-from vramdesk.gui.compare_tab import CompareTab
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_note
 from vramdesk.gui.drop_import import DropImporter, RecentFiles
 from vramdesk.gui.export_menu import ExportMenu
 from vramdesk.gui.figures_table import FiguresTable
-from vramdesk.gui.fits_tab import FitsTab
 from vramdesk.gui.form_column import FormColumn
 from vramdesk.gui.help_menu import HelpMenu
-from vramdesk.gui.kv_growth_tab import KvGrowthTab
 from vramdesk.gui.library import PresetLibrary
 from vramdesk.gui.model_form import ModelForm
 from vramdesk.gui.presets_panel import PresetsPanel
@@ -70,7 +68,10 @@ from vramdesk.gui.theme import tint
 from vramdesk.gui.verdict_view import VerdictView
 from vramdesk.gui.workload_form import WeightsForm, WorkloadForm
 
-if TYPE_CHECKING:  # built after the first paint (MainWindow._build_panels)
+if TYPE_CHECKING:  # built after the first paint or on first use (the docks' panels, the tabs)
+    from vramdesk.gui.compare_tab import CompareTab
+    from vramdesk.gui.fits_tab import FitsTab
+    from vramdesk.gui.kv_growth_tab import KvGrowthTab
     from vramdesk.gui.local_models import LocalModelsPanel
 
 #: A window never shown (tests, a screenshot tool) scans for local models and queries the
@@ -186,8 +187,7 @@ class MainWindow(QMainWindow):
         centre.addWidget(top)
         centre.addWidget(self.figures)
         centre.setSizes([560, 320])
-        self.solver_tab, self.fits_tab = SolverTab(c), FitsTab(c)
-        self.kv_tab, self.compare_tab = KvGrowthTab(c), CompareTab(c, self.library)
+        self.solver_tab = SolverTab(c)
         self.tabs = QTabWidget()
         self.tabs.setUsesScrollButtons(True)
         # the solved values wrap to the pane's width and scroll, rather than being cut
@@ -198,9 +198,11 @@ class MainWindow(QMainWindow):
         self.solver_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.solver_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.tabs.addTab(self.solver_scroll, self.tr("Reverse solver"))
-        self.tabs.addTab(self.fits_tab, self.tr("Fits"))
-        self.tabs.addTab(self.kv_tab, self.tr("KV growth"))
-        self.tabs.addTab(self.compare_tab, self.tr("Compare"))
+        # the tabs behind it are built (and their modules imported) when first shown or used
+        self._tab_pages: dict[str, QWidget] = {}
+        for title in (self.tr("Fits"), self.tr("KV growth"), self.tr("Compare")):
+            self.tabs.addTab(QWidget(), title)
+        self.tabs.currentChanged.connect(self._on_tab_changed)
         self.splitter = QSplitter()
         self.splitter.setChildrenCollapsible(False)
         for widget in (centre, self.tabs):
@@ -210,6 +212,57 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.splitter)
         for signal in (c.breakdownChanged, c.localChanged):
             signal.connect(self._show_local_verdict)
+
+    #: Tab index of each tab built on first use.
+    _LAZY_TABS = {"fits": 1, "kv": 2, "compare": 3}
+
+    @property
+    def fits_tab(self) -> FitsTab:
+        """The "Fits" tab (built on first use)."""
+        return cast("FitsTab", self._tab("fits"))
+
+    @property
+    def kv_tab(self) -> KvGrowthTab:
+        """The "KV growth" tab (built on first use)."""
+        return cast("KvGrowthTab", self._tab("kv"))
+
+    @property
+    def compare_tab(self) -> CompareTab:
+        """The "Compare" tab (built on first use)."""
+        return cast("CompareTab", self._tab("compare"))
+
+    def _on_tab_changed(self, index: int) -> None:
+        for name, at in self._LAZY_TABS.items():
+            if at == index:
+                self._tab(name)
+
+    def _tab(self, name: str) -> QWidget:
+        """Tab ``name``, put in place of its placeholder the first time it is asked for."""
+        page = self._tab_pages.get(name)
+        if page is not None:
+            return page
+        c = self.controller
+        if name == "fits":
+            from vramdesk.gui.fits_tab import FitsTab
+
+            page = FitsTab(c)
+        elif name == "kv":
+            from vramdesk.gui.kv_growth_tab import KvGrowthTab
+
+            page = KvGrowthTab(c)
+        else:
+            from vramdesk.gui.compare_tab import CompareTab
+
+            page = CompareTab(c, self.library)
+        self._tab_pages[name] = page
+        index, current = self._LAZY_TABS[name], self.tabs.currentIndex()
+        title, placeholder = self.tabs.tabText(index), self.tabs.widget(index)
+        with QSignalBlocker(self.tabs):
+            self.tabs.removeTab(index)
+            self.tabs.insertTab(index, page, title)
+            self.tabs.setCurrentIndex(current)
+        placeholder.deleteLater()
+        return page
 
     def _build_docks(self, gpu_query: Callable[[], Any] | None) -> None:
         # the inputs take the window's whole height on the left; the panels below share the rest
