@@ -160,9 +160,7 @@ class BreakdownChart(QWidget):
         for seg in segments:
             if seg.key not in self.bars:
                 self.bars[seg.key] = self._make_bar(seg.key)
-            bar = self.bars[seg.key]
-            if self._changed(bar, (seg.y0, seg.height)):  # unchanged on a redraw for a resize
-                bar.setOpts(x=[0], y0=[seg.y0], height=[seg.height], width=BAR_WIDTH)
+            self.bars[seg.key].setOpts(x=[0], y0=[seg.y0], height=[seg.height], width=BAR_WIDTH)
             # two lines (name, then size): a narrow legend leaves the plot its width
             label = self.legend.getLabel(self.bars[seg.key])
             text = f"{escape_html(tr_core(seg.label))}<br>{format_bytes(seg.bytes, unit)}"
