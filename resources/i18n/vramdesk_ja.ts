@@ -23,43 +23,43 @@
 <context>
     <name>BreakdownChart</name>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="63"/>
+        <location filename="../../vramdesk/gui/chart.py" line="64"/>
         <source>estimate (per GPU)</source>
         <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito). The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present. 0: the next turn of the event loop (coalesces a burst without waiting). Pixels between the capacity label&apos;s anchor and the plot area&apos;s right edge. x range of the plot: the bar (centred on 0) in the left part, room on its right for the capacity and free-memory labels, which sit at the right end of their lines.</extracomment>
         <translation>見積もり（GPU あたり）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="169"/>
+        <location filename="../../vramdesk/gui/chart.py" line="170"/>
         <source>total {0}</source>
         <translation>合計 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="178"/>
+        <location filename="../../vramdesk/gui/chart.py" line="179"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="257"/>
+        <location filename="../../vramdesk/gui/chart.py" line="259"/>
         <source>local free</source>
         <translation>ローカルの空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="268"/>
+        <location filename="../../vramdesk/gui/chart.py" line="270"/>
         <source>{0} · {1} weights · {2} tokens x {3} · {4} · {5}</source>
         <translation>{0} · 重み {1} · {2} トークン x {3} · {4} · {5}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="269"/>
+        <location filename="../../vramdesk/gui/chart.py" line="271"/>
         <source>custom model</source>
         <translation>カスタムモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="282"/>
+        <location filename="../../vramdesk/gui/chart.py" line="284"/>
         <source>local GPU {0} ({1})</source>
         <translation>ローカル GPU {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="283"/>
+        <location filename="../../vramdesk/gui/chart.py" line="285"/>
         <source>custom</source>
         <translation>指定容量</translation>
     </message>
@@ -1306,353 +1306,359 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="198"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="201"/>
         <source>Reverse solver</source>
         <extracomment>A window never shown (tests, a screenshot tool) scans for local models and queries the local GPUs after this delay (a shown one does it after its first paint). No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="199"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="204"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="200"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="204"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="201"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="204"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="225"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="281"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="229"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="290"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="235"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="293"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="283"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="384"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="284"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="385"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="287"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="388"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="290"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="391"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="291"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="392"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="300"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="401"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="310"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="411"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="311"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="412"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="449"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="550"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="214"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="270"/>
         <source>Inputs</source>
+        <extracomment>Tab index of each tab built on first use.</extracomment>
         <translation>入力</translation>
     </message>
 </context>
 <context>
     <name>ModelForm</name>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="37"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="41"/>
         <source>Model</source>
-        <extracomment>The path of a model imported and loaded (for File → Open recent).</extracomment>
+        <extracomment>A preset picked could not be loaded (the one-line reason). The path of a model imported and loaded (for File → Open recent).</extracomment>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="55"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="59"/>
         <source>Import config.json / model folder…</source>
         <translation>config.json / モデルフォルダーをインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="59"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="63"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="63"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="67"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="64"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="68"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="65"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="69"/>
         <source>Layers (num_hidden_layers)</source>
         <translation>層数（num_hidden_layers）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="66"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="70"/>
         <source>hidden_size</source>
         <translation>hidden_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="67"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="71"/>
         <source>Attention heads</source>
         <translation>アテンションヘッド数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="68"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="72"/>
         <source>KV heads (num_key_value_heads)</source>
         <translation>KV ヘッド数（num_key_value_heads）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="69"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="73"/>
         <source>head_dim</source>
         <translation>head_dim</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="70"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="74"/>
         <source>intermediate_size</source>
         <translation>intermediate_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="71"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="75"/>
         <source>vocab_size</source>
         <translation>vocab_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="72"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="76"/>
         <source>Tied embeddings</source>
         <translation>埋め込みを共有（tie_word_embeddings）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="73"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="77"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="75"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="79"/>
         <source>the checkpoint (fixed)</source>
         <translation>チェックポイント（固定）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="76"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="80"/>
         <source>the shape (follows the fields)</source>
         <translation>形状（各欄に追従）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="78"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="82"/>
         <source>Parameter count from</source>
         <translation>パラメータ数の出所</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="81"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="85"/>
         <source>A preset or import pins the checkpoint&apos;s published parameter count (and its byte size), so shape edits do not move the weights. Choose the shape to compute the count from the layers, widths and vocabulary instead.</source>
         <translation>プリセットやインポートはチェックポイントの公表パラメータ数（とバイト数）に固定するため、形状を編集しても重みは変わりません。層数・幅・語彙から数えるには「形状」を選んでください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="86"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
         <source>Parameters</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="86"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
         <source>computed from the shape</source>
         <translation>構成から計算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="87"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="91"/>
         <source>MoE experts (0 = dense)</source>
         <translation>MoE エキスパート数（0 = 密）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="88"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
         <source>Experts per token</source>
         <translation>トークンあたりのエキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="89"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
         <source>Expert intermediate size</source>
         <translation>エキスパートの中間次元</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="94"/>
         <source>Shared experts</source>
         <translation>共有エキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="91"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="95"/>
         <source>Dense leading layers</source>
         <translation>先頭の密な層の数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="96"/>
         <source>Sliding window (tokens)</source>
         <translation>スライディングウィンドウ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="96"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="94"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="98"/>
         <source>every layer slides</source>
         <translation>全層がスライディング</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="95"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="99"/>
         <source>no sliding layers</source>
         <translation>スライディング層なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="96"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="100"/>
         <source>alternating</source>
         <translation>交互</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="97"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="101"/>
         <source>5 local : 1 global</source>
         <translation>ローカル 5 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="98"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="102"/>
         <source>3 local : 1 global</source>
         <translation>ローカル 3 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="99"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="103"/>
         <source>per-layer list (from preset)</source>
         <translation>層ごとの一覧（プリセットから）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="101"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="105"/>
         <source>Sliding layers</source>
         <translation>スライディング層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="102"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="106"/>
         <source>head_dim (derived)</source>
         <translation>head_dim（導出値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="103"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="107"/>
         <source>GQA ratio</source>
         <translation>GQA 比</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="104"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="108"/>
         <source>Parameter count</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="105"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="109"/>
         <source>KV bytes per token</source>
         <translation>トークンあたりの KV バイト数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="126"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="130"/>
         <source> (shape gives {0:,})</source>
         <translation>（構成から計算すると {0:,}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="128"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="132"/>
         <source>, active {0:,}</source>
         <translation>、アクティブ {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="136"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="140"/>
         <source>the checkpoint: {0:,}</source>
         <translation>チェックポイント: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="138"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="142"/>
         <source>the checkpoint (none loaded)</source>
         <translation>チェックポイント（読み込みなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="141"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="145"/>
         <source>the shape: {0:,}</source>
         <translation>形状: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="157"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="162"/>
         <source> (bundled, read-only)</source>
         <translation>（同梱・読み取り専用）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="157"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="162"/>
         <source> (mine)</source>
         <translation>（ユーザー）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="187"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="190"/>
         <source>Custom (edited)</source>
         <translation>カスタム (編集済み)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="199"/>
-        <location filename="../../vramdesk/gui/model_form.py" line="204"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="218"/>
+        <source>Preset not loaded: {0}</source>
+        <translation>プリセットを読み込めませんでした: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/model_form.py" line="224"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="229"/>
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="201"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="226"/>
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="224"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="249"/>
         <source>Reading {0}…</source>
         <translation>{0} を読み込み中…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="225"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="250"/>
         <source>Cancel</source>
         <translation>キャンセル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="230"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="255"/>
         <source>Import of {0} cancelled</source>
         <translation>{0} のインポートを取り消しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="246"/>
+        <location filename="../../vramdesk/gui/model_form.py" line="271"/>
         <source>Imported: {0}</source>
         <translation>インポート: {0}</translation>
     </message>
@@ -1660,7 +1666,7 @@
 <context>
     <name>PresetLibrary</name>
     <message>
-        <location filename="../../vramdesk/gui/library.py" line="80"/>
+        <location filename="../../vramdesk/gui/library.py" line="110"/>
         <source>{0} (saved)</source>
         <extracomment>What each kind of preset stores from the current inputs. Every problem sentence seen since start (files moved aside), for the window to report.</extracomment>
         <translation>{0} (保存済み)</translation>
@@ -1897,13 +1903,13 @@
 <context>
     <name>ScenarioController</name>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="239"/>
+        <location filename="../../vramdesk/gui/controller.py" line="242"/>
         <source>The figures use the last accepted values ({0}) until what was typed there is valid.</source>
         <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). What the import of the loaded model assumed (fp32 storage, defaults filled in, ...).</extracomment>
         <translation>入力が有効になるまで、数値は最後に受け付けた値（{0}）で計算しています。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="255"/>
+        <location filename="../../vramdesk/gui/controller.py" line="258"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from PySide6.QtCore import Qt
+
 from vramdesk.core.bundled import find_model
 from vramdesk.core.estimate import estimate
 from vramdesk.core.formats import KVDtype, WeightFormat
@@ -73,6 +75,27 @@ def test_saved_model_preset_appears_in_the_picker(make_main_window):
     box.setCurrentIndex(mine[0])
     box.activated.emit(mine[0])
     assert c.model.num_hidden_layers == 48
+
+
+def test_picking_a_saved_preset_deleted_behind_the_window_is_reported(make_main_window, config_dir):
+    # found by a break-test: the pick raised KeyError out of the slot and left the picker
+    # naming a model that was not loaded
+    window = make_main_window()
+    c = window.controller
+    c.set_field("num_hidden_layers", 48)
+    window.presets_panel.save_as("Gone soon", "model")
+    c.set_field("num_hidden_layers", 32)
+    box = window.model_form.preset_box
+    index = box.findText("Gone soon", Qt.MatchFlag.MatchStartsWith)
+    assert index >= 0
+    for path in (config_dir / "presets").glob("*.json"):
+        path.unlink()
+    box.setCurrentIndex(index)
+    box.activated.emit(index)
+    assert c.model.num_hidden_layers == 32  # nothing loaded
+    assert window.statusBar().currentMessage().startswith("Preset not loaded:")
+    assert box.findText("Gone soon", Qt.MatchFlag.MatchStartsWith) == -1  # the list as it is
+    assert box.currentText() == "Llama-3.1-8B (bundled, read-only)"  # the model in force
 
 
 def test_export_and_import_a_preset_file(make_main_window, tmp_path):

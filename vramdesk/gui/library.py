@@ -86,17 +86,22 @@ class PresetLibrary(QObject):
         return out
 
     def model_by_key(self, key: str) -> ModelPreset:
-        """The model preset of a picker key.
+        """The model preset of a picker key (only that preset is read and built).
 
         Raises
         ------
         KeyError
-            No such bundled or user model preset.
+            No bundled preset of that slug, or not a picker key.
+        InputError
+            ``preset``: no such user preset (deleted since the list was filled), or it holds
+            no model.
         """
         kind, _, slug = key.partition(":")
         if kind == "bundled":
             return bundled_model(slug)
-        return dict(self.model_choices())[key]
+        if kind == "user":
+            return presets.model_preset(self.store.get(slug))
+        raise KeyError(key)
 
     # ------------------------------------------------------------- loading
     def load(self, slug: str) -> bool:

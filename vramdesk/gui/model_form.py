@@ -30,6 +30,8 @@ class ModelForm(BoundForm):
     """Model architecture fields (config.json names), the preset picker and derived values."""
 
     importFailed = Signal(str)
+    #: A preset picked could not be loaded (the one-line reason).
+    loadFailed = Signal(str)
     #: The path of a model imported and loaded (for File → Open recent).
     imported = Signal(str)
 
@@ -208,8 +210,13 @@ class ModelForm(BoundForm):
 
     def _on_preset_activated(self, index: int) -> None:
         key = self.preset_box.itemData(index)
-        if key:
+        if not key:
+            return
+        try:
             self.library.load_model_key(key)
+        except (KeyError, VramdeskError) as exc:  # e.g. its file was deleted meanwhile
+            self.loadFailed.emit(self.tr("Preset not loaded: {0}").format(exc))
+            self.refresh_presets()  # the list as it is now, the model in force selected
 
     def _on_import_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
