@@ -146,15 +146,16 @@ def follow(apply: Callable[[ChartTheme], None]) -> ChartTheme:
 
 
 def style_plot(plot: pg.PlotWidget, theme: ChartTheme) -> None:
-    """Background, axes, tick labels, axis labels and title of ``plot`` in ``theme``."""
+    """Background, shown axes, tick labels, axis labels and title of ``plot`` in ``theme``."""
     plot.setBackground(theme.background)
     item = plot.getPlotItem()
     for name in ("left", "bottom", "right", "top"):
         axis = item.getAxis(name)
+        if not axis.isVisible():
+            continue  # hidden (pyqtgraph's right and top by default): each setter re-renders
+        axis.labelStyle = dict(axis.labelStyle)  # this axis's own; setTextPen sets its colour
         axis.setPen(theme.foreground)
-        axis.setTextPen(theme.foreground)
-        axis.labelStyle = {**axis.labelStyle, "color": theme.foreground}
-        axis._updateLabel()  # redraw the axis label in the new colour (pyqtgraph AxisItem)
+        axis.setTextPen(theme.foreground)  # also redraws the axis label in the new colour
     title = item.titleLabel
     title.opts["color"] = theme.foreground
     if title.text:
