@@ -59,7 +59,8 @@ class NumberEdit(QLineEdit):
         self.decimals = decimals
         if special:
             self.setPlaceholderText(special)
-        self.setClearButtonEnabled(special is not None)
+        if special is not None:  # "not set" is allowed: a clear button (off by default)
+            self.setClearButtonEnabled(True)
         self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
     # ----------------------------------------------------------------- text
