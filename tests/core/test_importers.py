@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import DATA, REFERENCE
+from tests.tiny_models import tiny_llama_shapes
 from vramdesk.core import (
     FileReadError,
     InputError,
@@ -295,26 +296,9 @@ def test_config_json_path(tmp_path):
 
 
 def _tiny_llama_tensors():
-    # Llama-style names: vocab 16, hidden 8, 2 layers, q 8 rows, k/v 4 rows, MLP 12
+    # the tiny Llama of tests/tiny_models.py, random f16 values
     rng = np.random.default_rng(0)
-    shapes = {
-        "model.embed_tokens.weight": (16, 8),
-        "lm_head.weight": (16, 8),
-        "model.norm.weight": (8,),
-    }
-    for i in range(2):
-        p = f"model.layers.{i}."
-        shapes |= {
-            p + "self_attn.q_proj.weight": (8, 8),
-            p + "self_attn.k_proj.weight": (4, 8),
-            p + "self_attn.v_proj.weight": (4, 8),
-            p + "self_attn.o_proj.weight": (8, 8),
-            p + "mlp.gate_proj.weight": (12, 8),
-            p + "mlp.up_proj.weight": (12, 8),
-            p + "mlp.down_proj.weight": (8, 12),
-            p + "input_layernorm.weight": (8,),
-            p + "post_attention_layernorm.weight": (8,),
-        }
+    shapes = tiny_llama_shapes()
     return {k: rng.standard_normal(s).astype(np.float16) for k, s in shapes.items()}
 
 

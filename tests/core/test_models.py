@@ -113,9 +113,23 @@ def _bundled():
 
 def test_the_unparsed_index_lists_what_the_parsed_presets_hold():
     # the picker is filled from bundled_model_index() without building the models (issue 11)
-    from vramdesk.core.bundled import bundled_model, bundled_model_index
+    import json
 
-    assert [(p.slug, p.name, p.source) for p in _bundled()] == list(bundled_model_index())
+    from vramdesk.core.bundled import (
+        bundled_model,
+        bundled_model_index,
+        model_preset_from_dict,
+        presets_dir,
+    )
+
+    # the oracle: every file parsed on its own, sorted by name as the picker lists them
+    parsed = [
+        model_preset_from_dict(path.stem, json.loads(path.read_text("utf-8")), read_only=True)
+        for path in (presets_dir() / "models").glob("*.json")
+    ]
+    parsed.sort(key=lambda p: p.name.lower())
+    assert [(p.slug, p.name, p.source) for p in parsed] == list(bundled_model_index())
+    assert [(p.model, p.weights) for p in parsed] == [(p.model, p.weights) for p in _bundled()]
     assert all(bundled_model(p.slug) is p for p in _bundled())  # one object per preset
     with pytest.raises(KeyError):
         bundled_model("no-such-model")

@@ -12,30 +12,14 @@ from PySide6.QtWidgets import QApplication
 
 from tests import local_stores as ls
 from tests.conftest import REFERENCE
+from tests.tiny_models import tiny_llama_shapes
 
 
 def _tiny_llama_safetensors(path):
-    """Llama-style tensors (vocab 16, hidden 8, 2 layers, q 8, k/v 4 rows, MLP 12), f16."""
+    """The tiny Llama's tensors (tests/tiny_models.py), all zeros in f16."""
     from safetensors.numpy import save_file
 
-    shapes = {
-        "model.embed_tokens.weight": (16, 8),
-        "lm_head.weight": (16, 8),
-        "model.norm.weight": (8,),
-    }
-    for i in range(2):
-        p = f"model.layers.{i}."
-        shapes |= {
-            p + "self_attn.q_proj.weight": (8, 8),
-            p + "self_attn.k_proj.weight": (4, 8),
-            p + "self_attn.v_proj.weight": (4, 8),
-            p + "self_attn.o_proj.weight": (8, 8),
-            p + "mlp.gate_proj.weight": (12, 8),
-            p + "mlp.up_proj.weight": (12, 8),
-            p + "mlp.down_proj.weight": (8, 12),
-            p + "input_layernorm.weight": (8,),
-            p + "post_attention_layernorm.weight": (8,),
-        }
+    shapes = tiny_llama_shapes()
     save_file({k: np.zeros(s, dtype=np.float16) for k, s in shapes.items()}, str(path))
     # f16: 2 bytes per element
     return 2 * sum(int(np.prod(s)) for s in shapes.values())

@@ -62,15 +62,14 @@ class PresetLibrary(QObject):
         return found
 
     def model_choices(self) -> list[tuple[str, ModelPreset]]:
-        """Every model the picker offers: ``("bundled:slug" | "user:slug", preset)``."""
-        out = [(f"bundled:{p.slug}", p) for p in self.controller.model_presets()]
-        for user in self.user_presets():
-            if "model" in user.data:
-                out.append((f"user:{user.slug}", presets.model_preset(user)))
-        return out
+        """Every model the picker offers: ``("bundled:slug" | "user:slug", preset)``, built."""
+        return [
+            (key, preset if preset is not None else bundled_model(key.partition(":")[2]))
+            for key, _name, _source, preset in self.model_entries()
+        ]
 
     def model_entries(self) -> list[tuple[str, str, str, ModelPreset | None]]:
-        """``(key, name, source, preset)`` of :meth:`model_choices`, in its order.
+        """``(key, name, source, preset)`` of every model the picker offers, in its order.
 
         ``preset`` is None for a bundled preset: those are listed from their files unparsed
         (issue 11: the picker is filled at start-up) and built by :meth:`model_by_key`; the
