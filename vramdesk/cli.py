@@ -13,7 +13,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from vramdesk import __version__
 from vramdesk.cli_more import add_format_option, output_format
 from vramdesk.core.errors import InputError, VramdeskError
 from vramdesk.core.units import Unit
@@ -27,6 +26,30 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Print ``vramdesk: error: <message>`` and exit 2."""
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: print ``vramdesk <version>`` and exit 0, as argparse's own action does.
+
+    The version is read when asked, not when the parser is built: reading it imports
+    ``importlib.metadata`` (about 25 ms), which no other command needs (issue 11).
+    """
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.setdefault("help", "show program's version number and exit")
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> NoReturn:
+        import vramdesk
+
+        print(f"{parser.prog} {vramdesk.__version__}")
+        parser.exit()
 
 
 def _positive_number(text: str) -> float:
@@ -209,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="vramdesk",
         description="Will this LLM fit in GPU memory? Run without a command to open the window.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action=_VersionAction, dest=argparse.SUPPRESS)
     parser.add_argument(
         "--config-dir",
         metavar="DIR",
@@ -495,6 +518,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     on stderr).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:  # the window: nothing to parse, so no parser is built (issue 11: start-up)
+        return _run_gui([])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
