@@ -7,6 +7,7 @@ Bad input exits with status 2 and one line naming the field and the reason.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -506,9 +507,15 @@ def _print_json(data: Any) -> None:
 
 
 def _run_gui(argv: Sequence[str]) -> int:
-    from vramdesk.gui.app import main as gui_main
+    # the window starts with the cyclic GC off, from before PySide6, pyqtgraph and numpy are
+    # imported; vramdesk.gui.app.main turns it back on after the first paint
+    gc.disable()
+    try:
+        from vramdesk.gui.app import main as gui_main
 
-    return gui_main(list(argv))
+        return gui_main(list(argv))
+    finally:
+        gc.enable()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

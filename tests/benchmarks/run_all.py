@@ -236,6 +236,29 @@ def child_edit(n_edits: int) -> dict:
     }
 
 
+def _after_import(name: str, then) -> None:
+    """Call ``then(module)`` right after module ``name`` is first imported (by anyone)."""
+    import importlib.abc
+    import importlib.util
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname, path, target=None):  # noqa: ARG002 - finder protocol
+            if fullname != name:
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(fullname)
+            execute = spec.loader.exec_module
+
+            def exec_module(module):
+                execute(module)
+                then(module)
+
+            spec.loader.exec_module = exec_module
+            return spec
+
+    sys.meta_path.insert(0, Finder())
+
+
 def child_start(kind: str) -> dict:
     """Process start to the first paint of the (bare or real) window's plot.
 
@@ -246,20 +269,24 @@ def child_start(kind: str) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if kind == "window":
         import vramdesk.cli
-        import vramdesk.gui.app
-
-        opened = vramdesk.gui.app.WindowHost.open_window
 
         def first_paint_ends_the_child() -> None:
             print(json.dumps({"ms": (time.perf_counter() - T_PROCESS) * 1000}), flush=True)
             os._exit(0)
 
-        def open_window(host):
-            opened(host)
-            host.bench_counter = _paint_counter(host.window.chart.plot.viewport())
-            host.bench_counter.stamp = first_paint_ends_the_child
+        def watch(app_module) -> None:
+            opened = app_module.WindowHost.open_window
 
-        vramdesk.gui.app.WindowHost.open_window = open_window
+            def open_window(host):
+                opened(host)
+                host.bench_counter = _paint_counter(host.window.chart.plot.viewport())
+                host.bench_counter.stamp = first_paint_ends_the_child
+
+            app_module.WindowHost.open_window = open_window
+
+        # the window module is watched as the command imports it, not imported here first:
+        # what it imports (PySide6, pyqtgraph) is imported where the command imports it
+        _after_import("vramdesk.gui.app", watch)
         vramdesk.cli.main([])
         raise RuntimeError("the window closed before its chart was painted")
     import pyqtgraph as pg

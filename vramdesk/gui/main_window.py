@@ -107,6 +107,9 @@ class MainWindow(QMainWindow):
     """
 
     languageRequested = Signal(str)
+    #: Once, on the event-loop turn after the first paint (in a window never shown: after
+    #: ``AFTER_PAINT_FALLBACK_MS``); not when the window closes first.
+    firstPainted = Signal()
 
     def __init__(
         self,
@@ -374,6 +377,7 @@ class MainWindow(QMainWindow):
         if self._after_paint_started or not shiboken6.isValid(self):
             return  # done already, or the window is gone (closed: see closeEvent)
         self._after_paint_started = True
+        self.firstPainted.emit()
         self._build_panels()
         self.local_models.refresh()
         if self._gpu_panel is not None:
