@@ -86,6 +86,13 @@ class WindowHost:
         old.deleteLater()
 
 
+def set_window_icon(app: QApplication) -> None:
+    """Give every window of ``app`` the vramdesk icon (``resources/icons/vramdesk.svg``)."""
+    icon = resources_dir() / "icons" / "vramdesk.svg"
+    if icon.is_file():
+        app.setWindowIcon(QIcon(str(icon)))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Open the window and run the event loop; return the exit status.
 
@@ -118,11 +125,10 @@ def _open_and_run(argv: list[str]) -> int:
         release_connections()
     QCoreApplication.setApplicationName("vramdesk")
     QCoreApplication.setOrganizationName("vramdesk")
-    icon = resources_dir() / "icons" / "vramdesk.svg"
-    if icon.is_file():
-        app.setWindowIcon(QIcon(str(icon)))
     host = WindowHost(app)
     host.open_window()
+    # the icon after the first frame: an SVG icon loads Qt's SVG engine first (about 3 ms)
+    host.window.firstPainted.connect(lambda: set_window_icon(app))
     host.window.firstPainted.connect(gc.enable)
     quit_ms = os.environ.get(QUIT_ENV, "").strip()
     if quit_ms.isdigit():
