@@ -324,3 +324,55 @@ def test_tab_walks_the_everyday_inputs_in_reading_order(make_main_window, qtbot)
         qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
         focused = QApplication.focusWidget()
         assert focused is group.fields[name] or group.fields[name].isAncestorOf(focused), name
+
+
+# ---------------------------------------------------------------- a chart that keeps still
+#: Models whose verdicts differ in length at 24 GiB ("Fits: ...", "Does not fit: the weights
+#: alone ...", "... leave no room for the KV cache ...").
+VERDICT_SLUGS = (
+    "gemma-3-1b",
+    "qwen2.5-0.5b",
+    "llama-3.1-8b",
+    "mistral-nemo-12b",
+    "13b-class",
+    "70b-class",
+    "llama-3.1-405b",
+)
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_the_chart_keeps_its_height_when_the_verdict_gets_shorter(
+    make_main_window, qtbot, monkeypatch
+):
+    # the verdict's sentences wrap onto more or fewer lines as the model changes (at 24 GiB,
+    # Mistral-Nemo's "weights and reserved memory leave no room for the KV cache ..." is the
+    # longest): the chart beneath used to grow and shrink by those lines, laid out again
+    # each time (issue 11)
+    window = _show_on(make_main_window(), qtbot, _screen(1366, 768), monkeypatch)
+    view, chart = window.headline, window.chart
+
+    def pick(slug):
+        window.library.load_model_key(f"bundled:{slug}")
+        qtbot.wait(20)
+        QApplication.processEvents()
+        # what the sentences need at this width, what the view and the chart are given
+        return view.layout().heightForWidth(view.width()), view.height(), chart.height()
+
+    # a centre width at which some verdicts take more lines than others (fonts differ)
+    centre = sum(window.splitter.sizes())
+    for width in range(450, 199, -25):
+        window.splitter.setSizes([width, centre - width])
+        needs = {slug: pick(slug)[0] for slug in VERDICT_SLUGS}
+        if max(needs.values()) > min(needs.values()):
+            break
+    else:
+        pytest.fail("the verdicts wrap alike at every centre width from 450 to 200 px")
+    tall, short = max(needs, key=needs.get), min(needs, key=needs.get)
+    _, tall_view, tall_chart = pick(tall)
+    assert tall_view >= needs[tall]  # nothing of the longest is cut off
+    assert pick(short)[1:] == (tall_view, tall_chart)  # the chart keeps still
+    # a new width measures again: what is held is what the sentences need there
+    window.resize(window.width() - 200, window.height())
+    qtbot.wait(50)
+    QApplication.processEvents()
+    assert view.minimumHeight() == view.layout().heightForWidth(view.width())

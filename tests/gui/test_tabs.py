@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
 from tests import seed_cases as sc
 from vramdesk.core.bundled import find_model
@@ -425,3 +426,59 @@ def test_kv_growth_context_axis_is_labelled_at_the_grid_contexts(make_main_windo
     window.kv_tab.refresh()
     major, minor = window.kv_tab.plot.getAxis("bottom")._tickLevels
     assert "8K" in [t for _p, t in major] and minor == []
+
+
+def test_figures_number_columns_fit_their_texts_and_keep_still(make_main_window, qtbot):
+    # the bytes and size columns were ResizeToContents, re-measuring every row after each edit
+    # (issue 11); they are now fitted when their widest text outgrows them or takes under 3/4
+    window = make_main_window(show=True)
+    qtbot.waitExposed(window)
+    c, tree = window.controller, window.figures.tree
+    metrics, header = tree.fontMetrics(), tree.header()
+
+    def widths():
+        QApplication.processEvents()
+        return [header.sectionSize(col) for col in (1, 2)]
+
+    def fits():
+        rows = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+        for col in (1, 2):
+            for text in [tree.headerItem().text(col), *(row.text(col) for row in rows)]:
+                assert header.sectionSize(col) >= metrics.horizontalAdvance(text), (col, text)
+
+    c.set_field("context_tokens", 8192)
+    fits()
+    before = widths()
+    c.set_field("context_tokens", 8191)  # the same number of digits: the columns keep still
+    fits()
+    assert widths() == before
+    window.library.load_model_key("bundled:llama-3.1-405b")
+    c.set_field("batch", 4096)  # hundreds of TB: more digits, the columns grow to fit
+    fits()
+    grown = widths()
+    assert grown[0] > before[0]
+    window.library.load_model_key("bundled:qwen2.5-0.5b")
+    c.set_field("batch", 1)
+    c.set_field("context_tokens", 1024)  # a third of the digits: fitted back down
+    fits()
+    assert widths()[0] < grown[0]
+
+
+def test_the_chart_axis_keeps_still_for_a_small_edit(make_main_window, qtbot):
+    # the y axis ends at a round value above the bar and its labels (chart.axis_top), so an
+    # edit that moves the total a little does not re-lay out the whole axis (issue 11)
+    window = make_main_window(show=True)
+    window.resize(1366, 768)
+    qtbot.waitExposed(window)
+    c, chart = window.controller, window.chart
+    c.set_field("context_tokens", 8192)
+    QApplication.processEvents()
+    top = chart.plot.viewRange()[1][1]
+    total = to_unit(c.breakdown.total_bytes, c.unit)
+    assert total < top <= 2.5 * total  # room above the bar for the labels, not much more
+    c.set_field("context_tokens", 8000)
+    QApplication.processEvents()
+    assert chart.plot.viewRange()[1][1] == top
+    c.set_field("batch", 256)  # far more KV cache: the axis moves up to hold it
+    QApplication.processEvents()
+    assert chart.plot.viewRange()[1][1] > to_unit(c.breakdown.total_bytes, c.unit) > top

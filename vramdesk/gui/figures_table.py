@@ -22,6 +22,9 @@ from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core, tr_note
 from vramdesk.gui.theme import tint
 
+#: The columns of exact bytes and of the size in the display unit.
+NUMBER_COLUMNS = (1, 2)
+
 
 class FiguresTable(QWidget):
     """Part, exact bytes and size per row; formula, substituted values, assumptions as children."""
@@ -38,9 +41,13 @@ class FiguresTable(QWidget):
         self.tree.setAlternatingRowColors(True)
         header = self.tree.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for col in (1, 2):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        # the number columns are fitted to their texts when the widest of them changes
+        # (_fit_number_columns), not by ResizeToContents, which measured every row again
+        # after each edit: a sixth of an edit's work (issue 11)
+        for col in NUMBER_COLUMNS:
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
         header.setStretchLastSection(False)
+        self._widest: dict[int, int] = {}  # column -> widest text (pixels) when last fitted
         self.warnings = QLabel()
         self.warnings.setObjectName("warnings_label")
         self.warnings.setWordWrap(True)
@@ -88,10 +95,27 @@ class FiguresTable(QWidget):
             self._update_in_place(rows, total)
         else:
             self._rebuild(rows, total)
+        self._fit_number_columns()
         warnings = "\n".join(tr_note(w) for w in b.warnings)
         if self.warnings.text() != warnings:
             self.warnings.setText(warnings)
         self.warnings.setVisible(bool(b.warnings))
+
+    def _fit_number_columns(self) -> None:
+        """Fit the bytes and size columns to their texts when those outgrow them.
+
+        Also when the widest text takes under three quarters of the width fitted last; in
+        between the columns keep still while the figures change a digit or two.
+        """
+        metrics = self.tree.fontMetrics()
+        rows = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
+        for col in NUMBER_COLUMNS:
+            texts = [self.tree.headerItem().text(col), *(item.text(col) for item in rows)]
+            widest = max(metrics.horizontalAdvance(text) for text in texts)
+            fitted = self._widest.get(col)
+            if fitted is None or widest > fitted or 4 * widest < 3 * fitted:
+                self._widest[col] = widest
+                self.tree.resizeColumnToContents(col)
 
     def _shape(self) -> list[tuple[str, int]]:
         """(label, child lines) of the parts shown (the total row excluded)."""
