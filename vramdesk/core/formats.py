@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from vramdesk.core.errors import InputError
+from vramdesk.core.limits import check_int
 
 F = Fraction
 
@@ -330,8 +331,6 @@ class WeightSpec:
         InputError
             ``group_size``, ``scale_bits`` or ``zero_bits`` out of range.
         """
-        from vramdesk.core.limits import check_int
-
         check_int("group_size", self.group_size, optional=True)
         check_int("scale_bits", self.scale_bits)
         check_int("zero_bits", self.zero_bits)

@@ -7,6 +7,8 @@ Each entry is ``(minimum, maximum)``, inclusive.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from vramdesk.core.errors import InputError
 
 #: Integer fields: (minimum, maximum), inclusive.
@@ -124,8 +126,6 @@ def check_real(field: str, value: object) -> None:
     InputError
         ``field`` is not a finite number, or lies outside its limits.
     """
-    from fractions import Fraction
-
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
         raise InputError(field, f"must be a number, got {value!r}", "not_number", {"value": value})
     key = (field, type(value), value)

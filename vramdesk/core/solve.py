@@ -27,6 +27,7 @@ from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, Runtime
 from vramdesk.core.units import Unit
+from vramdesk.core.verdict import advice_sentence
 from vramdesk.core.workload import Workload
 
 #: Tensor-parallel sizes the solver tries for "smallest GPU count".
@@ -67,8 +68,6 @@ class Advice:
 
     def describe(self, unit: Unit = Unit.GIB) -> str:
         """One plain sentence in ``unit`` (:func:`vramdesk.core.verdict.advice_sentence`)."""
-        from vramdesk.core.verdict import advice_sentence
-
         return advice_sentence(self, unit).text
 
     @property
@@ -399,8 +398,6 @@ def solve(
 
 def min_gpus_text(result: SolveResult, engine: Engine) -> str:
     """The smallest GPU count as a user reads it, for the CLI and the window alike."""
-    from vramdesk.core.engines import profile_for
-
     if not profile_for(engine).shards_heads:
         return f"not computed ({engine.value} splits layers across GPUs rather than sharding heads)"
     if result.min_gpus is None:

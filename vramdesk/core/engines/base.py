@@ -11,9 +11,13 @@ from typing import NamedTuple
 from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.errors import InputError
 from vramdesk.core.formats import KVDtype, WeightSpec
-from vramdesk.core.formula import formula_estimate
+from vramdesk.core.formula import STATE_BYTES, activation_bytes, formula_estimate, weights_part
+from vramdesk.core.inputs import validate_inputs
+from vramdesk.core.kv_cache import cached_tokens_at, kv_cost_per_kind
+from vramdesk.core.limits import check_int
 from vramdesk.core.model import ModelSpec
 from vramdesk.core.runtime import Engine, OverheadForm, Runtime
+from vramdesk.core.state import state_bytes_per_sequence, state_layers
 from vramdesk.core.workload import Workload
 
 #: KV cache types of the paged engines: vLLM ``kv_cache_dtype`` ``auto`` (the model's 16- or
@@ -148,8 +152,6 @@ class EngineProfile:
         InputError
             The inputs are refused, as by :meth:`estimate`.
         """
-        from vramdesk.core.inputs import validate_inputs
-
         validate_inputs(model, weights, workload, runtime)  # as estimate() does first
         return self.need_bytes(self.estimate(model, weights, workload, runtime))
 
@@ -187,8 +189,6 @@ class EngineProfile:
         InputError
             The inputs are refused, as by :meth:`estimate`.
         """
-        from vramdesk.core.inputs import validate_inputs
-
         validate_inputs(model, weights, workload, runtime)  # as estimate() does first
         b = self.estimate(model, weights, workload, runtime)
         return Verdict(
@@ -362,7 +362,6 @@ class FormulaProfile(EngineProfile):
         """
         if type(self) is not FormulaProfile:
             return super().need_at(model, weights, workload, runtime)
-        from vramdesk.core.inputs import validate_inputs
 
         validate_inputs(model, weights, workload, runtime)
         return self._formula_need(
@@ -386,10 +385,6 @@ class FormulaProfile(EngineProfile):
         inputs that are refused) takes the general path, which refuses it exactly as the
         estimate does.
         """
-        from vramdesk.core.errors import InputError
-        from vramdesk.core.inputs import validate_inputs
-        from vramdesk.core.limits import check_int
-
         general = (
             type(self) is not FormulaProfile
             or (workload.prompt_len or 0) > context
@@ -424,8 +419,6 @@ class FormulaProfile(EngineProfile):
         """
         if type(self) is not FormulaProfile or runtime.overhead is OverheadForm.WORKSPACE:
             return super().verdict_at(model, weights, workload, runtime, capacity_bytes)
-        from vramdesk.core.formula import weights_part
-        from vramdesk.core.inputs import validate_inputs
 
         validate_inputs(model, weights, workload, runtime)
         batch, context = workload.batch, workload.context_tokens
@@ -457,10 +450,6 @@ class FormulaProfile(EngineProfile):
         context: int,
     ) -> tuple[int, int]:
         """``(KV bytes, state + activation bytes)`` of validated inputs at a point."""
-        from vramdesk.core.formula import STATE_BYTES, activation_bytes, weights_part
-        from vramdesk.core.kv_cache import cached_tokens_at, kv_cost_per_kind
-        from vramdesk.core.state import state_bytes_per_sequence, state_layers
-
         self.validate(model, weights, workload, runtime)
         weights_part(model, weights, runtime)  # memoised; refuses what the estimate refuses
         tokens = cached_tokens_at(model, runtime, context, batch)
