@@ -3,7 +3,6 @@
 import html
 
 import pyqtgraph as pg
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from PySide6.QtWidgets import QApplication
@@ -74,32 +73,3 @@ def test_a_range_change_rebuilds_the_axis_label_only_when_its_prefix_changes(qtb
     assert len(built) == 1 and axis.labelUnitPrefix == "m"
     axis.setRange(0, 30.0)
     assert len(built) == 2 and axis.labelUnitPrefix == ""
-
-
-def test_axis_top_is_the_next_round_value():
-    from vramdesk.gui.chart import axis_top
-
-    # hand-picked: 1-1.2-1.5-2-2.5-3-4-5-6-8-10 times a power of ten, the first at or above
-    cases = {
-        1.0: 1.0,
-        1.0000001: 1.2,
-        1.21: 1.5,
-        17.3: 20.0,
-        79.99: 80.0,
-        81.0: 100.0,
-        150.0: 150.0,
-        0.34: 0.4,
-        1_000_001.0: 1_200_000.0,
-    }
-    for needed, top in cases.items():
-        assert axis_top(needed) == pytest.approx(top, rel=1e-12), needed
-    for nothing in (0.0, -3.0, float("nan"), float("inf")):
-        assert axis_top(nothing) == 1.0
-
-
-@given(st.floats(min_value=1e-6, max_value=1e9, allow_nan=False))
-def test_axis_top_holds_the_value_and_wastes_at_most_a_third(needed):
-    from vramdesk.gui.chart import axis_top
-
-    top = axis_top(needed)
-    assert needed <= top <= needed * (4 / 3) * (1 + 1e-12)

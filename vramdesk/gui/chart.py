@@ -11,8 +11,6 @@ the next turn (a zero-interval single-shot timer).
 
 from __future__ import annotations
 
-import math
-
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
 from PySide6.QtCore import Qt, QTimer
@@ -45,21 +43,6 @@ BAR_WIDTH = 0.6
 #: x range of the plot: the bar (centred on 0) in the left part, room on its right for the
 #: capacity and free-memory labels, which sit at the right end of their lines.
 X_RANGE = (-0.4, 2.0)
-#: Where the y axis may end (times a power of ten): the first one above the top item and the
-#: room its labels need. Most edits then leave the axis as it is: pyqtgraph lays out and
-#: redraws the whole axis whenever its range moves (issue 11).
-AXIS_TOPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
-
-
-def axis_top(needed: float) -> float:
-    """The smallest ``AXIS_TOPS`` value times a power of ten that is at least ``needed``.
-
-    ``needed`` is in display units (GiB or GB); 1.0 for nothing to show.
-    """
-    if not math.isfinite(needed) or needed <= 0:
-        return 1.0
-    scale = 10.0 ** math.floor(math.log10(needed))
-    return next((m * scale for m in AXIS_TOPS if m * scale >= needed), 10 * scale)
 
 
 class BreakdownChart(QWidget):
@@ -213,7 +196,7 @@ class BreakdownChart(QWidget):
             y_max = highest * plot_px / (plot_px - room_px)
         else:  # not laid out yet, or tiny: a proportional margin
             y_max = highest * 1.5
-        y_max = axis_top(y_max)
+        y_max = y_max or 1.0
         raise_text = False
         if capacity is not None and plot_px > 0:
             gap_px = (highest - capacity) * plot_px / y_max

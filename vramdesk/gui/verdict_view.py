@@ -6,7 +6,6 @@ parameters); this widget only translates and colours them.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from vramdesk.core.verdict import headline
@@ -39,7 +38,6 @@ class VerdictView(QWidget):
         layout.setSpacing(2)
         layout.addWidget(self.headline)
         layout.addWidget(self.detail)
-        layout.addStretch(1)  # the room held for longer sentences stays below them
         controller.solveChanged.connect(self.refresh)
         controller.unitChanged.connect(self.refresh)
         self.refresh()
@@ -66,27 +64,6 @@ class VerdictView(QWidget):
         )
         self._show(self.headline, sentence_text(verdict.headline), style)
         self._show(self.detail, sentence_text(verdict.detail))
-        self._hold_height()
-
-    def _hold_height(self) -> None:
-        """Grow to what the sentences need at this width, and do not shrink back.
-
-        The sentences change length with every edit (a model with a longer name, a figure with
-        more digits) and wrap onto another line or one fewer: the chart below would jump and be
-        laid out again each time (issue 11). A new width measures afresh (``resizeEvent``).
-        """
-        if not self.isVisible():
-            return
-        needed = self.layout().heightForWidth(self.width())
-        if needed > self.minimumHeight():
-            self.setMinimumHeight(needed)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
-        """At a new width the sentences wrap differently: hold what they need now."""
-        super().resizeEvent(event)
-        if event.size().width() != event.oldSize().width():
-            self.setMinimumHeight(0)
-            self._hold_height()
 
     @staticmethod
     def _show(label: QLabel, text: str, style: str | None = None) -> None:
