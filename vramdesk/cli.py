@@ -49,7 +49,11 @@ class _VersionAction(argparse.Action):
     ) -> NoReturn:
         import vramdesk
 
-        print(f"{parser.prog} {vramdesk.__version__}")
+        try:  # as argparse's own action: output that cannot be written is dropped
+            sys.stdout.write(f"{parser.prog} {vramdesk.__version__}\n")
+            sys.stdout.flush()
+        except OSError:
+            pass
         parser.exit()
 
 

@@ -55,3 +55,17 @@ def test_version_reads_the_metadata_when_asked(capsys):
 
     assert cli.main(["--version"]) == 0
     assert capsys.readouterr().out == f"vramdesk {vramdesk.__version__}\n"
+
+
+def test_version_into_a_closed_pipe_is_not_an_error(monkeypatch):
+    # `vramdesk --version | true` with unbuffered output: the write fails; as with argparse's
+    # own version action, that is dropped and the status is still 0
+    class ClosedPipe:
+        def write(self, _text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert cli.main(["--version"]) == 0

@@ -94,3 +94,42 @@ def test_the_gc_is_on_again_when_the_window_raises(monkeypatch):
     with pytest.raises(RuntimeError, match="no window"):
         cli.main([])
     assert gc.isenabled()
+
+
+def test_a_window_replaced_before_its_first_paint_still_turns_the_gc_on(qtbot, qapp, monkeypatch):
+    # a language switch rebuilds the window; the first one, closed before it painted, never
+    # says so: the hooks are connected to every window the host opens
+    monkeypatch.setenv("VRAMDESK_FAKE_NVML", "error:no_driver")
+    hosts = []
+    opened = gui_app.WindowHost.open_window
+
+    def open_window(host):
+        opened(host)
+        if not hosts:
+            hosts.append(host)
+
+    seen = {}
+
+    def switch_then_run():
+        host = hosts[0]
+        first = host.window
+        first.languageRequested.emit("en")  # before anything was painted
+        assert host.window is not first
+        with qtbot.waitSignal(host.window.firstPainted, timeout=5000):
+            pass
+        seen["gc"] = gc.isenabled()
+        seen["icon"] = not qapp.windowIcon().isNull()
+        host.window.close()  # the first one was deleted by the switch
+        host.window.deleteLater()
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        return 0
+
+    monkeypatch.setattr(gui_app.WindowHost, "open_window", open_window)
+    monkeypatch.setattr(qapp, "exec", switch_then_run)
+    icon_before = qapp.windowIcon()
+    qapp.setWindowIcon(QIcon())
+    try:
+        assert gui_app.main([]) == 0
+    finally:
+        qapp.setWindowIcon(icon_before)
+    assert seen == {"gc": True, "icon": True}

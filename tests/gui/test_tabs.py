@@ -462,3 +462,10 @@ def test_figures_number_columns_fit_their_texts_and_keep_still(make_main_window,
     c.set_field("context_tokens", 1024)  # a third of the digits: fitted back down
     fits()
     assert widths()[0] < grown[0]
+    # a larger font (the desktop's changed while the window is open): fitted again at once
+    font = window.font()
+    font.setPointSizeF(font.pointSizeF() * 1.5)
+    window.setFont(font)
+    QApplication.processEvents()
+    metrics = tree.fontMetrics()
+    fits()

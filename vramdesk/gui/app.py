@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QTimer, QTranslator
 from PySide6.QtGui import QIcon
@@ -37,6 +38,9 @@ class WindowHost:
         self.settings = open_settings()
         self.translator: QTranslator | None = None
         self.window = None
+        #: Called at the first paint of each window this host opens (``firstPainted``): a
+        #: window replaced before it painted (a language switch) never emits it.
+        self.first_paint_hooks: list[Callable[[], object]] = []
         self.install_language(str(self.settings.value("language", "system")))
 
     def install_language(self, choice: str) -> None:
@@ -71,6 +75,8 @@ class WindowHost:
 
         self.window = MainWindow(self.settings)
         self.window.languageRequested.connect(self.switch_language)
+        for hook in self.first_paint_hooks:
+            self.window.firstPainted.connect(hook)
         self.window.show()
 
     def switch_language(self, choice: str) -> None:
@@ -126,10 +132,9 @@ def _open_and_run(argv: list[str]) -> int:
     QCoreApplication.setApplicationName("vramdesk")
     QCoreApplication.setOrganizationName("vramdesk")
     host = WindowHost(app)
-    host.open_window()
     # the icon after the first frame: an SVG icon loads Qt's SVG engine first (about 3 ms)
-    host.window.firstPainted.connect(lambda: set_window_icon(app))
-    host.window.firstPainted.connect(gc.enable)
+    host.first_paint_hooks += [lambda: set_window_icon(app), gc.enable]
+    host.open_window()
     quit_ms = os.environ.get(QUIT_ENV, "").strip()
     if quit_ms.isdigit():
         QTimer.singleShot(int(quit_ms), app.closeAllWindows)

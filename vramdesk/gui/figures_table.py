@@ -7,7 +7,7 @@ the figure rests on (``Part.formula``, ``Part.substituted``, ``Part.assumptions`
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -100,6 +100,13 @@ class FiguresTable(QWidget):
         if self.warnings.text() != warnings:
             self.warnings.setText(warnings)
         self.warnings.setVisible(bool(b.warnings))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """A new font or style measures the texts afresh: fit the number columns again."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._widest.clear()
+            self._fit_number_columns()
 
     def _fit_number_columns(self) -> None:
         """Fit the bytes and size columns to their texts when those outgrow them.
