@@ -25,10 +25,27 @@ def _gc_back_on():
     gc.enable()  # whatever a failing test left behind
 
 
+def _main_with_event_loop(qapp, monkeypatch, run) -> int:
+    """``gui_app.main([])`` with ``run`` in place of the event loop; the app starts iconless."""
+    monkeypatch.setenv("VRAMDESK_FAKE_NVML", "error:no_driver")
+    monkeypatch.setattr(qapp, "exec", run)
+    icon_before = qapp.windowIcon()
+    qapp.setWindowIcon(QIcon())
+    try:
+        return gui_app.main([])
+    finally:
+        qapp.setWindowIcon(icon_before)
+
+
+def _close(window) -> None:
+    window.close()
+    window.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
 def test_the_window_opens_without_the_gc_and_turns_it_on_after_its_first_paint(
     qtbot, qapp, monkeypatch
 ):
-    monkeypatch.setenv("VRAMDESK_FAKE_NVML", "error:no_driver")
     seen: dict[str, bool] = {}
     hosts = []
     opened = gui_app.WindowHost.open_window
@@ -45,20 +62,12 @@ def test_the_window_opens_without_the_gc_and_turns_it_on_after_its_first_paint(
             pass  # the window is shown: the event loop paints it
         seen["after the first paint"] = gc.isenabled()
         seen["icon after the first paint"] = not qapp.windowIcon().isNull()
-        window.close()
-        window.deleteLater()
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        _close(window)
         return 0
 
     monkeypatch.setattr(gui_app.WindowHost, "open_window", open_window)
-    monkeypatch.setattr(qapp, "exec", run_until_painted)
-    icon_before = qapp.windowIcon()
-    qapp.setWindowIcon(QIcon())
     assert gc.isenabled()
-    try:
-        assert gui_app.main([]) == 0
-    finally:
-        qapp.setWindowIcon(icon_before)
+    assert _main_with_event_loop(qapp, monkeypatch, run_until_painted) == 0
     assert seen == {
         "while building": False,
         "before the first paint": False,
@@ -99,7 +108,6 @@ def test_the_gc_is_on_again_when_the_window_raises(monkeypatch):
 def test_a_window_replaced_before_its_first_paint_still_turns_the_gc_on(qtbot, qapp, monkeypatch):
     # a language switch rebuilds the window; the first one, closed before it painted, never
     # says so: the hooks are connected to every window the host opens
-    monkeypatch.setenv("VRAMDESK_FAKE_NVML", "error:no_driver")
     hosts = []
     opened = gui_app.WindowHost.open_window
 
@@ -119,17 +127,9 @@ def test_a_window_replaced_before_its_first_paint_still_turns_the_gc_on(qtbot, q
             pass
         seen["gc"] = gc.isenabled()
         seen["icon"] = not qapp.windowIcon().isNull()
-        host.window.close()  # the first one was deleted by the switch
-        host.window.deleteLater()
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        _close(host.window)  # the first one was deleted by the switch
         return 0
 
     monkeypatch.setattr(gui_app.WindowHost, "open_window", open_window)
-    monkeypatch.setattr(qapp, "exec", switch_then_run)
-    icon_before = qapp.windowIcon()
-    qapp.setWindowIcon(QIcon())
-    try:
-        assert gui_app.main([]) == 0
-    finally:
-        qapp.setWindowIcon(icon_before)
+    assert _main_with_event_loop(qapp, monkeypatch, switch_then_run) == 0
     assert seen == {"gc": True, "icon": True}
