@@ -1,0 +1,229 @@
+"""The CLI corpus: a fixed list of command lines and what each printed.
+
+``tests/cli/test_corpus.py`` runs every command of ``corpus.jsonl`` in-process and requires the
+same exit status, standard output and standard error to the byte. It pins every printed figure
+across refactors (issue 19: "every figure byte-identical, checked by a corpus of CLI outputs
+before and after").
+
+Regenerate only when a figure is meant to change, and say which and why in the commit:
+
+    python tests/data/cli_corpus/make_corpus.py          # rewrite corpus.jsonl
+    python tests/data/cli_corpus/make_corpus.py --check  # compare without writing
+
+Commands run from the repository root with an empty config directory and no local model stores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+CORPUS = Path(__file__).resolve().parent / "corpus.jsonl"
+
+MODELS = sorted(p.stem for p in (ROOT / "presets" / "models").glob("*.json"))
+ENGINES = ("formula", "vllm", "sglang", "llama.cpp", "ollama", "transformers")
+ENGINE_MODELS = (
+    "llama-3.1-8b",
+    "llama-3.1-70b",
+    "qwen3-30b-a3b",
+    "gemma-3-27b-it",
+    "gemma-2-9b",
+    "deepseek-v2-lite",
+    "gpt-oss-20b",
+    "mixtral-8x7b-v0.1",
+    "phi-3-mini-4k-instruct",
+    "qwen2.5-7b",
+    "mistral-nemo-12b",
+    "7b-class",
+)
+WEIGHTS = (
+    "fp32",
+    "bf16",
+    "fp16",
+    "fp8",
+    "int8",
+    "int4",
+    "int4-ideal",
+    "nf4",
+    "nf4-dq",
+    "mxfp4",
+    "Q4_0",
+    "Q8_0",
+    "Q4_K",
+    "Q6_K",
+    "IQ2_XXS",
+    "TQ1_0",
+    "Q4_K_M",
+    "Q5_K_S",
+    "IQ3_M",
+    "Q2_K",
+)
+KV_DTYPES = ("fp16", "bf16", "fp32", "fp8", "int8", "q8_0", "q4_0", "q5_1")
+GPUS = ("RTX 4090", "A100 80GB", "H100 80GB", "H200", "L4", "MI300X")
+
+
+def commands() -> list[list[str]]:
+    """Every command line of the corpus, in a fixed order."""
+    lines: list[str] = []
+    add = lines.append
+    for m in MODELS:
+        add(f"estimate --preset {m} --context 8192 --batch 4 --json")
+        add(f"solve --preset {m} --context 8192 --batch 8 --gpu 'H100 80GB' --json")
+    for m in MODELS[::3]:
+        add(f"estimate --preset {m} --context 4096 --batch 2")
+        add(f"solve --preset {m} --context 32768 --batch 1 --gpu H200")
+    for e in ENGINES:
+        for m in ENGINE_MODELS:
+            add(f"estimate --preset {m} --context 16384 --batch 4 --engine {e} --json")
+            add(
+                f"solve --preset {m} --context 8192 --batch 16 --engine {e} --gpu 'A100 80GB'"
+                " --json"
+            )
+    for w in WEIGHTS:
+        for m in ("llama-3.1-8b", "qwen3-30b-a3b"):
+            add(f"estimate --preset {m} --weights {w} --context 8192 --json")
+    for k in KV_DTYPES:
+        for e in ("formula", "vllm", "llama.cpp", "sglang"):
+            add(
+                f"estimate --preset llama-3.1-8b --kv-dtype {k} --context 8192 --batch 8"
+                f" --engine {e} --json"
+            )
+    for g in GPUS:
+        add(f"solve --preset llama-3.1-70b --weights int4 --context 8192 --batch 16 --gpu '{g}'")
+    for f in ("table", "markdown", "csv", "json"):
+        add(f"estimate --preset qwen3-8b --context 8192 --batch 8 --format {f}")
+        add(f"solve --preset qwen3-8b --context 8192 --batch 8 --gpu 'RTX 4090' --format {f}")
+        add(f"compare llama-3.1-8b qwen3-8b gemma-2-9b chat-8k-x8 'H100 80GB' --format {f}")
+    for u in ("GiB", "GB", "MiB"):
+        add(f"estimate --preset llama-3.1-70b --context 8192 --batch 16 --units {u}")
+    # the workload and runtime knobs
+    base = "--preset llama-3.1-8b --context 8192 --batch 8"
+    for extra in (
+        "--prompt-len 4096",
+        "--prompt-len 8192 --chunk 2048",
+        "--prompt-len 2048 --live-buffers 6",
+        "--tp 2",
+        "--tp 4 --pp 2",
+        "--block-size none",
+        "--block-size 32",
+        "--shared-prefix 1000",
+        "--overhead workspace",
+        "--overhead workspace --workspace-fraction 0.1",
+        "--overhead-factor 1.2 --fixed-gib 2",
+        "--util 0.8",
+        "--engine vllm --engine-version 0.6.0",
+        "--engine vllm --engine-version 0.10.0 --util 0.95",
+        "--engine sglang --mem-fraction-static 0.8",
+        "--engine llama.cpp --n-gpu-layers 20",
+        "--engine llama.cpp --flash-attn off --ubatch 256",
+        "--engine llama.cpp --parallel 4 --kv-unified",
+        "--engine llama.cpp --engine-version b3000",
+        "--engine ollama --n-gpu-layers 10 --flash-attn on",
+        "--engine llama.cpp --swa-full",
+    ):
+        add(f"estimate {base} {extra} --json")
+        add(f"solve {base} {extra} --gpu 'RTX 4090' --json")
+    for m in ("gemma-3-27b-it", "gemma-2-27b", "gpt-oss-120b"):
+        add(f"estimate --preset {m} --context 32768 --batch 4 --engine llama.cpp --swa-full --json")
+        add(f"estimate --preset {m} --context 32768 --batch 4 --engine vllm --json")
+    # the shape given by hand
+    add("estimate --params-b 7 --layers 32 --kv-heads 32 --head-dim 128 --context 4096 --batch 8")
+    add(
+        "estimate --params-b 70 --layers 80 --kv-heads 8 --head-dim 128 --heads 64 --hidden 8192"
+        " --intermediate 28672 --vocab 128256 --context 8192 --prompt-len 8192 --json"
+    )
+    add(
+        "solve --params-b 13 --layers 40 --kv-heads 40 --head-dim 128 --context 4096 --batch 8"
+        " --vram-gib 48"
+    )
+    # real config.json files
+    configs = sorted((ROOT / "tests" / "data" / "configs").glob("*.json"))
+    configs += sorted((ROOT / "tests" / "data" / "reference" / "models").glob("*/config.json"))
+    for i, c in enumerate(configs):
+        rel = c.relative_to(ROOT).as_posix()
+        add(f"estimate --config {rel} --context 8192 --batch 2 --json")
+        if i < 12:
+            add(
+                f"solve --config {rel} --context 16384 --batch 4 --engine vllm"
+                " --gpu 'H100 80GB' --json"
+            )
+    # compare, validate, calibrate, presets
+    add("compare llama-3.1-8b mistral-7b-v0.3 qwen2.5-7b sources-4k-x8")
+    add("compare llama-3.1-70b qwen2.5-72b long-128k-x1 H200 --kv-dtype fp8 --engine vllm")
+    add("validate tests/data/reference/engine-cases.jsonl --json")
+    add("validate tests/data/reference/engine-cases.jsonl")
+    for log in sorted((ROOT / "tests" / "data" / "engine-logs").glob("*.log")):
+        add(f"calibrate {log.relative_to(ROOT).as_posix()}")
+    add("presets list")
+    add("presets list --gpus")
+    for name in ("llama-3.1-8b", "deepseek-v3", "'H100 80GB'", "chat-8k-x8"):
+        add(f"presets show {name}")
+    # bad input: exit 2 with one line
+    m8 = "--preset llama-3.1-8b --context 8192"
+    for bad in (
+        "estimate --preset no-such-model --context 8192",
+        "estimate --preset llama-3.1-8b --context 0",
+        f"estimate {m8} --kv-dtype banana",
+        f"estimate {m8} --weights int3",
+        f"solve {m8} --engine llama.cpp --util 0.9 --gpu 'H100 80GB'",
+        f"solve {m8} --engine vllm --kv-dtype q4_0 --gpu 'H100 80GB'",
+        f"solve {m8} --gpu 'No Such GPU'",
+        f"estimate {m8} --engine vllm --engine-version banana",
+        f"estimate {m8} --engine llama.cpp --tp 2",
+        f"estimate {m8} --overhead-factor x",
+        "estimate --layers 32 --context 8192",
+        "estimate --config tests/data/no-such.json --context 8192",
+    ):
+        add(bad)
+    return [shlex.split(line) for line in lines]
+
+
+def run(argv: list[str]) -> dict:
+    """Run one command in this process; its exit status and what it printed."""
+    from vramdesk.cli import main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(list(argv))
+    return {"argv": argv, "exit": code, "stdout": stdout.getvalue(), "stderr": stderr.getvalue()}
+
+
+def isolated_environment(tmp: str) -> None:
+    """An empty config directory and no local model stores, as tests/conftest.py sets them."""
+    os.environ["VRAMDESK_CONFIG_DIR"] = os.path.join(tmp, "config")
+    os.makedirs(os.environ["VRAMDESK_CONFIG_DIR"], exist_ok=True)
+    for var in ("HF_HUB_CACHE", "OLLAMA_MODELS", "VRAMDESK_LMSTUDIO_MODELS", "LLAMA_CACHE"):
+        os.environ[var] = os.path.join(tmp, "stores", var)
+    os.environ["VRAMDESK_MODEL_DIRS"] = ""
+    os.environ.pop("VRAMDESK_FAKE_NVML", None)
+    os.chdir(ROOT)
+
+
+def main() -> int:
+    check = "--check" in sys.argv
+    with tempfile.TemporaryDirectory() as tmp:
+        isolated_environment(tmp)
+        rows = [run(argv) for argv in commands()]
+    text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows)
+    if check:
+        old = CORPUS.read_text(encoding="utf-8")
+        same = old == text
+        print(f"{len(rows)} commands: {'identical' if same else 'DIFFERENT'}")
+        return 0 if same else 1
+    CORPUS.write_text(text, encoding="utf-8")
+    codes: dict[int, int] = {}
+    for r in rows:
+        codes[r["exit"]] = codes.get(r["exit"], 0) + 1
+    print(f"wrote {len(rows)} commands to {CORPUS.relative_to(ROOT)}; exit statuses {codes}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
