@@ -19,8 +19,9 @@ from pathlib import Path
 
 _CHILD = r"""
 import contextlib, io, json, resource, sys, time
-import vramdesk.cli, vramdesk.core.scenario, vramdesk.core.importers  # warm: not measured
-import vramdesk.core.importers._gguf, vramdesk.core.presets, vramdesk.core.validate
+import vramdesk.cli, vramdesk.core.model.scenario  # warm: not measured
+import vramdesk.core.local.importers, vramdesk.core.local.importers._gguf
+import vramdesk.core.store.presets, vramdesk.core.calibrate.validate
 argv = json.loads(sys.argv[1])
 
 

@@ -1,7 +1,7 @@
 """A fake NVML at the pynvml boundary, for tests and nothing else.
 
 :class:`FakeNvml` replaces, with ``monkeypatch``, exactly the ``pynvml`` functions that
-:mod:`vramdesk.core.nvml` calls. Errors are the binding's own: ``pynvml.NVMLError(code)``
+:mod:`vramdesk.core.local.nvml` calls. Errors are the binding's own: ``pynvml.NVMLError(code)``
 builds the real subclass (``NVMLError_GpuIsLost`` for ``NVML_ERROR_GPU_IS_LOST``), so the
 code under test sees what a real driver would raise.
 

@@ -311,8 +311,8 @@ def _no_negative(doc, where: str = "$") -> None:
 def check_estimates(imported) -> None:
     """Every engine's estimate of an imported model: refused in one line, or no negative part."""
     from vramdesk.core.estimate import estimate
-    from vramdesk.core.runtime import Engine, Runtime
-    from vramdesk.core.workload import Workload
+    from vramdesk.core.model.runtime import Engine, Runtime
+    from vramdesk.core.model.workload import Workload
 
     for engine in ENGINES:
         try:
@@ -332,7 +332,7 @@ def check_estimates(imported) -> None:
 
 
 def _load(path: Path) -> str:
-    from vramdesk.core.importers import load_model
+    from vramdesk.core.local.importers import load_model
 
     try:
         imported = load_model(path)
@@ -378,7 +378,7 @@ def read_index(data: bytes) -> str:
 
 def read_preset(data: bytes) -> str:
     """The store must never raise while reading: a bad file is set aside and reported."""
-    from vramdesk.core.presets import PresetStore
+    from vramdesk.core.store.presets import PresetStore
 
     with _tmp() as d:
         (d / "p.json").write_bytes(data)
@@ -388,7 +388,7 @@ def read_preset(data: bytes) -> str:
         except Exception as exc:  # noqa: BLE001 - the finding
             raise Finding(f"{type(exc).__name__}: {exc}"[:300]) from exc
         if found:
-            from vramdesk.core.presets import scenario_parts
+            from vramdesk.core.store.presets import scenario_parts
 
             try:
                 scenario_parts(found[0])
@@ -399,7 +399,7 @@ def read_preset(data: bytes) -> str:
 
 
 def read_fake_nvml(data: bytes) -> str:
-    from vramdesk.core.nvml import FAKE_ENV, GpuQueryError, query_gpus
+    from vramdesk.core.local.nvml import FAKE_ENV, GpuQueryError, query_gpus
 
     with _tmp() as d:
         (d / "gpus.json").write_bytes(data)
@@ -423,7 +423,7 @@ def read_fake_nvml(data: bytes) -> str:
 
 
 def read_log(data: bytes) -> str:
-    from vramdesk.core.logparse import read_log as parse
+    from vramdesk.core.calibrate.logparse import read_log as parse
 
     with _tmp() as d:
         (d / "engine.log").write_bytes(data)

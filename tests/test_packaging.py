@@ -5,7 +5,7 @@ from pathlib import Path
 
 from hatchling.builders.wheel import WheelBuilder
 
-from vramdesk.core.bundled import gpu_catalog, presets_dir
+from vramdesk.core.store.bundled import gpu_catalog, presets_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -153,7 +153,7 @@ def _add_runtime_options(g: Any) -> None:
     """Runtime options, without argparse defaults.
 
     Only what the user typed overrides ``--runtime-preset`` (the defaults are
-    :class:`vramdesk.core.runtime.Runtime`'s).
+    :class:`vramdesk.core.model.runtime.Runtime`'s).
     """
     g.add_argument(
         "--runtime-preset",
@@ -310,7 +310,7 @@ def _add_validate_parser(sub: Any) -> None:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from vramdesk.core.validate import format_report, read_cases, validate_cases
+    from vramdesk.core.calibrate.validate import format_report, read_cases, validate_cases
 
     report = validate_cases(read_cases(args.cases))
     if args.json:
@@ -354,7 +354,7 @@ def _add_calibrate_parser(sub: Any) -> None:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
-    from vramdesk.core.calibration import run_calibration
+    from vramdesk.core.calibrate.calibration import run_calibration
 
     out = run_calibration(args.log, vars(args))
     if not out["figures"]:
@@ -371,8 +371,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ commands
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from vramdesk.core.estimate import estimate
-    from vramdesk.core.output import breakdown_output
-    from vramdesk.core.scenario import scenario_from_args
+    from vramdesk.core.model.scenario import scenario_from_args
+    from vramdesk.core.present.output import breakdown_output
 
     fmt = output_format(args)
     sc = scenario_from_args(vars(args))
@@ -384,15 +384,15 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 def _cmd_solve(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from vramdesk.core.scenario import budget_from_args, scenario_from_args
-    from vramdesk.core.solve import solve
-    from vramdesk.core.views import catalog_fits
+    from vramdesk.core.model.scenario import budget_from_args, scenario_from_args
+    from vramdesk.core.present.views import catalog_fits
+    from vramdesk.core.solve.solver import solve
 
     sc = scenario_from_args(vars(args))
     label, capacity = _local_budget(args, sc.runtime) or budget_from_args(
         {**vars(args), "engine": sc.runtime.engine.value}
     )
-    from vramdesk.core.output import solve_output
+    from vramdesk.core.present.output import solve_output
 
     fmt = output_format(args)
     result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
@@ -413,7 +413,7 @@ def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | N
     if args.gpu is None or args.vram_gib is not None:
         return None  # budget_from_args handles (and refuses) the rest
     from vramdesk.core.engines import profile_for
-    from vramdesk.core.nvml import engine_local_budget, local_gpu_budget
+    from vramdesk.core.local.nvml import engine_local_budget, local_gpu_budget
 
     tp = runtime.tensor_parallel_size
     if not profile_for(runtime.engine).budgets_from_cuda_total:
@@ -429,7 +429,7 @@ def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | N
 
 def _cmd_gpus(args: argparse.Namespace) -> int:
     """``vramdesk gpus``: one line per GPU; no readable GPU exits 1 with one line."""
-    from vramdesk.core.nvml import GpuQueryError, gpus_text, query_gpus, snapshot_to_dict
+    from vramdesk.core.local.nvml import GpuQueryError, gpus_text, query_gpus, snapshot_to_dict
 
     try:
         snapshot = query_gpus()
@@ -447,7 +447,7 @@ def _cmd_gpus(args: argparse.Namespace) -> int:
 
 def _cmd_presets_list(args: argparse.Namespace) -> int:
     from vramdesk.cli_more import preset_list_rows, print_preset_rows
-    from vramdesk.core.report import gpu_rows
+    from vramdesk.core.present.report import gpu_rows
 
     problems: list[str] = []
     rows = gpu_rows() if args.gpus else preset_list_rows(problems)
@@ -469,7 +469,7 @@ def _cmd_presets_list(args: argparse.Namespace) -> int:
 
 def _cmd_presets_show(args: argparse.Namespace) -> int:
     from vramdesk.cli_more import gpu_detail
-    from vramdesk.core.report import preset_detail
+    from vramdesk.core.present.report import preset_detail
 
     try:
         detail = preset_detail(args.name)
@@ -487,7 +487,7 @@ def _cmd_presets_show(args: argparse.Namespace) -> int:
 
 def _cmd_presets_import(args: argparse.Namespace) -> int:
     from vramdesk.cli_more import refuse_hf_config
-    from vramdesk.core.presets import import_preset
+    from vramdesk.core.store.presets import import_preset
 
     refuse_hf_config(args.path)
     user = import_preset(args.path)
@@ -496,7 +496,7 @@ def _cmd_presets_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_presets_export(args: argparse.Namespace) -> int:
-    from vramdesk.core.presets import PresetStoreError, export_preset
+    from vramdesk.core.store.presets import PresetStoreError, export_preset
 
     try:
         path = export_preset(args.name, args.path)

@@ -26,7 +26,7 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(gib|gb)?\s*$", re.IGNORECASE)
 
 def add_format_option(p: argparse.ArgumentParser) -> None:
     """``--format table|markdown|csv|json`` (``--json`` stays as ``--format json``)."""
-    from vramdesk.core.output import FORMATS
+    from vramdesk.core.present.output import FORMATS
 
     p.add_argument(
         "--format",
@@ -81,7 +81,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     """``vramdesk models``: what is on this machine (problems on stderr)."""
     import sys
 
-    from vramdesk.core.discovery import discover, discovery_json, models_text
+    from vramdesk.core.local.discovery import discover, discovery_json, models_text
 
     found = discover(args.dir)
     if args.json:
@@ -99,15 +99,15 @@ def parse_workload(text: str):
 
     Returns
     -------
-    vramdesk.core.workload.Workload
+    vramdesk.core.model.workload.Workload
 
     Raises
     ------
     InputError
         ``workload``: none of these.
     """
-    from vramdesk.core.bundled import _norm, bundled_workloads, presets_dir
-    from vramdesk.core.workload import Workload
+    from vramdesk.core.model.workload import Workload
+    from vramdesk.core.store.bundled import _norm, bundled_workloads, presets_dir
 
     m = _SHAPE.match(text)
     if m:
@@ -130,7 +130,7 @@ def parse_workload(text: str):
 
 
 def _saved_part(name: str, part: str) -> Any:
-    from vramdesk.core.presets import PresetStore, scenario_parts
+    from vramdesk.core.store.presets import PresetStore, scenario_parts
 
     try:
         user = PresetStore().find(name)
@@ -144,7 +144,7 @@ def parse_budget(text: str, engine: Any) -> tuple[str, int] | None:
 
     A catalog GPU is sized as the engine sees it (:meth:`GpuSpec.capacity_for`).
     """
-    from vramdesk.core.bundled import find_gpu
+    from vramdesk.core.store.bundled import find_gpu
     from vramdesk.core.units import gib_to_bytes
 
     m = _SIZE.match(text)
@@ -167,10 +167,10 @@ def parse_budget(text: str, engine: Any) -> tuple[str, int] | None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``vramdesk compare A B ... WORKLOAD [BUDGET]``."""
-    from vramdesk.core.discovery import model_by_name
-    from vramdesk.core.formats import KVDtype
-    from vramdesk.core.output import compare_models, comparison_output
-    from vramdesk.core.scenario import runtime_from_args
+    from vramdesk.core.local.discovery import model_by_name
+    from vramdesk.core.model.formats import KVDtype
+    from vramdesk.core.model.scenario import runtime_from_args
+    from vramdesk.core.present.output import compare_models, comparison_output
 
     fmt = output_format(args)
     runtime = runtime_from_args(vars(args))
@@ -195,7 +195,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _discover_once():
-    from vramdesk.core.discovery import discover
+    from vramdesk.core.local.discovery import discover
 
     return discover()
 
@@ -207,9 +207,9 @@ def preset_list_rows(problems: list[str]) -> list[dict[str, Any]]:
     Bundled and saved models, bundled workloads, and saved workload, runtime and
     scenario presets.
     """
-    from vramdesk.core.bundled import bundled_workloads, presets_dir
-    from vramdesk.core.presets import PresetStore
-    from vramdesk.core.report import preset_rows
+    from vramdesk.core.present.report import preset_rows
+    from vramdesk.core.store.bundled import bundled_workloads, presets_dir
+    from vramdesk.core.store.presets import PresetStore
 
     rows = [{"kind": "model", **r} for r in preset_rows(problems)]
     stems = [p.stem for p in sorted((presets_dir() / "workloads").glob("*.json"))]
@@ -258,7 +258,7 @@ def gpu_detail(name: str) -> dict[str, Any] | None:
     """A catalog GPU as a dict (exact bytes), or None when ``name`` is not one."""
     import dataclasses
 
-    from vramdesk.core.bundled import find_gpu
+    from vramdesk.core.store.bundled import find_gpu
 
     try:
         gpu = find_gpu(name)
@@ -279,7 +279,7 @@ def refuse_hf_config(path: str) -> None:
         no ``schema_version`` (a model's config, not a vramdesk preset).
     """
     from vramdesk.core.errors import VramdeskError
-    from vramdesk.core.importers._files import CONFIG_LIMIT_BYTES, read_json_object
+    from vramdesk.core.local.importers._files import CONFIG_LIMIT_BYTES, read_json_object
 
     try:
         doc = read_json_object(Path(path), CONFIG_LIMIT_BYTES, "path")

@@ -12,7 +12,7 @@ import statistics
 import time
 
 from vramdesk.core import KVDtype, Runtime, WeightFormat, WeightSpec, Workload, estimate, solve
-from vramdesk.core.bundled import find_model
+from vramdesk.core.store.bundled import find_model
 from vramdesk.core.units import GIB
 
 

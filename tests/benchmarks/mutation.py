@@ -32,13 +32,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: The modules under test, as mutmut name their mutants (``vramdesk.core.kv_cache``...).
+#: The modules under test, as mutmut name their mutants (``vramdesk.core.terms.kv_cache``...).
 MODULES = {
-    "kv_cache": ["vramdesk/core/kv_cache.py"],
+    "kv_cache": ["vramdesk/core/terms/kv_cache.py"],
     # the neutral profile's terms moved from estimate.py to formula.py (issue 13)
-    "estimate": ["vramdesk/core/estimate.py", "vramdesk/core/formula.py"],
-    "solve": ["vramdesk/core/solve.py"],
-    "formats": ["vramdesk/core/formats.py"],
+    "estimate": ["vramdesk/core/estimate.py", "vramdesk/core/terms/formula.py"],
+    "solve": ["vramdesk/core/solve/solver.py"],
+    "formats": ["vramdesk/core/model/formats.py"],
     "engines": ["vramdesk/core/engines/*"],
 }
 
@@ -47,17 +47,19 @@ MODULES = {
 #: reported so that the list does not rot.
 EQUIVALENT: dict[str, str] = {
     # guess = floor(slope) instead of floor((usable - intercept) / slope)
-    "vramdesk.core.solve.xǁ_Problemǁmax_concurrency__mutmut_30": (
+    "vramdesk.core.solve.solver.xǁ_Problemǁmax_concurrency__mutmut_30": (
         "the closed form only seeds largest_fitting's gallop: any guess gives the same answer "
         "(test_largest_fitting_finds_the_edge_from_any_guess), only the count of estimates "
         "differs, and that stays O(log range)"
     ),
-    "vramdesk.core.solve.xǁ_Problemǁmax_concurrency__mutmut_25": "the guess again (taken as 1)",
-    "vramdesk.core.solve.xǁ_Problemǁmax_concurrency__mutmut_35": "the guess again (2 for 1)",
-    "vramdesk.core.solve.xǁ_Problemǁmax_context__mutmut_65": (
+    "vramdesk.core.solve.solver.xǁ_Problemǁmax_concurrency__mutmut_25": (
+        "the guess again (taken as 1)"
+    ),
+    "vramdesk.core.solve.solver.xǁ_Problemǁmax_concurrency__mutmut_35": "the guess again (2 for 1)",
+    "vramdesk.core.solve.solver.xǁ_Problemǁmax_context__mutmut_65": (
         "max_context's guess (hi_need + lo_need): it only seeds largest_fitting"
     ),
-    "vramdesk.core.solve.x__weight_levers__mutmut_5": (
+    "vramdesk.core.solve.solver.x__weight_levers__mutmut_5": (
         "WeightSpec(INT4, group_size=None) is g128 by default: the same spec"
     ),
     "vramdesk.core.engines.vllm.x_parse_version__mutmut_15": (
@@ -73,7 +75,7 @@ EQUIVALENT: dict[str, str] = {
     "vramdesk.core.engines.llamacpp.x_weight_split__mutmut_5": (
         "llama.cpp refuses pipeline_parallel_size > 1 before this runs: PP is already 1"
     ),
-    "vramdesk.core.kv_cache.x_kv_cache_part__mutmut_45": (
+    "vramdesk.core.terms.kv_cache.x_kv_cache_part__mutmut_45": (
         "(1, 0) for (0, 0) when no layer caches: the row text is then never shown (the "
         "formula is '0 (no layer keeps a per-token KV cache)')"
     ),
@@ -93,7 +95,7 @@ EQUIVALENT: dict[str, str] = {
         "inputs the validation refuses reach the fast path, which runs the same checks and "
         "refuses them with the same error"
     ),
-    "vramdesk.core.formula.x_weight_groups__mutmut_10": (
+    "vramdesk.core.terms.formula.x_weight_groups__mutmut_10": (
         "'and ... or embeddings_unquantized is None' also sends non-GGUF formats to "
         "recipe_groups, which has no recipe for them and returns None; a GGUF file type with "
         "experts_only, the other difference, is a combination no importer or option produces"
@@ -161,7 +163,10 @@ def _strip_mutmut(pyproject: str) -> str:
 
 
 def module_of(mutant: str) -> str:
-    """The :data:`MODULES` key a mutant belongs to (``vramdesk.core.formula.x_...`` -> estimate)."""
+    """The :data:`MODULES` key a mutant belongs to.
+
+    ``vramdesk.core.terms.formula.x_...`` -> estimate.
+    """
     for name, globs in MODULES.items():
         for glob in globs:
             dotted = glob.removesuffix(".py").removesuffix("/*").replace("/", ".")

@@ -115,7 +115,7 @@ def _window(app, gpu_query=None):
     from vramdesk.gui.settings import open_settings
 
     def no_driver():
-        from vramdesk.core.nvml import GpuQueryError
+        from vramdesk.core.local.nvml import GpuQueryError
 
         raise GpuQueryError("no NVIDIA driver (benchmark)")
 
@@ -323,7 +323,7 @@ def _workloads():
 
 
 def _models():
-    from vramdesk.core.bundled import find_model
+    from vramdesk.core.store.bundled import find_model
 
     return [find_model(s) for s in ("llama-3.1-8b", "gemma-2-27b", "qwen3-30b-a3b")]
 
@@ -385,8 +385,9 @@ def child_solve() -> dict:
 
 
 def child_grid() -> dict:
-    from vramdesk.core import Runtime, Workload, views
-    from vramdesk.core.bundled import find_model
+    from vramdesk.core import Runtime, Workload
+    from vramdesk.core.present import views
+    from vramdesk.core.store.bundled import find_model
 
     preset = find_model("llama-3.1-8b")
     contexts = [512 * (i + 1) for i in range(64)]
@@ -560,7 +561,7 @@ def child_idle(refreshes: int) -> dict:
 
     from PySide6.QtCore import QThreadPool
 
-    from vramdesk.core.nvml import GpuInfo, NvmlSnapshot
+    from vramdesk.core.local.nvml import GpuInfo, NvmlSnapshot
 
     gpu = GpuInfo(
         index=0,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from vramdesk.cli import build_parser, main
-from vramdesk.core.runtime import ENGINE_OPTION_GROUPS, OPTION_GROUPS, Engine, Runtime
+from vramdesk.core.model.runtime import ENGINE_OPTION_GROUPS, OPTION_GROUPS, Engine, Runtime
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 NEW_FLAGS = (

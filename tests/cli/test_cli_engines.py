@@ -6,7 +6,7 @@ import pytest
 
 from tests.conftest import DATA, REFERENCE
 from vramdesk.cli import main
-from vramdesk.core.bundled import find_gpu
+from vramdesk.core.store.bundled import find_gpu
 
 CASES = REFERENCE / "engine-cases.jsonl"
 LOGS = DATA / "engine-logs"

@@ -5,10 +5,10 @@ from fractions import Fraction
 
 from vramdesk.cli import main
 from vramdesk.core import Engine, Runtime, estimate, solve
-from vramdesk.core.bundled import find_gpu, find_model
-from vramdesk.core.presets import PresetStore
-from vramdesk.core.serialize import to_dict
-from vramdesk.core.workload import Workload
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.store.bundled import find_gpu, find_model
+from vramdesk.core.store.presets import PresetStore
+from vramdesk.core.store.serialize import to_dict
 
 CALIBRATED = Runtime(
     engine=Engine.VLLM,

@@ -11,11 +11,11 @@ import pytest
 
 from tests.conftest import REFERENCE
 from vramdesk.core import KVDtype, Runtime, WeightSpec, Workload, count_params, estimate
-from vramdesk.core.importers import load_model, model_from_config
-from vramdesk.core.kv_cache import kv_cost_by_kind
-from vramdesk.core.model import FULL, RECURRENT, SLIDING, ModelSpec
-from vramdesk.core.runtime import Engine, MlaCache
-from vramdesk.core.solve import solve
+from vramdesk.core.local.importers import load_model, model_from_config
+from vramdesk.core.model.runtime import Engine, MlaCache
+from vramdesk.core.model.spec import FULL, RECURRENT, SLIDING, ModelSpec
+from vramdesk.core.solve.solver import solve
+from vramdesk.core.terms.kv_cache import kv_cost_by_kind
 from vramdesk.core.units import GIB, MIB
 
 LLAMACPP = Runtime(engine=Engine.LLAMA_CPP)
@@ -390,8 +390,8 @@ def test_llamacpp_mla_cache_follows_the_build(version, per_cell):
 
 
 def test_report_prints_kv_per_token_by_kind():
-    from vramdesk.core.report import kv_per_token_lines
-    from vramdesk.core.views import kv_kind_summary
+    from vramdesk.core.present.report import kv_per_token_lines
+    from vramdesk.core.present.views import kv_kind_summary
 
     model = model_from_config(GEMMA4).model
     b = estimate(model, WeightSpec(), Workload(context_tokens=32768), Runtime(block_size=None))
@@ -407,13 +407,13 @@ def test_report_prints_kv_per_token_by_kind():
 
 # --------------------------------------------------- 5. quantized defaults as stored
 def _llama8():
-    from vramdesk.core.bundled import find_model
+    from vramdesk.core.store.bundled import find_model
 
     return find_model("llama-3.1-8b").model
 
 
 def test_nf4_default_is_the_bitsandbytes_layout():
-    from vramdesk.core.formats import WeightFormat
+    from vramdesk.core.model.formats import WeightFormat
 
     # Llama-3.1-8B: linear 6,979,321,856 params at 4 + 32/64 = 4.5 bits; embeddings, lm_head
     # (2 * 128,256 * 4,096) and norms (65 * 4,096) = 1,050,939,392 params at 2 bytes:
@@ -426,7 +426,7 @@ def test_nf4_default_is_the_bitsandbytes_layout():
 
 
 def test_int4_default_is_group_128_and_ideal_stays_half_a_byte():
-    from vramdesk.core.formats import WeightFormat
+    from vramdesk.core.model.formats import WeightFormat
 
     # int4: 4 + (16 + 16) / 128 = 4.25 bits on the linear layers, 16-bit embeddings:
     # 6,979,321,856 * 4.25 / 8 + 1,050,939,392 * 2 = 3,707,764,736 + 2,101,878,784
@@ -442,7 +442,7 @@ def test_int4_default_is_group_128_and_ideal_stays_half_a_byte():
 
 
 def test_bnb_double_quant_config_is_read():
-    from vramdesk.core.formats import WeightFormat
+    from vramdesk.core.model.formats import WeightFormat
 
     q = {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_use_double_quant": True}
     cfg = json.loads((REFERENCE / "models" / "llama-3.1-8b" / "config.json").read_text())
@@ -471,7 +471,7 @@ def test_fp32_gemma2_loads_in_16_bits_under_vllm_and_sglang(engine):
 
 # ---------------------------------------------------- 7. llama.cpp file-type recipes
 def test_q4_k_m_is_the_recipe_of_tensor_types():
-    from vramdesk.core.formats import WeightFormat
+    from vramdesk.core.model.formats import WeightFormat
 
     # Llama-3.1-8B Q4_K_M (src/llama-quant.cpp): output.weight Q6_K; attn_v and ffn_down Q6_K on
     # the 16 use_more_bits layers (0-3, 28-31 and 6, 9, ..., 27); the rest of the 2-D tensors
@@ -604,7 +604,7 @@ def test_hybrid_folder_takes_its_parameter_count_from_the_checkpoint(tmp_path):
 
 
 def test_per_layer_fields_round_trip_through_a_saved_preset():
-    from vramdesk.core.serialize import from_dict, to_dict
+    from vramdesk.core.store.serialize import from_dict, to_dict
 
     model = model_from_config(GEMMA4).model.replace(
         layer_kv_heads=(8,) * 29 + (2,), num_kv_shared_layers=3, conv_state_elements=5
@@ -616,7 +616,7 @@ def test_per_layer_fields_round_trip_through_a_saved_preset():
 
 
 def test_every_llama_cpp_file_type_names_a_format():
-    from vramdesk.core.importers._gguf import _gguf_format
+    from vramdesk.core.local.importers._gguf import _gguf_format
 
     # before: IQ3_M, IQ2_M, IQ3_XS, IQ1_M, TQ1_0, TQ2_0 ... fell back to the commonest tensor
     labels = {}

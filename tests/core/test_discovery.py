@@ -7,8 +7,8 @@ import os
 import pytest
 
 from tests import local_stores as ls
-from vramdesk.core import discovery
 from vramdesk.core.errors import InputError
+from vramdesk.core.local import discovery
 
 
 @pytest.fixture

@@ -22,7 +22,6 @@ from vramdesk.core import (
     estimate,
     solve,
 )
-from vramdesk.core.bundled import find_gpu, gpu_catalog
 from vramdesk.core.engines import FormulaProfile, profile_for
 from vramdesk.core.engines.llamacpp import cells, compute_buffer_bytes, kv_split
 from vramdesk.core.engines.ollama import MINIMUM_MEMORY_BYTES
@@ -39,8 +38,9 @@ from vramdesk.core.engines.vllm import (
 )
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import formula_estimate
-from vramdesk.core.model import FULL, SLIDING
-from vramdesk.core.runtime import OverheadForm
+from vramdesk.core.model.runtime import OverheadForm
+from vramdesk.core.model.spec import FULL, SLIDING
+from vramdesk.core.store.bundled import find_gpu, gpu_catalog
 
 
 def _config(slug):
@@ -319,7 +319,7 @@ def test_transformers_caches_deepseek_mla_expanded():
     # DeepSeek-V3: 61 layers x 128 heads x ((128 + 64) + 128) x 2 bytes (fp16) = 4,997,120
     # bytes per token, 4,997,120,000 for 1,000 tokens; vLLM's latent cache is
     # 61 x (512 + 64) x 2 = 70,272 bytes per token
-    from vramdesk.core.importers import model_from_config
+    from vramdesk.core.local.importers import model_from_config
 
     cfg = json.loads((REFERENCE / "models" / "deepseek-v3" / "config.json").read_text("utf-8"))
     model = model_from_config(cfg).model

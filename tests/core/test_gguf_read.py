@@ -15,9 +15,9 @@ import pytest
 from tests import gguf_files as g
 from tests.bounded import assert_one_line_refusal, run_cli_bounded
 from vramdesk.core.errors import FileReadError, ImportCancelled, InputError
-from vramdesk.core.importers import Monitor, load_model
-from vramdesk.core.importers._gguf import _read_header
-from vramdesk.core.importers._gguf_read import FILE_TYPES, GGML_TYPES, VALUE_NAMES, Skipped
+from vramdesk.core.local.importers import Monitor, load_model
+from vramdesk.core.local.importers._gguf import _read_header
+from vramdesk.core.local.importers._gguf_read import FILE_TYPES, GGML_TYPES, VALUE_NAMES, Skipped
 
 #: Hostile files must be refused within these bounds (measured: < 0.1 s, < 2 MiB).
 SECONDS, MIB = 5.0, 64.0

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from vramdesk.cli import main
+from vramdesk.core.calibrate.validate import validate_cases
 from vramdesk.core.units import GIB
-from vramdesk.core.validate import validate_cases
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "engine-logs"
 LLAMA_8B = {

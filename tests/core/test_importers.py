@@ -25,8 +25,8 @@ from vramdesk.core import (
     count_params,
     estimate,
 )
-from vramdesk.core.importers import ImportedModel, load_model, model_from_config
-from vramdesk.core.model import FULL, SLIDING
+from vramdesk.core.local.importers import ImportedModel, load_model, model_from_config
+from vramdesk.core.model.spec import FULL, SLIDING
 
 CONFIGS = DATA / "configs"
 MODELS = {m["slug"]: m for m in json.loads((REFERENCE / "models.json").read_text(encoding="utf-8"))}
@@ -616,7 +616,7 @@ def test_hostile_gguf_counts_are_refused_quickly(tmp_path, data, why):
 
 
 def test_bundled_workloads_include_the_source_documents_shape():
-    from vramdesk.core.bundled import bundled_workloads
+    from vramdesk.core.store.bundled import bundled_workloads
 
     shapes = {(w.context_tokens, w.batch) for _name, w in bundled_workloads()}
     assert (4096, 8) in shapes  # the source documents' breakdown table: context 4096 x 8 concurrent

@@ -18,10 +18,10 @@ from vramdesk.core import (
     estimate,
     solve,
 )
-from vramdesk.core.bundled import find_model
 from vramdesk.core.engines.llamacpp import FA_AUTO_SINCE_BUILD, flash_attention
 from vramdesk.core.errors import InputError
-from vramdesk.core.model import sliding_layer_pattern
+from vramdesk.core.model.spec import sliding_layer_pattern
+from vramdesk.core.store.bundled import find_model
 from vramdesk.core.units import GIB, MIB
 
 QWEN7 = find_model("qwen2.5-7b").model

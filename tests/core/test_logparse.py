@@ -13,9 +13,14 @@ import pytest
 
 from tests.conftest import DATA
 from vramdesk.core import GIB, MIB, Engine, KVDtype, ModelSpec, Runtime, WeightSpec, Workload
-from vramdesk.core.calibration import calibrated_runtime, compare, format_rows, save_calibration
+from vramdesk.core.calibrate.calibration import (
+    calibrated_runtime,
+    compare,
+    format_rows,
+    save_calibration,
+)
+from vramdesk.core.calibrate.logparse import MAX_LINE_CHARS, MAX_LOG_BYTES, parse_log, read_log
 from vramdesk.core.errors import FileReadError, InputError
-from vramdesk.core.logparse import MAX_LINE_CHARS, MAX_LOG_BYTES, parse_log, read_log
 from vramdesk.core.units import round_half_up
 
 LOGS = DATA / "engine-logs"
@@ -196,7 +201,7 @@ def test_llamacpp_log_knobs_fill_the_runtime():
 
 
 def test_run_calibration_with_a_preset_and_save(config_dir):
-    from vramdesk.core.calibration import run_calibration
+    from vramdesk.core.calibrate.calibration import run_calibration
 
     out = run_calibration(
         LOGS / "vllm-v1-0.11-memory-profile-debug.log",
@@ -211,7 +216,7 @@ def test_run_calibration_with_a_preset_and_save(config_dir):
 
 
 def test_vllm_version_read_from_the_log_and_used_when_none_is_given(config_dir):
-    from vramdesk.core.calibration import run_calibration
+    from vramdesk.core.calibrate.calibration import run_calibration
 
     # "vLLM API server version 0.11.0"; V0: "Initializing an LLM engine (v0.6.4.post1)"
     assert read_log(LOGS / "vllm-v1-0.11-llama8b.log").engine_version == "0.11.0"
@@ -231,7 +236,7 @@ def test_vllm_version_read_from_the_log_and_used_when_none_is_given(config_dir):
 
 
 def test_calibrate_says_which_of_the_users_values_the_log_replaces():
-    from vramdesk.core.calibration import run_calibration
+    from vramdesk.core.calibrate.calibration import run_calibration
 
     # the log states max_model_len 16,000 and gpu_memory_utilization 0.90
     opts = {"preset": "llama-3.1-8b", "context": 8000, "util": "0.85", "engine_version": "0.11.0"}
@@ -247,8 +252,8 @@ def test_calibrate_says_which_of_the_users_values_the_log_replaces():
 
 
 def test_saved_calibration_keeps_engine_and_version_and_never_overwrites_silently(config_dir):
-    from vramdesk.core.calibration import run_calibration
-    from vramdesk.core.presets import PresetStore
+    from vramdesk.core.calibrate.calibration import run_calibration
+    from vramdesk.core.store.presets import PresetStore
 
     v1 = LOGS / "vllm-v1-0.11-llama8b.log"  # "vLLM API server version 0.11.0"
     out = run_calibration(v1, {"save": "h100"})

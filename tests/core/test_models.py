@@ -22,8 +22,8 @@ from vramdesk.core import (
     estimate,
     kv_bytes_per_token,
 )
-from vramdesk.core.importers import model_from_config
-from vramdesk.core.model import SLIDING
+from vramdesk.core.local.importers import model_from_config
+from vramdesk.core.model.spec import SLIDING
 
 MODELS = {m["slug"]: m for m in json.loads((REFERENCE / "models.json").read_text(encoding="utf-8"))}
 SLUGS = sorted(p.name for p in (REFERENCE / "models").iterdir() if (p / "config.json").is_file())
@@ -106,7 +106,7 @@ def test_learned_position_embeddings_counted():
 
 # ----------------------------------------------------------------- bundled presets
 def _bundled():
-    from vramdesk.core.bundled import bundled_models
+    from vramdesk.core.store.bundled import bundled_models
 
     return bundled_models()
 
@@ -115,7 +115,7 @@ def test_the_unparsed_index_lists_what_the_parsed_presets_hold():
     # the picker is filled from bundled_model_index() without building the models (issue 11)
     import json
 
-    from vramdesk.core.bundled import (
+    from vramdesk.core.store.bundled import (
         bundled_model,
         bundled_model_index,
         model_preset_from_dict,
@@ -162,7 +162,7 @@ def test_reference_presets_match_reference_counts():
 
 
 def test_find_model_by_slug_and_name():
-    from vramdesk.core.bundled import find_model
+    from vramdesk.core.store.bundled import find_model
 
     assert find_model("llama-3.1-70b").model.num_hidden_layers == 80
     assert find_model("Qwen3-30B-A3B").slug == "qwen3-30b-a3b"

@@ -23,13 +23,13 @@ from vramdesk.core import (
     estimate,
     solve,
 )
-from vramdesk.core.bundled import find_model
 from vramdesk.core.engines.llamacpp import LlamaCppProfile, weight_split
 from vramdesk.core.engines.transformers import dequant_buffer_bytes
 from vramdesk.core.engines.vllm import VllmProfile, hybrid_block_size
 from vramdesk.core.errors import InputError
-from vramdesk.core.importers import model_from_config
-from vramdesk.core.kv_cache import kv_bytes_per_token_per_layer
+from vramdesk.core.local.importers import model_from_config
+from vramdesk.core.store.bundled import find_model
+from vramdesk.core.terms.kv_cache import kv_bytes_per_token_per_layer
 
 LLAMA8 = find_model("llama-3.1-8b")
 
@@ -361,7 +361,7 @@ def test_kv_heads_per_rank_floor_a_layer_of_its_own():
         layer_kv_heads=(8, 12),
         params=10**9,
     )
-    from vramdesk.core.kv_cache import kv_bytes_per_token
+    from vramdesk.core.terms.kv_cache import kv_bytes_per_token
 
     assert kv_bytes_per_token(m, KVDtype.FP16, Runtime(tensor_parallel_size=8)) == 1024
 
@@ -410,7 +410,7 @@ def test_vllm_blocks_per_request_add_every_group_full_first():
     # layers F S F S (window 128): groups of 2 -> one full, one sliding group. A 4,096-token
     # request: full 4,096 / 16 = 256 blocks + sliding cdiv(min(127 + 8,192, 4,096), 16) + 1
     # = 257 -> 513; 5,130 blocks -> concurrency 10
-    from vramdesk.core.model import FULL, SLIDING
+    from vramdesk.core.model.spec import FULL, SLIDING
 
     m = ModelSpec(
         num_hidden_layers=4,
@@ -455,8 +455,8 @@ def test_expanded_mla_rows_use_v_head_dim():
     # transformers caches MLA expanded per head: K = heads * (qk_nope + qk_rope), V = heads *
     # v_head_dim. 16 heads, nope 128, rope 64, v 64: (16 * 192 + 16 * 64) * 2 B = 8,192 B per
     # layer per token; 2 layers -> 16,384
-    from vramdesk.core.kv_cache import kv_bytes_per_token
-    from vramdesk.core.runtime import MlaCache
+    from vramdesk.core.model.runtime import MlaCache
+    from vramdesk.core.terms.kv_cache import kv_bytes_per_token
 
     m = ModelSpec(
         num_hidden_layers=2,
@@ -568,7 +568,7 @@ def test_overhead_note_only_when_the_overhead_alone_is_too_much():
 
 
 def test_min_gpus_text_names_the_largest_candidate():
-    from vramdesk.core.solve import min_gpus_text
+    from vramdesk.core.solve.solver import min_gpus_text
 
     r = solve(find_model("llama-3.1-405b").model, WeightSpec(), Workload(8192), Runtime(), GIB)
     assert r.min_gpus is None
@@ -628,7 +628,7 @@ def test_vllm_nccl_buffers_from_two_gpus():
 
 
 def _mamba_only() -> ModelSpec:
-    from vramdesk.core.model import RECURRENT
+    from vramdesk.core.model.spec import RECURRENT
 
     return ModelSpec(
         num_hidden_layers=2,
@@ -732,7 +732,7 @@ def _two_widths() -> ModelSpec:
 
 def test_layers_of_two_widths_are_one_kind_with_both_counted():
     # 2 * 8 * 128 * 2 = 4,096 + 2 * 12 * 128 * 2 = 6,144 -> 10,240 B per token, 2 layers
-    from vramdesk.core.kv_cache import kv_cost_by_kind
+    from vramdesk.core.terms.kv_cache import kv_cost_by_kind
 
     (full,) = kv_cost_by_kind(_two_widths(), KVDtype.FP16, Runtime())
     assert (full.kind, full.layers, full.bytes_per_token) == ("full_attention", 2, 10_240)
@@ -744,7 +744,7 @@ def test_layers_of_two_widths_are_one_kind_with_both_counted():
 
 
 def test_expanded_mla_substitution_shows_k_and_v_rows():
-    from vramdesk.core.runtime import MlaCache
+    from vramdesk.core.model.runtime import MlaCache
 
     m = ModelSpec(
         num_hidden_layers=2,
@@ -882,7 +882,7 @@ def test_vllm_per_channel_keeps_other_parameters_16_bit():
 
 def test_mla_latent_with_v_substitution():
     # llama.cpp's older MLA cache: latent + rope as K (576) and the latent again as V (512)
-    from vramdesk.core.runtime import MlaCache
+    from vramdesk.core.model.runtime import MlaCache
 
     ds = find_model("deepseek-v3")
     rt = Runtime(mla_cache=MlaCache.LATENT_WITH_V, block_size=None)

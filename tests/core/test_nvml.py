@@ -17,7 +17,7 @@ import pytest
 
 from tests.fake_nvml import FakeNvml, a100_mig, h100, rtx_4090, without_driver
 from vramdesk.core.errors import InputError
-from vramdesk.core.nvml import (
+from vramdesk.core.local.nvml import (
     ERROR_KINDS,
     ERROR_MESSAGES,
     FAKE_ENV,

@@ -17,8 +17,8 @@ import pynvml
 import pytest
 
 from tests.fake_nvml import MIB, FakeGpu, FakeNvml, h100, rtx_4090
-from vramdesk.core import nvml
-from vramdesk.core.nvml import GpuQueryError, query_gpus
+from vramdesk.core.local import nvml
+from vramdesk.core.local.nvml import GpuQueryError, query_gpus
 
 
 @pytest.fixture

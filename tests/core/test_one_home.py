@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from vramdesk.core import ModelSpec
-from vramdesk.core.bundled import find_model
-from vramdesk.core.model import FULL, SLIDING, ffn_width, stage_layers, widest_ffn_matrix
+from vramdesk.core.model.spec import FULL, SLIDING, ffn_width, stage_layers, widest_ffn_matrix
+from vramdesk.core.store.bundled import find_model
 from vramdesk.core.units import ceil_div, round_up
 
 CORE = Path(__file__).resolve().parents[2] / "vramdesk" / "core"

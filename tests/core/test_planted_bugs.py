@@ -24,10 +24,10 @@ from vramdesk.core import (
     estimate,
     solve,
 )
-from vramdesk.core.bundled import find_model
 from vramdesk.core.engines.vllm import VllmProfile
-from vramdesk.core.kv_cache import kv_bytes_per_token
-from vramdesk.core.model import FULL, SLIDING
+from vramdesk.core.model.spec import FULL, SLIDING
+from vramdesk.core.store.bundled import find_model
+from vramdesk.core.terms.kv_cache import kv_bytes_per_token
 
 # Llama-3.1-8B (config.json): 32 layers, 8 KV heads, head_dim 4096 / 32 = 128, hidden 4096,
 # intermediate 14,336, vocab 128,256, 8,030,261,248 parameters.
@@ -168,7 +168,7 @@ def test_solver_confirms_downward_when_the_guess_overshoots():
     # bug: the downward search removed (the guess taken as the answer when it does not fit).
     # A need of 1 GiB per sequence and a 37 GiB budget: the answer is 37 whatever the guess;
     # from a guess of 10,000 the search must go down, ask 37 and 38, and stop at 37.
-    from vramdesk.core.solve import largest_fitting
+    from vramdesk.core.solve.solver import largest_fitting
 
     asked = []
 

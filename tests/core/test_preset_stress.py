@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from vramdesk.core.presets import PresetStore
+from vramdesk.core.store.presets import PresetStore
 
 
 def _writer(directory: str, mark: str, count: int, start, out) -> None:

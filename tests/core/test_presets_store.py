@@ -11,11 +11,13 @@ from pathlib import Path
 import filelock
 import pytest
 
-from vramdesk.core import _preset_file
-from vramdesk.core.bundled import bundled_models, presets_dir
 from vramdesk.core.errors import FileReadError, InputError
-from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
-from vramdesk.core.presets import (
+from vramdesk.core.model.formats import KVDtype, WeightFormat, WeightSpec
+from vramdesk.core.model.runtime import Engine, Runtime
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.store import _preset_file
+from vramdesk.core.store.bundled import bundled_models, presets_dir
+from vramdesk.core.store.presets import (
     MAX_FILE_BYTES,
     SCHEMA_VERSION,
     PresetStore,
@@ -27,9 +29,7 @@ from vramdesk.core.presets import (
     scenario_parts,
     slugify,
 )
-from vramdesk.core.runtime import Engine, Runtime
-from vramdesk.core.serialize import scenario_to_dict, to_dict
-from vramdesk.core.workload import Workload
+from vramdesk.core.store.serialize import scenario_to_dict, to_dict
 
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 WORKLOAD = Workload(
@@ -621,7 +621,7 @@ def test_file_gone_between_listing_and_reading_is_no_problem(config_dir, monkeyp
             raise FileNotFoundError(2, "No such file or directory", str(path))
         return real(path)
 
-    monkeypatch.setattr("vramdesk.core.presets.read_limited", read_limited)
+    monkeypatch.setattr("vramdesk.core.store.presets.read_limited", read_limited)
     store = PresetStore()
     assert [p.name for p in store.list()] == ["A"] and store.problems == []
 
@@ -640,7 +640,7 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_escaped():
     import csv
     import io
 
-    from vramdesk.core.views import to_csv
+    from vramdesk.core.present.views import to_csv
 
     rows = [['=HYPERLINK("http://x")', "-1.55"], ["+cmd", "@SUM(A1)"], ["-x", "1,234"]]
     parsed = list(csv.reader(io.StringIO(to_csv(["=name", "total"], rows))))

@@ -19,7 +19,7 @@ from vramdesk.core import (
     solve,
     vllm_style_lines,
 )
-from vramdesk.core.bundled import find_gpu
+from vramdesk.core.store.bundled import find_gpu
 
 
 @pytest.mark.parametrize("case_id", ["weights-7b", "weights-13b", "weights-70b"])
@@ -216,7 +216,7 @@ def test_solver_never_suggests_a_context_shorter_than_the_prompt():
     # 8 x 4096 prefill of Qwen2.5-7B bf16 on an RTX 4090: the prompt itself does not fit at 8
     # sequences,
     # so the longest context is 0, not a context below the prompt that the estimate would refuse.
-    from vramdesk.core.bundled import find_gpu, find_model
+    from vramdesk.core.store.bundled import find_gpu, find_model
 
     p = find_model("qwen2.5-7b")
     wl = sc.workload({"context": 4096, "batch": 8}, prompt_len=4096)

@@ -4,7 +4,7 @@ import math
 from fractions import Fraction
 
 from vramdesk.core import Engine, Runtime, Workload, solve
-from vramdesk.core.bundled import find_gpu, find_model
+from vramdesk.core.store.bundled import find_gpu, find_model
 
 
 def test_vllm_lines_use_the_hybrid_allocator_for_sliding_window_models():

@@ -29,13 +29,13 @@ from vramdesk.core import (
     Workload,
     count_params,
 )
-from vramdesk.core.bundled import find_gpu, find_model
 from vramdesk.core.estimate import estimate
 from vramdesk.core.limits import INT_LIMITS
-from vramdesk.core.solve import largest_fitting, solve
+from vramdesk.core.solve.solver import largest_fitting, solve
+from vramdesk.core.store.bundled import find_gpu, find_model
 from vramdesk.core.units import MIB
 
-solve_module = importlib.import_module("vramdesk.core.solve")
+solve_module = importlib.import_module("vramdesk.core.solve.solver")
 
 PROPERTY = settings(
     max_examples=25,

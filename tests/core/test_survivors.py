@@ -10,14 +10,14 @@ import math
 import subprocess
 import sys
 
-from vramdesk.core import bundled
 from vramdesk.core.estimate import estimate
-from vramdesk.core.formats import WeightFormat, WeightSpec
-from vramdesk.core.runtime import Engine, Runtime
-from vramdesk.core.scenario import resolve_model_preset
-from vramdesk.core.solve import smallest_tp, solve
+from vramdesk.core.model.formats import WeightFormat, WeightSpec
+from vramdesk.core.model.runtime import Engine, Runtime
+from vramdesk.core.model.scenario import resolve_model_preset
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.solve.solver import smallest_tp, solve
+from vramdesk.core.store import bundled
 from vramdesk.core.units import GIB
-from vramdesk.core.workload import Workload
 
 LLAMA8 = resolve_model_preset("llama-3.1-8b")
 RTX4090 = 24_564 * 2**20  # nvidia-smi MiB of an RTX 4090
@@ -26,7 +26,8 @@ RTX4090 = 24_564 * 2**20  # nvidia-smi MiB of an RTX 4090
 def test_a_fresh_process_gets_each_engines_own_profile():
     # engine profiles are imported on first use: the first call must return the profile itself
     code = (
-        "from vramdesk.core.engines import profile_for; from vramdesk.core.runtime import Engine; "
+        "from vramdesk.core.engines import profile_for; "
+        "from vramdesk.core.model.runtime import Engine; "
         "print(' '.join(type(profile_for(e)).__name__ for e in Engine))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

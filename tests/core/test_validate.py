@@ -9,8 +9,7 @@ import json
 import pytest
 
 from tests.conftest import REFERENCE
-from vramdesk.core.errors import InputError
-from vramdesk.core.validate import (
+from vramdesk.core.calibrate.validate import (
     MAX_FILE_BYTES,
     MAX_LINE_CHARS,
     SCHEMA,
@@ -21,6 +20,7 @@ from vramdesk.core.validate import (
     rel_error,
     validate_cases,
 )
+from vramdesk.core.errors import InputError
 
 CASES_FILE = REFERENCE / "engine-cases.jsonl"
 RECORDS = {r["id"]: r for r in read_cases(CASES_FILE)}

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from vramdesk.core import bundled
-from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
-from vramdesk.core.runtime import Engine, Runtime
-from vramdesk.core.scenario import resolve_model_preset
-from vramdesk.core.solve import solve
+from vramdesk.core.model.formats import KVDtype, WeightFormat, WeightSpec
+from vramdesk.core.model.runtime import Engine, Runtime
+from vramdesk.core.model.scenario import resolve_model_preset
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.solve.solver import solve
+from vramdesk.core.solve.verdict import headline, usable_sentence
+from vramdesk.core.store import bundled
 from vramdesk.core.units import GIB
-from vramdesk.core.verdict import headline, usable_sentence
-from vramdesk.core.workload import Workload
 
 # (preset, weights or None for the preset's, context, batch, GPU, engine)
 SCENARIOS = [

@@ -1,4 +1,4 @@
-"""Derived views over the estimate (vramdesk.core.views): each is the core's own figure."""
+"""Derived views over the estimate (vramdesk.core.present.views): each is the core's own figure."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import json
 
 import pytest
 
-from vramdesk.core import views
-from vramdesk.core.bundled import find_model, gpu_catalog
 from vramdesk.core.estimate import estimate
-from vramdesk.core.formats import WeightFormat, WeightSpec
-from vramdesk.core.model import ModelSpec, sliding_layer_pattern
-from vramdesk.core.runtime import OverheadForm, Runtime
+from vramdesk.core.model.formats import WeightFormat, WeightSpec
+from vramdesk.core.model.runtime import OverheadForm, Runtime
+from vramdesk.core.model.spec import ModelSpec, sliding_layer_pattern
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.present import views
+from vramdesk.core.store.bundled import find_model, gpu_catalog
 from vramdesk.core.units import GIB, Unit, to_unit
-from vramdesk.core.workload import Workload
 
 SEVEN = find_model("7b-class")
 
@@ -191,8 +191,8 @@ def test_kv_grid_equals_the_kv_part_of_a_full_estimate_at_every_point():
     # issue 11: the formula profile's grid is computed from per-group costs, not a loop of
     # estimates; the oracle is that loop, point by point, over every bundled model and the
     # knobs that move the cached tokens (paging, a shared prefix, the window, TP, KV dtype)
-    from vramdesk.core.bundled import bundled_models
-    from vramdesk.core.formats import KVDtype
+    from vramdesk.core.model.formats import KVDtype
+    from vramdesk.core.store.bundled import bundled_models
 
     contexts = [1, 100, 512, 4095, 4096, 4097, 32768, 131072]
     batches = [1, 3, 8, 32]
@@ -232,9 +232,9 @@ def _kv_loop(model, weights, wl, rt, contexts, batches):
 def test_formula_need_without_a_breakdown_equals_the_estimates_need():
     # issue 11: the solver asks the formula profile for its need without building the
     # breakdown's texts; the oracle is need_bytes of the full estimate at the same point
-    from vramdesk.core.bundled import bundled_models
     from vramdesk.core.engines import profile_for
-    from vramdesk.core.formats import KVDtype
+    from vramdesk.core.model.formats import KVDtype
+    from vramdesk.core.store.bundled import bundled_models
 
     profile = profile_for(Runtime().engine)
     workloads = [
@@ -250,7 +250,7 @@ def test_formula_need_without_a_breakdown_equals_the_estimates_need():
     ]
     from pathlib import Path
 
-    from vramdesk.core.importers import load_model
+    from vramdesk.core.local.importers import load_model
 
     configs = sorted((Path(__file__).parents[1] / "data" / "configs").glob("*.json"))
     models = [(p.model, p.weights) for p in bundled_models()]
@@ -299,10 +299,10 @@ def test_verdict_without_a_breakdown_equals_the_estimates_figures():
     # an alternative (other KV dtype, weight format, TP size); the formula profile answers
     # without building the breakdown. Oracle: the same four figures read off the full
     # estimate, through need_bytes / usable_bytes, for every engine and both overhead forms
-    from vramdesk.core.bundled import bundled_models
     from vramdesk.core.engines import profile_for
-    from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
-    from vramdesk.core.runtime import Engine, OverheadForm
+    from vramdesk.core.model.formats import KVDtype, WeightFormat, WeightSpec
+    from vramdesk.core.model.runtime import Engine, OverheadForm
+    from vramdesk.core.store.bundled import bundled_models
     from vramdesk.core.units import GIB
 
     workloads = [

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from vramdesk.core import Engine, KVDtype, Runtime, Workload, estimate, solve
-from vramdesk.core.bundled import find_gpu, find_model
 from vramdesk.core.engines.vllm import batched_tokens, v0_auto_chunked_prefill
+from vramdesk.core.store.bundled import find_gpu, find_model
 
 LLAMA8 = find_model("llama-3.1-8b")
 V064 = Runtime(engine=Engine.VLLM, engine_version="V0 0.6.4")

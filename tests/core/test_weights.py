@@ -3,7 +3,7 @@
 from fractions import Fraction
 
 from vramdesk.core import Runtime, WeightFormat, WeightSpec, Workload, count_params, estimate
-from vramdesk.core.bundled import find_model
+from vramdesk.core.store.bundled import find_model
 
 
 def test_gpt_oss_mxfp4_quantizes_only_the_experts():

@@ -21,9 +21,9 @@ ROOT = HERE.parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from vramdesk.core.formats import WeightFormat  # noqa: E402
-from vramdesk.core.importers import model_from_config  # noqa: E402
-from vramdesk.core.serialize import to_dict  # noqa: E402
+from vramdesk.core.local.importers import model_from_config  # noqa: E402
+from vramdesk.core.model.formats import WeightFormat  # noqa: E402
+from vramdesk.core.store.serialize import to_dict  # noqa: E402
 
 REFERENCE = HERE / "reference"
 SHARED = HERE.parents[2] / "shared" / "reference" / "models.json"

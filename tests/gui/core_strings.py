@@ -23,11 +23,11 @@ def notes() -> set[str]:
 
 @functools.cache
 def _scan() -> tuple[set[str], set[str]]:
-    from vramdesk.core.bundled import bundled_models
     from vramdesk.core.errors import InputError
     from vramdesk.core.estimate import estimate
-    from vramdesk.core.runtime import Engine, OverheadForm, Runtime
-    from vramdesk.core.workload import Workload
+    from vramdesk.core.model.runtime import Engine, OverheadForm, Runtime
+    from vramdesk.core.model.workload import Workload
+    from vramdesk.core.store.bundled import bundled_models
     from vramdesk.gui.core_text import number_template
 
     labels: set[str] = set()
@@ -50,7 +50,7 @@ def _scan() -> tuple[set[str], set[str]]:
                     prose.add(number_template(line)[0])
             prose.update(number_template(a)[0] for a in p.assumptions)
         prose.update(number_template(w)[0] for w in b.warnings)
-    from vramdesk.core.nvml import fits_now
+    from vramdesk.core.local.nvml import fits_now
 
     for needed in (1, 3 * 2**30):  # the local-GPU verdict: fits, and short
         prose.add(number_template(fits_now(needed, 2**30).text)[0])
@@ -59,9 +59,9 @@ def _scan() -> tuple[set[str], set[str]]:
 
 def core_strings() -> list[str]:
     """Templates, titles, labels and messages the window translates in context ``Core``."""
-    from vramdesk.core.nvml import ERROR_MESSAGES
-    from vramdesk.core.verdict import LEVER_TITLES, LIMIT_TITLES, TEMPLATES
-    from vramdesk.core.views import PART_TITLES
+    from vramdesk.core.local.nvml import ERROR_MESSAGES
+    from vramdesk.core.present.views import PART_TITLES
+    from vramdesk.core.solve.verdict import LEVER_TITLES, LIMIT_TITLES, TEMPLATES
 
     fixed = [
         *TEMPLATES.values(),

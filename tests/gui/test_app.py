@@ -15,12 +15,12 @@ from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 from PySide6.QtGui import QGuiApplication
 
 from tests.gui.conftest import one_gpu_snapshot
-from vramdesk.core import nvml
-from vramdesk.core.bundled import resources_dir
-from vramdesk.core.formats import WeightFormat
-from vramdesk.core.serialize import from_dict
+from vramdesk.core.local import nvml
+from vramdesk.core.model.formats import WeightFormat
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.store.bundled import resources_dir
+from vramdesk.core.store.serialize import from_dict
 from vramdesk.core.units import Unit, to_unit
-from vramdesk.core.workload import Workload
 from vramdesk.gui.fields import Target
 from vramdesk.gui.main_window import AFTER_PAINT_FALLBACK_MS
 from vramdesk.gui.settings import load_translator, open_settings, resolve_language, write_json
@@ -185,7 +185,7 @@ def test_the_panels_behind_my_presets_are_built_after_the_first_paint(make_main_
 def test_a_fresh_window_builds_only_the_default_model_preset(make_main_window, qtbot):
     # issue 11: the picker lists the 42 bundled presets from their files; only the one shown
     # is built at start-up, the others when loaded or compared
-    from vramdesk.core import bundled
+    from vramdesk.core.store import bundled
 
     bundled.bundled_models.cache_clear()
     bundled.bundled_model.cache_clear()

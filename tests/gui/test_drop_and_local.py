@@ -219,7 +219,7 @@ def test_added_folder_is_scanned_and_kept(make_main_window, qtbot, tmp_path, mon
 def test_scan_runs_off_the_gui_thread(make_main_window, qtbot, stores, monkeypatch):
     import threading
 
-    from vramdesk.core import discovery
+    from vramdesk.core.local import discovery
 
     threads = []
     real = discovery.discover
@@ -244,7 +244,7 @@ def test_an_import_reads_off_the_gui_thread_and_cancel_drops_it(
     from PySide6.QtCore import Qt, QTimer
     from PySide6.QtWidgets import QProgressDialog, QPushButton
 
-    from vramdesk.core import importers
+    from vramdesk.core.local import importers
 
     window = make_main_window(show=True)
     gate, readers = threading.Event(), []

@@ -7,11 +7,11 @@ from fractions import Fraction
 import pytest
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
 
-from vramdesk.core import views
 from vramdesk.core.estimate import estimate
-from vramdesk.core.formats import KVDtype, WeightFormat
 from vramdesk.core.limits import INT_LIMITS
-from vramdesk.core.runtime import Engine, OverheadForm
+from vramdesk.core.model.formats import KVDtype, WeightFormat
+from vramdesk.core.model.runtime import Engine, OverheadForm
+from vramdesk.core.present import views
 from vramdesk.core.units import GIB, to_unit
 
 from .keyboard import type_text
@@ -111,7 +111,7 @@ def test_sliding_window_pattern_goes_through_core(make_main_window, qtbot):
     set_widget(qtbot, form.fields["sliding_window"], 4096)
     set_widget(qtbot, form.fields["sliding_pattern"], "alternating")
     assert c.problem is None
-    from vramdesk.core.model import sliding_layer_pattern
+    from vramdesk.core.model.spec import sliding_layer_pattern
 
     layers = c.model.num_hidden_layers
     assert c.model.layer_types == sliding_layer_pattern(layers, "alternating")

@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtCore import QTimer
 
 from tests.fake_nvml import FakeNvml, a100_mig, h100, rtx_4090, without_driver
-from vramdesk.core.nvml import query_gpus
+from vramdesk.core.local.nvml import query_gpus
 from vramdesk.core.units import Unit
 from vramdesk.gui.gpu_panel import GpuPanel
 
@@ -204,7 +204,7 @@ def test_row_tooltip_lists_mig_instances_and_processes(qtbot, make_panel, monkey
 def test_hung_driver_is_reported_and_refresh_comes_back(qtbot, make_panel, fake, monkeypatch):
     # issue 12 item 8: a driver that never answers used to leave the panel blank with
     # Refresh disabled for ever
-    from vramdesk.core import nvml
+    from vramdesk.core.local import nvml
 
     monkeypatch.setenv(nvml.TIMEOUT_ENV, "0.3")
     fake.gate = threading.Event()
@@ -231,7 +231,7 @@ def test_nonsense_figures_show_a_message_not_a_crash(qtbot, make_panel, monkeypa
 
 
 def test_rows_clamp_figures_a_progress_bar_cannot_hold(qtbot, make_panel):
-    from vramdesk.core.nvml import GpuInfo, NvmlSnapshot
+    from vramdesk.core.local.nvml import GpuInfo, NvmlSnapshot
 
     huge = GpuInfo(0, "huge", "", total_bytes=2**62, used_bytes=2**62, free_bytes=0)
     snapshot = NvmlSnapshot("1", "1", None, (huge,))

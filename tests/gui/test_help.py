@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication, QDialog, QFormLayout, QLabel, QTextBrowser
 
-from vramdesk.core.formulas import HOW_COMPUTED
+from vramdesk.core.present.how_computed import HOW_COMPUTED
 from vramdesk.gui.glossary import EXPLANATIONS
 
 ROOT = Path(__file__).resolve().parents[2]

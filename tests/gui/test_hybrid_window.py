@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from tests.conftest import REFERENCE
-from vramdesk.core.formats import WeightSpec
-from vramdesk.core.importers import model_from_config
-from vramdesk.core.views import comparison_table
+from vramdesk.core.local.importers import model_from_config
+from vramdesk.core.model.formats import WeightSpec
+from vramdesk.core.present.views import comparison_table
 
 
 def _jamba():

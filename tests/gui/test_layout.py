@@ -146,7 +146,7 @@ SCENARIOS = [
 def test_legend_covers_no_bar_and_no_line_label(
     make_main_window, qtbot, monkeypatch, size, slug, target, weights
 ):
-    from vramdesk.core.formats import WeightFormat
+    from vramdesk.core.model.formats import WeightFormat
 
     snapshot = one_gpu_snapshot()
     window = make_main_window(gpu_query=lambda: snapshot)

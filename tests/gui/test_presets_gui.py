@@ -6,10 +6,10 @@ import json
 
 from PySide6.QtCore import Qt
 
-from vramdesk.core.bundled import find_model
 from vramdesk.core.estimate import estimate
-from vramdesk.core.formats import KVDtype, WeightFormat
-from vramdesk.core.presets import PresetStore
+from vramdesk.core.model.formats import KVDtype, WeightFormat
+from vramdesk.core.store.bundled import find_model
+from vramdesk.core.store.presets import PresetStore
 
 
 def test_bundled_preset_loads_with_one_computation(make_main_window):
@@ -135,7 +135,7 @@ def test_corrupt_preset_file_is_moved_aside_and_reported(make_main_window, confi
 
 def test_import_a_reference_config_through_the_model_form(make_main_window):
     from tests.conftest import REFERENCE
-    from vramdesk.core.importers import load_model
+    from vramdesk.core.local.importers import load_model
 
     path = REFERENCE / "models" / "qwen2.5-7b" / "config.json"
     imported = load_model(path)
@@ -201,7 +201,7 @@ def test_picker_names_the_model_the_fields_show(make_main_window, qtbot):
     from tests.conftest import REFERENCE
     from tests.gui.keyboard import type_text
     from tests.gui.test_tabs import load_class
-    from vramdesk.core.importers import load_model
+    from vramdesk.core.local.importers import load_model
 
     window = make_main_window()
     c, box = window.controller, window.model_form.preset_box

@@ -8,13 +8,13 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from tests import seed_cases as sc
-from vramdesk.core.bundled import find_model
 from vramdesk.core.estimate import estimate
-from vramdesk.core.formats import KVDtype, WeightFormat
-from vramdesk.core.runtime import Engine, OverheadForm
+from vramdesk.core.model.formats import KVDtype, WeightFormat
+from vramdesk.core.model.runtime import Engine, OverheadForm
+from vramdesk.core.present.views import SOURCE_GRID_BATCHES, SOURCE_GRID_CONTEXTS
+from vramdesk.core.solve.verdict import LEVER_TITLES
+from vramdesk.core.store.bundled import find_model
 from vramdesk.core.units import Unit, format_bytes, to_unit
-from vramdesk.core.verdict import LEVER_TITLES
-from vramdesk.core.views import SOURCE_GRID_BATCHES, SOURCE_GRID_CONTEXTS
 
 
 def load_class(window, slug):
@@ -335,7 +335,7 @@ def test_vllm_budgets_from_cuda_total_on_catalog_gpus(make_main_window):
     # vLLM sizes its budget from CUDA's total (H100 80GB: 81,085 MiB), not nvidia-smi's 81,559 MiB;
     # the window's solve must equal the CLI's for the same engine and GPU.
     from vramdesk.core import Engine, solve
-    from vramdesk.core.bundled import find_gpu
+    from vramdesk.core.store.bundled import find_gpu
 
     window = make_main_window()
     c = window.controller
@@ -351,7 +351,7 @@ def test_vllm_budgets_from_cuda_total_on_catalog_gpus(make_main_window):
 
 def test_mla_model_shows_no_per_head_width(make_main_window):
     # DeepSeek-V3 caches one latent row per token: hidden/heads = 7168/128 = 56 is no K/V width
-    from vramdesk.core.bundled import find_model
+    from vramdesk.core.store.bundled import find_model
 
     window = make_main_window()
     window.controller.load_model_preset(find_model("deepseek-v3"))
@@ -369,7 +369,7 @@ def test_solver_tab_says_llama_cpp_splits_layers(make_main_window):
 
 
 def test_unit_toggle_redraws_without_re_estimating(make_main_window, monkeypatch, qtbot):
-    from vramdesk.core import views as core_views
+    from vramdesk.core.present import views as core_views
     from vramdesk.core.units import Unit
 
     window = make_main_window()

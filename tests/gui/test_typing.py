@@ -12,8 +12,8 @@ from fractions import Fraction
 import pytest
 
 from vramdesk.core.estimate import estimate
-from vramdesk.core.formats import WeightFormat
-from vramdesk.core.runtime import Engine, OverheadForm
+from vramdesk.core.model.formats import WeightFormat
+from vramdesk.core.model.runtime import Engine, OverheadForm
 from vramdesk.core.units import GIB
 from vramdesk.gui.number_edit import NumberEdit
 

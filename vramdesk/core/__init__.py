@@ -7,18 +7,18 @@ and :func:`solve` a :class:`SolveResult`. Bytes are exact ints throughout.
 
 from vramdesk.core.errors import FileReadError, InputError, UnsupportedModelError, VramdeskError
 from vramdesk.core.estimate import Breakdown, Part, estimate, kv_bytes_per_token
-from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec, group_quant_bits
-from vramdesk.core.model import (
+from vramdesk.core.model.formats import KVDtype, WeightFormat, WeightSpec, group_quant_bits
+from vramdesk.core.model.runtime import Engine, MlaCache, OverheadForm, Runtime
+from vramdesk.core.model.spec import (
     ModelSpec,
     ParamCount,
     count_params,
     sliding_layer_pattern,
     total_params,
 )
-from vramdesk.core.runtime import Engine, MlaCache, OverheadForm, Runtime
-from vramdesk.core.solve import Advice, SolveResult, fits_on, solve, vllm_style_lines
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.solve.solver import Advice, SolveResult, fits_on, solve, vllm_style_lines
 from vramdesk.core.units import GB, GIB, MIB, Unit, format_bytes
-from vramdesk.core.workload import Workload
 
 __all__ = [
     "GB",

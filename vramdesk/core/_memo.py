@@ -1,9 +1,9 @@
 """Memos for the hot path of the estimate: what depends only on frozen inputs is done once.
 
-The inputs (:class:`~vramdesk.core.model.ModelSpec`, :class:`~vramdesk.core.formats.WeightSpec`,
-:class:`~vramdesk.core.workload.Workload`, :class:`~vramdesk.core.runtime.Runtime`) are frozen
-dataclasses, so a check or a figure that depends only on one of them holds for as long as
-the object lives. Two memos:
+The inputs (:class:`~vramdesk.core.model.spec.ModelSpec`,
+:class:`~vramdesk.core.model.formats.WeightSpec`, :class:`~vramdesk.core.model.workload.Workload`,
+:class:`~vramdesk.core.model.runtime.Runtime`) are frozen dataclasses, so a check or a figure
+that depends only on one of them holds for as long as the object lives. Two memos:
 
 - :func:`validated` remembers, by identity, the objects whose ``validate()`` passed, so that
   a solver or a grid that estimates the same model thousands of times checks its fields

@@ -2,16 +2,20 @@
 
 :func:`estimate` validates the inputs and dispatches the terms to the runtime's engine
 profile (:mod:`vramdesk.core.engines`); the neutral ``formula`` profile's terms live in
-:mod:`vramdesk.core.formula` and the KV cache's in :mod:`vramdesk.core.kv_cache`, both
+:mod:`vramdesk.core.terms.formula` and the KV cache's in :mod:`vramdesk.core.terms.kv_cache`, both
 re-exported here. The engines import those modules, never this one: no import cycle.
 """
 
 from __future__ import annotations
 
-from vramdesk.core.breakdown import Breakdown, Part  # noqa: F401 - Part re-exported
 from vramdesk.core.engines import profile_for
-from vramdesk.core.formats import WeightSpec
-from vramdesk.core.formula import (  # noqa: F401 - re-exported: the terms of the estimate
+from vramdesk.core.model.formats import WeightSpec
+from vramdesk.core.model.inputs import tp_problem, validate_inputs  # noqa: F401 - re-exported
+from vramdesk.core.model.runtime import Runtime
+from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.terms.breakdown import Breakdown, Part  # noqa: F401 - Part re-exported
+from vramdesk.core.terms.formula import (  # noqa: F401 - re-exported: the terms of the estimate
     ACTIVATION_BYTES,
     LOGIT_BYTES,
     STATE_BYTES,
@@ -23,8 +27,7 @@ from vramdesk.core.formula import (  # noqa: F401 - re-exported: the terms of th
     weight_groups,
     weights_part,
 )
-from vramdesk.core.inputs import tp_problem, validate_inputs  # noqa: F401 - re-exported
-from vramdesk.core.kv_cache import (  # noqa: F401 - re-exported: the KV terms are part of the estimate
+from vramdesk.core.terms.kv_cache import (  # noqa: F401 - re-exported: the KV terms are part of the estimate
     cached_tokens,
     kv_bytes_per_token,
     kv_bytes_per_token_per_layer,
@@ -33,9 +36,6 @@ from vramdesk.core.kv_cache import (  # noqa: F401 - re-exported: the KV terms a
     kv_heads_per_gpu,
     shared_prefix_tokens,
 )
-from vramdesk.core.model import ModelSpec
-from vramdesk.core.runtime import Runtime
-from vramdesk.core.workload import Workload
 
 
 # -------------------------------------------------------------------- estimate

@@ -16,7 +16,7 @@ from PySide6.QtCore import QCoreApplication, QTimer, QTranslator
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from vramdesk.core.bundled import resources_dir
+from vramdesk.core.store.bundled import resources_dir
 from vramdesk.gui.display import FatalQtMessage, display_problem, release_connections
 from vramdesk.gui.settings import (
     japanese_ui_family,

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import FLOAT_LIMITS, INT_LIMITS
-from vramdesk.core.views import shorten
+from vramdesk.core.present.views import shorten
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.fields import FIELD_PART, convert_field
 from vramdesk.gui.messages import reason_text

@@ -1,8 +1,9 @@
 """The calibration dialog: paste or open an engine's start-up log, compare, save overheads.
 
-The dialog does no arithmetic: parsing is :func:`vramdesk.core.logparse.parse_log`, the
-comparison :func:`vramdesk.core.calibration.compare` on the scenario the window currently
-holds (``scenario_provider()``), and saving :func:`vramdesk.core.calibration.save_calibration`.
+The dialog does no arithmetic: parsing is :func:`vramdesk.core.calibrate.logparse.parse_log`, the
+comparison :func:`vramdesk.core.calibrate.calibration.compare` on the scenario the window currently
+holds (``scenario_provider()``), and saving
+:func:`vramdesk.core.calibrate.calibration.save_calibration`.
 """
 
 from __future__ import annotations
@@ -28,14 +29,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vramdesk.core.calibration import Row, calibrated_runtime, compare, save_calibration
+from vramdesk.core.calibrate.calibration import Row, calibrated_runtime, compare, save_calibration
+from vramdesk.core.calibrate.logparse import MAX_LOG_BYTES, ParsedLog, parse_log, read_log_text
 from vramdesk.core.errors import InputError, VramdeskError
-from vramdesk.core.formats import WeightSpec
-from vramdesk.core.logparse import MAX_LOG_BYTES, ParsedLog, parse_log, read_log_text
-from vramdesk.core.model import ModelSpec
-from vramdesk.core.runtime import Runtime
+from vramdesk.core.model.formats import WeightSpec
+from vramdesk.core.model.runtime import Runtime
+from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.workload import Workload
 from vramdesk.core.units import Unit, format_bytes
-from vramdesk.core.workload import Workload
 
 Scenario = tuple[ModelSpec, WeightSpec, Workload, Runtime]
 #: At most this many characters of pasted text are parsed: the core's cap on a log file.

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 import pyqtgraph as pg
 # isort: on
 
-from vramdesk.core import views
+from vramdesk.core.present import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core

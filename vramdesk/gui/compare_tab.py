@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 import pyqtgraph as pg
 # isort: on
 
-from vramdesk.core import views
+from vramdesk.core.present import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.chart import PART_COLOURS
 from vramdesk.gui.controller import ScenarioController

@@ -19,18 +19,19 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from vramdesk.core import bundled, views
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown, estimate, validate_inputs
-from vramdesk.core.formats import WeightSpec
-from vramdesk.core.model import ModelSpec, sliding_layer_pattern
-from vramdesk.core.runtime import Runtime
-from vramdesk.core.scenario import fixed_overhead_bytes
-from vramdesk.core.serialize import TYPES, scenario_to_dict
-from vramdesk.core.solve import SolveResult, solve
+from vramdesk.core.model.formats import WeightSpec
+from vramdesk.core.model.runtime import Runtime
+from vramdesk.core.model.scenario import fixed_overhead_bytes
+from vramdesk.core.model.spec import ModelSpec, sliding_layer_pattern
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.present import views
+from vramdesk.core.solve.solver import SolveResult, solve
+from vramdesk.core.solve.verdict import fits_budget
+from vramdesk.core.store import bundled
+from vramdesk.core.store.serialize import TYPES, scenario_to_dict
 from vramdesk.core.units import Unit
-from vramdesk.core.verdict import fits_budget
-from vramdesk.core.workload import Workload
 from vramdesk.gui.fields import (
     FIELD_PART,
     Target,
@@ -42,16 +43,16 @@ from vramdesk.gui.fields import (
 from vramdesk.gui.messages import reason_text
 
 if TYPE_CHECKING:
-    from vramdesk.core import nvml
+    from vramdesk.core.local import nvml
 
 
 def _nvml() -> ModuleType:
-    """:mod:`vramdesk.core.nvml`, imported on first use.
+    """:mod:`vramdesk.core.local.nvml`, imported on first use.
 
     A snapshot arrives only after the first paint (issue 11: nothing of NVML's is loaded
     before the window shows).
     """
-    from vramdesk.core import nvml
+    from vramdesk.core.local import nvml
 
     return nvml
 

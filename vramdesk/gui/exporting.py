@@ -1,6 +1,6 @@
 """Exports: chart to PNG/SVG, breakdown and comparison to CSV/Markdown/JSON, clipboard.
 
-Text comes from :mod:`vramdesk.core.views` (the same tables the CLI could print);
+Text comes from :mod:`vramdesk.core.present.views` (the same tables the CLI could print);
 this module only picks the format, writes files and fills the clipboard.
 """
 
@@ -17,8 +17,8 @@ import pyqtgraph as pg
 import pyqtgraph.exporters  # noqa: F401 - registers ImageExporter
 # isort: on
 
-from vramdesk.core import views
 from vramdesk.core.errors import InputError
+from vramdesk.core.present import views
 from vramdesk.gui.controller import ScenarioController
 
 TEXT_FORMATS = ("csv", "md", "json")

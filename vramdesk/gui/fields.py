@@ -2,7 +2,7 @@
 
 Widgets hand raw values (spin-box ints, combo values, typed text) to the controller;
 :func:`convert_field` turns them into the typed value of the named input field through
-:func:`vramdesk.core.serialize.from_dict`, so the same rules apply as for a preset file.
+:func:`vramdesk.core.store.serialize.from_dict`, so the same rules apply as for a preset file.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from vramdesk.core import bundled, views
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import INT_LIMITS
-from vramdesk.core.serialize import TYPES, from_dict, type_hints
+from vramdesk.core.present import views
+from vramdesk.core.store import bundled
+from vramdesk.core.store.serialize import TYPES, from_dict, type_hints
 from vramdesk.core.units import gib_to_bytes, mib_to_bytes, to_fraction
 
 #: Field name -> the input it belongs to ("model", "weights", "workload", "runtime").

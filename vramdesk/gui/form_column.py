@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vramdesk.core.views import shorten
+from vramdesk.core.present.views import shorten
 from vramdesk.gui.binding import BoundForm, wrappable
 
 #: Characters a choice box is wide enough for (the open list shows whole entries).

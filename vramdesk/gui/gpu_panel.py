@@ -5,7 +5,7 @@ A Refresh button, an Auto-refresh check box with its interval, and one message l
 for what went wrong (no driver, no permission, a GPU that stopped answering): with no
 GPU the panel says so in that line and the rest of the window works.
 
-Threading follows STYLE "Threading for NVML": the query (``vramdesk.core.nvml.query_gpus``
+Threading follows STYLE "Threading for NVML": the query (``vramdesk.core.local.nvml.query_gpus``
 by default) runs on the global thread pool through :mod:`vramdesk.gui.workers`; one
 query at a time (a timer tick while one is in flight is skipped); results come back
 through queued signals and only this GUI-thread code touches the widgets.
@@ -35,8 +35,8 @@ from vramdesk.core.units import Unit, format_bytes, to_unit
 from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.workers import Worker, run_in_thread
 
-if TYPE_CHECKING:  # vramdesk.core.nvml is imported by the first query, after the first paint
-    from vramdesk.core.nvml import GpuInfo, GpuProcess, NvmlSnapshot
+if TYPE_CHECKING:  # vramdesk.core.local.nvml is imported by the first query, after the first paint
+    from vramdesk.core.local.nvml import GpuInfo, GpuProcess, NvmlSnapshot
 
 #: Auto-refresh interval limits, seconds.
 INTERVAL_S_RANGE = (1, 3600)
@@ -76,7 +76,7 @@ class GpuPanel(QWidget):
     parent : QWidget, optional
     query : callable, optional
         Returns an :class:`NvmlSnapshot` or raises; default (None)
-        :func:`vramdesk.core.nvml.query_gpus` (injectable for tests).
+        :func:`vramdesk.core.local.nvml.query_gpus` (injectable for tests).
     auto_refresh : bool
         Start with the timer on (default) or off.
     interval_ms : int
@@ -151,7 +151,7 @@ class GpuPanel(QWidget):
         self.refresh_button.setEnabled(False)
         query = self._query
         if query is None:  # the core's deadline, and a way to stop waiting at close
-            from vramdesk.core.nvml import query_gpus
+            from vramdesk.core.local.nvml import query_gpus
 
             query = partial(query_gpus, cancel=self._cancel)
         self._worker = run_in_thread(query, self._on_query_finished, self._on_query_errored)
@@ -221,7 +221,7 @@ class GpuPanel(QWidget):
         self.gpusChanged.emit(snapshot)
 
     def _on_query_errored(self, err: Exception) -> None:
-        from vramdesk.core.nvml import GpuQueryError
+        from vramdesk.core.local.nvml import GpuQueryError
 
         self._query_done()
         message = (
@@ -283,7 +283,7 @@ class GpuPanel(QWidget):
 
     def driver_text(self, snapshot: NvmlSnapshot) -> str:
         """``"Driver 550.54.15 · CUDA 12.4"`` (CUDA shown only when NVML reports it)."""
-        from vramdesk.core.nvml import cuda_version_text
+        from vramdesk.core.local.nvml import cuda_version_text
 
         text = self.tr("Driver {0}").format(snapshot.driver_version)
         cuda = cuda_version_text(snapshot.cuda_driver_version)

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 import vramdesk
-from vramdesk.core.formulas import HOW_COMPUTED
+from vramdesk.core.present.how_computed import HOW_COMPUTED
 
 
 def licence() -> str:
@@ -106,7 +106,7 @@ class HelpMenu:
         return dialog
 
     def open_formulas(self) -> QDialog:
-        """Show the formulas (the README's table, from :mod:`vramdesk.core.formulas`)."""
+        """Show the formulas (the README's table, :mod:`vramdesk.core.present.how_computed`)."""
         browser = QTextBrowser()
         browser.setObjectName("formulas_text")
         browser.setOpenExternalLinks(False)

@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
 import pyqtgraph as pg
 # isort: on
 
-from vramdesk.core import views
+from vramdesk.core.present import views
+from vramdesk.core.solve.verdict import usable_sentence
 from vramdesk.core.units import format_bytes, to_unit
-from vramdesk.core.verdict import usable_sentence
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text
 from vramdesk.gui.deferred import LazyBody, WhenShown

@@ -1,6 +1,6 @@
 """The user's preset library as the window sees it: the core store plus change signals.
 
-:class:`PresetLibrary` wraps :class:`vramdesk.core.presets.PresetStore` (the files,
+:class:`PresetLibrary` wraps :class:`vramdesk.core.store.presets.PresetStore` (the files,
 locking and corrupt-file handling live there) and loads presets into the
 :class:`ScenarioController`. It is a non-widget QObject like the controller, so
 widgets still never call the core themselves.
@@ -13,9 +13,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from vramdesk.core import presets
-from vramdesk.core.bundled import ModelPreset, bundled_model, bundled_model_index
-from vramdesk.core.serialize import to_dict
+from vramdesk.core.store import presets
+from vramdesk.core.store.bundled import ModelPreset, bundled_model, bundled_model_index
+from vramdesk.core.store.serialize import to_dict
 from vramdesk.gui.controller import ScenarioController
 
 #: What each kind of preset stores from the current inputs.

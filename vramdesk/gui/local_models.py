@@ -1,4 +1,4 @@
-"""The "Models on this machine" panel: what :func:`vramdesk.core.discovery.discover` finds.
+"""The "Models on this machine" panel: what :func:`vramdesk.core.local.discovery.discover` finds.
 
 The scan runs on the thread pool (:func:`vramdesk.gui.workers.run_in_thread`), one at a
 time; a filter box narrows the list by name, source or format; activating a row imports
@@ -31,7 +31,7 @@ from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.workers import Worker, run_in_thread
 
 if TYPE_CHECKING:  # imported by the first scan, after the window's first paint (issue 11)
-    from vramdesk.core.discovery import Discovery, LocalModel
+    from vramdesk.core.local.discovery import Discovery, LocalModel
 
 DIRS_KEY = "local_models/dirs"
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -135,7 +135,7 @@ class LocalModelsPanel(QWidget):
         if self._worker is not None:
             self._pending = True
             return
-        from vramdesk.core import discovery
+        from vramdesk.core.local import discovery
 
         self.status.setText(self.tr("Looking for models on this machine…"))
         extra = self.extra_dirs()
@@ -173,7 +173,7 @@ class LocalModelsPanel(QWidget):
 
     @staticmethod
     def _row(entry: LocalModel) -> list[QStandardItem]:
-        from vramdesk.core.discovery import human_size
+        from vramdesk.core.local.discovery import human_size
 
         cells = [entry.name, entry.source, entry.format, human_size(entry.size_bytes)]
         items = [QStandardItem(text) for text in cells]
@@ -206,7 +206,7 @@ class LocalModelsPanel(QWidget):
 
     def load_row(self, row: int) -> bool:
         """Import the model on view row ``row`` header-only and load it into the form."""
-        from vramdesk.core.discovery import load_local
+        from vramdesk.core.local.discovery import load_local
 
         entry: LocalModel = self.proxy.index(row, 0).data(ENTRY_ROLE)
         try:

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from vramdesk.core.errors import VramdeskError
-from vramdesk.core.formats import WeightSpec
-from vramdesk.core.model import ModelSpec
+from vramdesk.core.model.formats import WeightSpec
+from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.units import Unit, format_bytes
 from vramdesk.gui.binding import BoundForm
 from vramdesk.gui.controller import ScenarioController
@@ -236,7 +236,7 @@ class ModelForm(BoundForm):
         dialog whose Cancel drops it (the figures stay as they were). Returns whether the
         model was read and loaded.
         """
-        from vramdesk.core.importers import load_model
+        from vramdesk.core.local.importers import load_model
 
         self.import_error = ""
         if self._importing:  # one import at a time (the dialog is window-modal)

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import FLOAT_LIMITS
-from vramdesk.core.runtime import Engine, OverheadForm, Runtime, engine_options
-from vramdesk.core.scenario import fixed_overhead_bytes
+from vramdesk.core.model.runtime import Engine, OverheadForm, Runtime, engine_options
+from vramdesk.core.model.scenario import fixed_overhead_bytes
 from vramdesk.core.units import Unit, format_bytes, to_unit
 from vramdesk.gui.binding import BoundForm
 from vramdesk.gui.controller import ScenarioController

@@ -8,8 +8,8 @@ from typing import Any
 
 from PySide6.QtCore import QLocale, QSettings, QTranslator
 
-from vramdesk.core.bundled import resources_dir
-from vramdesk.core.presets import ConfigDirError, config_dir, config_path
+from vramdesk.core.store.bundled import resources_dir
+from vramdesk.core.store.presets import ConfigDirError, config_dir, config_path
 
 LANGUAGES = ("system", "en", "ja")
 

@@ -14,16 +14,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vramdesk.core.runtime import Engine
-from vramdesk.core.solve import SolveResult, min_gpus_text
-from vramdesk.core.units import format_bytes
-from vramdesk.core.verdict import (
+from vramdesk.core.model.runtime import Engine
+from vramdesk.core.solve.solver import SolveResult, min_gpus_text
+from vramdesk.core.solve.verdict import (
     LEVER_TITLES,
     LIMIT_TITLES,
     advice_sentence,
     advice_value,
     usable_sentence,
 )
+from vramdesk.core.units import format_bytes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text, tr_core
 from vramdesk.gui.theme import tint

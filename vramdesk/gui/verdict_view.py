@@ -1,6 +1,6 @@
 """The headline verdict: one coloured answer to "will it fit?" with the other figure beneath.
 
-The sentences come from :func:`vramdesk.core.verdict.headline` (stable codes, filled
+The sentences come from :func:`vramdesk.core.solve.verdict.headline` (stable codes, filled
 parameters); this widget only translates and colours them.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from vramdesk.core.verdict import headline
+from vramdesk.core.solve.verdict import headline
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text
 

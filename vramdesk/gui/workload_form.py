@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QWidget
 
-from vramdesk.core.formats import KVDtype, WeightFormat
 from vramdesk.core.limits import INT_LIMITS
+from vramdesk.core.model.formats import KVDtype, WeightFormat
 from vramdesk.gui.binding import BoundForm
 from vramdesk.gui.controller import ScenarioController
 

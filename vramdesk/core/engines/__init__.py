@@ -9,7 +9,7 @@ does differently, naming the engine source file they follow in their docstrings.
 from __future__ import annotations
 
 from vramdesk.core.engines.base import EngineProfile, FormulaProfile
-from vramdesk.core.runtime import Engine
+from vramdesk.core.model.runtime import Engine
 
 _PROFILES: dict[Engine, EngineProfile] = {Engine.FORMULA: FormulaProfile()}
 

@@ -8,17 +8,22 @@ import re
 from fractions import Fraction
 from typing import NamedTuple
 
-from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.errors import InputError
-from vramdesk.core.formats import KVDtype, WeightSpec
-from vramdesk.core.formula import STATE_BYTES, activation_bytes, formula_estimate, weights_part
-from vramdesk.core.inputs import validate_inputs
-from vramdesk.core.kv_cache import cached_tokens_at, kv_cost_per_kind
 from vramdesk.core.limits import check_int
-from vramdesk.core.model import ModelSpec
-from vramdesk.core.runtime import Engine, OverheadForm, Runtime
-from vramdesk.core.state import state_bytes_per_sequence, state_layers
-from vramdesk.core.workload import Workload
+from vramdesk.core.model.formats import KVDtype, WeightSpec
+from vramdesk.core.model.inputs import validate_inputs
+from vramdesk.core.model.runtime import Engine, OverheadForm, Runtime
+from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.terms.breakdown import Breakdown, Part
+from vramdesk.core.terms.formula import (
+    STATE_BYTES,
+    activation_bytes,
+    formula_estimate,
+    weights_part,
+)
+from vramdesk.core.terms.kv_cache import cached_tokens_at, kv_cost_per_kind
+from vramdesk.core.terms.state import state_bytes_per_sequence, state_layers
 
 #: KV cache types of the paged engines: vLLM ``kv_cache_dtype`` ``auto`` (the model's 16- or
 #: 32-bit dtype), ``bfloat16``, ``fp8``, ``fp8_e4m3``, ``fp8_e5m2`` (``vllm/config/cache.py``
@@ -79,7 +84,7 @@ class EngineProfile:
     ``budgets_from_cuda_total`` is True for engines whose KV budget is a fraction of the
     total CUDA reports (``torch.cuda.mem_get_info``), which is 0.3-2 % below nvidia-smi's
     ``memory.total``: a catalog GPU then gives them its ``cuda_total_mib``
-    (:meth:`vramdesk.core.bundled.GpuSpec.capacity_for`).
+    (:meth:`vramdesk.core.store.bundled.GpuSpec.capacity_for`).
     """
 
     engine: Engine = Engine.FORMULA
@@ -340,7 +345,7 @@ class FormulaProfile(EngineProfile):
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:
-        """Return :func:`vramdesk.core.formula.formula_estimate` after :meth:`validate`.
+        """Return :func:`vramdesk.core.terms.formula.formula_estimate` after :meth:`validate`.
 
         Engine profiles build on this (``super().estimate``), so their checks run here too.
         """

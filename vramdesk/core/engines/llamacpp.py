@@ -23,7 +23,7 @@ Sources (read in ggml-org/llama.cpp, not copied):
   latent ``kv_lora_rank`` again; from the V-less cache (PR #19067, January 2026) K only.
 * Recurrent layers (Mamba, gated DeltaNet): ``llama_memory_recurrent`` with f32 ``r``
   (conv) and ``s`` (SSM) states, one per sequence slot (``src/llama-model.cpp``
-  ``create_memory``; :mod:`vramdesk.core.state`).
+  ``create_memory``; :mod:`vramdesk.core.terms.state`).
 * ``src/llama-model.cpp``: the input embedding always stays in host memory; a tied
   output matrix is a second copy on the device.
 """
@@ -34,7 +34,6 @@ import dataclasses
 import re
 from fractions import Fraction
 
-from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.engines.base import (
     FormulaProfile,
     check_kv_dtype,
@@ -42,15 +41,16 @@ from vramdesk.core.engines.base import (
     with_parts,
 )
 from vramdesk.core.errors import InputError
-from vramdesk.core.formats import KVDtype, WeightSpec
-from vramdesk.core.formula import weights_part
-from vramdesk.core.gguf_recipes import embedding_types
-from vramdesk.core.kv_cache import layer_row_elements
-from vramdesk.core.model import FULL, SLIDING, ModelSpec, count_params, ffn_width
-from vramdesk.core.runtime import Engine, MlaCache, Runtime
-from vramdesk.core.state import state_part
+from vramdesk.core.model.formats import KVDtype, WeightSpec
+from vramdesk.core.model.gguf_recipes import embedding_types
+from vramdesk.core.model.runtime import Engine, MlaCache, Runtime
+from vramdesk.core.model.spec import FULL, SLIDING, ModelSpec, count_params, ffn_width
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.terms.breakdown import Breakdown, Part
+from vramdesk.core.terms.formula import weights_part
+from vramdesk.core.terms.kv_cache import layer_row_elements
+from vramdesk.core.terms.state import state_part
 from vramdesk.core.units import ceil_bytes, round_up
-from vramdesk.core.workload import Workload
 
 #: Cell padding of the KV cache (llama-kv-cache.cpp ``get_padding`` / the iSWA cache).
 CELL_PAD = 256
@@ -485,7 +485,7 @@ class LlamaCppProfile(FormulaProfile):
         """Device weights, device KV cache, compute buffer; no fixed overhead is printed.
 
         llama.cpp does not page its cache (cells, padded to 256): ``block_size`` is not one of
-        its options (:data:`vramdesk.core.runtime.ENGINE_OPTION_GROUPS`), so a set one is
+        its options (:data:`vramdesk.core.model.runtime.ENGINE_OPTION_GROUPS`), so a set one is
         refused by :meth:`Runtime.validate`.
         """
         if model.is_mla:

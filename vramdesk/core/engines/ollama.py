@@ -12,14 +12,14 @@ Sources (read in ollama/ollama, not copied):
 
 from __future__ import annotations
 
-from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.engines.base import with_parts
 from vramdesk.core.engines.llamacpp import LlamaCppProfile
-from vramdesk.core.formats import KVDtype, WeightSpec
-from vramdesk.core.model import ModelSpec
-from vramdesk.core.runtime import Engine, Runtime
+from vramdesk.core.model.formats import KVDtype, WeightSpec
+from vramdesk.core.model.runtime import Engine, Runtime
+from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.terms.breakdown import Breakdown, Part
 from vramdesk.core.units import MIB
-from vramdesk.core.workload import Workload
 
 #: ``cudaMinimumMemory`` (discover/gpu.go): memory Ollama never schedules on a CUDA/ROCm GPU.
 MINIMUM_MEMORY_BYTES = 457 * MIB

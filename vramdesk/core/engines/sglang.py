@@ -18,15 +18,15 @@ from __future__ import annotations
 import math  # noqa: F401
 from fractions import Fraction
 
-from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, with_parts
 from vramdesk.core.engines.vllm import auto_dtype, vllm_weights_part
-from vramdesk.core.formats import WeightSpec
-from vramdesk.core.kv_cache import gpu_layers, kv_bytes_per_token, layer_row_elements
-from vramdesk.core.model import ModelSpec
-from vramdesk.core.runtime import Engine, Runtime
+from vramdesk.core.model.formats import WeightSpec
+from vramdesk.core.model.runtime import Engine, Runtime
+from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.terms.breakdown import Breakdown, Part
+from vramdesk.core.terms.kv_cache import gpu_layers, kv_bytes_per_token, layer_row_elements
 from vramdesk.core.units import ceil_bytes
-from vramdesk.core.workload import Workload
 
 #: ``mem_fraction_static`` used when the runtime does not set one.
 DEFAULT_MEM_FRACTION_STATIC = Fraction(88, 100)

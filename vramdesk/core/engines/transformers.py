@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, with_parts
-from vramdesk.core.formats import KVDtype, WeightFormat, WeightSpec
-from vramdesk.core.model import ModelSpec, widest_ffn_matrix
-from vramdesk.core.runtime import Engine, MlaCache, Runtime
-from vramdesk.core.workload import Workload
+from vramdesk.core.model.formats import KVDtype, WeightFormat, WeightSpec
+from vramdesk.core.model.runtime import Engine, MlaCache, Runtime
+from vramdesk.core.model.spec import ModelSpec, widest_ffn_matrix
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.terms.breakdown import Breakdown, Part
 
 #: KV cache types a torch tensor can hold (the ggml block types excluded).
 TORCH_KV_DTYPES = (KVDtype.FP16, KVDtype.BF16, KVDtype.FP32, KVDtype.FP8, KVDtype.INT8)

@@ -32,17 +32,11 @@ import math
 import re
 from fractions import Fraction
 
-from vramdesk.core.breakdown import Breakdown, Part
 from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, measured_part, with_parts
 from vramdesk.core.errors import InputError
-from vramdesk.core.formats import WeightFormat, WeightSpec
-from vramdesk.core.formula import STATE_BYTES, weights_part
-from vramdesk.core.kv_cache import (
-    kv_bytes_per_token_per_layer,
-    kv_cache_part,
-    shared_prefix_tokens,
-)
-from vramdesk.core.model import (
+from vramdesk.core.model.formats import WeightFormat, WeightSpec
+from vramdesk.core.model.runtime import Engine, Runtime
+from vramdesk.core.model.spec import (
     FULL,
     RECURRENT,
     SLIDING,
@@ -52,10 +46,16 @@ from vramdesk.core.model import (
     stage_layers,
     total_params,
 )
-from vramdesk.core.runtime import Engine, Runtime
-from vramdesk.core.state import state_layers
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.terms.breakdown import Breakdown, Part
+from vramdesk.core.terms.formula import STATE_BYTES, weights_part
+from vramdesk.core.terms.kv_cache import (
+    kv_bytes_per_token_per_layer,
+    kv_cache_part,
+    shared_prefix_tokens,
+)
+from vramdesk.core.terms.state import state_layers
 from vramdesk.core.units import MIB, ceil_bytes, ceil_div, round_up
-from vramdesk.core.workload import Workload
 
 #: ``DEFAULT_VOCAB_PADDING_SIZE`` of vocab_parallel_embedding.py.
 VOCAB_PADDING = 64
@@ -443,7 +443,7 @@ def mamba_page_bytes(model: ModelSpec, runtime: Runtime) -> int:
     """One recurrent layer's state for one request on one GPU (``MambaSpec.page_size_bytes``).
 
     Conv and SSM state in the 16-bit model dtype (``mamba_cache_dtype`` / ``mamba_ssm_cache_dtype``
-    ``auto``), sharded over TP (:mod:`vramdesk.core.state`).
+    ``auto``), sharded over TP (:mod:`vramdesk.core.terms.state`).
     """
     tp = runtime.tensor_parallel_size
     return ceil_bytes(Fraction(model.conv_state_elements, tp) * STATE_BYTES) + ceil_bytes(

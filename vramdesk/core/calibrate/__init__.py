@@ -1,0 +1,1 @@
+"""Engine logs, calibration against them, validation against engine cases."""

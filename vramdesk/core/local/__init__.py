@@ -1,0 +1,1 @@
+"""On this machine: local model files (importers), discovery of local models, NVML."""

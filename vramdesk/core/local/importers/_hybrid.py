@@ -1,0 +1,169 @@
+"""Hybrid and pure recurrent models: which layers are recurrent, and each one's state size.
+
+Read from ``config.json`` per family (the keys of each Hugging Face configuration class);
+the per-sequence state elements follow vLLM ``vllm/model_executor/layers/mamba/
+mamba_utils.py`` ``MambaStateShapeCalculator`` (see :mod:`vramdesk.core.terms.state`):
+
+* ``mamba`` / ``falcon_mamba`` (Mamba-1, every layer): ``d_inner = intermediate_size``;
+* ``jamba``: attention where ``i % attn_layer_period == attn_layer_offset``, Mamba-1 elsewhere
+  (``d_inner = mamba_expand * hidden``);
+* ``mamba2`` (every layer), ``bamba`` (``attn_layer_indices``), ``granitemoehybrid``
+  (``layer_types`` ``mamba``/``attention``), ``nemotron_h`` (``hybrid_override_pattern``:
+  ``M`` Mamba-2, ``*`` attention, ``-``/``E`` MLP or MoE without a cache), ``falcon_h1``
+  (attention and Mamba-2 side by side in every layer): Mamba-2;
+* ``qwen3_next``: gated DeltaNet (``layer_types`` ``linear_attention``, or every
+  ``full_attention_interval``-th layer full).
+
+The parameters of the recurrent mixers are not modelled from config.json: import the
+checkpoint (safetensors index or GGUF) for the exact count, or give ``params``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vramdesk.core.errors import InputError
+from vramdesk.core.model.spec import FULL, NO_CACHE, RECURRENT
+
+#: model_type values modelled here.
+HYBRID_MODEL_TYPES = frozenset(
+    {
+        "mamba",
+        "falcon_mamba",
+        "mamba2",
+        "jamba",
+        "bamba",
+        "granitemoehybrid",
+        "nemotron_h",
+        "falcon_h1",
+        "qwen3_next",
+    }
+)
+
+
+def _int(cfg: dict[str, Any], *keys: str, default: int | None = None) -> int:
+    for key in keys:
+        value = cfg.get(key)
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InputError(
+                    key, f"must be a whole number in config.json, got {value!r}", "not_int"
+                )
+            return value
+    if default is None:
+        raise InputError(keys[0], "is missing from config.json", "required")
+    return default
+
+
+def _mamba1(d_inner: int, d_state: int, d_conv: int) -> tuple[int, int]:
+    return d_inner * (d_conv - 1), d_inner * d_state
+
+
+def _mamba2(
+    d_inner: int, n_groups: int, d_state: int, n_heads: int, head_dim: int, d_conv: int
+) -> tuple[int, int]:
+    return (d_inner + 2 * n_groups * d_state) * (d_conv - 1), n_heads * head_dim * d_state
+
+
+def hybrid_fields(
+    cfg: dict[str, Any], layers: int, hidden: int, notes: list[str]
+) -> dict[str, Any]:
+    """ModelSpec fields of a hybrid/recurrent model: ``layer_types`` and the state sizes.
+
+    Raises
+    ------
+    InputError
+        A key the family needs is missing or not a whole number.
+    """
+    mt = str(cfg.get("model_type") or "")
+    parallel = False
+    if mt in ("mamba", "falcon_mamba"):
+        d_inner = _int(cfg, "intermediate_size", default=2 * hidden)
+        conv, ssm = _mamba1(
+            d_inner, _int(cfg, "state_size", default=16), _int(cfg, "conv_kernel", default=4)
+        )
+        types = (RECURRENT,) * layers
+    elif mt == "jamba":
+        period, offset = (
+            _int(cfg, "attn_layer_period", default=8),
+            _int(cfg, "attn_layer_offset", default=4),
+        )
+        types = tuple(FULL if i % period == offset else RECURRENT for i in range(layers))
+        d_inner = _int(cfg, "mamba_expand", default=2) * hidden
+        conv, ssm = _mamba1(
+            d_inner, _int(cfg, "mamba_d_state", default=16), _int(cfg, "mamba_d_conv", default=4)
+        )
+    elif mt == "qwen3_next":
+        listed = cfg.get("layer_types")
+        if isinstance(listed, list) and len(listed) == layers:
+            types = tuple(RECURRENT if str(t) == "linear_attention" else FULL for t in listed)
+        else:
+            every = _int(cfg, "full_attention_interval", default=4)
+            types = tuple(FULL if (i + 1) % every == 0 else RECURRENT for i in range(layers))
+        nk, nv = _int(cfg, "linear_num_key_heads"), _int(cfg, "linear_num_value_heads")
+        dk, dv = _int(cfg, "linear_key_head_dim"), _int(cfg, "linear_value_head_dim")
+        kernel = _int(cfg, "linear_conv_kernel_dim", default=4)
+        conv, ssm = (2 * nk * dk + nv * dv) * (kernel - 1), nv * dv * dk
+        notes.append(
+            f"gated DeltaNet layers: conv state (2 * {nk} * {dk} + {nv} * {dv}) * ({kernel} - 1), "
+            f"recurrent state {nv} * {dv} * {dk} per sequence"
+        )
+    else:  # Mamba-2 families
+        prefix = "" if mt == "mamba2" else "mamba_"
+        if mt == "nemotron_h":
+            pattern = str(cfg.get("hybrid_override_pattern") or "")
+            if len(pattern) != layers:
+                raise InputError(
+                    "hybrid_override_pattern", f"must have {layers} characters", "length"
+                )
+            kinds = {"M": RECURRENT, "*": FULL, "-": NO_CACHE, "E": NO_CACHE}
+            if set(pattern) - set(kinds):
+                raise InputError(
+                    "hybrid_override_pattern",
+                    "uses a layer symbol other than M * - E",
+                    "unknown_choice",
+                )
+            types = tuple(kinds[c] for c in pattern)
+            n_heads, head_dim = _int(cfg, "mamba_num_heads"), _int(cfg, "mamba_head_dim")
+            d_state, n_groups = _int(cfg, "ssm_state_size"), _int(cfg, "n_groups", default=1)
+            d_conv = _int(cfg, "conv_kernel", default=4)
+        else:
+            d_state = _int(cfg, f"{prefix}d_state", "state_size", default=128)
+            n_groups = _int(cfg, f"{prefix}n_groups", "n_groups", default=1)
+            d_conv = _int(cfg, f"{prefix}d_conv", "conv_kernel", default=4)
+            head_dim = _int(cfg, f"{prefix}d_head", "head_dim", default=64)
+            expand = _int(cfg, f"{prefix}expand", "expand", default=2)
+            n_heads = _int(
+                cfg, f"{prefix}n_heads", "num_heads", default=expand * hidden // head_dim
+            )
+            if mt == "mamba2":
+                types = (RECURRENT,) * layers
+            elif mt == "falcon_h1":
+                types, parallel = (FULL,) * layers, True
+            elif mt == "bamba":
+                idx = cfg.get("attn_layer_indices") or []
+                types = tuple(FULL if i in idx else RECURRENT for i in range(layers))
+            else:  # granitemoehybrid
+                listed = cfg.get("layer_types")
+                if not isinstance(listed, list) or len(listed) != layers:
+                    raise InputError("layer_types", f"must list {layers} layer types", "length")
+                types = tuple(FULL if str(t) == "attention" else RECURRENT for t in listed)
+        d_inner = _int(cfg, "mamba_d_ssm", default=n_heads * head_dim)
+        conv, ssm = _mamba2(d_inner, n_groups, d_state, n_heads, head_dim, d_conv)
+        notes.append(
+            f"Mamba-2 layers: conv state ({d_inner} + 2 * {n_groups} * {d_state}) * "
+            f"({d_conv} - 1), "
+            f"SSM state {n_heads} * {head_dim} * {d_state} per sequence"
+        )
+    recurrent = types.count(RECURRENT) + (layers if parallel else 0)
+    notes.append(
+        f"{mt}: {recurrent} layers keep a recurrent state of {conv + ssm:,} elements per sequence, "
+        f"{types.count(FULL)} attention layers keep a KV cache; the recurrent mixers' parameters "
+        "are not counted from config.json (import the checkpoint or give params)"
+    )
+    return {
+        "layer_types": types,
+        "conv_state_elements": conv,
+        "ssm_state_elements": ssm,
+        "parallel_ssm": parallel,
+    }

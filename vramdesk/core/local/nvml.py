@@ -1,0 +1,649 @@
+"""The local GPUs through NVML (SPEC §6), with no Qt.
+
+:func:`query_gpus` loads NVIDIA's own binding (``nvidia-ml-py``, module ``pynvml``)
+inside the call, runs ``nvmlInit``, reads every device and always runs
+``nvmlShutdown``; it returns a frozen :class:`NvmlSnapshot` or raises one error
+type, :class:`GpuQueryError`, whose ``kind`` says what went wrong and whose message
+a user understands. No pynvml exception ever escapes.
+
+Which memory numbers
+--------------------
+``nvmlDeviceGetMemoryInfo_v2`` (driver R510+) splits memory four ways:
+``total = reserved + used + free``, where *reserved* is what the driver and firmware
+set aside and *used* is what processes allocated. The v1 call reports
+``used = reserved + allocated``. vramdesk reports ``free_bytes`` (identical in both,
+and the only number an engine can still allocate: it is the budget), ``total_bytes``
+(the framebuffer, as in ``nvidia-smi -q`` "Total") and ``used_bytes = total - free``
+(reserved + allocated, as v1 and the ``nvidia-smi`` table show it), so that
+``used + free == total`` and a bar adds up. ``reserved_bytes`` is given separately
+when v2 answers and is ``None`` otherwise.
+
+Debug hook (screenshots, demos)
+-------------------------------
+Set the environment variable ``VRAMDESK_FAKE_NVML``:
+
+* ``VRAMDESK_FAKE_NVML=/path/to/gpus.json`` makes :func:`query_gpus` return the
+  snapshot that JSON file describes, with the field names of :func:`snapshot_to_dict`
+  (its output is valid input; nested ``processes``/``mig_instances`` may be omitted);
+* ``VRAMDESK_FAKE_NVML=error:<kind>`` raises :class:`GpuQueryError` of that kind
+  (one of :data:`ERROR_KINDS`), e.g. ``error:gpu_lost``.
+
+pynvml is never loaded while the hook is set. The file is untrusted input: at most
+1 MiB, plain JSON, every field type-checked; a bad file raises ``GpuQueryError``
+of kind ``"unknown"`` whose message names the variable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+from typing import Any, Literal
+
+from vramdesk.core.errors import InputError, VramdeskError
+from vramdesk.core.units import Unit, format_bytes
+
+#: The environment variable of the debug hook (see the module docstring).
+FAKE_ENV = "VRAMDESK_FAKE_NVML"
+
+#: Every ``GpuQueryError.kind``, each with the message a user reads.
+ERROR_MESSAGES: dict[str, str] = {
+    "no_binding": "The NVIDIA binding (the nvidia-ml-py package, module pynvml) is not installed. "
+    "vramdesk works without a GPU; estimates are unaffected.",
+    "no_driver": "No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. "
+    "vramdesk works without a GPU; estimates are unaffected.",
+    "driver_not_loaded": "The NVIDIA driver is installed but not loaded (is the kernel module "
+    "running?). vramdesk works without a GPU; estimates are unaffected.",
+    "driver_mismatch": "The NVIDIA driver and its NVML library differ in version (a driver update "
+    "without a reboot?). Reboot or reload the driver to read the GPUs.",
+    "no_permission": "Permission denied reading the NVIDIA GPUs (check access to /dev/nvidia*).",
+    "no_gpu": "The NVIDIA driver is loaded but reports no GPU.",
+    "gpu_lost": "A GPU stopped answering (NVML: GPU is lost or needs a reset).",
+    "not_supported": "This GPU or driver does not report memory through NVML.",
+    "unknown": "NVML failed with an unexpected error.",
+    "timeout": "NVML: the driver did not answer in time (a hung driver or a GPU in a bad "
+    "state). vramdesk works without a GPU; estimates are unaffected.",
+    "nonsense": "NVML reported memory figures that cannot be true (the driver may be in a bad "
+    "state); they are not shown.",
+}
+
+#: Seconds a whole NVML round (init, every device, shutdown) may take before it is given up.
+#: nvidia-smi answers in well under a second on a healthy machine; a first ``nvmlInit``
+#: without the persistence daemon can take a few seconds on a multi-GPU server.
+NVML_TIMEOUT_S = 10.0
+#: Limits of what a driver can truthfully report: GPUs in one machine, bytes of one GPU
+#: (1 PiB; the largest today have 192 GB), MIG instances (7 on A100/H100), processes listed.
+MAX_GPUS = 1024
+MAX_GPU_BYTES = 1 << 50
+MAX_MIG_INSTANCES = 64
+MAX_PROCESSES = 4096
+
+#: The error kinds, in a stable order.
+ERROR_KINDS: tuple[str, ...] = tuple(ERROR_MESSAGES)
+
+# NVML return-code names (pynvml constants) -> kind. Codes not listed are "unknown".
+KIND_BY_CODE_NAME = {
+    "NVML_ERROR_LIBRARY_NOT_FOUND": "no_driver",
+    "NVML_ERROR_FUNCTION_NOT_FOUND": "no_driver",
+    "NVML_ERROR_DRIVER_NOT_LOADED": "driver_not_loaded",
+    "NVML_ERROR_LIB_RM_VERSION_MISMATCH": "driver_mismatch",
+    "NVML_ERROR_NO_PERMISSION": "no_permission",
+    "NVML_ERROR_GPU_NOT_FOUND": "no_gpu",
+    "NVML_ERROR_GPU_IS_LOST": "gpu_lost",
+    "NVML_ERROR_RESET_REQUIRED": "gpu_lost",
+    "NVML_ERROR_TIMEOUT": "gpu_lost",
+    "NVML_ERROR_NOT_SUPPORTED": "not_supported",
+}
+
+
+class GpuQueryError(VramdeskError):
+    """The local GPUs could not be read.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`ERROR_KINDS` (``"no_driver"``, ``"gpu_lost"``, ...).
+    message : str, optional
+        The one-line message for the user; defaults to ``ERROR_MESSAGES[kind]``.
+    gpu_index : int, optional
+        The GPU that failed, when the failure was mid-query.
+    """
+
+    def __init__(self, kind: str, message: str | None = None, gpu_index: int | None = None) -> None:
+        self.kind = kind if kind in ERROR_MESSAGES else "unknown"
+        self.gpu_index = gpu_index
+        super().__init__(message or ERROR_MESSAGES[self.kind])
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"kind": ..., "message": ...}`` for JSON output."""
+        return {"kind": self.kind, "message": str(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class GpuProcess:
+    """A compute process on a GPU: ``used_bytes`` is ``None`` where NVML cannot tell (WDDM)."""
+
+    pid: int
+    used_bytes: int | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MigInstance:
+    """One MIG device of a MIG-enabled GPU, with its own memory (bytes, exact int)."""
+
+    index: int
+    uuid: str
+    total_bytes: int
+    used_bytes: int
+    free_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class GpuInfo:
+    """One GPU as NVML reports it; memory in bytes, exact int (see the module docstring).
+
+    ``mig_mode`` is ``None`` when the GPU has no MIG support; ``processes_note`` says why
+    ``processes`` is empty when the driver would not list them.
+    """
+
+    index: int
+    name: str
+    uuid: str
+    total_bytes: int
+    used_bytes: int
+    free_bytes: int
+    reserved_bytes: int | None = None
+    mig_mode: bool | None = None
+    mig_note: str | None = None
+    mig_instances: tuple[MigInstance, ...] = ()
+    processes: tuple[GpuProcess, ...] = ()
+    processes_note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NvmlSnapshot:
+    """Every local GPU at one moment, with the driver's versions.
+
+    ``cuda_driver_version`` is NVML's integer (``12040`` = CUDA 12.4), ``None`` if unknown.
+    """
+
+    driver_version: str
+    nvml_version: str
+    cuda_driver_version: int | None
+    gpus: tuple[GpuInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FitVerdict:
+    """Whether an estimate fits in the memory available now.
+
+    ``margin_bytes`` is ``available - needed``: the spare bytes, negative when short.
+    """
+
+    fits: bool
+    margin_bytes: int
+    text: str
+
+
+def query_gpus(
+    *, timeout_s: float | None = None, cancel: threading.Event | None = None
+) -> NvmlSnapshot:
+    """Read every local NVIDIA GPU through NVML, giving up after ``timeout_s`` seconds.
+
+    The NVML round runs on a daemon thread; this call waits for it at most ``timeout_s``
+    (and returns at once when ``cancel`` is set), so a hung driver can neither block the
+    caller for ever nor keep the process alive at exit. While a round that timed out is
+    still stuck in the driver, a new call fails at once instead of starting another.
+
+    Parameters
+    ----------
+    timeout_s : float, optional
+        The deadline of the whole round, seconds: ``VRAMDESK_NVML_TIMEOUT_S`` when set (a
+        number from 0.1 to 600), else :data:`NVML_TIMEOUT_S`.
+    cancel : threading.Event, optional
+        Set it to stop waiting (a window closing): the call raises ``GpuQueryError``.
+
+    Returns
+    -------
+    NvmlSnapshot
+        Driver versions and one :class:`GpuInfo` per device (bytes, exact int), checked by
+        :func:`checked_snapshot`.
+
+    Raises
+    ------
+    GpuQueryError
+        ``kind`` ``"no_driver"``, ``"driver_not_loaded"``, ``"no_permission"``, ``"no_gpu"``
+        (zero devices), ``"gpu_lost"`` (a GPU stopped answering; the message names it),
+        ``"not_supported"``, ``"no_binding"``, ``"driver_mismatch"``, ``"timeout"`` ("the
+        driver did not answer within N s"), ``"nonsense"`` (figures that cannot be true)
+        or ``"unknown"``.
+
+    Notes
+    -----
+    The NVML calls and their semantics are those of the NVML API reference
+    (docs.nvidia.com/deploy/nvml-api): ``nvmlDeviceGetMemoryInfo_v2``,
+    ``nvmlDeviceGetComputeRunningProcesses``, ``nvmlDeviceGetMigMode``,
+    ``nvmlDeviceGetMaxMigDeviceCount``, ``nvmlDeviceGetMigDeviceHandleByIndex``.
+    ``VRAMDESK_FAKE_NVML`` replaces the whole query (module docstring); it runs under the
+    same deadline (the path could be a FIFO nobody writes to).
+    """
+    if timeout_s is None:
+        timeout_s = _timeout_from_env()
+    return checked_snapshot(_with_deadline(_query_once, timeout_s, cancel))
+
+
+#: The environment variable that sets the NVML deadline, seconds.
+TIMEOUT_ENV = "VRAMDESK_NVML_TIMEOUT_S"
+
+
+def _timeout_from_env() -> float:
+    text = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not text:
+        return NVML_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.1 <= value <= 600:  # also refuses nan
+        raise GpuQueryError(
+            "unknown", f"{TIMEOUT_ENV} must be a number of seconds from 0.1 to 600, got {text!r}"
+        )
+    return value
+
+
+def _query_once() -> NvmlSnapshot:
+    fake = os.environ.get(FAKE_ENV)
+    if fake:
+        from vramdesk.core.local._nvml_fake import fake_snapshot
+
+        return fake_snapshot(fake)
+    try:
+        import pynvml
+    except ImportError:
+        raise GpuQueryError("no_binding") from None
+    from vramdesk.core.local._nvml_query import NvmlQuery
+
+    return NvmlQuery(pynvml).run()
+
+
+_ROUND_LOCK = threading.Lock()
+#: The NVML round in progress (its thread and start time), or None.
+_ROUND: tuple[threading.Thread, float] | None = None
+
+
+def _late(timeout_s: float) -> GpuQueryError:
+    return GpuQueryError(
+        "timeout",
+        f"NVML: the driver did not answer within {timeout_s:g} s (a hung driver or a GPU in "
+        "a bad state). vramdesk works without a GPU; estimates are unaffected.",
+    )
+
+
+def _with_deadline(
+    fn: Callable[[], NvmlSnapshot], timeout_s: float, cancel: threading.Event | None
+) -> NvmlSnapshot:
+    global _ROUND
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as err:  # noqa: BLE001 - handed to the waiting caller
+            box["error"] = err
+        finally:
+            done.set()
+
+    with _ROUND_LOCK:
+        if _ROUND is not None and _ROUND[0].is_alive():
+            waited = time.monotonic() - _ROUND[1]
+            raise GpuQueryError(
+                "timeout",
+                f"NVML: the driver has still not answered a query started {waited:.0f} s ago. "
+                "vramdesk works without a GPU; estimates are unaffected.",
+            )
+        thread = threading.Thread(target=target, name="vramdesk-nvml", daemon=True)
+        _ROUND = (thread, time.monotonic())
+        thread.start()
+    deadline = time.monotonic() + timeout_s
+    while not done.wait(min(0.05, max(0.0, deadline - time.monotonic()))):
+        if cancel is not None and cancel.is_set():
+            raise GpuQueryError("unknown", "The GPU query was cancelled.")
+        if time.monotonic() >= deadline:
+            raise _late(timeout_s)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _nonsense(where: str, detail: str) -> GpuQueryError:
+    return GpuQueryError("nonsense", f"{where}: {detail}. {ERROR_MESSAGES['nonsense']}")
+
+
+def _check_memory(where: str, total: Any, free: Any, reserved: Any = None) -> None:
+    ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (total, free))
+    if not ints or not 0 < total <= MAX_GPU_BYTES:
+        raise _nonsense(where, f"total memory {total!r} bytes")
+    if not 0 <= free <= total:
+        raise _nonsense(where, f"{free:,} bytes free of a {total:,}-byte total")
+    if reserved is not None and (
+        not isinstance(reserved, int)
+        or isinstance(reserved, bool)
+        or not 0 <= reserved <= total - free
+    ):
+        raise _nonsense(where, f"{reserved!r} bytes reserved with {free:,} of {total:,} free")
+
+
+def checked_snapshot(snapshot: NvmlSnapshot) -> NvmlSnapshot:
+    """Refuse figures no driver can truthfully report; drop the ones that are only details.
+
+    Every GPU (and MIG instance) must have ``0 < total <= 1 PiB`` and ``0 <= free <=
+    total`` (and ``reserved <= total - free``); ``used`` is recomputed as ``total - free``
+    (the module docstring's definition). A process figure outside ``0 .. total`` becomes
+    "not reported"; at most :data:`MAX_PROCESSES` processes and :data:`MAX_MIG_INSTANCES`
+    instances are kept, and a CUDA version that is not a plausible integer is dropped.
+
+    Raises
+    ------
+    GpuQueryError
+        ``kind`` ``"nonsense"``: more than :data:`MAX_GPUS` GPUs, or memory figures that
+        cannot be true; the message names the GPU and the figures.
+    """
+    if len(snapshot.gpus) > MAX_GPUS:
+        raise _nonsense("NVML", f"{len(snapshot.gpus):,} GPUs")
+    gpus = []
+    for gpu in snapshot.gpus:
+        where = f"GPU {gpu.index}"
+        _check_memory(where, gpu.total_bytes, gpu.free_bytes, gpu.reserved_bytes)
+        instances = []
+        for m in gpu.mig_instances[:MAX_MIG_INSTANCES]:
+            _check_memory(f"{where} MIG {m.index}", m.total_bytes, m.free_bytes)
+            instances.append(dataclasses.replace(m, used_bytes=m.total_bytes - m.free_bytes))
+        processes = tuple(
+            p
+            if p.used_bytes is None or 0 <= p.used_bytes <= gpu.total_bytes
+            else dataclasses.replace(p, used_bytes=None)
+            for p in gpu.processes[:MAX_PROCESSES]
+        )
+        gpus.append(
+            dataclasses.replace(
+                gpu,
+                name=gpu.name[:256],
+                used_bytes=gpu.total_bytes - gpu.free_bytes,
+                mig_instances=tuple(instances),
+                processes=processes,
+            )
+        )
+    cuda = snapshot.cuda_driver_version
+    if not isinstance(cuda, int) or isinstance(cuda, bool) or not 0 < cuda < 1_000_000:
+        cuda = None
+    return dataclasses.replace(snapshot, cuda_driver_version=cuda, gpus=tuple(gpus))
+
+
+def cuda_version_text(cuda_driver_version: int | None) -> str:
+    """``"12.4"`` for NVML's ``12040`` (major * 1000 + minor * 10); ``""`` for ``None``.
+
+    Source: NVML API reference, ``nvmlSystemGetCudaDriverVersion`` and the
+    ``NVML_CUDA_DRIVER_VERSION_MAJOR/MINOR`` macros of ``nvml.h``.
+    """
+    if not cuda_driver_version:
+        return ""
+    return f"{cuda_driver_version // 1000}.{cuda_driver_version % 1000 // 10}"
+
+
+def _chosen(snapshot: NvmlSnapshot, indices: Sequence[int]) -> list[GpuInfo]:
+    by_index = {g.index: g for g in snapshot.gpus}
+    if not indices:
+        raise InputError("gpu", "choose at least one local GPU", "empty")
+    for i in indices:
+        if i not in by_index:
+            have = ", ".join(str(k) for k in sorted(by_index)) or "none"
+            raise InputError(
+                "gpu",
+                f"no local GPU {i} (GPUs present: {have})",
+                "unknown_choice",
+                {"index": i, "present": sorted(by_index)},
+            )
+    return [by_index[i] for i in indices]
+
+
+def _memory_of(gpu: GpuInfo, which: Literal["free", "total"]) -> int:
+    if which not in ("free", "total"):
+        raise InputError("gpu", f"which must be 'free' or 'total', got {which!r}", "unknown_choice")
+    return gpu.free_bytes if which == "free" else gpu.total_bytes
+
+
+def local_budget_bytes(
+    snapshot: NvmlSnapshot, indices: Sequence[int], which: Literal["free", "total"] = "free"
+) -> int:
+    """Return the free (or total) memory summed over the chosen local GPUs.
+
+    Parameters
+    ----------
+    snapshot : NvmlSnapshot
+        From :func:`query_gpus`.
+    indices : sequence of int
+        NVML indices of the GPUs (as ``nvidia-smi`` numbers them).
+    which : {"free", "total"}
+        ``free``: what an engine could allocate right now; ``total``: the framebuffer.
+
+    Returns
+    -------
+    int
+        Bytes, exact.
+
+    Raises
+    ------
+    InputError
+        Field ``"gpu"``: an index that is not present, no index, or a bad ``which``.
+
+    Notes
+    -----
+    With tensor parallelism (TP > 1) the per-GPU estimate times TP is compared with this
+    sum (:func:`fits_now`). The sum can hide one fuller GPU; the reverse solver, which
+    works per GPU, uses :func:`local_per_gpu_bytes` (the smallest of the chosen GPUs).
+    """
+    return sum(_memory_of(g, which) for g in _chosen(snapshot, indices))
+
+
+def local_per_gpu_bytes(
+    snapshot: NvmlSnapshot, indices: Sequence[int], which: Literal["free", "total"] = "free"
+) -> int:
+    """Return the free (or total) memory of the tightest chosen GPU: a per-GPU budget.
+
+    A TP group is limited by its fullest member, since every rank holds an equal shard.
+    Parameters, units and errors as :func:`local_budget_bytes`.
+    """
+    return min(_memory_of(g, which) for g in _chosen(snapshot, indices))
+
+
+def fits_now(total_bytes_needed: int, available_bytes: int) -> FitVerdict:
+    """Whether ``total_bytes_needed`` fits in ``available_bytes`` (free memory now).
+
+    Parameters
+    ----------
+    total_bytes_needed : int
+        The estimate's total, bytes; with TP > 1 the per-GPU total times TP.
+    available_bytes : int
+        Free bytes now, e.g. :func:`local_budget_bytes` over the same GPUs.
+
+    Returns
+    -------
+    FitVerdict
+        ``fits`` when needed <= available; ``margin_bytes = available - needed``; ``text``
+        like "Fits in the 21.30 GiB free right now with 3.10 GiB to spare" or
+        "Needs 2.40 GiB more than is free right now" (GiB = 2**30 bytes, 2 decimals).
+    """
+    margin = available_bytes - total_bytes_needed
+    if margin >= 0:
+        text = (
+            f"Fits in the {format_bytes(available_bytes)} free right now with "
+            f"{format_bytes(margin)} to spare"
+        )
+    else:
+        text = f"Needs {format_bytes(-margin)} more than is free right now"
+    return FitVerdict(margin >= 0, margin, text)
+
+
+def snapshot_to_dict(snapshot: NvmlSnapshot) -> dict[str, Any]:
+    """Return the snapshot as JSON data, exact integer bytes (also the debug hook's format)."""
+    return asdict(snapshot)
+
+
+def parse_local_gpu(text: str, tp: int = 1) -> tuple[int, ...] | None:
+    """Return the GPU indices ``--gpu local[:I[,J...]]`` names; ``None`` if not ``local``.
+
+    ``local`` alone means the first ``tp`` GPUs (0 .. tp-1: GPU 0 without tensor
+    parallelism); ``local:1`` GPU 1; ``local:0,2`` GPUs 0 and 2.
+
+    Raises
+    ------
+    InputError
+        Field ``"gpu"``: indices that are not non-negative integers, repeated, or not
+        ``tp`` of them (the solver sizes one GPU of a TP group of exactly ``tp`` GPUs).
+    """
+    head, sep, rest = text.strip().partition(":")
+    if head.lower() != "local":
+        return None
+    if not sep:
+        return tuple(range(max(1, tp)))
+    parts = [p.strip() for p in rest.split(",")]
+    if not all(p.isdigit() for p in parts) or len(set(parts)) != len(parts):
+        raise InputError(
+            "gpu",
+            f"expected local, local:INDEX or local:I,J,... (got {text!r})",
+            "invalid",
+            {"value": text},
+        )
+    if len(parts) != max(1, tp):
+        raise InputError(
+            "gpu",
+            f"--tp {max(1, tp)} needs {max(1, tp)} local GPU(s), {text!r} names {len(parts)}",
+            "count",
+            {"value": text, "tp": tp},
+        )
+    return tuple(int(p) for p in parts)
+
+
+def local_gpu_budget(
+    text: str, tp: int = 1, query: Callable[[], NvmlSnapshot] | None = None
+) -> tuple[str, int] | None:
+    """Return the budget ``(label, capacity_bytes)`` of ``--gpu local[:INDEX]``, or ``None``.
+
+    The capacity is per GPU: the free memory of the tightest chosen GPU right now
+    (:func:`local_per_gpu_bytes`), since the solver sizes one GPU of a TP group. The
+    solver then applies ``gpu_memory_utilization`` to it, as SPEC §4 says.
+
+    Parameters
+    ----------
+    text : str
+        The ``--gpu`` value; anything but ``local...`` returns ``None``.
+    tp : int
+        Tensor-parallel size: ``local`` alone takes GPUs 0 .. tp-1.
+    query : callable, optional
+        Returns the snapshot; default :func:`query_gpus`.
+
+    Raises
+    ------
+    GpuQueryError
+        No GPU can be read (the CLI exits 1).
+    InputError
+        Field ``"gpu"``: a bad or absent index, or fewer local GPUs than ``tp`` (exit 2).
+    """
+    indices = parse_local_gpu(text, tp)
+    if indices is None:
+        return None
+    snapshot = (query or query_gpus)()
+    if len(snapshot.gpus) < len(indices) and ":" not in text:
+        raise InputError(
+            "gpu",
+            f"--tp {tp} needs {tp} local GPUs; {len(snapshot.gpus)} present",
+            "too_large",
+            {"tp": tp, "present": len(snapshot.gpus)},
+        )
+    free = local_per_gpu_bytes(snapshot, indices, "free")
+    names = ", ".join(f"GPU {g.index} {g.name}" for g in _chosen(snapshot, indices))
+    least = "" if len(indices) == 1 else ", the least of these GPUs"
+    mib = format_bytes(free, Unit.MIB, 0)
+    return f"local {names}: {format_bytes(free)} free now ({mib}{least})", free
+
+
+def engine_local_budget(
+    text: str, tp: int, util: Fraction, query: Callable[[], NvmlSnapshot] | None = None
+) -> tuple[str, int, str | None] | None:
+    """``--gpu local[:INDEX]`` for engines that budget ``util * total`` (vLLM, SGLang).
+
+    vLLM does not budget from the free memory: it asks for ``gpu_memory_utilization * total``
+    and refuses to start when less than that is free (``vllm/v1/worker/gpu_worker.py``,
+    "Free memory on device ... is less than desired GPU memory utilization"). So the
+    capacity is the chosen GPUs' (smallest) total, and a warning says when one of them has
+    less free memory than the engine will ask for.
+
+    Returns
+    -------
+    tuple or None
+        ``(label, total_bytes per GPU, warning or None)``; ``None`` if ``text`` is not ``local``.
+
+    Raises
+    ------
+    GpuQueryError, InputError
+        As :func:`local_gpu_budget`.
+    """
+    indices = parse_local_gpu(text, tp)
+    if indices is None:
+        return None
+    snapshot = (query or query_gpus)()
+    total = local_per_gpu_bytes(snapshot, indices, "total")
+    chosen = _chosen(snapshot, indices)
+    want = math.floor(total * Fraction(util))
+    short = [g for g in chosen if g.free_bytes < want]
+    names = ", ".join(f"GPU {g.index} {g.name}" for g in chosen)
+    label = f"local {names}: {format_bytes(total)} total ({format_bytes(total, Unit.MIB, 0)})"
+    warning = None
+    if short:
+        g = short[0]
+        warning = (
+            f"GPU {g.index} has {format_bytes(g.free_bytes)} free, less than "
+            f"gpu_memory_utilization {float(util):g} x {format_bytes(total)} = "
+            f"{format_bytes(want)}: "
+            "the engine would refuse to start (free the GPU or lower --util)"
+        )
+    return label, total, warning
+
+
+def gpus_text(snapshot: NvmlSnapshot) -> str:
+    """``vramdesk gpus``: a driver line, then one line per GPU (MiB and GiB), then notes."""
+    cuda = cuda_version_text(snapshot.cuda_driver_version)
+    lines = [
+        f"Driver {snapshot.driver_version}"
+        + (f", CUDA {cuda}" if cuda else "")
+        + (f", NVML {snapshot.nvml_version}" if snapshot.nvml_version else "")
+    ]
+    for g in snapshot.gpus:
+        lines.append(
+            f"GPU {g.index}: {g.name}  "
+            + _mib_gib("total", g.total_bytes)
+            + "  "
+            + _mib_gib("used", g.used_bytes)
+            + "  "
+            + _mib_gib("free", g.free_bytes)
+        )
+        lines += [
+            f"  MIG {m.index}: "
+            + _mib_gib("total", m.total_bytes)
+            + "  "
+            + _mib_gib("free", m.free_bytes)
+            for m in g.mig_instances
+        ]
+        lines += [f"  {note}" for note in (g.mig_note, g.processes_note) if note]
+    return "\n".join(lines)
+
+
+def _mib_gib(label: str, n_bytes: int) -> str:
+    return f"{label} {format_bytes(n_bytes, Unit.MIB, 0)} ({format_bytes(n_bytes)})"

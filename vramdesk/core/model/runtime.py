@@ -1,0 +1,324 @@
+"""The runtime: engine knobs that change memory without changing the model (SPEC §3.5, §4)."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass
+from fractions import Fraction
+
+from vramdesk.core.errors import InputError
+from vramdesk.core.limits import check_int, check_real
+from vramdesk.core.model.formats import KVDtype
+from vramdesk.core.units import GIB
+
+
+class OverheadForm(enum.Enum):
+    """How framework overhead is added (both forms come from the source documents)."""
+
+    MULTIPLIER = "multiplier"  #: (weights + kv + activations) * factor + fixed
+    WORKSPACE = "workspace"  #: weights * fraction
+
+
+class Engine(enum.Enum):
+    """Which inference engine's accounting to follow."""
+
+    FORMULA = "formula"  #: the source documents' neutral formulas (default)
+    VLLM = "vllm"
+    SGLANG = "sglang"
+    LLAMA_CPP = "llama.cpp"
+    OLLAMA = "ollama"
+    TRANSFORMERS = "transformers"
+
+    @classmethod
+    def parse(cls, text: str, field: str = "engine") -> Engine:
+        """Return the engine named ``text`` (``llamacpp`` and ``llama-cpp`` accepted).
+
+        Raises
+        ------
+        InputError
+            ``field``: unknown engine.
+        """
+        key = (
+            str(text)
+            .strip()
+            .lower()
+            .replace("llamacpp", "llama.cpp")
+            .replace("llama-cpp", "llama.cpp")
+        )
+        for member in cls:
+            if member.value == key:
+                return member
+        names = ", ".join(m.value for m in cls)
+        raise InputError(field, f"unknown engine {text!r}; known: {names}", "unknown_choice")
+
+
+class MlaCache(enum.Enum):
+    """How an engine caches MLA attention."""
+
+    LATENT = "latent"  #: kv_lora_rank + qk_rope_head_dim per token per layer (vLLM, SGLang)
+    EXPANDED = "expanded"  #: per-head K (nope + rope) and V (older llama.cpp builds)
+    #: K = latent + rope, V = the latent again (llama.cpp from the MLA cache until V-less)
+    LATENT_WITH_V = "latent+v"
+
+
+#: Runtime fields by option group. Every engine takes the common group; each takes the
+#: groups :data:`ENGINE_OPTION_GROUPS` lists, and refuses a field of another group that is
+#: set (:meth:`Runtime.check_engine_options`) instead of ignoring it silently.
+OPTION_GROUPS: dict[str, tuple[str, ...]] = {
+    "common": (
+        "engine",
+        "engine_version",
+        "tensor_parallel_size",
+        "pipeline_parallel_size",
+        "sliding_window_exploited",
+        "mla_cache",
+        "loaded_weights_bytes",
+    ),
+    #: a fraction of the GPU the engine may use (vLLM, transformers, the formula profile)
+    "utilization": ("gpu_memory_utilization",),
+    #: paged KV cache (vLLM, the formula profile)
+    "paging": ("block_size",),
+    #: a prefix stored once (vLLM prefix caching, SGLang's radix cache, the formula profile)
+    "prefix": ("shared_prefix_tokens",),
+    #: the source documents' overhead forms (formula profile only)
+    "formula_overhead": (
+        "overhead",
+        "overhead_factor",
+        "fixed_overhead_bytes",
+        "workspace_fraction",
+    ),
+    #: vLLM's scheduler and profiler terms
+    "vllm": (
+        "max_num_batched_tokens",
+        "non_torch_bytes",
+        "activation_peak_bytes",
+        "cuda_graph_bytes",
+        "profiled_peak_bytes",
+    ),
+    #: SGLang's static memory fraction
+    "sglang": ("mem_fraction_static",),
+    #: llama.cpp (and Ollama) context, batch, slots, offload, flash attention, cache types
+    "llama.cpp": (
+        "n_ubatch",
+        "n_parallel",
+        "flash_attn",
+        "swa_full",
+        "kv_unified",
+        "n_gpu_layers",
+        "cache_type_k",
+        "cache_type_v",
+        "compute_buffer_bytes",
+    ),
+}
+#: The option groups each engine has besides ``common``.
+ENGINE_OPTION_GROUPS: dict[Engine, tuple[str, ...]] = {
+    Engine.FORMULA: ("utilization", "paging", "prefix", "formula_overhead"),
+    Engine.VLLM: ("utilization", "paging", "prefix", "vllm"),
+    Engine.SGLANG: ("prefix", "sglang"),
+    Engine.LLAMA_CPP: ("llama.cpp",),
+    Engine.OLLAMA: ("llama.cpp",),
+    Engine.TRANSFORMERS: ("utilization",),
+}
+
+
+def engine_options(engine: Engine) -> tuple[str, ...]:
+    """The Runtime fields ``engine`` has: the common group plus its own groups."""
+    names = ("common", *ENGINE_OPTION_GROUPS[engine])
+    return tuple(f for g in names for f in OPTION_GROUPS[g])
+
+
+def option_owners(field: str) -> list[Engine]:
+    """The engines that have the Runtime field ``field``."""
+    return [e for e in Engine if field in engine_options(e)]
+
+
+def foreign_option_error(engine: Engine, field: str) -> InputError:
+    """The refusal of ``field`` under ``engine``, naming the field and the engines that have it."""
+    owners = ", ".join(e.value for e in option_owners(field))
+    hint = {
+        "gpu_memory_utilization": (
+            "; SGLang sizes its pool with mem_fraction_static"
+            if engine is Engine.SGLANG
+            else "; llama.cpp allocates its buffers exactly"
+            if engine in (Engine.LLAMA_CPP, Engine.OLLAMA)
+            else ""
+        ),
+        "block_size": "; its cache is not paged in blocks"
+        if engine in (Engine.LLAMA_CPP, Engine.OLLAMA, Engine.SGLANG, Engine.TRANSFORMERS)
+        else "",
+    }.get(field, "")
+    return InputError(
+        field,
+        f"{engine.value} has no {field} (an option of {owners}){hint}; "
+        "leave it unset for this engine",
+        "unsupported",
+        {"engine": engine.value},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    """Engine settings.
+
+    The fields fall into option groups (:data:`OPTION_GROUPS`); each engine has the common
+    group and its own (:data:`ENGINE_OPTION_GROUPS`), and :meth:`validate` refuses a field
+    of another engine that is set, naming it.
+
+    Attributes
+    ----------
+    gpu_memory_utilization : Fraction
+        Share of the GPU the engine may use (vLLM's flag; 0.9 by default).
+    block_size : int or None
+        Paged-attention block in tokens (vLLM default 16): each sequence is rounded up to
+        whole blocks. ``None`` disables paging (exact token counts).
+    shared_prefix_tokens : int
+        A prefix common to every sequence (system prompt); its whole blocks are stored once.
+    tensor_parallel_size, pipeline_parallel_size : int
+        TP shards weights and KV heads (``max(1, kv_heads // tp)`` KV heads per GPU; MLA's
+        latent cache is replicated); PP splits the layers (``ceil(layers / pp)`` per GPU).
+    overhead : OverheadForm
+        Multiplier form ``(w + kv + act) * overhead_factor + fixed_overhead_bytes`` or
+        workspace form ``w * workspace_fraction``.
+    fixed_overhead_bytes : int
+        CUDA context, cuBLAS workspace, allocator slack: 1 GiB by default (source article).
+    engine : Engine
+        Whose accounting to follow; ``FORMULA`` is the source documents'.
+    sliding_window_exploited : bool
+        Sliding-window layers cache at most ``sliding_window`` tokens (vLLM/HF); False
+        caches the full context on every layer (engines that ignore the window).
+    max_num_batched_tokens : int or None
+        vLLM/SGLang tokens per scheduler step (the profiled prefill size); ``None``: the
+        engine version's default.
+    n_ubatch, n_parallel : int or None
+        llama.cpp physical batch (default 512) and slots (default: the workload's batch).
+    flash_attn : bool or None
+        llama.cpp flash attention: on, off, or ``None`` for ``auto`` (the build's default:
+        :func:`vramdesk.core.engines.llamacpp.flash_attention`).
+    swa_full, kv_unified : bool
+        llama.cpp full-size sliding-window cache; one unified KV stream for all slots.
+    n_gpu_layers : int or None
+        llama.cpp layers offloaded (``None``: all); the GPU holds the last ones' KV.
+    cache_type_k, cache_type_v : KVDtype or None
+        llama.cpp cache types of K and V (``None``: the workload's ``kv_dtype``).
+    mem_fraction_static : Fraction or None
+        SGLang share of the GPU for weights + KV pool (``None``: 0.88).
+    non_torch_bytes, activation_peak_bytes, cuda_graph_bytes : int or None
+        Measured vLLM profiler terms per GPU (from a start-up log); ``None``: modelled.
+    profiled_peak_bytes : int or None
+        vLLM V0 ``peak_torch_memory`` (weights included), replaces weights + activations
+        in the KV budget.
+    loaded_weights_bytes : int or None
+        Measured resident weights per GPU ("Model loading took", llama.cpp model buffer).
+    compute_buffer_bytes : int or None
+        Measured llama.cpp compute buffer on the GPU.
+    """
+
+    gpu_memory_utilization: Fraction = Fraction(9, 10)
+    block_size: int | None = 16
+    shared_prefix_tokens: int = 0
+    tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    overhead: OverheadForm = OverheadForm.MULTIPLIER
+    overhead_factor: Fraction = Fraction(115, 100)
+    fixed_overhead_bytes: int = GIB
+    workspace_fraction: Fraction = Fraction(5, 100)
+    engine: Engine = Engine.FORMULA
+    engine_version: str | None = None
+    sliding_window_exploited: bool = True
+    mla_cache: MlaCache = MlaCache.LATENT
+    # engine knobs and measured figures (appended; defaults keep the formula profile unchanged)
+    max_num_batched_tokens: int | None = None
+    n_ubatch: int | None = None
+    n_parallel: int | None = None
+    flash_attn: bool | None = None
+    swa_full: bool = False
+    kv_unified: bool = False
+    n_gpu_layers: int | None = None
+    cache_type_k: KVDtype | None = None
+    cache_type_v: KVDtype | None = None
+    mem_fraction_static: Fraction | None = None
+    non_torch_bytes: int | None = None
+    activation_peak_bytes: int | None = None
+    cuda_graph_bytes: int | None = None
+    profiled_peak_bytes: int | None = None
+    loaded_weights_bytes: int | None = None
+    compute_buffer_bytes: int | None = None
+
+    def validate(self) -> Runtime:
+        """Check every field; return ``self``.
+
+        Raises
+        ------
+        InputError
+            The first invalid field.
+        """
+        check_real("gpu_memory_utilization", self.gpu_memory_utilization)
+        check_int("block_size", self.block_size, optional=True)
+        check_int("shared_prefix_tokens", self.shared_prefix_tokens)
+        check_int("tensor_parallel_size", self.tensor_parallel_size)
+        check_int("pipeline_parallel_size", self.pipeline_parallel_size)
+        check_real("overhead_factor", self.overhead_factor)
+        check_real("workspace_fraction", self.workspace_fraction)
+        if (
+            isinstance(self.fixed_overhead_bytes, bool)
+            or not isinstance(self.fixed_overhead_bytes, int)
+            or self.fixed_overhead_bytes < 0
+        ):
+            raise InputError("fixed_overhead_gib", "must be zero or more", "too_small")
+        if not isinstance(self.overhead, OverheadForm):
+            raise InputError(
+                "overhead", f"unknown overhead form {self.overhead!r}", "unknown_choice"
+            )
+        self._validate_engine_knobs()
+        self.check_engine_options()
+        return self
+
+    def check_engine_options(self) -> None:
+        """Refuse a field the engine does not have (:data:`ENGINE_OPTION_GROUPS`) when it is set.
+
+        "Set" means different from :class:`Runtime`'s default (the command line also refuses
+        a typed flag equal to the default).
+
+        Raises
+        ------
+        InputError
+            The field, e.g. ``gpu_memory_utilization``: "llama.cpp has no
+            gpu_memory_utilization (an option of vllm, transformers)...".
+        """
+        if not isinstance(self.engine, Engine):
+            return
+        allowed = set(engine_options(self.engine))
+        for f in dataclasses.fields(self):
+            if f.name not in allowed and getattr(self, f.name) != f.default:
+                raise foreign_option_error(self.engine, f.name)
+
+    def options(self) -> dict[str, object]:
+        """The fields this runtime's engine has, with their values (the engine's option group)."""
+        return {name: getattr(self, name) for name in engine_options(self.engine)}
+
+    def _validate_engine_knobs(self) -> None:
+        for name in (
+            "max_num_batched_tokens",
+            "n_ubatch",
+            "n_parallel",
+            "n_gpu_layers",
+            "non_torch_bytes",
+            "activation_peak_bytes",
+            "cuda_graph_bytes",
+            "profiled_peak_bytes",
+            "loaded_weights_bytes",
+            "compute_buffer_bytes",
+        ):
+            check_int(name, getattr(self, name), optional=True)
+        if self.mem_fraction_static is not None:
+            check_real("mem_fraction_static", self.mem_fraction_static)
+        for name in ("cache_type_k", "cache_type_v"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), KVDtype):
+                raise InputError(
+                    name, f"must be a KVDtype, got {getattr(self, name)!r}", "unknown_choice"
+                )
+
+    def replace(self, **changes: object) -> Runtime:
+        """Return a copy with ``changes`` applied (not validated)."""
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,312 @@
+"""A scenario (model + weights + workload + runtime) and how to build one from plain options.
+
+The command line hands its parsed options here as a dict, so that parsing
+numbers, checking them and naming the field at fault happen in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from vramdesk.core.errors import InputError
+from vramdesk.core.limits import check_real
+from vramdesk.core.model.formats import KVDtype, WeightFormat, WeightSpec
+from vramdesk.core.model.runtime import (
+    Engine,
+    OverheadForm,
+    Runtime,
+    engine_options,
+    foreign_option_error,
+)
+from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.units import gib_to_bytes, to_fraction
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """The four inputs of an estimate."""
+
+    model: ModelSpec
+    weights: WeightSpec
+    workload: Workload
+    runtime: Runtime
+
+
+def resolve_model_preset(name: str):
+    """A bundled model preset by name or slug, else a saved (user) model or scenario preset.
+
+    Returns
+    -------
+    vramdesk.core.store.bundled.ModelPreset
+
+    Raises
+    ------
+    InputError
+        ``preset``: no bundled or saved preset of that name.
+    """
+    from vramdesk.core.store.bundled import find_model
+
+    try:
+        return find_model(name)
+    except InputError as bundled_error:
+        from vramdesk.core.store.presets import PresetStore, model_preset
+
+        try:
+            user = PresetStore().find(name)
+        except InputError:
+            raise bundled_error from None
+        if user.kind not in ("model", "scenario"):
+            raise InputError(
+                "preset", f"{name!r} is a saved {user.kind} preset, not a model", "wrong_kind"
+            ) from None
+        return model_preset(user)
+
+
+def _number(field: str, value: Any) -> Fraction:
+    try:
+        return to_fraction(value)
+    except (ValueError, ZeroDivisionError):
+        raise InputError(field, f"must be a number, got {value!r}", "not_number") from None
+
+
+_SHAPE_FLAGS = {  # option -> ModelSpec field
+    "layers": "num_hidden_layers",
+    "kv_heads": "num_key_value_heads",
+    "head_dim": "head_dim",
+    "heads": "num_attention_heads",
+    "hidden": "hidden_size",
+    "intermediate": "intermediate_size",
+    "vocab": "vocab_size",
+}
+
+
+def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
+    """The model and its default weights from ``--preset``/``--config``/``--gguf`` or shape flags.
+
+    Shape flags given together with a preset or a config override its fields.
+
+    Raises
+    ------
+    InputError
+        ``model``: no source or more than one; a missing shape field, named.
+    """
+    sources = [k for k in ("preset", "config", "gguf", "model") if opts.get(k)]
+    if len(sources) > 1:
+        raise InputError(
+            "model",
+            f"give only one of --preset, --config, --gguf, --model (got {', '.join(sources)})",
+            "conflict",
+        )
+    overrides = {f: opts[o] for o, f in _SHAPE_FLAGS.items() if opts.get(o) is not None}
+    if opts.get("params_b") is not None:
+        overrides["params"] = round(_number("params_b", opts["params_b"]) * 10**9)
+    if sources == ["gguf"] and not str(opts["gguf"]).lower().endswith(".gguf"):
+        raise InputError(
+            "gguf",
+            f"expects a .gguf file, got {opts['gguf']!r} (use --config for config.json "
+            "or a model folder)",
+            "wrong_type",
+        )
+    if sources == ["preset"]:
+        preset = resolve_model_preset(opts["preset"])
+        return preset.model.replace(**overrides), preset.weights
+    if sources == ["model"]:
+        from vramdesk.core.local.discovery import load_named
+
+        imported = load_named(opts["model"])
+        return imported.model.replace(**overrides), imported.weights
+    if sources:
+        from vramdesk.core.local.importers import load_model
+
+        imported = load_model(opts[sources[0]])
+        return imported.model.replace(**overrides), imported.weights
+    if "params" not in overrides:
+        raise InputError(
+            "model",
+            "give --preset NAME, --config PATH, --gguf PATH, or --params-b with "
+            "--layers, --kv-heads and --head-dim",
+            "required",
+        )
+    for opt in ("layers", "kv_heads", "head_dim"):
+        if opts.get(opt) is None:
+            raise InputError(
+                _SHAPE_FLAGS[opt],
+                f"is required with --params-b (--{opt.replace('_', '-')})",
+                "required",
+            )
+    return ModelSpec(name=f"{opts['params_b']:g}B custom", **overrides), WeightSpec(
+        WeightFormat.FP16
+    )
+
+
+def weights_from_args(opts: dict[str, Any], default: WeightSpec) -> WeightSpec:
+    """Apply ``--weights``, ``--group-size`` and ``--embeddings`` to the model's default format."""
+    spec = default
+    if opts.get("weights"):
+        spec = WeightSpec(WeightFormat.parse(opts["weights"], "weights"))
+    if opts.get("group_size") is not None:
+        spec = spec.replace(group_size=opts["group_size"])
+    if opts.get("embeddings"):
+        spec = spec.replace(embeddings_unquantized=opts["embeddings"] == "unquantized")
+    return spec
+
+
+def workload_from_args(opts: dict[str, Any]) -> Workload:
+    """Workload from ``--context``, ``--batch``, ``--prompt-len``, ``--chunk``, ``--kv-dtype``."""
+    return Workload(
+        context_tokens=opts["context"],
+        batch=opts.get("batch", 1),
+        kv_dtype=KVDtype.parse(opts.get("kv_dtype") or "fp16"),
+        prompt_len=opts.get("prompt_len"),
+        chunk_tokens=opts.get("chunk"),
+        live_buffers=opts.get("live_buffers", 4),
+    )
+
+
+def fixed_overhead_bytes(value: Any) -> int:
+    """Bytes of a fixed overhead typed in GiB (checked against ``FLOAT_LIMITS``), exact.
+
+    Raises
+    ------
+    InputError
+        ``fixed_overhead_gib``: not a number, or out of range.
+    """
+    fixed = _number("fixed_overhead_gib", value)
+    check_real("fixed_overhead_gib", fixed)
+    return gib_to_bytes(fixed)
+
+
+#: Runtime options: option name -> (Runtime field, conversion of the typed value).
+_RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
+    "util": ("gpu_memory_utilization", lambda v: _number("gpu_memory_utilization", v)),
+    "block_size": ("block_size", lambda v: None if v == "none" else v),
+    "shared_prefix": ("shared_prefix_tokens", lambda v: v),
+    "tp": ("tensor_parallel_size", lambda v: v),
+    "pp": ("pipeline_parallel_size", lambda v: v),
+    "overhead": ("overhead", OverheadForm),
+    "overhead_factor": ("overhead_factor", lambda v: _number("overhead_factor", v)),
+    "fixed_gib": ("fixed_overhead_bytes", fixed_overhead_bytes),
+    "workspace_fraction": ("workspace_fraction", lambda v: _number("workspace_fraction", v)),
+    "engine": ("engine", Engine.parse),
+    "engine_version": ("engine_version", str),
+    "mem_fraction_static": ("mem_fraction_static", lambda v: _number("mem_fraction_static", v)),
+    "n_gpu_layers": ("n_gpu_layers", lambda v: v),
+    "flash_attn": ("flash_attn", lambda v: _on_off_auto("flash_attn", v)),
+    "ubatch": ("n_ubatch", lambda v: v),
+    "parallel": ("n_parallel", lambda v: v),
+    "kv_unified": ("kv_unified", bool),
+    "swa_full": ("swa_full", bool),
+}
+
+
+def _on_off_auto(field: str, value: Any) -> bool | None:
+    """``on`` -> True, ``off`` -> False, ``auto`` -> None (the engine build's default)."""
+    key = str(value).strip().lower()
+    choices = {"on": True, "off": False, "auto": None, "1": True, "0": False}
+    if key not in choices:
+        raise InputError(field, f"must be on, off or auto, got {value!r}", "unknown_choice")
+    return choices[key]
+
+
+def runtime_preset(name: str) -> Runtime:
+    """The runtime of a saved ``runtime`` (or ``scenario``) preset, e.g. a calibration.
+
+    Raises
+    ------
+    InputError
+        ``runtime_preset``: no such saved preset, or one without a runtime.
+    """
+    from vramdesk.core.store.presets import PresetStore, scenario_parts
+
+    store = PresetStore()
+    try:
+        user = store.find(name)
+    except InputError:
+        why = "; ".join(store.problems)  # a file set aside just now says why the name is gone
+        raise InputError(
+            "runtime_preset",
+            f"no saved preset named {name!r}" + (f" ({why})" if why else ""),
+            "unknown_choice",
+        ) from None
+    runtime = scenario_parts(user).get("runtime")
+    if not isinstance(runtime, Runtime):
+        raise InputError(
+            "runtime_preset",
+            f"{name!r} is a saved {user.kind} preset with no runtime",
+            "wrong_kind",
+        )
+    return runtime
+
+
+def runtime_from_args(opts: dict[str, Any]) -> Runtime:
+    """The runtime: ``--runtime-preset`` (or the defaults), then every runtime option given.
+
+    Options left out (``None``) keep the preset's value, or :class:`Runtime`'s default.
+
+    Raises
+    ------
+    InputError
+        A typed option the engine does not have (``--util`` with llama.cpp, ``--ubatch`` with
+        vLLM), named by its field, even when it equals the default.
+    """
+    base = runtime_preset(opts["runtime_preset"]) if opts.get("runtime_preset") else Runtime()
+    changes = {
+        field: convert(opts[option])
+        for option, (field, convert) in _RUNTIME_OPTIONS.items()
+        if opts.get(option) is not None
+    }
+    runtime = base.replace(**changes)
+    if isinstance(runtime.engine, Engine):
+        has = set(engine_options(runtime.engine))
+        for option, (field, _) in _RUNTIME_OPTIONS.items():
+            if opts.get(option) is not None and field not in has:
+                raise foreign_option_error(runtime.engine, field)  # typed, even if the default
+    return runtime
+
+
+def scenario_from_args(opts: dict[str, Any]) -> Scenario:
+    """Build and validate a :class:`Scenario` from command-line style options.
+
+    Raises
+    ------
+    InputError
+        The first invalid or missing field, named.
+    """
+    model, default_weights = model_from_args(opts)
+    sc = Scenario(
+        model,
+        weights_from_args(opts, default_weights),
+        workload_from_args(opts),
+        runtime_from_args(opts),
+    )
+    from vramdesk.core.estimate import validate_inputs
+
+    validate_inputs(sc.model, sc.weights, sc.workload, sc.runtime)
+    return sc
+
+
+def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
+    """The GPU budget ``(label, capacity_bytes)`` from ``--vram-gib`` or ``--gpu NAME``.
+
+    A catalog GPU gives :meth:`~vramdesk.core.store.bundled.GpuSpec.capacity_for` the ``--engine``:
+    vLLM and SGLang budget from CUDA's total, below nvidia-smi's (the label says which).
+
+    Raises
+    ------
+    InputError
+        ``budget``: none or both given; ``gpu``: unknown name.
+    """
+    vram, gpu = opts.get("vram_gib"), opts.get("gpu")
+    if (vram is None) == (gpu is None):
+        raise InputError("budget", "give exactly one of --vram-gib V or --gpu NAME", "required")
+    if vram is not None:
+        check_real("vram_gib", _number("vram_gib", vram))
+        return f"{vram:g} GiB", gib_to_bytes(vram)
+    from vramdesk.core.store.bundled import find_gpu
+
+    spec = find_gpu(gpu)
+    engine = Engine.parse(opts.get("engine") or "formula")
+    return spec.capacity_label(engine), spec.capacity_for(engine)

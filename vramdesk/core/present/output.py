@@ -1,0 +1,208 @@
+"""The command line's output formats: ``table``, ``markdown``, ``csv`` and ``json``.
+
+``table`` is the readable text of :mod:`vramdesk.core.present.report`; the other three carry
+plain numbers a program can read back: byte counts as exact integers, values in a
+display unit as plain decimals in a column whose header names the unit
+(:func:`vramdesk.core.present.views.plain_number`), verdicts as ``yes``/``no`` (JSON: booleans).
+Rows come from :mod:`vramdesk.core.present.views`, the same tables the window exports.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vramdesk.core.errors import InputError
+from vramdesk.core.estimate import Breakdown
+from vramdesk.core.model.formats import WeightSpec
+from vramdesk.core.model.runtime import Runtime
+from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.present import views
+from vramdesk.core.units import Unit, format_bytes
+
+FORMATS = ("table", "markdown", "csv", "json")
+
+
+def check_format(fmt: str) -> str:
+    """``fmt`` if it is one of :data:`FORMATS`.
+
+    Raises
+    ------
+    InputError
+        ``format``: anything else.
+    """
+    if fmt not in FORMATS:
+        raise InputError(
+            "format", f"must be one of {', '.join(FORMATS)}, got {fmt!r}", "unknown_choice"
+        )
+    return fmt
+
+
+def render(fmt: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A table as Markdown or CSV (``fmt`` ``markdown`` / ``csv``)."""
+    if fmt == "csv":
+        return views.to_csv(header, rows)
+    return views.to_markdown(header, rows)
+
+
+def dumps(data: Any) -> str:
+    """JSON as the CLI prints it (indented, UTF-8 kept, no NaN)."""
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+# ------------------------------------------------------------------ estimate
+def breakdown_output(sc: Any, b: Breakdown, fmt: str, unit: Unit) -> str:
+    """``vramdesk estimate --format FMT``: the breakdown of scenario ``sc``."""
+    if fmt == "json":
+        return dumps({"model": sc.model.name, **b.to_dict()})
+    if fmt == "table":
+        from vramdesk.core.present.report import breakdown_text
+
+        return breakdown_text(sc, b, unit)
+    header, rows = views.breakdown_table(b, unit)
+    return render(fmt, header, rows)
+
+
+# ------------------------------------------------------------------ solve
+#: Solve rows: (key, where the value is) in the order they are printed.
+SOLVE_KEYS = (
+    "capacity_bytes",
+    "usable_bytes",
+    "kv_budget_bytes",
+    "kv_cache_tokens",
+    "max_concurrency",
+    "max_context",
+    "max_context_limited_by",
+    "fits",
+    "fits_total",
+    "min_gpus",
+)
+BREAKDOWN_KEYS = (
+    "weights_bytes",
+    "kv_cache_bytes",
+    "activation_bytes",
+    "overhead_bytes",
+    "total_bytes",
+)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "" if value is None else str(value)
+
+
+def solve_output(sc: Any, result: Any, label: str, fmt: str, unit: Unit, extra: dict) -> str:
+    """``vramdesk solve --format FMT``: one ``quantity, value`` row per answer.
+
+    ``extra`` is merged into the JSON object (the budget label, the catalog fits).
+    """
+    if fmt == "json":
+        return dumps(
+            {"model": sc.model.name, **result.breakdown.to_dict(), **result.to_dict(), **extra}
+        )
+    if fmt == "table":
+        from vramdesk.core.present.report import solve_text
+
+        return solve_text(sc, result, label, unit)
+    data = {**result.breakdown.to_dict(), **result.to_dict()}
+    rows = [["model", sc.model.name or ""], ["budget", label]]
+    keys = list(BREAKDOWN_KEYS)
+    if data.get("state_bytes"):  # recurrent (SSM) layers: their per-sequence state
+        keys.insert(keys.index("kv_cache_bytes") + 1, "state_bytes")
+    rows += [[k, _cell(data[k])] for k in (*keys, *SOLVE_KEYS)]
+    return render(fmt, ["quantity", "value"], rows)
+
+
+# ------------------------------------------------------------------ compare
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Models under one workload and runtime, with a verdict each when a budget is given.
+
+    Attributes
+    ----------
+    rows : list of views.CompareRow
+        One per model, in the order given.
+    fits : list of bool or None
+        :func:`vramdesk.core.solve.verdict.fits_budget` per row (None: no budget or no breakdown).
+    budget_label : str or None
+        What the budget is ("H100 80GB ...", "80 GiB").
+    capacity_bytes : int or None
+        The budget per GPU, exact.
+    """
+
+    rows: list[views.CompareRow]
+    fits: list[bool | None]
+    budget_label: str | None
+    capacity_bytes: int | None
+
+
+def compare_models(
+    models: Sequence[tuple[str, ModelSpec, WeightSpec]],
+    workload: Workload,
+    runtime: Runtime,
+    budget: tuple[str, int] | None = None,
+) -> Comparison:
+    """Estimate each model under ``workload`` and ``runtime``; judge each on ``budget``.
+
+    The verdict is :func:`vramdesk.core.solve.verdict.fits_budget`, the question the window's
+    headline answers (KV cache and activations within the engine's KV budget).
+    """
+    from vramdesk.core.solve.verdict import fits_budget
+
+    rows = views.compare(models, workload, runtime)
+    label, capacity = budget if budget else (None, None)
+    fits = [
+        None
+        if capacity is None or r.breakdown is None
+        else fits_budget(r.breakdown, capacity, runtime)
+        for r in rows
+    ]
+    return Comparison(rows, fits, label, capacity)
+
+
+def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
+    """``vramdesk compare --format FMT``.
+
+    ``table``: parts in ``unit``; ``markdown``/``csv``: exact bytes per part plus the total
+    in ``unit`` as a plain number (:func:`views.comparison_table` exact mode); ``json``:
+    ``{"budget", "capacity_bytes", "models": [{"name", "breakdown" | "error", "fits"}]}``.
+    """
+    fits = comp.fits if comp.capacity_bytes is not None else None
+    if fmt == "json":
+        items = json.loads(views.comparison_json(comp.rows))
+        for item, verdict in zip(items, comp.fits, strict=True):
+            item["fits"] = verdict
+        return dumps(
+            {"budget": comp.budget_label, "capacity_bytes": comp.capacity_bytes, "models": items}
+        )
+    if fmt == "table":
+        header, rows = views.comparison_table(comp.rows, unit, exact=False, fits=fits)
+        errors = header.index("Error")
+        if not any(row[errors] for row in rows):  # no column of blanks (as the window)
+            header.pop(errors)
+            rows = [row[:errors] + row[errors + 1 :] for row in rows]
+        text = _aligned(header, rows)
+        if comp.budget_label is not None:
+            cap = format_bytes(comp.capacity_bytes, unit)
+            text += f"\nFits: KV cache and activations within the KV budget on {comp.budget_label}"
+            text += f" ({cap} per GPU), as the window's headline verdict."
+        return text
+    header, rows = views.comparison_table(comp.rows, unit, exact=True, fits=fits)
+    return render(fmt, header, rows)
+
+
+def _aligned(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    cols = list(zip(header, *rows, strict=True))
+    widths = [max(len(c) for c in col) for col in cols]
+    lines = []
+    for row in (header, *rows):
+        cells = [
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""The reverse solver, its search, the fit advisor and the one verdict."""

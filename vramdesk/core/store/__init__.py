@@ -1,0 +1,1 @@
+"""Presets: user preset files, the lock, bundled data, serialization."""

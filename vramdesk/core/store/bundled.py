@@ -1,0 +1,266 @@
+"""Bundled, read-only presets: models, GPUs and workloads (SPEC §5).
+
+In a wheel the files live in ``vramdesk/_data/presets`` (mapped there at build time
+from the top-level ``presets/``); in a source checkout they are read from
+``presets/`` beside the package. :func:`presets_dir` is the one place that knows.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vramdesk.core.errors import InputError
+from vramdesk.core.model.formats import WeightSpec
+from vramdesk.core.model.runtime import Engine
+from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.store.serialize import from_dict
+from vramdesk.core.units import MIB
+
+SCHEMA_VERSION = 1
+
+
+#: The installed package's directory. The data is read as plain files, so a package imported
+#: from a zip is not supported either way; ``importlib.resources.files`` gave this same
+#: directory at about 1 ms of the window's start-up (issue 11).
+_PACKAGE_DIR = Path(__file__).resolve().parents[2]  # vramdesk/ (this is core/store/bundled.py)
+
+
+@functools.cache
+def presets_dir() -> Path:
+    """Directory of the bundled presets (in the wheel, or the source checkout's ``presets/``)."""
+    packaged = _PACKAGE_DIR / "_data" / "presets"
+    if packaged.is_dir():
+        return packaged
+    return _PACKAGE_DIR.parent / "presets"
+
+
+@functools.cache
+def resources_dir() -> Path:
+    """Directory of icons, translations and style (wheel or source checkout)."""
+    packaged = _PACKAGE_DIR / "_data" / "resources"
+    if packaged.is_dir():
+        return packaged
+    return _PACKAGE_DIR.parent / "resources"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPreset:
+    """A named model with its default weight format, published parameter count and source."""
+
+    slug: str
+    name: str
+    model: ModelSpec
+    weights: WeightSpec
+    published_params: int | None
+    source: str
+    hf_repo: str = ""
+    read_only: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSpec:
+    """A GPU of the catalog: memory as nvidia-smi reports it (MiB), and where that came from.
+
+    ``cuda_total_mib`` is the total CUDA reports (``torch.cuda.mem_get_info``), which vLLM
+    and SGLang budget from; it is 0.3-2 % below ``memory.total`` (memory the driver keeps)
+    and is filled only where a published vLLM/PyTorch log prints it (``cuda_total_source``).
+    """
+
+    name: str
+    memory_mib: int
+    vendor: str
+    source: str
+    cuda_total_mib: int | None = None
+    cuda_total_source: str = ""
+
+    @property
+    def memory_bytes(self) -> int:
+        """Capacity in bytes (``memory_mib * 2**20``)."""
+        return self.memory_mib * MIB
+
+    def capacity_for(self, engine: Engine) -> int:
+        """Bytes of one GPU as ``engine`` sizes its budget.
+
+        Parameters
+        ----------
+        engine : Engine
+            Whose accounting the solve follows.
+
+        Returns
+        -------
+        int
+            ``cuda_total_mib * 2**20`` (bytes) for engines that budget from CUDA's total
+            (vLLM, SGLang: ``EngineProfile.budgets_from_cuda_total``) when it is known;
+            otherwise :attr:`memory_bytes` (nvidia-smi's total).
+        """
+        if self.cuda_total_mib is not None and _budgets_from_cuda_total(engine):
+            return self.cuda_total_mib * MIB
+        return self.memory_bytes
+
+    def capacity_label(self, engine: Engine) -> str:
+        """Return the budget's label, saying which total :meth:`capacity_for` used and why."""
+        if not _budgets_from_cuda_total(engine):
+            return f"{self.name} ({self.memory_mib:,} MiB)"
+        if self.cuda_total_mib is None:
+            return (
+                f"{self.name} ({self.memory_mib:,} MiB nvidia-smi total; CUDA total unknown, "
+                f"so {engine.value} will see about 0.5 % less than this)"
+            )
+        return (
+            f"{self.name} ({self.cuda_total_mib:,} MiB CUDA total as {engine.value} sees it; "
+            f"nvidia-smi {self.memory_mib:,} MiB)"
+        )
+
+
+def _budgets_from_cuda_total(engine: Engine) -> bool:
+    from vramdesk.core.engines import profile_for
+
+    return profile_for(engine).budgets_from_cuda_total
+
+
+def model_preset_from_dict(slug: str, data: dict[str, Any], *, read_only: bool) -> ModelPreset:
+    """Build a :class:`ModelPreset` from its JSON dict.
+
+    Raises
+    ------
+    InputError
+        Missing or invalid keys, named.
+    """
+    if not isinstance(data, dict) or "model" not in data:
+        raise InputError("model", "preset has no 'model' object", "required")
+    model = from_dict(ModelSpec, data["model"], what="model")
+    name = data.get("name") or model.name or slug
+    if not model.name:
+        model = model.replace(name=name)
+    weights = from_dict(WeightSpec, data.get("weights", {}), what="weights")
+    return ModelPreset(
+        slug=slug,
+        name=name,
+        model=model,
+        weights=weights,
+        published_params=data.get("published_params"),
+        source=data.get("source", ""),
+        hf_repo=data.get("hf_repo", ""),
+        read_only=read_only,
+    )
+
+
+@functools.cache
+def _model_data() -> dict[str, dict[str, Any]]:
+    """Slug -> the JSON object of each bundled model preset (read once, parsed on demand)."""
+    return {
+        path.stem: json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted((presets_dir() / "models").glob("*.json"))
+    }
+
+
+def _preset_name(slug: str, data: dict[str, Any]) -> str:
+    """The name :func:`model_preset_from_dict` gives (the file's, the model's, else the slug)."""
+    model = data.get("model")
+    return data.get("name") or (model.get("name") if isinstance(model, dict) else None) or slug
+
+
+@functools.cache
+def bundled_model_index() -> tuple[tuple[str, str, str], ...]:
+    """``(slug, name, source)`` of every bundled model preset, sorted by name, unparsed.
+
+    What a picker lists without building 42 models at start-up (issue 11); the order is
+    :func:`bundled_models`'s.
+    """
+    entries = [
+        (slug, _preset_name(slug, data), data.get("source", ""))
+        for slug, data in _model_data().items()
+    ]
+    return tuple(sorted(entries, key=lambda e: e[1].lower()))
+
+
+@functools.cache
+def bundled_model(slug: str) -> ModelPreset:
+    """The bundled model preset ``slug`` (the file name without ``.json``), parsed once.
+
+    Raises
+    ------
+    KeyError
+        No bundled preset has that slug.
+    InputError
+        The file's keys are invalid, named.
+    """
+    return model_preset_from_dict(slug, _model_data()[slug], read_only=True)
+
+
+@functools.cache
+def bundled_models() -> tuple[ModelPreset, ...]:
+    """Every bundled model preset, sorted by name."""
+    return tuple(bundled_model(slug) for slug, _name, _source in bundled_model_index())
+
+
+@functools.cache
+def gpu_catalog() -> tuple[GpuSpec, ...]:
+    """The GPU catalog, in file order."""
+    data = json.loads((presets_dir() / "gpus" / "catalog.json").read_text(encoding="utf-8"))
+    return tuple(
+        GpuSpec(
+            g["name"],
+            g["memory_mib"],
+            g.get("vendor", ""),
+            g["source"],
+            g.get("cuda_total_mib"),
+            g.get("cuda_total_source", ""),
+        )
+        for g in data["gpus"]
+    )
+
+
+@functools.cache
+def bundled_workloads() -> tuple[tuple[str, Workload], ...]:
+    """Named bundled workloads."""
+    out = []
+    for path in sorted((presets_dir() / "workloads").glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        out.append(
+            (data.get("name", path.stem), from_dict(Workload, data["workload"], what="workload"))
+        )
+    return tuple(out)
+
+
+def _norm(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def find_model(name: str) -> ModelPreset:
+    """The bundled model whose slug or name matches ``name`` (case and punctuation ignored).
+
+    Raises
+    ------
+    InputError
+        ``preset``: no such model (the message lists close names).
+    """
+    key = _norm(name)
+    presets = bundled_models()
+    for p in presets:
+        if key in (_norm(p.slug), _norm(p.name)):
+            return p
+    close = [p.slug for p in presets if key and key in _norm(p.slug)]
+    hint = f"; did you mean {', '.join(close[:5])}?" if close else "; see 'vramdesk presets list'"
+    raise InputError("preset", f"no bundled model named {name!r}{hint}", "unknown_choice")
+
+
+def find_gpu(name: str) -> GpuSpec:
+    """The catalog GPU whose name matches ``name`` (case and punctuation ignored).
+
+    Raises
+    ------
+    InputError
+        ``gpu``: no such GPU.
+    """
+    key = _norm(name)
+    for g in gpu_catalog():
+        if _norm(g.name) == key:
+            return g
+    names = ", ".join(g.name for g in gpu_catalog())
+    raise InputError("gpu", f"unknown GPU {name!r}; known: {names}", "unknown_choice")

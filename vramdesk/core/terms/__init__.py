@@ -1,0 +1,1 @@
+"""Engine-neutral arithmetic: weights, activations, overhead, KV bytes of a layer, state."""
