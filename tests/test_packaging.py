@@ -20,7 +20,7 @@ def test_wheel_contains_presets(tmp_path):
         for p in (ROOT / "presets").rglob("*.json")
     }
     assert bundled <= names
-    assert "vramdesk/core/estimate.py" in names and "vramdesk/cli.py" in names
+    assert "vramdesk/core/estimate.py" in names and "vramdesk/cli/__init__.py" in names
 
 
 def test_source_checkout_locator():

@@ -1,6 +1,6 @@
 """``vramdesk gpus`` and ``solve --gpu local[:INDEX]``: no driver, the fake NVML, the hook.
 
-Exit statuses (vramdesk/cli.py): 1 when no GPU can be read (GpuQueryError is a VramdeskError,
+Exit statuses (vramdesk.cli.main): 1 when no GPU can be read (GpuQueryError is a VramdeskError,
 "a figure could not be produced"), 2 for bad input such as an absent GPU index (InputError).
 """
 

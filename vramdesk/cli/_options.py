@@ -1,0 +1,200 @@
+"""The options several subcommands share: model, workload and runtime, output."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from vramdesk.core.errors import InputError
+
+
+def positive_number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
+def whole(text: str) -> int:
+    try:
+        return int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+
+
+def block_size(text: str) -> int | str:
+    return "none" if text.strip().lower() in ("none", "off") else whole(text)
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("model (one of --preset, --config, --gguf, --model, or the shape)")
+    g.add_argument(
+        "--preset",
+        metavar="NAME",
+        help="bundled or saved model preset (see 'vramdesk presets list')",
+    )
+    g.add_argument("--config", metavar="PATH", help="Hugging Face config.json or model folder")
+    g.add_argument("--gguf", metavar="PATH", help=".gguf file (header only is read)")
+    g.add_argument(
+        "--model",
+        metavar="NAME",
+        help="a model on this machine: repo id (Qwen/Qwen3-8B), Ollama tag "
+        "(qwen3:8b) or path (see 'vramdesk models'); offline",
+    )
+    g.add_argument("--params-b", type=positive_number, metavar="P", help="parameters in billions")
+    g.add_argument("--layers", type=whole, metavar="L", help="num_hidden_layers")
+    g.add_argument("--kv-heads", type=whole, metavar="H", help="num_key_value_heads")
+    g.add_argument("--head-dim", type=whole, metavar="D", help="head_dim")
+    g.add_argument("--heads", type=whole, metavar="N", help="num_attention_heads")
+    g.add_argument("--hidden", type=whole, metavar="X", help="hidden_size")
+    g.add_argument("--intermediate", type=whole, metavar="I", help="intermediate_size")
+    g.add_argument("--vocab", type=whole, metavar="V", help="vocab_size")
+    g.add_argument(
+        "--weights",
+        metavar="FORMAT",
+        help="fp32, bf16, fp16, fp8, int8, int4 (AWQ/GPTQ g128), int4-ideal (0.5 byte/param), "
+        "nf4 (bitsandbytes 4.5 bits), nf4-dq, mxfp4, a ggml type (Q4_K, IQ3_S, TQ1_0, ...) or "
+        "a llama.cpp file type (Q4_K_M, IQ3_M, ...: its recipe of tensor types); "
+        "default: the preset's or checkpoint's own format",
+    )
+    g.add_argument(
+        "--group-size",
+        type=whole,
+        metavar="G",
+        help="group quantization (int4 default 128: 4.25 bpw; 0: no group scales)",
+    )
+    g.add_argument(
+        "--embeddings",
+        choices=("quantized", "unquantized"),
+        help="keep embedding and lm_head unquantized (default: unquantized when --group-size is "
+        "set)",
+    )
+
+
+def add_workload_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("workload and runtime")
+    g.add_argument("--context", type=whole, required=True, metavar="S", help="tokens per sequence")
+    g.add_argument(
+        "--batch", type=whole, default=1, metavar="B", help="concurrent sequences (default 1)"
+    )
+    g.add_argument(
+        "--prompt-len", type=whole, metavar="P", help="prefill length (enables activations)"
+    )
+    g.add_argument("--chunk", type=whole, metavar="C", help="chunked-prefill tokens per step")
+    g.add_argument(
+        "--live-buffers",
+        type=whole,
+        default=4,
+        metavar="N",
+        help="activation buffers alive at the prefill peak (assumption, default 4)",
+    )
+    g.add_argument(
+        "--kv-dtype",
+        default="fp16",
+        metavar="DTYPE",
+        help="fp16, bf16, fp32, fp8, int8, q8_0, q4_0, ... (default fp16)",
+    )
+    add_runtime_options(g)
+
+
+def add_runtime_options(g: Any) -> None:
+    """Runtime options, without argparse defaults.
+
+    Only what the user typed overrides ``--runtime-preset`` (the defaults are
+    :class:`vramdesk.core.model.runtime.Runtime`'s).
+    """
+    g.add_argument(
+        "--runtime-preset",
+        metavar="NAME",
+        help="a saved runtime (e.g. from 'vramdesk calibrate --save'); flags override it",
+    )
+    g.add_argument(
+        "--block-size",
+        type=block_size,
+        metavar="N",
+        help="paged-attention block size in tokens (default 16; 'none' for unpaged)",
+    )
+    g.add_argument("--shared-prefix", type=whole, metavar="N", help="tokens of a common prefix (0)")
+    g.add_argument("--tp", type=whole, metavar="N", help="tensor parallel size (1)")
+    g.add_argument("--pp", type=whole, metavar="N", help="pipeline parallel size (1)")
+    g.add_argument(
+        "--engine", help="formula (default), vllm, sglang, llama.cpp, ollama, transformers"
+    )
+    g.add_argument("--engine-version", metavar="V", help="engine version (changes some defaults)")
+    g.add_argument(
+        "--overhead", choices=("multiplier", "workspace"), help="overhead form (multiplier)"
+    )
+    g.add_argument("--overhead-factor", metavar="F", help="multiplier form factor (1.15)")
+    g.add_argument("--fixed-gib", metavar="G", help="multiplier form fixed GiB (1.0)")
+    g.add_argument("--workspace-fraction", metavar="F", help="workspace form fraction (0.05)")
+    g.add_argument(
+        "--util", metavar="U", help="gpu_memory_utilization (0.9; vLLM, transformers, formula)"
+    )
+    g.add_argument("--mem-fraction-static", metavar="F", help="SGLang mem_fraction_static (0.88)")
+    g.add_argument(
+        "--n-gpu-layers",
+        type=whole,
+        metavar="N",
+        help="llama.cpp/Ollama layers offloaded to the GPU (-ngl; default all)",
+    )
+    g.add_argument(
+        "--flash-attn",
+        choices=("on", "off", "auto"),
+        type=str.lower,
+        help="llama.cpp/Ollama flash attention (-fa; default auto: the build's)",
+    )
+    g.add_argument(
+        "--ubatch",
+        type=whole,
+        metavar="N",
+        help="llama.cpp/Ollama physical batch n_ubatch (-ub; 512)",
+    )
+    g.add_argument(
+        "--parallel",
+        type=whole,
+        metavar="N",
+        help="llama.cpp/Ollama slots (-np / OLLAMA_NUM_PARALLEL; default --batch)",
+    )
+    g.add_argument(
+        "--kv-unified",
+        action="store_true",
+        default=None,
+        help="llama.cpp: one KV stream shared by all slots (-kvu)",
+    )
+    g.add_argument(
+        "--swa-full",
+        action="store_true",
+        default=None,
+        help="llama.cpp: full-size cache on sliding-window layers (--swa-full)",
+    )
+
+
+def add_output_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="one JSON object with exact integer bytes")
+    add_format_option(p)
+    p.add_argument(
+        "--units", default="GiB", choices=("GiB", "GB", "MiB"), help="display unit (default GiB)"
+    )
+
+
+def add_format_option(p: argparse.ArgumentParser) -> None:
+    """``--format table|markdown|csv|json`` (``--json`` stays as ``--format json``)."""
+    from vramdesk.core.present.output import FORMATS
+
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="table (default), markdown, csv or json; csv/json/markdown carry exact integer bytes",
+    )
+
+
+def output_format(args: argparse.Namespace) -> str:
+    """The format asked for: ``--format``, else ``json`` for ``--json``, else ``table``."""
+    fmt = getattr(args, "format", None)
+    if fmt and getattr(args, "json", False) and fmt != "json":
+        raise InputError("format", f"--json and --format {fmt} disagree; give one", "conflict")
+    return fmt or ("json" if getattr(args, "json", False) else "table")

@@ -1,0 +1,51 @@
+"""The parser's own parts: one-line usage errors, ``--version``, exit statuses, JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line (exit 2) instead of the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``vramdesk: error: <message>`` and exit 2."""
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+class VersionAction(argparse.Action):
+    """``--version``: print ``vramdesk <version>`` and exit 0, as argparse's own action does.
+
+    The version is read when asked, not when the parser is built: reading it imports
+    ``importlib.metadata`` (about 25 ms), which no other command needs (issue 11).
+    """
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.setdefault("help", "show program's version number and exit")
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> NoReturn:
+        import vramdesk
+
+        try:  # as argparse's own action: output that cannot be written is dropped
+            sys.stdout.write(f"{parser.prog} {vramdesk.__version__}\n")
+            sys.stdout.flush()
+        except OSError:
+            pass
+        parser.exit()
+
+
+def print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))

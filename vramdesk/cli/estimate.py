@@ -1,0 +1,37 @@
+"""``vramdesk estimate``: the memory breakdown of one scenario."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from vramdesk.cli._options import (
+    add_model_options,
+    add_output_options,
+    add_workload_options,
+    output_format,
+)
+from vramdesk.cli._parser import EXIT_OK
+from vramdesk.core.units import Unit
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``estimate`` to the subcommands ``sub``."""
+    est = sub.add_parser("estimate", help="memory breakdown of one scenario")
+    add_model_options(est)
+    add_workload_options(est)
+    add_output_options(est)
+    est.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the breakdown in the format asked for."""
+    from vramdesk.core.estimate import estimate
+    from vramdesk.core.model.scenario import scenario_from_args
+    from vramdesk.core.present.output import breakdown_output
+
+    fmt = output_format(args)
+    sc = scenario_from_args(vars(args))
+    breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
+    print(breakdown_output(sc, breakdown, fmt, Unit.parse(args.units)).rstrip("\n"))
+    return EXIT_OK

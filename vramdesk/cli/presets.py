@@ -1,0 +1,195 @@
+"""``vramdesk presets``: list, show, import and export presets.
+
+The listing holds models, workloads and runtimes, bundled and saved; ``show`` also takes a
+catalog GPU; ``import`` refuses a Hugging Face config.json with the command that reads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from vramdesk.cli._parser import EXIT_OK, Parser, print_json
+from vramdesk.core.errors import InputError
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``presets`` and its own subcommands to the subcommands ``sub``."""
+    pre = sub.add_parser("presets", help="bundled and saved presets")
+    psub = pre.add_subparsers(dest="presets_command", parser_class=Parser, required=True)
+    lst = psub.add_parser(
+        "list", help="list presets (models, workloads, runtimes; bundled and saved) or GPUs"
+    )
+    lst.add_argument("--gpus", action="store_true", help="list the GPU catalog instead")
+    lst.add_argument("--json", action="store_true")
+    lst.set_defaults(handler=run_list)
+    show = psub.add_parser("show", help="show one model preset or catalog GPU")
+    show.add_argument("name")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(handler=run_show)
+    imp = psub.add_parser("import", help="import a preset file into the config directory")
+    imp.add_argument("path")
+    imp.set_defaults(handler=run_import)
+    exp = psub.add_parser("export", help="export a saved preset to a file")
+    exp.add_argument("name")
+    exp.add_argument("path")
+    exp.set_defaults(handler=run_export)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """List presets, or the GPU catalog."""
+    from vramdesk.core.present.report import gpu_rows
+
+    problems: list[str] = []
+    rows = gpu_rows() if args.gpus else preset_list_rows(problems)
+    for problem in problems:
+        print(f"vramdesk: warning: {problem}", file=sys.stderr)
+    if args.json:
+        print_json(rows)
+        return EXIT_OK
+    for row in rows:
+        if args.gpus:
+            print(
+                f"{row['name']:<16} {row['memory_mib']:>7,} MiB  {row['memory_gib']:>7.2f} GiB  "
+                f"{row['source']}"
+            )
+    if not args.gpus:
+        print_preset_rows(rows)
+    return EXIT_OK
+
+
+def run_show(args: argparse.Namespace) -> int:
+    """Show one preset or catalog GPU."""
+    from vramdesk.core.present.report import preset_detail
+
+    try:
+        detail = preset_detail(args.name)
+    except InputError:
+        detail = gpu_detail(args.name)
+        if detail is None:
+            raise
+    if args.json:
+        print_json(detail)
+    else:
+        for key, value in detail.items():
+            print(f"{key}: {json.dumps(value) if isinstance(value, dict | list) else value}")
+    return EXIT_OK
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """Import a preset file into the config directory."""
+    from vramdesk.core.store.presets import import_preset
+
+    refuse_hf_config(args.path)
+    user = import_preset(args.path)
+    print(f"imported {user.kind} preset {user.name!r} as {user.slug} ({user.path})")
+    return EXIT_OK
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Export a saved preset to a file."""
+    from vramdesk.core.store.presets import PresetStoreError, export_preset
+
+    try:
+        path = export_preset(args.name, args.path)
+    except PresetStoreError as exc:  # the target path is the user's input
+        raise InputError("path", str(exc), "unwritable") from None
+    print(f"exported {args.name} to {path}")
+    return EXIT_OK
+
+
+def preset_list_rows(problems: list[str]) -> list[dict[str, Any]]:
+    """Every preset with its kind.
+
+    Bundled and saved models, bundled workloads, and saved workload, runtime and
+    scenario presets.
+    """
+    from vramdesk.core.present.report import preset_rows
+    from vramdesk.core.store.bundled import bundled_workloads, presets_dir
+    from vramdesk.core.store.presets import PresetStore
+
+    rows = [{"kind": "model", **r} for r in preset_rows(problems)]
+    stems = [p.stem for p in sorted((presets_dir() / "workloads").glob("*.json"))]
+    for stem, (name, wl) in zip(stems, bundled_workloads(), strict=False):
+        rows.append(
+            {
+                "kind": "workload",
+                "slug": stem,
+                "name": name,
+                "read_only": True,
+                "context_tokens": wl.context_tokens,
+                "batch": wl.batch,
+            }
+        )
+    store = PresetStore()
+    for user in store.list():
+        if user.kind != "model":
+            rows.append(
+                {
+                    "kind": user.kind,
+                    "slug": user.slug,
+                    "name": user.name,
+                    "read_only": False,
+                    "source": str(user.path),
+                }
+            )
+    problems.extend(p for p in store.problems if p not in problems)
+    return rows
+
+
+def print_preset_rows(rows: list[dict[str, Any]]) -> None:
+    """One line per preset: slug, kind, what it holds, bundled or saved, name."""
+    for row in rows:
+        flag = "bundled" if row["read_only"] else "saved"
+        if row["kind"] == "model":
+            params = f"{row['params'] / 1e9:,.2f}B" if row["params"] else "?"
+            what = f"{params:>9} params  {row['weights']:<8}"
+        elif "context_tokens" in row:
+            what = f"{row['context_tokens']:>9,} x {row['batch']:<4} sequences"
+        else:
+            what = " " * 26
+        print(f"{row['slug']:<28} {row['kind']:<9} {what} {flag:<8} {row['name']}")
+
+
+def gpu_detail(name: str) -> dict[str, Any] | None:
+    """A catalog GPU as a dict (exact bytes), or None when ``name`` is not one."""
+    import dataclasses
+
+    from vramdesk.core.store.bundled import find_gpu
+
+    try:
+        gpu = find_gpu(name)
+    except InputError:
+        return None
+    out = {"kind": "gpu", **dataclasses.asdict(gpu)}
+    out["memory_gib"] = gpu.memory_bytes / 2**30
+    return json.loads(json.dumps(out, default=str))
+
+
+def refuse_hf_config(path: str) -> None:
+    """Refuse, with the right command, a Hugging Face config.json given as a preset file.
+
+    Raises
+    ------
+    InputError
+        ``path``: the file is a JSON object with ``model_type`` or ``architectures`` and
+        no ``schema_version`` (a model's config, not a vramdesk preset).
+    """
+    from vramdesk.core.errors import VramdeskError
+    from vramdesk.core.local.importers._files import CONFIG_LIMIT_BYTES, read_json_object
+
+    try:
+        doc = read_json_object(Path(path), CONFIG_LIMIT_BYTES, "path")
+    except (VramdeskError, OSError):
+        return  # the importer reports it in its own words
+    if "schema_version" not in doc and ("model_type" in doc or "architectures" in doc):
+        raise InputError(
+            "path",
+            f"{Path(path).name} is a Hugging Face model config, not a vramdesk preset: "
+            f"use it directly with 'vramdesk estimate --config {path}' (or File → Import "
+            "in the window)",
+            "hf_config",
+        )
