@@ -6,6 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${VENV:-.venv}/bin
-"$bin/pyside6-lupdate" -no-obsolete vramdesk/gui/*.py -ts resources/i18n/vramdesk_ja.ts
+"$bin/pyside6-lupdate" -no-obsolete $(find vramdesk/gui -name "*.py" | sort) -ts resources/i18n/vramdesk_ja.ts
 "$bin/pyside6-lrelease" resources/i18n/vramdesk_ja.ts -qm resources/i18n/vramdesk_ja.qm
 grep -c 'type="unfinished"' resources/i18n/vramdesk_ja.ts | sed 's/^/unfinished: /' || true

@@ -4,18 +4,18 @@
 <context>
     <name>BoundForm</name>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="113"/>
+        <location filename="../../vramdesk/gui/forms/binding.py" line="113"/>
         <source>a whole number from {0} to {1}</source>
         <extracomment>Background of a field the core refused (a palette colour keeps the native spin arrows). Longest error text shown in a form (the full text is in the tooltip). Longest unbroken run in a shown error before a zero-width space lets it wrap. InputError field names that are shown by a widget of another name.</extracomment>
         <translation>{0} から {1} までの整数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="115"/>
+        <location filename="../../vramdesk/gui/forms/binding.py" line="115"/>
         <source>; empty: {0}</source>
         <translation>（空欄: {0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/binding.py" line="132"/>
+        <location filename="../../vramdesk/gui/forms/binding.py" line="132"/>
         <source>a number from {0:g} to {1:g}</source>
         <translation>{0:g} から {1:g} までの数</translation>
     </message>
@@ -23,43 +23,43 @@
 <context>
     <name>BreakdownChart</name>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="64"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="64"/>
         <source>estimate (per GPU)</source>
         <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito). The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present. 0: the next turn of the event loop (coalesces a burst without waiting). Pixels between the capacity label&apos;s anchor and the plot area&apos;s right edge. x range of the plot: the bar (centred on 0) in the left part, room on its right for the capacity and free-memory labels, which sit at the right end of their lines.</extracomment>
         <translation>見積もり（GPU あたり）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="170"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="170"/>
         <source>total {0}</source>
         <translation>合計 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="179"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="179"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="259"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="259"/>
         <source>local free</source>
         <translation>ローカルの空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="270"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="270"/>
         <source>{0} · {1} weights · {2} tokens x {3} · {4} · {5}</source>
         <translation>{0} · 重み {1} · {2} トークン x {3} · {4} · {5}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="271"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="271"/>
         <source>custom model</source>
         <translation>カスタムモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="284"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="284"/>
         <source>local GPU {0} ({1})</source>
         <translation>ローカル GPU {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart.py" line="285"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="285"/>
         <source>custom</source>
         <translation>指定容量</translation>
     </message>
@@ -67,68 +67,68 @@
 <context>
     <name>CalibrateDialog</name>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="78"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="79"/>
         <source>Calibrate from an engine log</source>
         <extracomment>At most this many characters of pasted text are parsed: the core&apos;s cap on a log file.</extracomment>
         <translation>エンジンのログから較正</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="83"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="84"/>
         <source>Paste a vLLM, SGLang, llama.cpp or Ollama start-up log here</source>
         <translation>vLLM・SGLang・llama.cpp・Ollama の起動ログをここに貼り付けてください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="85"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="86"/>
         <source>Open log…</source>
         <translation>ログを開く…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="95"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="96"/>
         <source>Figure</source>
         <translation>数値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="95"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="96"/>
         <source>Measured</source>
         <translation>実測</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="95"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="96"/>
         <source>vramdesk</source>
         <translation>vramdesk</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="95"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="96"/>
         <source>Difference</source>
         <translation>差</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="107"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="108"/>
         <source>Preset name</source>
         <translation>プリセット名</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="108"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="109"/>
         <source>Save as calibrated runtime</source>
         <translation>較正済みランタイムとして保存</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="168"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="169"/>
         <source>Open engine log</source>
         <translation>エンジンのログを開く</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="168"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="169"/>
         <source>Logs (*.log *.txt);;All files (*)</source>
         <translation>ログ (*.log *.txt);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="186"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="187"/>
         <source>Saved runtime preset “{0}”</source>
         <translation>ランタイムプリセット「{0}」を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/calibrate_dialog.py" line="206"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="207"/>
         <source>No log yet</source>
         <translation>ログはまだありません</translation>
     </message>
@@ -136,48 +136,48 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="145"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="145"/>
         <source>capacity</source>
         <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="202"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="202"/>
         <source>This model: {0}</source>
         <translation>このモデル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="227"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="227"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="238"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="238"/>
         <source>capacity {0}</source>
         <translation>容量 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="270"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="270"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="272"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="272"/>
         <source>Error</source>
         <translation>エラー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="273"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="273"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="275"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="275"/>
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/compare_tab.py" line="275"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="275"/>
         <source>no</source>
         <translation>いいえ</translation>
     </message>
@@ -619,18 +619,18 @@
 <context>
     <name>DropImporter</name>
     <message>
-        <location filename="../../vramdesk/gui/drop_import.py" line="113"/>
+        <location filename="../../vramdesk/gui/dialogs/drop_import.py" line="113"/>
         <source>Open &amp;recent</source>
         <extracomment>What a drop may carry: files by suffix, or a folder.</extracomment>
         <translation>最近使ったファイル(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/drop_import.py" line="132"/>
+        <location filename="../../vramdesk/gui/dialogs/drop_import.py" line="132"/>
         <source>(none yet)</source>
         <translation>（まだありません）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/drop_import.py" line="134"/>
+        <location filename="../../vramdesk/gui/dialogs/drop_import.py" line="134"/>
         <source>Clear recent</source>
         <translation>履歴を消去</translation>
     </message>
@@ -638,57 +638,57 @@
 <context>
     <name>ExportMenu</name>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="35"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="35"/>
         <source>Export chart (PNG/SVG)…</source>
         <translation>グラフをエクスポート（PNG/SVG）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="36"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="36"/>
         <source>Export breakdown (CSV/Markdown/JSON)…</source>
         <translation>内訳をエクスポート（CSV/Markdown/JSON）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="37"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="37"/>
         <source>Export comparison (CSV/Markdown/JSON)…</source>
         <translation>比較をエクスポート（CSV/Markdown/JSON）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="38"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="38"/>
         <source>Copy breakdown as Markdown</source>
         <translation>内訳を Markdown でコピー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="39"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="39"/>
         <source>Copy comparison as Markdown</source>
         <translation>比較を Markdown でコピー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="49"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="49"/>
         <source>Saved {0}</source>
         <translation>{0} を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="81"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="81"/>
         <source>Breakdown copied to the clipboard</source>
         <translation>内訳をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="89"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="89"/>
         <source>Comparison copied to the clipboard</source>
         <translation>比較をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="94"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="94"/>
         <source>Export chart</source>
         <translation>グラフをエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="101"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="101"/>
         <source>Export breakdown</source>
         <translation>内訳をエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/export_menu.py" line="108"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="108"/>
         <source>Export comparison</source>
         <translation>比較をエクスポート</translation>
     </message>
@@ -696,32 +696,33 @@
 <context>
     <name>FiguresTable</name>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="35"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="38"/>
         <source>Part</source>
+        <extracomment>The columns of exact bytes and of the size in the display unit.</extracomment>
         <translation>項目</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="35"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="38"/>
         <source>Bytes</source>
         <translation>バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="35"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="38"/>
         <source>Size</source>
         <translation>サイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="75"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="82"/>
         <source>Size ({0})</source>
         <translation>サイズ ({0})</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="85"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="92"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/figures_table.py" line="144"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="175"/>
         <source>Import notes:</source>
         <translation>インポート時の注記:</translation>
     </message>
@@ -729,38 +730,38 @@
 <context>
     <name>FitsTab</name>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="34"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="34"/>
         <source>GPU</source>
         <extracomment>Text on those backgrounds, set with them: the palette&apos;s text is light in a dark scheme.</extracomment>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="35"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="35"/>
         <source>Capacity</source>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="36"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="36"/>
         <source>Needs</source>
         <translation>必要量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="37"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="37"/>
         <source>Headroom</source>
         <translation>余裕</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="38"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="38"/>
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="63"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="63"/>
         <source>✔ fits</source>
         <translation>✔ 収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/fits_tab.py" line="63"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="63"/>
         <source>✘ does not fit</source>
         <translation>✘ 収まらない</translation>
     </message>
@@ -768,43 +769,43 @@
 <context>
     <name>FormColumn</name>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="188"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="188"/>
         <source>Scenario</source>
         <extracomment>Characters a choice box is wide enough for (the open list shows whole entries). The everyday inputs, in the order shown at the top: (form key, field name).</extracomment>
         <translation>シナリオ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="246"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="246"/>
         <source>Model</source>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="202"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="202"/>
         <source>Weight format</source>
         <translation>重みの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="203"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="203"/>
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="211"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="211"/>
         <source>Architecture (filled by presets and imports)</source>
         <translation>アーキテクチャ（プリセットとインポートで入力）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="212"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="212"/>
         <source>Quantization details</source>
         <translation>量子化の詳細</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="213"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="213"/>
         <source>Prefill, activations and live tokens</source>
         <translation>プリフィル・活性化・同時トークン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/form_column.py" line="214"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="214"/>
         <source>Engine memory settings and overhead</source>
         <translation>エンジンのメモリ設定とオーバーヘッド</translation>
     </message>
@@ -812,238 +813,238 @@
 <context>
     <name>Glossary</name>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="19"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="19"/>
         <source>A bundled model (real config.json facts and published parameter counts) or one of your saved presets. Picking one fills the architecture and the weight format.</source>
         <extracomment>Field name -&gt; what it means (config.json names where there is one).</extracomment>
         <translation>同梱モデル（実際の config.json の値と公表パラメータ数）または保存したプリセット。選ぶとアーキテクチャと重みの形式が入力されます。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="24"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="24"/>
         <source>Transformer blocks (config.json num_hidden_layers); each caches K and V.</source>
         <translation>Transformer ブロックの数（config.json の num_hidden_layers）。各層が K と V をキャッシュします。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="27"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="27"/>
         <source>Width of the residual stream (config.json hidden_size, d_model).</source>
         <translation>残差ストリームの幅（config.json の hidden_size、d_model）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="30"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="30"/>
         <source>Query heads per layer. The KV cache counts KV heads, not these.</source>
         <translation>層ごとのクエリヘッド数。KV キャッシュが数えるのはこれではなく KV ヘッドです。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="33"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="33"/>
         <source>Key/value heads per layer: equal to the query heads for MHA, fewer for GQA (grouped-query attention), 1 for MQA. The KV cache is 2 x KV heads x head_dim x bytes per element per token per layer.</source>
         <translation>層ごとのキー／バリューヘッド数：MHA ではクエリヘッドと同数、GQA（グループ化クエリアテンション）では少なく、MQA では 1。KV キャッシュは 1 トークン 1 層あたり 2 × KV ヘッド × head_dim × 要素のバイト数です。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="39"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="39"/>
         <source>Width of one attention head; auto: hidden_size / num_attention_heads.</source>
         <translation>アテンションヘッド 1 つの幅。auto：hidden_size / num_attention_heads。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="42"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="42"/>
         <source>Width of the MLP (feed-forward) layer of a dense block.</source>
         <translation>密な層の MLP（フィードフォワード）の幅。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="45"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="45"/>
         <source>Tokens in the vocabulary: rows of the embedding and of the lm_head.</source>
         <translation>語彙のトークン数：埋め込みと lm_head の行数。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="48"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="48"/>
         <source>The lm_head reuses the input embedding matrix, so it is stored (and counted) once.</source>
         <translation>lm_head が入力埋め込み行列を共有するため、1 回だけ保存（計上）されます。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="52"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="52"/>
         <source>The longest context the model was trained for; longer contexts warn.</source>
         <translation>モデルが学習した最長コンテキスト。これより長いと警告します。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="55"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="55"/>
         <source>Parameter count from the checkpoint or model card. Empty: computed from the shape.</source>
         <translation>チェックポイントまたはモデルカードのパラメータ数。空欄：形状から計算します。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="59"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="59"/>
         <source>Routed experts per MoE layer (mixture of experts). Every expert stays resident in memory, although only a few run per token. 0: a dense model.</source>
         <translation>MoE 層ごとのルーテッドエキスパート数（混合エキスパート）。トークンごとに動くのは一部でも、全エキスパートがメモリに常駐します。0：密なモデル。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="64"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="64"/>
         <source>Experts each token is routed to (sets the active parameters, not memory).</source>
         <translation>各トークンが送られるエキスパート数（アクティブパラメータを決め、メモリは変えません）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="67"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="67"/>
         <source>MLP width of one routed expert.</source>
         <translation>ルーテッドエキスパート 1 つの MLP の幅。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="68"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="68"/>
         <source>Experts every token passes through in addition to the routed ones.</source>
         <translation>ルーテッドエキスパートに加えて全トークンが通るエキスパートの数。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="71"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="71"/>
         <source>Dense leading layers: the first N layers of an MoE model (DeepSeek&apos;s first_k_dense_replace) use a plain dense MLP instead of experts.</source>
         <translation>先頭の密な層：MoE モデルの最初の N 層（DeepSeek の first_k_dense_replace）はエキスパートではなく通常の密な MLP を使います。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="76"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="76"/>
         <source>Sliding-window attention: a sliding layer attends to (and caches) only the last N tokens. off: every layer attends to the whole context.</source>
         <translation>スライディングウィンドウアテンション：スライド層は直近 N トークンだけを参照（キャッシュ）します。off：全層がコンテキスト全体を参照します。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="81"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="81"/>
         <source>Which layers slide: all, none, alternating, or N local layers per global one (Gemma&apos;s 5:1). Global layers cache the whole context.</source>
         <translation>どの層がスライドするか：全層、なし、交互、またはグローバル層 1 つごとに N 個のローカル層（Gemma の 5:1）。グローバル層はコンテキスト全体をキャッシュします。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="86"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="86"/>
         <source>Storage format of the weights: bits per weight (bf16 16, fp8/int8 8, int4 4, GGUF types at their exact block sizes). (approx.): a published average, not exact.</source>
         <translation>重みの保存形式：重みあたりのビット数（bf16 は 16、fp8/int8 は 8、int4 は 4、GGUF の型は正確なブロックサイズ）。（近似）：正確ではなく公表平均値です。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="91"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="91"/>
         <source>Group quantization (GPTQ/AWQ): every group of N weights carries its own scale and zero point; int4 with group 128 costs 4 + 32/128 = 4.25 bits per weight.</source>
         <translation>グループ量子化（GPTQ/AWQ）：N 個の重みごとにスケールとゼロ点を持ちます。グループ 128 の int4 は 4 + 32/128 = 4.25 ビット／重み。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="96"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="96"/>
         <source>Bits of each group&apos;s scale (fp16: 16).</source>
         <translation>各グループのスケールのビット数（fp16：16）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="97"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="97"/>
         <source>Bits of each group&apos;s zero point (symmetric formats have none: 0).</source>
         <translation>各グループのゼロ点のビット数（対称形式にはなし：0）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="100"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="100"/>
         <source>Keep the embedding and lm_head in 16 bits while the rest is quantized (what GPTQ/AWQ checkpoints do).</source>
         <translation>残りを量子化しても、埋め込みと lm_head を 16 ビットのまま保持します（GPTQ/AWQ チェックポイントの方式）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="105"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="105"/>
         <source>Only the routed experts use the format; attention and the rest stay 16-bit (gpt-oss MXFP4 checkpoints).</source>
         <translation>ルーテッドエキスパートだけがこの形式を使い、アテンションなどは 16 ビットのままです（gpt-oss の MXFP4 チェックポイント）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="110"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="110"/>
         <source>Tokens each sequence holds in the KV cache: prompt plus generated (vLLM&apos;s max_model_len when sizing for the worst case).</source>
         <translation>各シーケンスが KV キャッシュに保持するトークン数：プロンプト＋生成分（最悪ケースを見積もるときは vLLM の max_model_len）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="115"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="115"/>
         <source>Sequences served at the same time (concurrency). KV memory grows with context x concurrency: 100 requests x 500 tokens take what 5 x 10,000 take.</source>
         <translation>同時に処理するシーケンス数（同時実行数）。KV メモリはコンテキスト × 同時実行数に比例します：500 トークン × 100 リクエストは 10,000 × 5 と同じです。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="120"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="120"/>
         <source>All tokens in the KV cache at once: context x concurrency, editable.</source>
         <translation>KV キャッシュに同時に載る全トークン：コンテキスト × 同時実行数（編集可）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="123"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="123"/>
         <source>Prompt tokens prefilled at once per sequence; sets the activation peak. no prefill: no activation term (as the source documents&apos; totals).</source>
         <translation>シーケンスごとに一度にプリフィルするプロンプトのトークン数。活性化のピークを決めます。プリフィルなし：活性化の項なし（元資料の合計と同じ）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="128"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="128"/>
         <source>Chunked prefill: tokens processed per step (vLLM max_num_batched_tokens, llama.cpp n_ubatch); caps the tokens in flight, and so the activation peak.</source>
         <translation>チャンク化プリフィル：1 ステップで処理するトークン数（vLLM の max_num_batched_tokens、llama.cpp の n_ubatch）。処理中のトークン数、ひいては活性化のピークを抑えます。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="133"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="133"/>
         <source>Live activation buffers: how many tensors of hidden + intermediate width per token are alive at the prefill peak. 4 is the source article&apos;s assumption; calibrate it from a measured run.</source>
         <translation>同時に生きている活性化バッファ：プリフィルのピーク時に生存する、トークンあたり hidden + intermediate 幅のテンソルの数。4 は元記事の仮定で、実測から較正してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="139"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="139"/>
         <source>Keep the logits (vocab_size values) of every prefilled position, not only of the last one per sequence.</source>
         <translation>各シーケンスの最後の位置だけでなく、プリフィルした全位置のロジット（vocab_size 個の値）を保持します。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="144"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="144"/>
         <source>Element type of the KV cache: fp16/bf16 2 bytes, fp8 1 byte; q8_0/q4_0 are llama.cpp&apos;s block types.</source>
         <translation>KV キャッシュの要素型：fp16/bf16 は 2 バイト、fp8 は 1 バイト。q8_0/q4_0 は llama.cpp のブロック型です。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="149"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="149"/>
         <source>Whose memory accounting to follow: formula is the source documents&apos; neutral one; vLLM, SGLang, llama.cpp, Ollama and transformers follow each engine&apos;s own code.</source>
         <translation>どのメモリ会計に従うか：formula は元資料の中立な式、vLLM・SGLang・llama.cpp・Ollama・transformers は各エンジン自身のコードに従います。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="154"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="154"/>
         <source>Share of the GPU&apos;s memory the engine may take (vLLM&apos;s flag, 0.9 by default); the KV cache gets what is left of it after weights and overhead.</source>
         <translation>エンジンが使ってよい GPU メモリの割合（vLLM のフラグ、既定 0.9）。KV キャッシュには重みとオーバーヘッドを引いた残りが割り当てられます。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="159"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="159"/>
         <source>Paged attention: the KV cache is allocated in blocks of N tokens, so each sequence is rounded up to whole blocks (vLLM: 16). unpaged: exact token counts.</source>
         <translation>ページドアテンション：KV キャッシュを N トークンのブロック単位で確保するため、各シーケンスはブロック単位に切り上げられます（vLLM：16）。unpaged：正確なトークン数。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="164"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="164"/>
         <source>A prefix common to every sequence (a system prompt); with prefix caching its whole blocks are stored once.</source>
         <translation>全シーケンスに共通する接頭辞（システムプロンプト）。プレフィックスキャッシュでは、その完全なブロックは 1 回だけ保存されます。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="169"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="169"/>
         <source>Tensor parallel (TP): weights and KV heads are split over N GPUs; each GPU holds max(1, KV heads / N) heads.</source>
         <translation>テンソル並列（TP）：重みと KV ヘッドを N 枚の GPU に分割します。各 GPU は max(1, KV ヘッド / N) 個のヘッドを持ちます。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="174"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="174"/>
         <source>Pipeline parallel (PP): the layers are split over N GPUs.</source>
         <translation>パイプライン並列（PP）：層を N 枚の GPU に分割します。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="177"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="177"/>
         <source>Overhead form: how memory beyond weights, KV cache and activations is added. multiplier: (weights + KV + activations) x factor + fixed; workspace: weights x fraction. Both come from the source documents.</source>
         <translation>オーバーヘッドの形：重み・KV キャッシュ・活性化以外のメモリの加え方。multiplier：（重み + KV + 活性化）× 係数 + 固定分、workspace：重み × 割合。どちらも元資料に由来します。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="183"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="183"/>
         <source>Multiplier form: 1.15 adds 15 % for allocator fragmentation and framework buffers.</source>
         <translation>multiplier 形：1.15 はアロケータの断片化とフレームワークのバッファに 15 % を加えます。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="187"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="187"/>
         <source>Multiplier form: memory that does not scale (CUDA context, cuBLAS workspace), 1 GiB by default.</source>
         <translation>multiplier 形：規模に比例しないメモリ（CUDA コンテキスト、cuBLAS ワークスペース）、既定 1 GiB。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="192"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="192"/>
         <source>Workspace form: overhead as a share of the weights (0.05 = 5 %).</source>
         <translation>workspace 形：重みに対する割合としてのオーバーヘッド（0.05 = 5 %）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="195"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="195"/>
         <source>The engine caches only the window on sliding layers (vLLM, transformers). Off: it caches the whole context on every layer.</source>
         <translation>エンジンがスライド層でウィンドウ分だけをキャッシュします（vLLM、transformers）。オフ：全層でコンテキスト全体をキャッシュします。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="200"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="200"/>
         <source>The card to check against: catalog GPUs at the MiB nvidia-smi reports, a custom capacity, or a local GPU&apos;s total or free memory (NVML).</source>
         <translation>照合するカード：nvidia-smi が示す MiB のカタログ GPU、任意の容量、またはローカル GPU の総量か空き（NVML）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="205"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="205"/>
         <source>Any capacity, in GiB (2^30 bytes) or MiB; choosing one selects it.</source>
         <translation>任意の容量（GiB = 2^30 バイト、または MiB）。入力するとこれが選ばれます。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="208"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="208"/>
         <source>Query heads per KV head. MHA: 1; GQA: more than 1; MQA: all queries share one KV head; MLA caches a compressed latent instead of heads.</source>
         <translation>KV ヘッド 1 つあたりのクエリヘッド数。MHA：1、GQA：1 より大、MQA：全クエリが 1 つの KV ヘッドを共有、MLA はヘッドの代わりに圧縮した潜在表現をキャッシュします。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/glossary.py" line="213"/>
+        <location filename="../../vramdesk/gui/forms/glossary.py" line="213"/>
         <source>KV-cache bytes one token takes across all layers (before paging).</source>
         <translation>1 トークンが全層で占める KV キャッシュのバイト数（ページング前）。</translation>
     </message>
@@ -1051,48 +1052,48 @@
 <context>
     <name>GpuPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="122"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="122"/>
         <source>Refresh</source>
         <extracomment>Auto-refresh interval limits, seconds.</extracomment>
         <translation>更新</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="123"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="123"/>
         <source>Auto-refresh every</source>
         <translation>自動更新の間隔</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="126"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="126"/>
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="230"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="230"/>
         <source>Could not read the GPUs: {0}</source>
         <translation>GPU を読み取れませんでした: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="261"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="261"/>
         <source>{0} used of {1} · {2} free</source>
         <translation>{1} 中 {0} 使用 · {2} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="268"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="268"/>
         <source>MIG {0}: {1} free of {2}</source>
         <translation>MIG {0}: {2} 中 {1} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="281"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="281"/>
         <source>memory not reported</source>
         <translation>メモリ情報なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="288"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="288"/>
         <source>Driver {0}</source>
         <translation>ドライバー {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/gpu_panel.py" line="290"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="290"/>
         <source> · CUDA {0}</source>
         <translation> · CUDA {0}</translation>
     </message>
@@ -1100,39 +1101,39 @@
 <context>
     <name>HelpMenu</name>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="57"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="57"/>
         <source>&amp;Help</source>
         <translation>ヘルプ(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="60"/>
-        <location filename="../../vramdesk/gui/help_menu.py" line="114"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="60"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="114"/>
         <source>How the numbers are computed</source>
         <translation>数値の計算方法</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="66"/>
-        <location filename="../../vramdesk/gui/help_menu.py" line="101"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="66"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="101"/>
         <source>About vramdesk</source>
         <translation>vramdesk について</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="76"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="76"/>
         <source>Will this LLM fit in GPU memory under this traffic?</source>
         <translation>この LLM は、このトラフィックで GPU メモリに収まるか？</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="79"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="79"/>
         <source>Licence: {0}</source>
         <translation>ライセンス: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="80"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="80"/>
         <source>Python {0}, Qt {1}, PySide6 {2}</source>
         <translation>Python {0}、Qt {1}、PySide6 {2}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/help_menu.py" line="83"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="83"/>
         <source>Offline: nothing is sent anywhere. The command line gives the same numbers (vramdesk --help).</source>
         <translation>オフライン：どこにも何も送信しません。コマンドラインでも同じ数値が得られます（vramdesk --help）。</translation>
     </message>
@@ -1189,34 +1190,34 @@
 <context>
     <name>KvGrowthTab</name>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="87"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="87"/>
         <source>context (tokens per sequence)</source>
         <extracomment>One colour per curve slot (Okabe-Ito): the grid&apos;s concurrencies, then the current one.</extracomment>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="101"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="101"/>
         <source>KV budget</source>
         <translation>KV 予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="112"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="112"/>
         <source>this workload</source>
         <translation>このワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="172"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="172"/>
         <source>KV cache ({0})</source>
         <translation>KV キャッシュ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="200"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="200"/>
         <source>No KV budget on this GPU: {0}</source>
         <translation>この GPU には KV 予算がありません: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="215"/>
-        <location filename="../../vramdesk/gui/kv_growth_tab.py" line="228"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="215"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="228"/>
         <source>{0} concurrent</source>
         <translation>同時 {0}</translation>
     </message>
@@ -1224,81 +1225,81 @@
 <context>
     <name>LocalModelsPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="67"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="67"/>
         <source>Filter by name, source or format</source>
         <translation>名前・出所・形式で絞り込み</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="71"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="71"/>
         <source>Name</source>
         <translation>名前</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="71"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="71"/>
         <source>Source</source>
         <translation>出所</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="71"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="71"/>
         <source>Format</source>
         <translation>形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="71"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="71"/>
         <source>Size on disk</source>
         <translation>ディスク上のサイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="82"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="82"/>
         <source>Refresh</source>
         <translation>更新</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="84"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="84"/>
         <source>Add folder…</source>
         <translation>フォルダーを追加…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="86"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="86"/>
         <source>Use this model</source>
         <translation>このモデルを使う</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="140"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="140"/>
         <source>Looking for models on this machine…</source>
         <translation>このマシンのモデルを探しています…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/local_models.py" line="155"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="155"/>
         <source>%n model(s) found</source>
         <translation>
             <numerusform>%n 個のモデルが見つかりました</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/local_models.py" line="157"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="157"/>
         <source>%n could not be read</source>
         <translation>
             <numerusform>%n 個は読めませんでした</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="165"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="165"/>
         <source>The scan failed: {0}</source>
         <translation>走査に失敗しました: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="215"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="215"/>
         <source>Cannot read {0}: {1}</source>
         <translation>{0} を読めません: {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="221"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="221"/>
         <source>Local: {0}</source>
         <translation>ローカル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/local_models.py" line="226"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="226"/>
         <source>Add a folder of models</source>
         <translation>モデルのフォルダーを追加</translation>
     </message>
@@ -1306,88 +1307,88 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="201"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="204"/>
         <source>Reverse solver</source>
-        <extracomment>A window never shown (tests, a screenshot tool) scans for local models and queries the local GPUs after this delay (a shown one does it after its first paint). No geometry was restored: the window is placed from the screen alone.</extracomment>
+        <extracomment>A window never shown (tests, a screenshot tool) scans for local models and queries the local GPUs after this delay (a shown one does it after its first paint). Once, on the event-loop turn after the first paint (in a window never shown: after ``AFTER_PAINT_FALLBACK_MS``); not when the window closes first. No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="204"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="207"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="204"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="207"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="204"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="207"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="281"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="284"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="290"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="293"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="293"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="296"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="384"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="388"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="385"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="389"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="388"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="392"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="391"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="395"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="392"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="396"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="401"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="405"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="411"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="415"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="412"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="416"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="550"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="554"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="270"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="273"/>
         <source>Inputs</source>
         <extracomment>Tab index of each tab built on first use.</extracomment>
         <translation>入力</translation>
@@ -1396,269 +1397,269 @@
 <context>
     <name>ModelForm</name>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="41"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="41"/>
         <source>Model</source>
         <extracomment>A preset picked could not be loaded (the one-line reason). The path of a model imported and loaded (for File → Open recent).</extracomment>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="59"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="59"/>
         <source>Import config.json / model folder…</source>
         <translation>config.json / モデルフォルダーをインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="63"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="63"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="67"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="67"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="68"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="68"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="69"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="69"/>
         <source>Layers (num_hidden_layers)</source>
         <translation>層数（num_hidden_layers）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="70"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="70"/>
         <source>hidden_size</source>
         <translation>hidden_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="71"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="71"/>
         <source>Attention heads</source>
         <translation>アテンションヘッド数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="72"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="72"/>
         <source>KV heads (num_key_value_heads)</source>
         <translation>KV ヘッド数（num_key_value_heads）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="73"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="73"/>
         <source>head_dim</source>
         <translation>head_dim</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="74"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="74"/>
         <source>intermediate_size</source>
         <translation>intermediate_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="75"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="75"/>
         <source>vocab_size</source>
         <translation>vocab_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="76"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="76"/>
         <source>Tied embeddings</source>
         <translation>埋め込みを共有（tie_word_embeddings）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="77"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="77"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="79"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="79"/>
         <source>the checkpoint (fixed)</source>
         <translation>チェックポイント（固定）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="80"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="80"/>
         <source>the shape (follows the fields)</source>
         <translation>形状（各欄に追従）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="82"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="82"/>
         <source>Parameter count from</source>
         <translation>パラメータ数の出所</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="85"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="85"/>
         <source>A preset or import pins the checkpoint&apos;s published parameter count (and its byte size), so shape edits do not move the weights. Choose the shape to compute the count from the layers, widths and vocabulary instead.</source>
         <translation>プリセットやインポートはチェックポイントの公表パラメータ数（とバイト数）に固定するため、形状を編集しても重みは変わりません。層数・幅・語彙から数えるには「形状」を選んでください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="90"/>
         <source>Parameters</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="90"/>
         <source>computed from the shape</source>
         <translation>構成から計算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="91"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="91"/>
         <source>MoE experts (0 = dense)</source>
         <translation>MoE エキスパート数（0 = 密）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="92"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="92"/>
         <source>Experts per token</source>
         <translation>トークンあたりのエキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="93"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="93"/>
         <source>Expert intermediate size</source>
         <translation>エキスパートの中間次元</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="94"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="94"/>
         <source>Shared experts</source>
         <translation>共有エキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="95"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="95"/>
         <source>Dense leading layers</source>
         <translation>先頭の密な層の数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="96"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="96"/>
         <source>Sliding window (tokens)</source>
         <translation>スライディングウィンドウ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="96"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="96"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="98"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="98"/>
         <source>every layer slides</source>
         <translation>全層がスライディング</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="99"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="99"/>
         <source>no sliding layers</source>
         <translation>スライディング層なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="100"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="100"/>
         <source>alternating</source>
         <translation>交互</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="101"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="101"/>
         <source>5 local : 1 global</source>
         <translation>ローカル 5 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="102"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="102"/>
         <source>3 local : 1 global</source>
         <translation>ローカル 3 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="103"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="103"/>
         <source>per-layer list (from preset)</source>
         <translation>層ごとの一覧（プリセットから）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="105"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="105"/>
         <source>Sliding layers</source>
         <translation>スライディング層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="106"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="106"/>
         <source>head_dim (derived)</source>
         <translation>head_dim（導出値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="107"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="107"/>
         <source>GQA ratio</source>
         <translation>GQA 比</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="108"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="108"/>
         <source>Parameter count</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="109"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="109"/>
         <source>KV bytes per token</source>
         <translation>トークンあたりの KV バイト数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="130"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="130"/>
         <source> (shape gives {0:,})</source>
         <translation>（構成から計算すると {0:,}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="132"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="132"/>
         <source>, active {0:,}</source>
         <translation>、アクティブ {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="140"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="140"/>
         <source>the checkpoint: {0:,}</source>
         <translation>チェックポイント: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="142"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="142"/>
         <source>the checkpoint (none loaded)</source>
         <translation>チェックポイント（読み込みなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="145"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="145"/>
         <source>the shape: {0:,}</source>
         <translation>形状: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="162"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="162"/>
         <source> (bundled, read-only)</source>
         <translation>（同梱・読み取り専用）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="162"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="162"/>
         <source> (mine)</source>
         <translation>（ユーザー）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="190"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="190"/>
         <source>Custom (edited)</source>
         <translation>カスタム (編集済み)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="218"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="218"/>
         <source>Preset not loaded: {0}</source>
         <translation>プリセットを読み込めませんでした: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="224"/>
-        <location filename="../../vramdesk/gui/model_form.py" line="229"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="224"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="229"/>
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="226"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="226"/>
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="249"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="249"/>
         <source>Reading {0}…</source>
         <translation>{0} を読み込み中…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="250"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="250"/>
         <source>Cancel</source>
         <translation>キャンセル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="255"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="255"/>
         <source>Import of {0} cancelled</source>
         <translation>{0} のインポートを取り消しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/model_form.py" line="271"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="271"/>
         <source>Imported: {0}</source>
         <translation>インポート: {0}</translation>
     </message>
@@ -1666,7 +1667,7 @@
 <context>
     <name>PresetLibrary</name>
     <message>
-        <location filename="../../vramdesk/gui/library.py" line="110"/>
+        <location filename="../../vramdesk/gui/panels/library.py" line="109"/>
         <source>{0} (saved)</source>
         <extracomment>What each kind of preset stores from the current inputs. Every problem sentence seen since start (files moved aside), for the window to report.</extracomment>
         <translation>{0} (保存済み)</translation>
@@ -1675,88 +1676,88 @@
 <context>
     <name>PresetsPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="40"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="40"/>
         <source>Load</source>
         <translation>読み込む</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="41"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="41"/>
         <source>Delete</source>
         <translation>削除</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="42"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="42"/>
         <source>Save model…</source>
         <translation>モデルを保存…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="43"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="43"/>
         <source>Save workload…</source>
         <translation>ワークロードを保存…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="44"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="44"/>
         <source>Save scenario…</source>
         <translation>シナリオを保存…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="45"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="45"/>
         <source>Rename…</source>
         <translation>名前を変更…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="46"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="46"/>
         <source>Import file…</source>
         <translation>ファイルからインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="47"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="47"/>
         <source>Export file…</source>
         <translation>ファイルへエクスポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="70"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="70"/>
         <source>Dismiss</source>
         <translation>閉じる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="117"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="117"/>
         <source>Saved {0} preset “{1}”</source>
         <translation>{0} プリセット「{1}」を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="151"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="151"/>
         <source>Exported to {0}</source>
         <translation>{0} にエクスポートしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="156"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="156"/>
         <source>Save preset</source>
         <translation>プリセットを保存</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="156"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="156"/>
         <source>Name of the {0} preset:</source>
         <translation>{0} プリセットの名前:</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="165"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="165"/>
         <source>Rename preset</source>
         <translation>プリセットの名前を変更</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="165"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="165"/>
         <source>New name:</source>
         <translation>新しい名前:</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="170"/>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="172"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="170"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="172"/>
         <source>Import preset</source>
         <translation>プリセットをインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/presets_panel.py" line="178"/>
+        <location filename="../../vramdesk/gui/panels/presets.py" line="178"/>
         <source>Export preset</source>
         <translation>プリセットをエクスポート</translation>
     </message>
@@ -1764,138 +1765,138 @@
 <context>
     <name>RuntimeForm</name>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="30"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="30"/>
         <source>Runtime</source>
         <extracomment>Runtime fields and their defaults (the form&apos;s other fields are display conversions).</extracomment>
         <translation>ランタイム</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="31"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="31"/>
         <source>Engine</source>
         <translation>エンジン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="32"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="32"/>
         <source>gpu_memory_utilization</source>
         <translation>gpu_memory_utilization</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="33"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="33"/>
         <source>KV block size (tokens)</source>
         <translation>KV ブロックサイズ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="33"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="33"/>
         <source>unpaged</source>
         <translation>ページングなし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="34"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="34"/>
         <source>Shared prefix (tokens)</source>
         <translation>共通プレフィックス（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="35"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="35"/>
         <source>Tensor parallel (TP)</source>
         <translation>テンソル並列（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="36"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="36"/>
         <source>Pipeline parallel (PP)</source>
         <translation>パイプライン並列（PP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="38"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="38"/>
         <source>multiplier: (w + kv + act) x factor + fixed</source>
         <translation>乗数: (重み + KV + 活性化) × 係数 + 固定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="39"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="39"/>
         <source>workspace: weights x fraction</source>
         <translation>ワークスペース: 重み × 比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="41"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="41"/>
         <source>Overhead form</source>
         <translation>オーバーヘッドの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="42"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="42"/>
         <source>Overhead factor</source>
         <translation>オーバーヘッド係数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="43"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="43"/>
         <source>Fixed overhead (GiB)</source>
         <translation>固定オーバーヘッド（GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="44"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="44"/>
         <source>Workspace fraction</source>
         <translation>ワークスペース比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="46"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="46"/>
         <source>Engine caps sliding layers at the window</source>
         <translation>スライディング層をウィンドウ長で打ち切る</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="49"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="49"/>
         <source>GPU layers (-ngl)</source>
         <translation>GPU に載せる層数 (n_gpu_layers)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="49"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="49"/>
         <source>all</source>
         <translation>全層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="51"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="51"/>
         <source>Flash attention (-fa)</source>
         <translation>フラッシュアテンション (flash_attn)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="50"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="50"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="50"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="50"/>
         <source>on</source>
         <translation>オン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="50"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="50"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="52"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="52"/>
         <source>Physical batch (-ub)</source>
         <translation>物理バッチ (n_ubatch)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="52"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="52"/>
         <source>512</source>
         <translation>512</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="53"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="53"/>
         <source>Slots (-np)</source>
         <translation>スロット数 (n_parallel)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="53"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="53"/>
         <source>= concurrency</source>
         <translation>= 同時実行数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="54"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="54"/>
         <source>Unified KV cache (-kvu)</source>
         <translation>統合 KV キャッシュ (kv_unified)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="55"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="55"/>
         <source>Full-size SWA cache (--swa-full)</source>
         <translation>スライディング窓のキャッシュを全長で確保 (swa_full)</translation>
     </message>
@@ -1903,13 +1904,13 @@
 <context>
     <name>ScenarioController</name>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="242"/>
+        <location filename="../../vramdesk/gui/controller.py" line="243"/>
         <source>The figures use the last accepted values ({0}) until what was typed there is valid.</source>
         <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). What the import of the loaded model assumed (fp32 storage, defaults filled in, ...).</extracomment>
         <translation>入力が有効になるまで、数値は最後に受け付けた値（{0}）で計算しています。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="258"/>
+        <location filename="../../vramdesk/gui/controller.py" line="259"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
@@ -1917,78 +1918,78 @@
 <context>
     <name>SolverTab</name>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="59"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="59"/>
         <source>GPU capacity</source>
         <translation>GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="60"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="60"/>
         <source>Usable for KV + activations</source>
         <translation>KV と活性化に使える量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="61"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="61"/>
         <source>KV cache budget</source>
         <translation>KV キャッシュの予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="62"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="62"/>
         <source>vLLM would print</source>
         <translation>vLLM の表示</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="63"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="63"/>
         <source>Max concurrency at the context</source>
         <translation>このコンテキストでの最大同時数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="64"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="64"/>
         <source>Max context at the concurrency</source>
         <translation>この同時数での最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="65"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="65"/>
         <source>Smallest GPU count (TP)</source>
         <translation>必要な最小 GPU 数（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="82"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="82"/>
         <source>Lever</source>
         <translation>対策</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="82"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="82"/>
         <source>Value</source>
         <translation>値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="82"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="82"/>
         <source>Saves</source>
         <translation>削減量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="82"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="82"/>
         <source>Advice</source>
         <translation>助言</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="48"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="48"/>
         <source>Fit advisor (when it does not fit): levers, most effective first</source>
         <extracomment>Solved values: bold, in the theme&apos;s &quot;solved&quot; colour (vramdesk.gui.theme.TEXT_COLOURS).</extracomment>
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="105"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="105"/>
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="122"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="122"/>
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/solver_tab.py" line="127"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="127"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>
@@ -1996,38 +1997,38 @@
 <context>
     <name>TargetForm</name>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="103"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="103"/>
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="104"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="104"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="116"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="116"/>
         <source>the capacity to check against, in the unit beside</source>
         <translation>照合する容量（右の単位で）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="128"/>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="147"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="128"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="147"/>
         <source>Custom capacity</source>
         <translation>容量を指定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="153"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="153"/>
         <source>local GPU {0} (total, {1})</source>
         <translation>ローカル GPU {0}（総容量 {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="158"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="158"/>
         <source>local GPU {0} (free now)</source>
         <translation>ローカル GPU {0}（現在の空き）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/runtime_form.py" line="162"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="162"/>
         <source>{0} (not available now)</source>
         <translation>{0}（現在は利用不可）</translation>
     </message>
@@ -2035,7 +2036,7 @@
 <context>
     <name>VerdictView</name>
     <message>
-        <location filename="../../vramdesk/gui/verdict_view.py" line="55"/>
+        <location filename="../../vramdesk/gui/panels/verdict.py" line="55"/>
         <source>No capacity to check against: pick a GPU.</source>
         <extracomment>state -&gt; (text colour, background): green, amber, red; readable on light themes.</extracomment>
         <translation>照合する容量がありません。GPU を選んでください。</translation>
@@ -2044,62 +2045,62 @@
 <context>
     <name>WeightsForm</name>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="17"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="17"/>
         <source>Weight format</source>
         <translation>重みの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="18"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="18"/>
         <source> (approx.)</source>
         <translation>（近似）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="19"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="19"/>
         <source>Format</source>
         <translation>形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="20"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="20"/>
         <source>Group size</source>
         <translation>グループサイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="20"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="20"/>
         <source>none</source>
         <translation>なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="21"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="21"/>
         <source>Scale bits per group</source>
         <translation>グループあたりのスケールのビット数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="22"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="22"/>
         <source>Zero-point bits per group</source>
         <translation>グループあたりのゼロ点のビット数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="24"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="24"/>
         <source>auto (16-bit when group-quantized)</source>
         <translation>自動（グループ量子化なら 16 ビット）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="25"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="25"/>
         <source>yes</source>
         <translation>はい</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="26"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="26"/>
         <source>no</source>
         <translation>いいえ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="28"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="28"/>
         <source>Embeddings unquantized</source>
         <translation>埋め込みを量子化しない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="29"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="29"/>
         <source>Only experts quantized</source>
         <translation>エキスパートのみ量子化</translation>
     </message>
@@ -2107,57 +2108,57 @@
 <context>
     <name>WorkloadForm</name>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="37"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="37"/>
         <source>Workload</source>
         <translation>ワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="38"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="38"/>
         <source>Context (tokens per sequence)</source>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="39"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="39"/>
         <source>Concurrent sequences</source>
         <translation>同時シーケンス数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="42"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="42"/>
         <source>or live tokens in all</source>
         <translation>または保持トークン総数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="45"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="45"/>
         <source>Prompt length (prefill)</source>
         <translation>プロンプト長（プリフィル）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="45"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="45"/>
         <source>no prefill</source>
         <translation>プリフィルなし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="46"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="46"/>
         <source>Prefill chunk (tokens)</source>
         <translation>プリフィルのチャンク（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="46"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="46"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="47"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="47"/>
         <source>Live activation buffers</source>
         <translation>同時に生きている活性化バッファ数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="48"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="48"/>
         <source>Logits for every position</source>
         <translation>全位置のロジットを保持</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/workload_form.py" line="49"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="49"/>
         <source>KV cache dtype</source>
         <translation>KV キャッシュの型</translation>
     </message>
@@ -2165,7 +2166,7 @@
 <context>
     <name>window</name>
     <message>
-        <location filename="../../vramdesk/gui/session.py" line="61"/>
+        <location filename="../../vramdesk/gui/window_state.py" line="61"/>
         <source>Last session not restored: {0}</source>
         <translation>前回のセッションを復元できませんでした: {0}</translation>
     </message>

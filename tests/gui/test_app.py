@@ -21,7 +21,7 @@ from vramdesk.core.model.workload import Workload
 from vramdesk.core.store.bundled import resources_dir
 from vramdesk.core.store.serialize import from_dict
 from vramdesk.core.units import Unit, to_unit
-from vramdesk.gui.fields import Target
+from vramdesk.gui.forms.fields import Target
 from vramdesk.gui.main_window import AFTER_PAINT_FALLBACK_MS
 from vramdesk.gui.settings import load_translator, open_settings, resolve_language, write_json
 
@@ -162,8 +162,8 @@ def test_a_window_closed_before_its_first_paint_starts_no_worker(make_main_windo
 def test_the_panels_behind_my_presets_are_built_after_the_first_paint(make_main_window, qtbot):
     # issue 11: the GPU and local-model panels (and NVML's module) wait for the first frame;
     # their docks and tabs are there from the start
-    from vramdesk.gui.gpu_panel import GpuPanel
-    from vramdesk.gui.local_models import LocalModelsPanel
+    from vramdesk.gui.panels.gpu import GpuPanel
+    from vramdesk.gui.panels.local_models import LocalModelsPanel
 
     snapshot = one_gpu_snapshot()
     window = make_main_window(gpu_query=lambda: snapshot)

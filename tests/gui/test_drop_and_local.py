@@ -77,7 +77,7 @@ def _state(window):
 
 
 def _import_from_menu(window, monkeypatch, path):
-    from vramdesk.gui import model_form
+    from vramdesk.gui.forms import model_form
 
     monkeypatch.setattr(model_form.QFileDialog, "getOpenFileName", lambda *a: (str(path), ""))
     action = next(

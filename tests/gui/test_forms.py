@@ -281,7 +281,7 @@ def test_huge_typed_value_gives_a_short_message_and_keeps_the_layout(
 def test_long_unbroken_error_text_is_cut_and_wraps_full_text_in_tooltip(
     make_main_window, qtbot, monkeypatch
 ):
-    from vramdesk.gui import binding
+    from vramdesk.gui.forms import binding
 
     window = make_main_window()
     window.form_column.set_open_sections(["model"])  # the width of the open section is kept

@@ -17,7 +17,7 @@ from PySide6.QtCore import QTimer
 from tests.fake_nvml import FakeNvml, a100_mig, h100, rtx_4090, without_driver
 from vramdesk.core.local.nvml import query_gpus
 from vramdesk.core.units import Unit
-from vramdesk.gui.gpu_panel import GpuPanel
+from vramdesk.gui.panels.gpu import GpuPanel
 
 
 @pytest.fixture

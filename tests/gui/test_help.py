@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QDialog, QFormLayout, QLabel, QTextBrowser
 
 from vramdesk.core.present.how_computed import HOW_COMPUTED
-from vramdesk.gui.glossary import EXPLANATIONS
+from vramdesk.gui.forms.glossary import EXPLANATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]

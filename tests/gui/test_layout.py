@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from tests.gui.conftest import one_gpu_snapshot
 from tests.gui.layout_checks import chart_overlaps, clipped_widgets
-from vramdesk.gui.form_column import ESSENTIALS
+from vramdesk.gui.forms.form_column import ESSENTIALS
 from vramdesk.gui.screen_fit import FRAME_GUESS, first_geometry, fit_geometry, frame_margins
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PySide6.QtWidgets import QApplication
 
-from vramdesk.gui.plotting import CornerLegend, escape_html, quiet_range_changes
+from vramdesk.gui.chart.plotting import CornerLegend, escape_html, quiet_range_changes
 
 
 @given(st.text(alphabet=st.sampled_from("&<>\"'a;#x1 重みキャッシュ"), max_size=40) | st.text())

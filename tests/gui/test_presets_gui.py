@@ -184,7 +184,7 @@ def test_notices_survive_the_gpu_panels_periodic_refresh(
 def test_import_action_shows_the_error_where_the_user_acted(
     make_main_window, tmp_path, monkeypatch
 ):
-    from vramdesk.gui import model_form
+    from vramdesk.gui.forms import model_form
 
     bad = tmp_path / "config.json"
     bad.write_text("[1, 2", encoding="utf-8")

@@ -10,7 +10,7 @@ as the text is valid.
 from __future__ import annotations
 
 from vramdesk.core.estimate import estimate
-from vramdesk.gui.number_edit import NumberEdit
+from vramdesk.gui.forms.number_edit import NumberEdit
 
 from .keyboard import type_text
 

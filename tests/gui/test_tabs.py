@@ -297,9 +297,9 @@ def test_the_tabs_behind_the_solver_are_built_when_first_shown(make_main_window,
     # first frame; a click on a tab builds it before it paints
     from PySide6.QtCore import Qt
 
-    from vramdesk.gui.compare_tab import CompareTab
-    from vramdesk.gui.fits_tab import FitsTab
-    from vramdesk.gui.kv_growth_tab import KvGrowthTab
+    from vramdesk.gui.tabs.compare import CompareTab
+    from vramdesk.gui.tabs.fits import FitsTab
+    from vramdesk.gui.tabs.kv_growth import KvGrowthTab
 
     window = make_main_window(show=True)
     tabs = window.tabs
@@ -416,7 +416,7 @@ def test_hidden_tabs_do_no_work_on_edits_and_catch_up_when_shown(make_main_windo
 
 
 def test_kv_growth_context_axis_is_labelled_at_the_grid_contexts(make_main_window):
-    from vramdesk.gui.kv_growth_tab import context_ticks
+    from vramdesk.gui.tabs.kv_growth import context_ticks
 
     # positions are log10 of the context (pyqtgraph log mode); one label per power of four
     ticks = context_ticks(128, 131072)

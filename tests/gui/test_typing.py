@@ -15,7 +15,7 @@ from vramdesk.core.estimate import estimate
 from vramdesk.core.model.formats import WeightFormat
 from vramdesk.core.model.runtime import Engine, OverheadForm
 from vramdesk.core.units import GIB
-from vramdesk.gui.number_edit import NumberEdit
+from vramdesk.gui.forms.number_edit import NumberEdit
 
 from .keyboard import type_text
 

@@ -81,7 +81,7 @@ class WindowHost:
 
     def switch_language(self, choice: str) -> None:
         """Remember ``choice``, then rebuild the window with the new translation."""
-        from vramdesk.gui.session import save_session
+        from vramdesk.gui.window_state import save_session
 
         self.settings.setValue("language", choice)
         old = self.window

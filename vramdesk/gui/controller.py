@@ -32,7 +32,7 @@ from vramdesk.core.solve.verdict import fits_budget
 from vramdesk.core.store import bundled
 from vramdesk.core.store.serialize import TYPES, scenario_to_dict
 from vramdesk.core.units import Unit
-from vramdesk.gui.fields import (
+from vramdesk.gui.forms.fields import (
     FIELD_PART,
     Target,
     capacity_bytes_of,

@@ -41,19 +41,21 @@ from PySide6.QtWidgets import (
 )
 
 from vramdesk.core.units import Unit
-from vramdesk.gui import glossary
-from vramdesk.gui.chart import BreakdownChart
+from vramdesk.gui.chart.breakdown import BreakdownChart
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_note
-from vramdesk.gui.drop_import import DropImporter, RecentFiles
-from vramdesk.gui.export_menu import ExportMenu
-from vramdesk.gui.figures_table import FiguresTable
-from vramdesk.gui.form_column import FormColumn
-from vramdesk.gui.help_menu import HelpMenu
-from vramdesk.gui.library import PresetLibrary
-from vramdesk.gui.model_form import ModelForm
-from vramdesk.gui.presets_panel import PresetsPanel
-from vramdesk.gui.runtime_form import RuntimeForm, TargetForm
+from vramdesk.gui.dialogs.drop_import import DropImporter, RecentFiles
+from vramdesk.gui.dialogs.export_menu import ExportMenu
+from vramdesk.gui.dialogs.help_menu import HelpMenu
+from vramdesk.gui.forms import glossary
+from vramdesk.gui.forms.form_column import FormColumn
+from vramdesk.gui.forms.model_form import ModelForm
+from vramdesk.gui.forms.runtime_form import RuntimeForm, TargetForm
+from vramdesk.gui.forms.workload_form import WeightsForm, WorkloadForm
+from vramdesk.gui.panels.figures_table import FiguresTable
+from vramdesk.gui.panels.library import PresetLibrary
+from vramdesk.gui.panels.presets import PresetsPanel
+from vramdesk.gui.panels.verdict import VerdictView
 from vramdesk.gui.screen_fit import (
     FRAME_GUESS,
     PREFERRED_SIZE,
@@ -61,18 +63,16 @@ from vramdesk.gui.screen_fit import (
     fit_geometry,
     frame_margins,
 )
-from vramdesk.gui.session import restore_session, save_session
 from vramdesk.gui.settings import LANGUAGES
-from vramdesk.gui.solver_tab import SolverTab
+from vramdesk.gui.tabs.solver import SolverTab
 from vramdesk.gui.theme import tint
-from vramdesk.gui.verdict_view import VerdictView
-from vramdesk.gui.workload_form import WeightsForm, WorkloadForm
+from vramdesk.gui.window_state import restore_session, save_session
 
 if TYPE_CHECKING:  # built after the first paint or on first use (the docks' panels, the tabs)
-    from vramdesk.gui.compare_tab import CompareTab
-    from vramdesk.gui.fits_tab import FitsTab
-    from vramdesk.gui.kv_growth_tab import KvGrowthTab
-    from vramdesk.gui.local_models import LocalModelsPanel
+    from vramdesk.gui.panels.local_models import LocalModelsPanel
+    from vramdesk.gui.tabs.compare import CompareTab
+    from vramdesk.gui.tabs.fits import FitsTab
+    from vramdesk.gui.tabs.kv_growth import KvGrowthTab
 
 #: A window never shown (tests, a screenshot tool) scans for local models and queries the
 #: local GPUs after this delay (a shown one does it after its first paint).
@@ -247,15 +247,15 @@ class MainWindow(QMainWindow):
             return page
         c = self.controller
         if name == "fits":
-            from vramdesk.gui.fits_tab import FitsTab
+            from vramdesk.gui.tabs.fits import FitsTab
 
             page = FitsTab(c)
         elif name == "kv":
-            from vramdesk.gui.kv_growth_tab import KvGrowthTab
+            from vramdesk.gui.tabs.kv_growth import KvGrowthTab
 
             page = KvGrowthTab(c)
         else:
-            from vramdesk.gui.compare_tab import CompareTab
+            from vramdesk.gui.tabs.compare import CompareTab
 
             page = CompareTab(c, self.library)
         self._tab_pages[name] = page
@@ -289,7 +289,7 @@ class MainWindow(QMainWindow):
         self._local_models: LocalModelsPanel | None = None
         self._panels_built = False
         self.gpu_dock = None
-        if importlib.util.find_spec("vramdesk.gui.gpu_panel") is not None:
+        if importlib.util.find_spec("vramdesk.gui.panels.gpu") is not None:
             self.gpu_dock = self._dock(self.tr("Local GPUs"), QWidget(), "gpu_dock")
             self.tabifyDockWidget(self.presets_dock, self.gpu_dock)
         self.local_dock = self._dock(
@@ -328,7 +328,7 @@ class MainWindow(QMainWindow):
         if self._panels_built:
             return
         self._panels_built = True
-        from vramdesk.gui.local_models import LocalModelsPanel
+        from vramdesk.gui.panels.local_models import LocalModelsPanel
 
         self._local_models = LocalModelsPanel(self.controller, self.settings)
         self._local_models.message.connect(self.show_message)
@@ -354,8 +354,8 @@ class MainWindow(QMainWindow):
         return dock
 
     def _make_gpu_panel(self, gpu_query: Callable[[], Any] | None) -> QWidget:
-        """Build the local GPU panel (gui/gpu_panel.py); its snapshots feed the controller."""
-        from vramdesk.gui.gpu_panel import GpuPanel
+        """Build the local GPU panel (gui/panels/gpu.py); its snapshots feed the controller."""
+        from vramdesk.gui.panels.gpu import GpuPanel
 
         panel = GpuPanel(
             refresh_on_start=False,  # NVML is asked after the first paint (_after_first_paint)
@@ -388,7 +388,7 @@ class MainWindow(QMainWindow):
         file_menu = bar.addMenu(self.tr("&File"))
         file_menu.addAction(self.tr("Import model config…"), self.model_form._on_import_clicked)
         self.drops.populate(file_menu)
-        if importlib.util.find_spec("vramdesk.gui.calibrate_dialog") is not None:
+        if importlib.util.find_spec("vramdesk.gui.dialogs.calibrate") is not None:
             file_menu.addAction(self.tr("Calibrate from an engine log…"), self.open_calibration)
         self.exports.populate(file_menu)
         file_menu.addSeparator()
@@ -499,8 +499,8 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------- slots
     def open_calibration(self) -> QWidget:
-        """Open the calibration dialog (gui/calibrate_dialog.py) on the current inputs."""
-        from vramdesk.gui.calibrate_dialog import CalibrateDialog
+        """Open the calibration dialog (gui/dialogs/calibrate.py) on the current inputs."""
+        from vramdesk.gui.dialogs.calibrate import CalibrateDialog
 
         c = self.controller
         dialog = CalibrateDialog(self, lambda: (c.model, c.weights, c.workload, c.runtime))

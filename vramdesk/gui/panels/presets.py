@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from vramdesk.core.errors import VramdeskError
-from vramdesk.gui.library import PresetLibrary
+from vramdesk.gui.panels.library import PresetLibrary
 
 
 class PresetsPanel(QWidget):

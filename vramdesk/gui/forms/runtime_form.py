@@ -14,10 +14,10 @@ from vramdesk.core.limits import FLOAT_LIMITS
 from vramdesk.core.model.runtime import Engine, OverheadForm, Runtime, engine_options
 from vramdesk.core.model.scenario import fixed_overhead_bytes
 from vramdesk.core.units import Unit, format_bytes, to_unit
-from vramdesk.gui.binding import BoundForm
 from vramdesk.gui.controller import ScenarioController
-from vramdesk.gui.fields import capacity_bytes_of, parse_real_text
-from vramdesk.gui.number_edit import NumberEdit
+from vramdesk.gui.forms.binding import BoundForm
+from vramdesk.gui.forms.fields import capacity_bytes_of, parse_real_text
+from vramdesk.gui.forms.number_edit import NumberEdit
 
 #: Runtime fields and their defaults (the form's other fields are display conversions).
 RUNTIME_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Runtime)}

@@ -7,7 +7,7 @@ and the source documents' grid: contexts 2048 / 8192 / 32768 / 131072 x
 concurrency 1 / 8 / 32, each cell the core's KV bytes for that workload.
 
 Hidden, the tab does no work on an edit: it refreshes when shown, or when its grid is read
-(:mod:`vramdesk.gui.deferred`); shown, on the next turn of the event loop.
+(:mod:`vramdesk.gui.tabs.deferred`); shown, on the next turn of the event loop.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ import pyqtgraph as pg
 from vramdesk.core.present import views
 from vramdesk.core.solve.verdict import usable_sentence
 from vramdesk.core.units import format_bytes, to_unit
+from vramdesk.gui.chart.plotting import CornerLegend
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text
-from vramdesk.gui.deferred import LazyBody, WhenShown
-from vramdesk.gui.plotting import CornerLegend
+from vramdesk.gui.tabs.deferred import LazyBody, WhenShown
 from vramdesk.gui.theme import (
     ChartTheme,
     follow,

@@ -21,9 +21,9 @@ import pyqtgraph as pg
 
 from vramdesk.core.present import views
 from vramdesk.core.units import format_bytes, to_unit
+from vramdesk.gui.chart.plotting import escape_html, quiet_range_changes, side_legend
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
-from vramdesk.gui.plotting import escape_html, quiet_range_changes, side_legend
 from vramdesk.gui.theme import ChartTheme, follow, style_legend, style_plot
 
 #: Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito).

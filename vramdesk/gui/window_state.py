@@ -10,7 +10,7 @@ from PySide6.QtCore import QByteArray, QSettings
 from vramdesk.core.errors import InputError
 from vramdesk.core.store.serialize import TYPES, from_dict
 from vramdesk.core.units import Unit
-from vramdesk.gui.fields import Target, capacity_bytes_of
+from vramdesk.gui.forms.fields import Target, capacity_bytes_of
 from vramdesk.gui.settings import read_json, write_json
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 from vramdesk.core.errors import InputError
-from vramdesk.gui.fields import parse_real_text
+from vramdesk.gui.forms.fields import parse_real_text
 
 
 class NumberEdit(QLineEdit):

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QFormLayout, QWidget
 
-from vramdesk.gui.binding import BoundForm
+from vramdesk.gui.forms.binding import BoundForm
 
 #: Field name -> what it means (config.json names where there is one).
 EXPLANATIONS: dict[str, str] = {

@@ -6,8 +6,8 @@ from PySide6.QtWidgets import QWidget
 
 from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model.formats import KVDtype, WeightFormat
-from vramdesk.gui.binding import BoundForm
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.forms.binding import BoundForm
 
 
 class WeightsForm(BoundForm):

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 
 from vramdesk.core.units import format_bytes
 from vramdesk.gui.controller import ScenarioController
-from vramdesk.gui.deferred import WhenShown
+from vramdesk.gui.tabs.deferred import WhenShown
 
 FITS_COLOUR, NO_FIT_COLOUR = QColor("#e3f4e1"), QColor("#fbe3e1")
 #: Text on those backgrounds, set with them: the palette's text is light in a dark scheme.

@@ -29,9 +29,9 @@ from vramdesk.core.errors import InputError
 from vramdesk.core.limits import FLOAT_LIMITS, INT_LIMITS
 from vramdesk.core.present.views import shorten
 from vramdesk.gui.controller import ScenarioController
-from vramdesk.gui.fields import FIELD_PART, convert_field
+from vramdesk.gui.forms.fields import FIELD_PART, convert_field
+from vramdesk.gui.forms.number_edit import NumberEdit
 from vramdesk.gui.messages import reason_text
-from vramdesk.gui.number_edit import NumberEdit
 from vramdesk.gui.theme import tint
 
 #: Background of a field the core refused (a palette colour keeps the native spin arrows).

@@ -17,7 +17,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QMenu
 
 if TYPE_CHECKING:
-    from vramdesk.gui.model_form import ModelForm
+    from vramdesk.gui.forms.model_form import ModelForm
 
 RECENT_KEY = "recent/models"
 MAX_RECENT = 10

@@ -1,6 +1,6 @@
 """The left column: the everyday inputs together at the top, the details in sections that open.
 
-The forms (:class:`~vramdesk.gui.binding.BoundForm`) build every input; this module only moves
+The forms (:class:`~vramdesk.gui.forms.binding.BoundForm`) build every input; this module only moves
 widgets. The rows people change first (model, weight format, context, concurrency, KV cache
 dtype, engine, tensor parallel, target GPU) are taken out of their forms into one "Scenario"
 group at the top. What stays in each form (the architecture filled by presets and imports,
@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from vramdesk.core.present.views import shorten
-from vramdesk.gui.binding import BoundForm, wrappable
+from vramdesk.gui.forms.binding import BoundForm, wrappable
 
 #: Characters a choice box is wide enough for (the open list shows whole entries).
 COMBO_CHARACTERS = 16

@@ -21,9 +21,9 @@ from vramdesk.core.errors import VramdeskError
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.units import Unit, format_bytes
-from vramdesk.gui.binding import BoundForm
 from vramdesk.gui.controller import ScenarioController
-from vramdesk.gui.library import PresetLibrary
+from vramdesk.gui.forms.binding import BoundForm
+from vramdesk.gui.panels.library import PresetLibrary
 
 
 class ModelForm(BoundForm):

@@ -6,7 +6,7 @@ line, the legend sits above the plot (never over a bar), and the table ends with
 each fits the target's KV budget for the chosen engine (the headline question).
 
 Hidden, the tab does no work on an edit: it refreshes when shown or when its rows are read
-(:mod:`vramdesk.gui.deferred`); shown, on the next turn of the event loop. The table keeps
+(:mod:`vramdesk.gui.tabs.deferred`); shown, on the next turn of the event loop. The table keeps
 its items and sizes its columns once per refresh, not once per cell.
 """
 
@@ -33,12 +33,12 @@ import pyqtgraph as pg
 
 from vramdesk.core.present import views
 from vramdesk.core.units import format_bytes, to_unit
-from vramdesk.gui.chart import PART_COLOURS
+from vramdesk.gui.chart.breakdown import PART_COLOURS
+from vramdesk.gui.chart.plotting import quiet_range_changes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
-from vramdesk.gui.deferred import LazyBody, WhenShown
-from vramdesk.gui.library import PresetLibrary
-from vramdesk.gui.plotting import quiet_range_changes
+from vramdesk.gui.panels.library import PresetLibrary
+from vramdesk.gui.tabs.deferred import LazyBody, WhenShown
 from vramdesk.gui.theme import ChartTheme, follow, style_plot
 
 #: Width of one bar of a group; the four parts plus the total sit side by side.

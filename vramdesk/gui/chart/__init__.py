@@ -1,0 +1,1 @@
+"""The breakdown chart and the legend placement every chart shares."""

@@ -1,0 +1,1 @@
+"""Menus and dialogs: File (export, drop and recent files), Help, calibration."""

@@ -1,0 +1,1 @@
+"""The tabs beside the chart: solver, fits, KV growth, compare."""
