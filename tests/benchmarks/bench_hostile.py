@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests import gguf_files as g  # noqa: E402
 from tests.bounded import run_cli_bounded  # noqa: E402
-from tests.core.test_gguf_read import HOSTILE  # noqa: E402
+from tests.core.local.test_gguf_read import HOSTILE  # noqa: E402
 
 CONFIG = ROOT / "tests/data/reference/models/llama-3.1-8b/config.json"
 

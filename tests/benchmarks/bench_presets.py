@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.core.test_preset_stress import _save_forever, _writer  # noqa: E402
+from tests.core.store.test_preset_stress import _save_forever, _writer  # noqa: E402
 from vramdesk.core.store.presets import PresetStore  # noqa: E402
 
 

@@ -14,7 +14,7 @@ import sys
 import pynvml
 import pytest
 
-from tests.core.test_nvml import GPU0_FREE, GPU1_FREE
+from tests.core.local.test_nvml import GPU0_FREE, GPU1_FREE
 from tests.fake_nvml import FakeGpu, FakeNvml, env_without_driver, h100, rtx_4090
 from vramdesk.cli import main
 from vramdesk.core.local.nvml import ERROR_MESSAGES, FAKE_ENV, query_gpus, snapshot_to_dict
@@ -70,7 +70,7 @@ def test_gpus_json_exact_bytes_from_the_fake(monkeypatch, capsys):
     assert main(["gpus", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["driver_version"] == "550.54.15" and data["cuda_driver_version"] == 12040
-    # totals 24564 and 81559 MiB; used and free derived in tests/core/test_nvml.py
+    # totals 24564 and 81559 MiB; used and free derived in tests/core/local/test_nvml.py
     rows = [(g["index"], g["total_bytes"], g["used_bytes"], g["free_bytes"]) for g in data["gpus"]]
     assert rows == [
         (0, 25757220864, 1394618425, GPU0_FREE),

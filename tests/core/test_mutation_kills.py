@@ -435,8 +435,8 @@ def test_max_context_searches_past_a_break_at_the_shortest_context():
     # above 32K (T = 2,048): on 12 GiB, 8B int4 does not fit at 32,768 tokens yet fits at
     # longer contexts. The break sits exactly at the shortest context the solver may answer
     # (the prompt), and the segment after it must still be searched. Oracle: estimate()
-    # against the engine's own budget (tests/core/test_solver_search.py).
-    from tests.core.test_solver_search import oracle_fits
+    # against the engine's own budget (tests/core/solve/test_solver_search.py).
+    from tests.core.solve.test_solver_search import oracle_fits
 
     rt = Runtime(engine=Engine.VLLM, engine_version="V0 0.6.4")
     w = WeightSpec(WeightFormat.INT4)

@@ -99,7 +99,7 @@ def test_total_grows_with_context_and_batch(n_layers, n_kv, d, window, c1, c2, b
 
 
 # The solver's properties (max concurrency and max context: the answer fits and one more
-# does not) live in tests/core/test_solver_search.py, with estimate() as the oracle, over
+# does not) live in tests/core/solve/test_solver_search.py, with estimate() as the oracle, over
 # every engine, with fixed @example rows and a derandomized profile.
 
 

@@ -1,7 +1,7 @@
 """Build the bundled model presets (``presets/models/<slug>.json``) with the importer.
 
 Run ``python tests/data/make_presets.py`` to rebuild them; ``--check`` only reports files
-that differ (tests/core/test_models.py runs the same comparison). Each preset is the
+that differ (tests/core/model/test_models.py runs the same comparison). Each preset is the
 importer's reading of a real ``config.json`` (the 28 reference configs in
 ``tests/data/reference/models/`` and the extra configs in ``tests/data/configs/``) plus the
 published parameter count and where both come from. The sources of the reference models

@@ -3,7 +3,9 @@
 import json
 
 from tests.conftest import DATA
-from tests.core.test_logparse import LLAMA8  # the Llama-3.1-8B shape the log excerpts describe
+from tests.core.calibrate.test_logparse import (
+    LLAMA8,
+)  # the Llama-3.1-8B shape the log excerpts describe
 from vramdesk.core import GIB, Engine, KVDtype, Runtime, WeightSpec, Workload
 from vramdesk.core.errors import InputError
 from vramdesk.gui.dialogs.calibrate import CalibrateDialog

@@ -1,6 +1,6 @@
 """GpuPanel: the real no-driver path, a fake NVML (tests/fake_nvml.py) and a slow query.
 
-Figures of the fake (derivations in tests/core/test_nvml.py), GiB = 2**30:
+Figures of the fake (derivations in tests/core/local/test_nvml.py), GiB = 2**30:
   GPU 0: used 1394618425 B = 1.2989 GiB, total 24564 MiB = 23.988 GiB,
          free 24362602439 B = 22.689 GiB
   GPU 1: used 40528 MiB = 39.578 GiB, total 81559 MiB = 79.647 GiB, free 41031 MiB = 40.069 GiB

@@ -636,7 +636,7 @@ def count_params(m: ModelSpec) -> ParamCount:
     -------
     ParamCount
         Counts by group; ``total`` within 1 % of the published count for every
-        bundled model (tests/core/test_models.py checks it against the true counts).
+        bundled model (tests/core/model/test_models.py checks it against the true counts).
 
     Raises
     ------

@@ -23,7 +23,7 @@ walks the file through a 1 MiB window, so memory stays bounded whatever the file
 
 The ``gguf`` package is not imported here (it pulls in numpy, about 170 ms at start-up);
 the type tables below are its ``GGUFValueType``, ``GGMLQuantizationType`` /
-``GGML_QUANT_SIZES`` and ``LlamaFileType``, and tests/core/test_gguf_read.py checks them
+``GGML_QUANT_SIZES`` and ``LlamaFileType``, and tests/core/local/test_gguf_read.py checks them
 against the installed package.
 """
 

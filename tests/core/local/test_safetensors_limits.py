@@ -13,7 +13,7 @@ from pathlib import Path
 from tests.bounded import assert_one_line_refusal, run_cli_bounded
 
 SECONDS, MIB = 10.0, 200.0
-CONFIG = Path(__file__).resolve().parents[1] / "data/reference/models/llama-3.1-8b/config.json"
+CONFIG = Path(__file__).resolve().parents[2] / "data/reference/models/llama-3.1-8b/config.json"
 
 
 def _tiny_entries(n: int, prefix: str = "t") -> dict:

@@ -11,7 +11,7 @@ from vramdesk.cli import main
 from vramdesk.core.calibrate.validate import validate_cases
 from vramdesk.core.units import GIB
 
-LOGS = Path(__file__).resolve().parents[1] / "data" / "engine-logs"
+LOGS = Path(__file__).resolve().parents[2] / "data" / "engine-logs"
 LLAMA_8B = {
     "head_dim": 128,
     "hidden_size": 4096,
@@ -114,7 +114,7 @@ def test_shared_cases_stay_32_of_32():
             [
                 "validate",
                 str(
-                    Path(__file__).resolve().parents[1]
+                    Path(__file__).resolve().parents[2]
                     / "data"
                     / "reference"
                     / "engine-cases.jsonl"

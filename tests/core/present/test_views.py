@@ -252,7 +252,7 @@ def test_formula_need_without_a_breakdown_equals_the_estimates_need():
 
     from vramdesk.core.local.importers import load_model
 
-    configs = sorted((Path(__file__).parents[1] / "data" / "configs").glob("*.json"))
+    configs = sorted((Path(__file__).parents[2] / "data" / "configs").glob("*.json"))
     models = [(p.model, p.weights) for p in bundled_models()]
     models += [(m.model, m.weights) for m in map(load_model, configs)]  # hybrids, MoE, MLA
     assert any(m.conv_state_elements for m, _w in models)

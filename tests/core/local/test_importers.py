@@ -215,7 +215,7 @@ def test_wrong_type_is_named():
 # ---------------------------------------------------------------------- refusals
 @pytest.mark.parametrize("name", ["jamba-v0.1", "falcon-h1-7b"])
 def test_hybrid_ssm_configs_are_modelled(name):
-    # modelled layer by layer since issue 9 (tests/core/test_architectures.py has the figures)
+    # modelled layer by layer since issue 9 (tests/core/model/test_architectures.py has the figures)
     model = model_from_config(_config(name)).model
     assert model.conv_state_elements and model.ssm_state_elements
 
