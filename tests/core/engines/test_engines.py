@@ -5,6 +5,8 @@ value is derived in a comment from the engine rule it checks.
 """
 
 import json
+import subprocess
+import sys
 from fractions import Fraction
 
 import pytest
@@ -23,7 +25,11 @@ from vramdesk.core import (
     solve,
 )
 from vramdesk.core.engines import FormulaProfile, profile_for
-from vramdesk.core.engines.llamacpp import cells, compute_buffer_bytes, kv_split
+from vramdesk.core.engines.llamacpp import (
+    cells,
+    compute_buffer_bytes,
+    kv_split,
+)
 from vramdesk.core.engines.ollama import MINIMUM_MEMORY_BYTES
 from vramdesk.core.engines.sglang import SglangProfile
 from vramdesk.core.engines.vllm import (
@@ -38,9 +44,10 @@ from vramdesk.core.engines.vllm import (
 )
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import formula_estimate
+from vramdesk.core.local.importers import model_from_config
 from vramdesk.core.model.runtime import OverheadForm
 from vramdesk.core.model.spec import FULL, SLIDING
-from vramdesk.core.store.bundled import find_gpu, gpu_catalog
+from vramdesk.core.store.bundled import find_gpu, find_model, gpu_catalog
 
 
 def _config(slug):
@@ -319,7 +326,6 @@ def test_transformers_caches_deepseek_mla_expanded():
     # DeepSeek-V3: 61 layers x 128 heads x ((128 + 64) + 128) x 2 bytes (fp16) = 4,997,120
     # bytes per token, 4,997,120,000 for 1,000 tokens; vLLM's latent cache is
     # 61 x (512 + 64) x 2 = 70,272 bytes per token
-    from vramdesk.core.local.importers import model_from_config
 
     cfg = json.loads((REFERENCE / "models" / "deepseek-v3" / "config.json").read_text("utf-8"))
     model = model_from_config(cfg).model
@@ -567,3 +573,32 @@ def test_vllm_block_sizes_and_llamacpp_block_size_warning():
     with pytest.raises(InputError, match="llama.cpp has no block_size") as err:
         estimate(LLAMA8, bf16, wl, rt.replace(block_size=32))
     assert err.value.field == "block_size"
+
+
+LLAMA8_PRESET = find_model("llama-3.1-8b")
+
+
+def test_formula_capacity_without_blocks_counts_tokens():
+    # unpaged: 10,000,000,000 // 131,072 = 76,293 tokens, no blocks
+    b = estimate(
+        LLAMA8_PRESET.model, LLAMA8_PRESET.weights, Workload(8192), Runtime(block_size=None)
+    )
+    from vramdesk.core.engines import profile_for
+
+    tokens, blocks, _ = profile_for(Engine.FORMULA).kv_capacity(
+        b, LLAMA8_PRESET.model, Workload(8192), Runtime(block_size=None), 10**10
+    )
+    assert (tokens, blocks) == (76_293, None)
+
+
+def test_a_fresh_process_gets_each_engines_own_profile():
+    # engine profiles are imported on first use: the first call must return the profile itself
+    code = (
+        "from vramdesk.core.engines import profile_for; "
+        "from vramdesk.core.model.runtime import Engine; "
+        "print(' '.join(type(profile_for(e)).__name__ for e in Engine))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    names = out.stdout.split()
+    assert len(names) == len(Engine) and "NoneType" not in names
+    assert any(n.lower().startswith("vllm") for n in names)

@@ -7,7 +7,13 @@ from fractions import Fraction
 import gguf
 import pytest
 
-from vramdesk.core import KVDtype, WeightFormat, group_quant_bits
+from vramdesk.core import (
+    KVDtype,
+    WeightFormat,
+    WeightSpec,
+    group_quant_bits,
+)
+from vramdesk.core.errors import InputError
 
 EXACT_GGML = [f for f in WeightFormat if f.is_gguf and f.exact]
 
@@ -91,3 +97,25 @@ def test_every_ggml_weight_type_parses_at_its_exact_block_size():
 )
 def test_issue_formats_are_accepted(name):
     assert WeightFormat.parse(name).quantized
+
+
+def test_unknown_kv_dtype_names_every_known_one():
+    with pytest.raises(InputError) as err:
+        KVDtype.parse("bogus")
+    assert err.value.field == "kv_dtype"
+    # vLLM's and llama.cpp's cache types, in the order the enum lists them
+    assert str(err.value).endswith(
+        "known: fp32, fp16, bf16, fp8, int8, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl"
+    )
+
+
+def test_ggml_type_label_shows_its_bits_per_weight():
+    # Q8_0: 32 int8 weights + one fp16 scale = 34 bytes per 32 weights = 8.5 bits per weight
+    assert WeightSpec(WeightFormat.parse("q8_0")).label() == "Q8_0 (8.5 bpw)"
+    # int4 g128 with 16-bit scale and zero: 4 + 32 / 128 = 4.25
+    assert WeightSpec(WeightFormat.INT4).label() == "int4 (g128, 4.25 bpw)"
+
+
+def test_approximate_ggml_type_label():
+    # Q4_K_M is a mix of tensor types: its bits per weight are approximate
+    assert WeightSpec(WeightFormat.parse("Q4_K_M")).label() == "Q4_K_M (4.89 bpw) (approx.)"

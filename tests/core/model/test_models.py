@@ -24,6 +24,7 @@ from vramdesk.core import (
 )
 from vramdesk.core.local.importers import model_from_config
 from vramdesk.core.model.spec import SLIDING
+from vramdesk.core.store.bundled import find_model
 
 MODELS = {m["slug"]: m for m in json.loads((REFERENCE / "models.json").read_text(encoding="utf-8"))}
 SLUGS = sorted(p.name for p in (REFERENCE / "models").iterdir() if (p / "config.json").is_file())
@@ -162,7 +163,6 @@ def test_reference_presets_match_reference_counts():
 
 
 def test_find_model_by_slug_and_name():
-    from vramdesk.core.store.bundled import find_model
 
     assert find_model("llama-3.1-70b").model.num_hidden_layers == 80
     assert find_model("Qwen3-30B-A3B").slug == "qwen3-30b-a3b"
@@ -184,3 +184,12 @@ def test_every_real_preset_counts_exactly():
     for preset in (p for p in _bundled() if p.hf_repo):
         counted = count_params(preset.model.replace(params=None)).total
         assert counted == preset.published_params, preset.slug
+
+
+def test_tp_two_must_divide_the_heads():
+    from vramdesk.core.estimate import tp_problem
+
+    m = ModelSpec(num_hidden_layers=2, num_key_value_heads=5, num_attention_heads=25, head_dim=64)
+    err = tp_problem(m, 2)
+    assert err is not None and err.field == "tensor_parallel_size"
+    assert "num_attention_heads (25)" in str(err)

@@ -31,7 +31,9 @@ from vramdesk.core import (
 )
 from vramdesk.core.estimate import estimate
 from vramdesk.core.limits import INT_LIMITS
-from vramdesk.core.solve.solver import largest_fitting, solve
+from vramdesk.core.model.scenario import resolve_model_preset
+from vramdesk.core.solve.solver import largest_fitting, smallest_tp, solve
+from vramdesk.core.store import bundled
 from vramdesk.core.store.bundled import find_gpu, find_model
 from vramdesk.core.units import MIB
 
@@ -344,3 +346,174 @@ def test_llamacpp_slots_move_with_the_concurrency(m, context, gib, slots, unifie
         assert oracle_fits(m, w, *at(n), gib * GIB)
     if n < INT_LIMITS["batch"][1]:
         assert not oracle_fits(m, w, *at(n + 1), gib * GIB)
+
+
+LLAMA8 = find_model("llama-3.1-8b")
+
+
+LLAMA8_RESOLVED = resolve_model_preset("llama-3.1-8b")
+
+
+RTX4090 = 24_564 * 2**20  # nvidia-smi MiB of an RTX 4090
+
+
+def test_exact_concurrency_below_one_sequence_uses_the_intercept():
+    # 8B bf16 on 24 GiB: usable floor(25,769,803,776 * 0.9) = 23,192,823,398 - 1 GiB
+    #   - 16,060,522,496 = 6,058,559,078 B.
+    # context 65,536 with a 32,768-token shared prefix: need(n) = 131,072 * (32,768 n + 32,768)
+    #   = 4,294,967,296 (n + 1); need(1) = 8 GiB does not fit -> 0 sequences, and the fraction
+    #   (usable - intercept) / slope = (6,058,559,078 - 4,294,967,296) / 4,294,967,296
+    #   (not usable / need(1) = 0.705)
+    rt = Runtime(shared_prefix_tokens=32_768)
+    r = solve(LLAMA8.model, LLAMA8.weights, Workload(context_tokens=65_536), rt, 24 * GIB)
+    assert r.usable_bytes == 6_058_559_078
+    assert r.max_concurrency == 0
+    assert r.max_concurrency_exact == Fraction(1_763_591_782, 4_294_967_296)
+
+
+def test_exact_concurrency_when_a_second_sequence_costs_nothing():
+    # an encoder (no KV) whose prefill is chunked at 512 tokens with every logit kept: the
+    # need is the same at any batch: 512 * (1,024 + 4,096) * 2 * 4 = 20,971,520 + logits
+    # 512 * 30,522 * 4 = 62,509,056 -> 83,480,576 B. Weights 3e8 * 2 = 600,000,000 B.
+    # capacity 1,915,268,694: floor(* 0.9) = 1,723,741,824 - 1 GiB - 6e8 = 50,000,000 usable
+    # -> no sequence fits, and the fraction is usable / need(1) = 50,000,000 / 83,480,576
+    enc = ModelSpec(
+        num_hidden_layers=12,
+        num_key_value_heads=16,
+        num_attention_heads=16,
+        head_dim=64,
+        hidden_size=1024,
+        intermediate_size=4096,
+        vocab_size=30_522,
+        causal=False,
+        params=3 * 10**8,
+    )
+    wl = Workload(context_tokens=4096, prompt_len=4096, chunk_tokens=512, all_logits=True)
+    r = solve(enc, WeightSpec(WeightFormat.FP16), wl, Runtime(), 1_915_268_694)
+    assert r.usable_bytes == 50_000_000
+    assert r.max_concurrency == 0
+    assert r.max_concurrency_exact == Fraction(50_000_000, 83_480_576)
+
+
+def test_max_context_searches_past_a_break_at_the_shortest_context():
+    # vLLM V0 profiles a 32,768-token prompt whole (T = 32,768) but turns chunked prefill on
+    # above 32K (T = 2,048): on 12 GiB, 8B int4 does not fit at 32,768 tokens yet fits at
+    # longer contexts. The break sits exactly at the shortest context the solver may answer
+    # (the prompt), and the segment after it must still be searched. Oracle: estimate()
+    # against the engine's own budget (tests/core/solve/test_solver_search.py).
+    from tests.core.solve.test_solver_search import oracle_fits
+
+    rt = Runtime(engine=Engine.VLLM, engine_version="V0 0.6.4")
+    w = WeightSpec(WeightFormat.INT4)
+    wl = Workload(context_tokens=32_768, prompt_len=32_768)
+    cap = 12 * GIB
+    r = solve(LLAMA8.model, w, wl, rt, cap)
+    assert not oracle_fits(LLAMA8.model, w, wl, rt, cap)
+    c = r.max_context
+    assert c > 32_768
+    assert oracle_fits(LLAMA8.model, w, wl.replace(context_tokens=c), rt, cap)
+    assert not oracle_fits(LLAMA8.model, w, wl.replace(context_tokens=c + 1), rt, cap)
+
+
+def test_fits_when_the_need_equals_the_usable_memory_exactly():
+    # usable = floor(cap * 0.9) - 1 GiB - 16,060,522,496; cap 20,231,117,938 ->
+    # floor(18,208,006,144.2) = 18,208,006,144 - 1,073,741,824 - 16,060,522,496 = 1 GiB,
+    # exactly one 8,192-token sequence (131,072 * 8,192 = 1 GiB): it fits, a second does not
+    r = solve(LLAMA8.model, LLAMA8.weights, Workload(8192), Runtime(), 20_231_117_938)
+    assert r.usable_bytes == GIB and r.fits and r.max_concurrency == 1
+
+
+def test_no_context_when_the_prompt_exceeds_the_model_limit():
+    # Phi-3-mini-4k: max_position_embeddings 4,096; a 5,000-token prompt cannot be served
+    phi = find_model("phi-3-mini-4k-instruct")
+    wl = Workload(context_tokens=6000, prompt_len=5000)
+    r = solve(phi.model, phi.weights, wl, Runtime(), 80 * GIB)
+    assert (r.max_context, r.max_context_limited_by) == (0, "memory")
+
+
+def test_exact_concurrency_zero_when_nothing_grows_and_nothing_fits():
+    # an encoder without a prompt needs nothing per sequence; on a GPU whose fixed overhead
+    # alone exceeds it (1 GiB: floor(0.9 GiB) - 1 GiB < 0) no sequence fits, fraction 0
+    enc = ModelSpec(
+        num_hidden_layers=12, num_key_value_heads=12, head_dim=64, causal=False, params=10**8
+    )
+    r = solve(enc, WeightSpec(), Workload(512), Runtime(), GIB)
+    assert (r.max_concurrency, r.max_concurrency_exact) == (0, 0)
+
+
+def test_smallest_tp_is_not_sixteen_for_a_free_kv_cache():
+    # With the floor, TP 16 holds the same 128 MiB of KV per GPU as TP 8 (one head each),
+    # so a workload that fits no TP below 16 on account of its KV cannot be rescued by 16
+    # "for nothing": 8B bf16 weights 16,060,522,496 B; at 8 GiB per GPU and context 131,072 x 4
+    # the KV per GPU at TP 8 and TP 16 is 2 * 1 * 128 * 2 * 32 * 131,072 * 4 = 8 GiB on its own
+    # (over the 8 * 0.9 - 1 = 6.2 GiB usable), so no TP fits.
+    wl = Workload(context_tokens=131_072, batch=4)
+    r = solve(LLAMA8.model, LLAMA8.weights, wl, Runtime(), 8 * GIB)
+    assert r.min_gpus is None
+    b16 = estimate(LLAMA8.model, LLAMA8.weights, wl, Runtime(tensor_parallel_size=16))
+    assert b16.kv_cache.bytes == 2 * 1 * 128 * 2 * 32 * 131_072 * 4 == 8 * GIB
+
+
+def test_exact_concurrency_has_the_shared_prefix_intercept():
+    # bug: the fraction through the origin (usable / slope) or with a wrong intercept.
+    # 80 GiB formula profile: usable = floor(85,899,345,920 * 0.9) - 1 GiB - 16,060,522,496
+    #   = 60,175,147,008 B. Context 8,192 with a 4,096-token shared prefix (whole blocks):
+    #   need(n) = 131,072 * (n * 8,192 - (n - 1) * 4,096) = 536,870,912 * (n + 1)
+    #   -> n + 1 = 60,175,147,008 / 536,870,912 = 112 + 45,604,864 / 2**29 = 112 + 5,567 / 65,536
+    #   -> n = 111 + 5,567/65,536 (through the origin it would be 112.08...)
+    rt = Runtime(shared_prefix_tokens=4096)
+    r = solve(LLAMA8.model, LLAMA8.weights, Workload(context_tokens=8192), rt, 80 * GIB)
+    assert r.usable_bytes == 60_175_147_008
+    assert r.max_concurrency == 111
+    assert r.max_concurrency_exact == 111 + Fraction(5567, 65536)
+
+
+def test_solver_confirms_downward_when_the_guess_overshoots():
+    # bug: the downward search removed (the guess taken as the answer when it does not fit).
+    # A need of 1 GiB per sequence and a 37 GiB budget: the answer is 37 whatever the guess;
+    # from a guess of 10,000 the search must go down, ask 37 and 38, and stop at 37.
+    from vramdesk.core.solve.solver import largest_fitting
+
+    asked = []
+
+    def fits(n):
+        asked.append(n)
+        return n * GIB <= 37 * GIB
+
+    assert largest_fitting(fits, 1, 2**24, 10_000) == 37
+    assert 10_000 in asked and 37 in asked and 38 in asked
+
+
+def test_smallest_tp_called_on_its_own():
+    # Llama-3.1-8B bf16, 8 x 8,192 on an RTX 4090 (formula profile): at TP 1 the KV cache needs
+    # 8 GiB but the budget is floor(24,564 MiB x 0.9) - 1 GiB - 16,060,522,496 B = 6,047,234,457 B;
+    # at TP 2 weights and KV halve: 8,030,261,248 B and 4 GiB fit. The public function with no
+    # cached verdict of the current TP must compute TP 1 itself.
+    wl = Workload(context_tokens=8192, batch=8)
+    assert smallest_tp(LLAMA8_RESOLVED.model, LLAMA8_RESOLVED.weights, wl, Runtime(), RTX4090) == 2
+
+
+def test_the_solve_result_carries_the_need_it_compared():
+    # formula profile, no prompt: need = KV cache = 2 x 8 x 128 x 2 x 32 x 8,192 x 8 = 8 GiB
+    r = solve(
+        LLAMA8_RESOLVED.model,
+        LLAMA8_RESOLVED.weights,
+        Workload(context_tokens=8192, batch=8),
+        Runtime(),
+        RTX4090,
+    )
+    assert r.need_bytes == 8 * GIB == r.breakdown.kv_cache.bytes
+
+
+def test_the_engines_own_solve_note_reaches_the_result():
+    # gpt-oss-20b has sliding layers: under vLLM V1 the note names the hybrid allocator
+    preset = resolve_model_preset("gpt-oss-20b")
+    capacity = bundled.find_gpu("H100 80GB").capacity_for(Engine.VLLM)
+    r = solve(
+        preset.model,
+        preset.weights,
+        Workload(context_tokens=8192, batch=32),
+        Runtime(engine=Engine.VLLM),
+        capacity,
+    )
+    assert any("hybrid allocator reserves blocks per request" in n for n in r.notes)

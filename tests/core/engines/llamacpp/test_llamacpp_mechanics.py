@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import pytest
 
+from tests.conftest import DATA
 from vramdesk.cli import main
 from vramdesk.core import (
     Engine,
@@ -18,8 +20,14 @@ from vramdesk.core import (
     estimate,
     solve,
 )
-from vramdesk.core.engines.llamacpp import FA_AUTO_SINCE_BUILD, flash_attention
+from vramdesk.core.engines.llamacpp import (
+    FA_AUTO_SINCE_BUILD,
+    LlamaCppProfile,
+    flash_attention,
+    weight_split,
+)
 from vramdesk.core.errors import InputError
+from vramdesk.core.local.importers import model_from_config
 from vramdesk.core.model.spec import sliding_layer_pattern
 from vramdesk.core.store.bundled import find_model
 from vramdesk.core.units import GIB, MIB
@@ -196,3 +204,121 @@ def test_each_slot_context_is_padded_to_256():
     b = estimate(LLAMA8, WeightSpec(), wl, rt)
     assert b.extras["kv_cache_cells"] == 164_352
     assert b.kv_cache.bytes == 164_352 * 131_072
+
+
+LLAMA8_PRESET = find_model("llama-3.1-8b")
+
+
+def test_weight_split_without_a_shape_counts_the_whole_file_as_layers():
+    # 7e9 params only, Q8_0 8.5 bpw: 7e9 * 8.5 / 8 = 7,437,500,000 B, all of it "layers";
+    # no embedding or output matrix can be told apart
+    m = ModelSpec(num_hidden_layers=32, num_key_value_heads=8, head_dim=128, params=7 * 10**9)
+    split = weight_split(
+        m, WeightSpec(WeightFormat.parse("q8_0")), Runtime(engine=Engine.LLAMA_CPP)
+    )
+    assert split["layers"] == split["device"] == 7_437_500_000
+    assert split["output"] == split["output_matrix"] == split["embedding"] == 0
+
+
+def test_llamacpp_capacity_of_a_model_without_kv_is_zero():
+    enc = ModelSpec(
+        num_hidden_layers=12, num_key_value_heads=12, head_dim=64, causal=False, params=10**8
+    )
+    rt = Runtime(engine=Engine.LLAMA_CPP)
+    wl = Workload(context_tokens=512)
+    b = estimate(enc, WeightSpec(WeightFormat.FP16), wl, rt)
+    assert LlamaCppProfile().kv_capacity(b, enc, wl, rt, 10**9) == (0, None, Fraction(0))
+
+
+def test_llamacpp_output_buffer_is_slots_times_vocab_floats():
+    # llama-context.cpp output buffer: n_seq * n_vocab * 4 B (fp32 logits) = 4 * 128,256 * 4
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_parallel=4)
+    wl = Workload(context_tokens=4096, batch=4)
+    fig = LlamaCppProfile().figures(LLAMA8_PRESET.model, LLAMA8_PRESET.weights, wl, rt)
+    assert fig["output_buffer_bytes"] == 2_052_096
+
+
+def test_flash_attention_auto_from_its_first_build():
+    from vramdesk.core.engines.llamacpp import FA_AUTO_SINCE_BUILD, flash_attention
+
+    # common/arg.cpp: -fa auto is the default from build 6325 on, off before
+    assert FA_AUTO_SINCE_BUILD == 6325
+    assert flash_attention(Runtime(engine=Engine.LLAMA_CPP, engine_version="b6325")) is True
+    assert flash_attention(Runtime(engine=Engine.LLAMA_CPP, engine_version="b6324")) is False
+
+
+def test_llamacpp_swa_cells_are_zero_without_a_window():
+    rt = Runtime(engine=Engine.LLAMA_CPP)
+    fig = LlamaCppProfile().figures(LLAMA8_PRESET.model, LLAMA8_PRESET.weights, Workload(4096), rt)
+    assert fig["kv_cache_cells_swa"] == 0
+
+
+def test_llamacpp_partial_offload_keeps_the_output_on_the_host():
+    # Llama-3.1-8B bf16: embedding and lm_head 128,256 * 4,096 = 525,336,576 params * 2 B =
+    # 1,050,673,152 B each; repeating layers 16,060,522,496 - 2 * 1,050,673,152 =
+    # 13,959,176,192. -ngl 16 of 32: device 13,959,176,192 * 16 // 32 = 6,979,588,096; the
+    # output stays on the host: host = embedding + the other 16 layers + output
+    # = 1,050,673,152 + 6,979,588,096 + 1,050,673,152 = 9,080,934,400
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_gpu_layers=16)
+    split = weight_split(LLAMA8_PRESET.model, WeightSpec(WeightFormat.BF16), rt)
+    assert split["device"] == 6_979_588_096
+    assert split["host"] == 9_080_934_400
+
+
+def test_llamacpp_output_copy_from_a_batch_of_32():
+    # ggml-cuda offload_op: min_batch_size 32 -> n_ubatch 32 copies the 1,050,673,152-byte
+    # output matrix into the compute buffer; 31 does not
+    from vramdesk.core.engines.llamacpp import output_copy_bytes
+
+    w = WeightSpec(WeightFormat.BF16)
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_gpu_layers=16, n_ubatch=32)
+    assert output_copy_bytes(LLAMA8_PRESET.model, w, rt) == 1_050_673_152
+    assert output_copy_bytes(LLAMA8_PRESET.model, w, rt.replace(n_ubatch=31)) == 0
+
+
+def test_ollama_refusal_names_ollama():
+    rt = Runtime(engine=Engine.OLLAMA)
+    with pytest.raises(InputError) as err:
+        estimate(
+            LLAMA8_PRESET.model, LLAMA8_PRESET.weights, Workload(4096, kv_dtype=KVDtype.Q5_0), rt
+        )
+    assert str(err.value).startswith("kv_dtype: Ollama has no q5_0 KV cache")
+
+
+def test_ollama_quantized_cache_notes_flash_attention():
+    # Ollama stores a q8_0 cache only with flash attention on (llm/server.go)
+    rt = Runtime(engine=Engine.OLLAMA)
+    b = estimate(
+        LLAMA8_PRESET.model, LLAMA8_PRESET.weights, Workload(4096, kv_dtype=KVDtype.Q8_0), rt
+    )
+    assert any(a.startswith("flash attention on") for a in b.activations.assumptions)
+
+
+def test_ollama_refusal_has_no_llama_cpp_hint():
+    # Ollama stores ggml types itself: the hint to switch to llama.cpp would be wrong
+    with pytest.raises(InputError) as err:
+        estimate(
+            LLAMA8_PRESET.model,
+            LLAMA8_PRESET.weights,
+            Workload(4096, kv_dtype=KVDtype.Q5_0),
+            Runtime(engine=Engine.OLLAMA),
+        )
+    assert str(err.value) == "kv_dtype: Ollama has no q5_0 KV cache; use fp16, q8_0 or q4_0"
+
+
+def test_llamacpp_state_note_is_per_slot():
+    # Falcon-H1-7B on llama.cpp: f32 states, 44 * (19,968 + 1,572,864) * 4 = 280,338,432 B
+    # per slot; -np 2 slots serving 4 sequences: still 280,338,432 per sequence (slot)
+    cfg = json.loads((DATA / "configs" / "falcon-h1-7b.json").read_text(encoding="utf-8"))
+    m = model_from_config(cfg).model.replace(params=7_590_000_000)
+    rt = Runtime(engine=Engine.LLAMA_CPP, n_parallel=2)
+    r = solve(m, WeightSpec(), Workload(4096, batch=4), rt, 80 * GIB)
+    assert any(n.startswith("recurrent layers: 280,338,432 bytes of state") for n in r.notes)
+
+
+def test_llamacpp_output_matrix_keeps_its_own_file_type():
+    # Q4_K_M: llama-quantize stores output.weight as Q6_K (210 bytes per 256 weights):
+    # 128,256 * 4,096 = 525,336,576 weights * 210 / 256 = 430,940,160 B
+    w = WeightSpec(WeightFormat.parse("Q4_K_M"))
+    split = weight_split(LLAMA8_PRESET.model, w, Runtime(engine=Engine.LLAMA_CPP))
+    assert split["output_matrix"] == 430_940_160
