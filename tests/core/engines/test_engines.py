@@ -25,6 +25,7 @@ from vramdesk.core import (
     solve,
 )
 from vramdesk.core.engines import FormulaProfile, profile_for
+from vramdesk.core.engines.formula import formula_estimate
 from vramdesk.core.engines.llamacpp import (
     cells,
     compute_buffer_bytes,
@@ -43,7 +44,6 @@ from vramdesk.core.engines.vllm import (
     vocab_padding_params,
 )
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import formula_estimate
 from vramdesk.core.local.importers import model_from_config
 from vramdesk.core.model.runtime import OverheadForm
 from vramdesk.core.model.spec import FULL, SLIDING

@@ -1,4 +1,4 @@
-"""The overhead term (core/terms/formula.py): the multiplier form covers every part."""
+"""The overhead term (core/terms/overhead.py): the multiplier form covers every part."""
 
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ does differently, naming the engine source file they follow in their docstrings.
 
 from __future__ import annotations
 
-from vramdesk.core.engines.base import EngineProfile, FormulaProfile
+from vramdesk.core.engines.base import EngineProfile
+from vramdesk.core.engines.formula import FormulaProfile
 from vramdesk.core.model.runtime import Engine
 
 _PROFILES: dict[Engine, EngineProfile] = {Engine.FORMULA: FormulaProfile()}

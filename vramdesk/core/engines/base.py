@@ -1,4 +1,4 @@
-"""The profile interface and the neutral formula profile."""
+"""The engine profile interface: what every engine answers, and the parts they share."""
 
 from __future__ import annotations
 
@@ -9,21 +9,12 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from vramdesk.core.errors import InputError
-from vramdesk.core.limits import check_int
 from vramdesk.core.model.formats import KVDtype, WeightSpec
 from vramdesk.core.model.inputs import validate_inputs
-from vramdesk.core.model.runtime import Engine, OverheadForm, Runtime
+from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
-from vramdesk.core.terms.formula import (
-    STATE_BYTES,
-    activation_bytes,
-    formula_estimate,
-    weights_part,
-)
-from vramdesk.core.terms.kv_cache import cached_tokens_at, kv_cost_per_kind
-from vramdesk.core.terms.state import state_bytes_per_sequence, state_layers
 
 #: KV cache types of the paged engines: vLLM ``kv_cache_dtype`` ``auto`` (the model's 16- or
 #: 32-bit dtype), ``bfloat16``, ``fp8``, ``fp8_e4m3``, ``fp8_e5m2`` (``vllm/config/cache.py``
@@ -329,148 +320,6 @@ class EngineProfile:
         if blocks is not None:
             out["num_gpu_blocks"] = blocks
         return out
-
-
-class FormulaProfile(EngineProfile):
-    """The source documents' formulas (SPEC §3), the default profile.
-
-    The solver reserves the fixed overhead (multiplier form, 1 GiB by default) or the
-    workspace (workspace form, ``weights * fraction``); the multiplier's factor is not
-    applied in reverse: ``gpu_memory_utilization`` plays its part, as in the source
-    article's ``max_concurrent``.
-    """
-
-    engine = Engine.FORMULA
-
-    def estimate(
-        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
-    ) -> Breakdown:
-        """Return :func:`vramdesk.core.terms.formula.formula_estimate` after :meth:`validate`.
-
-        Engine profiles build on this (``super().estimate``), so their checks run here too.
-        """
-        self.validate(model, weights, workload, runtime)
-        base = formula_estimate(model, weights, workload, runtime)
-        warnings = self.version_warnings(runtime.engine_version)
-        return with_parts(base, warnings=warnings) if warnings else base
-
-    def need_at(
-        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
-    ) -> int:
-        """KV cache + recurrent state + activations, the integers of :meth:`estimate`.
-
-        The neutral profile's need without building the breakdown's formula texts: the KV
-        bytes from the memoised per-group costs and :func:`cached_tokens`, the state and
-        the activations from the same functions the parts use. Subclasses (engines) that
-        change the estimate take the general path. The inputs are validated as by
-        :meth:`estimate`.
-        """
-        if type(self) is not FormulaProfile:
-            return super().need_at(model, weights, workload, runtime)
-
-        validate_inputs(model, weights, workload, runtime)
-        return self._formula_need(
-            model, weights, workload, runtime, workload.batch, workload.context_tokens
-        )
-
-    def need_at_point(
-        self,
-        model: ModelSpec,
-        weights: WeightSpec,
-        workload: Workload,
-        runtime: Runtime,
-        batch: int,
-        context: int,
-    ) -> int:
-        """:meth:`need_at` at ``batch`` x ``context`` without building that Workload.
-
-        The point's inputs differ from the given ones only in the context and the batch: the
-        given inputs are validated (memoised), then the two numbers. Any point where that
-        would not be the same check (a prompt or shared prefix longer than the context, given
-        inputs that are refused) takes the general path, which refuses it exactly as the
-        estimate does.
-        """
-        general = (
-            type(self) is not FormulaProfile
-            or (workload.prompt_len or 0) > context
-            or runtime.shared_prefix_tokens > context
-        )
-        if not general:
-            try:
-                validate_inputs(model, weights, workload, runtime)
-            except InputError:
-                general = True
-        if general:
-            return super().need_at_point(model, weights, workload, runtime, batch, context)
-        check_int("context_tokens", context)
-        check_int("batch", batch)
-        return self._formula_need(model, weights, workload, runtime, batch, context)
-
-    def verdict_at(
-        self,
-        model: ModelSpec,
-        weights: WeightSpec,
-        workload: Workload,
-        runtime: Runtime,
-        capacity_bytes: int,
-    ) -> Verdict:
-        """:meth:`EngineProfile.verdict_at` without building the breakdown.
-
-        The neutral profile in the multiplier form: the need and the KV bytes as in
-        :meth:`need_at`, the weights from the memoised weights part, and the usable memory
-        ``floor(capacity * gpu_memory_utilization) - fixed_overhead - weights``, exactly
-        :meth:`usable_bytes` (the multiplier form reserves the fixed overhead only). Engines
-        and the workspace form (whose reserve is the overhead part) take the general path.
-        """
-        if type(self) is not FormulaProfile or runtime.overhead is OverheadForm.WORKSPACE:
-            return super().verdict_at(model, weights, workload, runtime, capacity_bytes)
-
-        validate_inputs(model, weights, workload, runtime)
-        batch, context = workload.batch, workload.context_tokens
-        kv, rest = self._formula_terms(model, weights, workload, runtime, batch, context)
-        w = weights_part(model, weights, runtime).bytes
-        cap = math.floor(capacity_bytes * Fraction(runtime.gpu_memory_utilization))
-        return Verdict(kv + rest, cap - runtime.fixed_overhead_bytes - w, kv, w)
-
-    def _formula_need(
-        self,
-        model: ModelSpec,
-        weights: WeightSpec,
-        workload: Workload,
-        runtime: Runtime,
-        batch: int,
-        context: int,
-    ) -> int:
-        """KV + state + activations of validated inputs at ``batch`` x ``context``."""
-        kv, rest = self._formula_terms(model, weights, workload, runtime, batch, context)
-        return kv + rest
-
-    def _formula_terms(
-        self,
-        model: ModelSpec,
-        weights: WeightSpec,
-        workload: Workload,
-        runtime: Runtime,
-        batch: int,
-        context: int,
-    ) -> tuple[int, int]:
-        """``(KV bytes, state + activation bytes)`` of validated inputs at a point."""
-        self.validate(model, weights, workload, runtime)
-        weights_part(model, weights, runtime)  # memoised; refuses what the estimate refuses
-        tokens = cached_tokens_at(model, runtime, context, batch)
-        per_kind = kv_cost_per_kind(model, workload.kv_dtype, runtime)
-        kv = sum(b * tokens[kind] for kind, b in per_kind)
-        state = 0
-        if state_layers(model, runtime):
-            per_seq = state_bytes_per_sequence(model, runtime, STATE_BYTES, STATE_BYTES)
-            state = per_seq * batch
-        return kv, state + activation_bytes(model, workload, batch)
-
-    def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
-        """Return the fixed overhead (multiplier form) or the workspace (workspace form)."""
-        if runtime.overhead is OverheadForm.WORKSPACE:
-            return breakdown.overhead.bytes
-        return runtime.fixed_overhead_bytes
 
 
 def with_parts(

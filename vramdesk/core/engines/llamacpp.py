@@ -34,12 +34,8 @@ import dataclasses
 import re
 from fractions import Fraction
 
-from vramdesk.core.engines.base import (
-    FormulaProfile,
-    check_kv_dtype,
-    measured_part,
-    with_parts,
-)
+from vramdesk.core.engines.base import check_kv_dtype, measured_part, with_parts
+from vramdesk.core.engines.formula import FormulaProfile
 from vramdesk.core.errors import InputError
 from vramdesk.core.model.formats import KVDtype, WeightSpec
 from vramdesk.core.model.gguf_recipes import embedding_types
@@ -47,9 +43,9 @@ from vramdesk.core.model.runtime import Engine, MlaCache, Runtime
 from vramdesk.core.model.spec import FULL, SLIDING, ModelSpec, count_params, ffn_width
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
-from vramdesk.core.terms.formula import weights_part
 from vramdesk.core.terms.kv_cache import layer_row_elements
 from vramdesk.core.terms.state import state_part
+from vramdesk.core.terms.weights import weights_part
 from vramdesk.core.units import ceil_bytes, round_up
 
 #: Cell padding of the KV cache (llama-kv-cache.cpp ``get_padding`` / the iSWA cache).

@@ -18,7 +18,8 @@ from __future__ import annotations
 import math  # noqa: F401
 from fractions import Fraction
 
-from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, with_parts
+from vramdesk.core.engines.base import check_kv_dtype, with_parts
+from vramdesk.core.engines.formula import FormulaProfile
 from vramdesk.core.engines.vllm import auto_dtype, vllm_weights_part
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime

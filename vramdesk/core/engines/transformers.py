@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, with_parts
+from vramdesk.core.engines.base import check_kv_dtype, with_parts
+from vramdesk.core.engines.formula import FormulaProfile
 from vramdesk.core.model.formats import KVDtype, WeightFormat, WeightSpec
 from vramdesk.core.model.runtime import Engine, MlaCache, Runtime
 from vramdesk.core.model.spec import ModelSpec, widest_ffn_matrix

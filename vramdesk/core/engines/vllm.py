@@ -32,7 +32,8 @@ import math
 import re
 from fractions import Fraction
 
-from vramdesk.core.engines.base import FormulaProfile, check_kv_dtype, measured_part, with_parts
+from vramdesk.core.engines.base import check_kv_dtype, measured_part, with_parts
+from vramdesk.core.engines.formula import STATE_BYTES, FormulaProfile
 from vramdesk.core.errors import InputError
 from vramdesk.core.model.formats import WeightFormat, WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime
@@ -48,13 +49,13 @@ from vramdesk.core.model.spec import (
 )
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
-from vramdesk.core.terms.formula import STATE_BYTES, weights_part
 from vramdesk.core.terms.kv_cache import (
     kv_bytes_per_token_per_layer,
     kv_cache_part,
     shared_prefix_tokens,
 )
 from vramdesk.core.terms.state import state_layers
+from vramdesk.core.terms.weights import weights_part
 from vramdesk.core.units import MIB, ceil_bytes, ceil_div, round_up
 
 #: ``DEFAULT_VOCAB_PADDING_SIZE`` of vocab_parallel_embedding.py.

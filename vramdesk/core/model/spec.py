@@ -349,7 +349,7 @@ class ModelSpec:
         """Refuse a ``params`` below what the shape's fixed tensors alone hold.
 
         When ``params`` and a full shape are both given, the linear layers absorb the
-        difference (:func:`vramdesk.core.estimate.weight_groups`); the embedding, the
+        difference (:func:`vramdesk.core.terms.weights.weight_groups`); the embedding, the
         untied lm_head, the norms, the router and the position/encoder parameters do not
         change with it. A count below their sum would leave the linear layers a negative
         size, and negative bytes in every figure after.
