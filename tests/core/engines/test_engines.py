@@ -33,14 +33,16 @@ from vramdesk.core.engines.llamacpp import (
 )
 from vramdesk.core.engines.ollama import MINIMUM_MEMORY_BYTES
 from vramdesk.core.engines.sglang import SglangProfile
-from vramdesk.core.engines.vllm import (
-    VllmProfile,
+from vramdesk.core.engines.vllm.kv_cache_utils import kv_groups
+from vramdesk.core.engines.vllm.profile import VllmProfile
+from vramdesk.core.engines.vllm.version import (
     default_gpu_memory_utilization,
-    kv_groups,
-    output_channels,
     parse_version,
-    rope_cache_bytes,
     subtracts_cuda_graphs,
+)
+from vramdesk.core.engines.vllm.weights import (
+    output_channels,
+    rope_cache_bytes,
     vocab_padding_params,
 )
 from vramdesk.core.errors import InputError

@@ -239,7 +239,7 @@ def test_jamba_attention_layers_get_kv_mamba_layers_state():
 
 
 def test_vllm_hybrid_allocator_raises_the_block_and_pads_the_state():
-    from vramdesk.core.engines.vllm import VllmProfile
+    from vramdesk.core.engines.vllm.profile import VllmProfile
 
     # Jamba-v0.1 under vLLM: attention 2 * 8 * 128 * 2 = 4,096 B per token per layer; a Mamba
     # page (24,576 + 131,072) * 2 = 311,296 B. Block = 16 * cdiv(311,296, 16 * 4,096) = 80

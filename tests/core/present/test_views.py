@@ -331,7 +331,7 @@ def test_verdict_without_a_breakdown_equals_the_estimates_figures():
                             b = estimate(*args)
                         except Exception as exc:  # noqa: BLE001 - refused alike
                             with pytest.raises(type(exc)):
-                                profile.verdict_at(*args, cap)
+                                profile.budget_check_at(*args, cap)
                             continue
                         want = (
                             profile.need_bytes(b),
@@ -339,6 +339,6 @@ def test_verdict_without_a_breakdown_equals_the_estimates_figures():
                             b.kv_cache.bytes,
                             b.weights.bytes,
                         )
-                        assert tuple(profile.verdict_at(*args, cap)) == want, (preset, wl, rt)
+                        assert tuple(profile.budget_check_at(*args, cap)) == want, (preset, wl, rt)
                         checked += 1
     assert checked > 200

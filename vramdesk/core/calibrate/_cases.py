@@ -16,7 +16,13 @@ from typing import Any
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import validate_inputs
 from vramdesk.core.model.formats import KVDtype, WeightFormat, WeightSpec
-from vramdesk.core.model.runtime import Engine, MlaCache, Runtime, engine_options
+from vramdesk.core.model.runtime import (
+    DEFAULT_BLOCK_SIZE,
+    Engine,
+    MlaCache,
+    Runtime,
+    engine_options,
+)
 from vramdesk.core.model.spec import ModelSpec, sliding_layer_pattern
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.units import MIB, ceil_div, to_fraction
@@ -253,7 +259,7 @@ def workload_from_case(runtime: dict[str, Any]) -> Workload:
 
 def runtime_from_case(record: dict[str, Any], given: dict[str, int]) -> Runtime:
     """Build a :class:`Runtime` from a case's engine, runtime keys and given figures."""
-    from vramdesk.core.engines.vllm import default_gpu_memory_utilization
+    from vramdesk.core.engines.vllm.version import default_gpu_memory_utilization
 
     rt, engine = record["runtime"], Engine.parse(record["engine"])
     util = rt.get("gpu_memory_utilization")
@@ -272,7 +278,7 @@ def runtime_from_case(record: dict[str, Any], given: dict[str, int]) -> Runtime:
             else default_gpu_memory_utilization(record.get("engine_version"))
         )
     if "block_size" in has:
-        kwargs["block_size"] = int(rt.get("block_size") or 16)
+        kwargs["block_size"] = int(rt.get("block_size") or DEFAULT_BLOCK_SIZE)
     for key in ("max_num_batched_tokens", "n_ubatch", "n_parallel", "n_gpu_layers"):
         if rt.get(key) is not None:
             kwargs[key] = int(rt[key])

@@ -56,8 +56,8 @@ def check_kv_dtype(
     )
 
 
-class Verdict(NamedTuple):
-    """Need, usable memory, KV-cache bytes and weights bytes per GPU (see ``verdict_at``)."""
+class BudgetCheck(NamedTuple):
+    """Need, usable memory, KV-cache bytes and weights bytes per GPU (see ``budget_check_at``)."""
 
     need: int
     usable: int
@@ -164,14 +164,14 @@ class EngineProfile:
         wl, rt = self.at_point(workload, runtime, batch, context)
         return self.need_at(model, weights, wl, rt)
 
-    def verdict_at(
+    def budget_check_at(
         self,
         model: ModelSpec,
         weights: WeightSpec,
         workload: Workload,
         runtime: Runtime,
         capacity_bytes: int,
-    ) -> Verdict:
+    ) -> BudgetCheck:
         """The integers a verdict reads, for the estimate of these inputs on one GPU.
 
         ``need`` is :meth:`need_bytes`, ``usable`` :meth:`usable_bytes` on a GPU of
@@ -187,7 +187,7 @@ class EngineProfile:
         """
         validate_inputs(model, weights, workload, runtime)  # as estimate() does first
         b = self.estimate(model, weights, workload, runtime)
-        return Verdict(
+        return BudgetCheck(
             self.need_bytes(b),
             self.usable_bytes(b, capacity_bytes, runtime),
             b.kv_cache.bytes,

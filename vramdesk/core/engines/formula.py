@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from vramdesk.core.engines.base import EngineProfile, Verdict, with_parts
+from vramdesk.core.engines.base import BudgetCheck, EngineProfile, with_parts
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import check_int
 from vramdesk.core.model.formats import WeightFormat, WeightSpec
@@ -172,15 +172,15 @@ class FormulaProfile(EngineProfile):
         check_int("batch", batch)
         return self._formula_need(model, weights, workload, runtime, batch, context)
 
-    def verdict_at(
+    def budget_check_at(
         self,
         model: ModelSpec,
         weights: WeightSpec,
         workload: Workload,
         runtime: Runtime,
         capacity_bytes: int,
-    ) -> Verdict:
-        """:meth:`EngineProfile.verdict_at` without building the breakdown.
+    ) -> BudgetCheck:
+        """:meth:`EngineProfile.budget_check_at` without building the breakdown.
 
         The neutral profile in the multiplier form: the need and the KV bytes as in
         :meth:`need_at`, the weights from the memoised weights part, and the usable memory
@@ -189,14 +189,14 @@ class FormulaProfile(EngineProfile):
         and the workspace form (whose reserve is the overhead part) take the general path.
         """
         if type(self) is not FormulaProfile or runtime.overhead is OverheadForm.WORKSPACE:
-            return super().verdict_at(model, weights, workload, runtime, capacity_bytes)
+            return super().budget_check_at(model, weights, workload, runtime, capacity_bytes)
 
         validate_inputs(model, weights, workload, runtime)
         batch, context = workload.batch, workload.context_tokens
         kv, rest = self._formula_terms(model, weights, workload, runtime, batch, context)
         w = weights_part(model, weights, runtime).bytes
         cap = math.floor(capacity_bytes * Fraction(runtime.gpu_memory_utilization))
-        return Verdict(kv + rest, cap - runtime.fixed_overhead_bytes - w, kv, w)
+        return BudgetCheck(kv + rest, cap - runtime.fixed_overhead_bytes - w, kv, w)
 
     def _formula_need(
         self,

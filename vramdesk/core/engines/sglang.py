@@ -20,7 +20,7 @@ from fractions import Fraction
 
 from vramdesk.core.engines.base import check_kv_dtype, with_parts
 from vramdesk.core.engines.formula import FormulaProfile
-from vramdesk.core.engines.vllm import auto_dtype, vllm_weights_part
+from vramdesk.core.engines.vllm.weights import auto_dtype, vllm_weights_part
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import ModelSpec

@@ -157,6 +157,11 @@ def foreign_option_error(engine: Engine, field: str) -> InputError:
     )
 
 
+#: The paged-attention block in tokens when none is set: vLLM's default (``CacheConfig.block_size``,
+#: vllm/config/cache.py), and the block a paged engine rounds with when ``block_size`` is None.
+DEFAULT_BLOCK_SIZE = 16
+
+
 @dataclass(frozen=True, slots=True)
 class Runtime:
     """Engine settings.
@@ -215,7 +220,7 @@ class Runtime:
     """
 
     gpu_memory_utilization: Fraction = Fraction(9, 10)
-    block_size: int | None = 16
+    block_size: int | None = DEFAULT_BLOCK_SIZE
     shared_prefix_tokens: int = 0
     tensor_parallel_size: int = 1
     pipeline_parallel_size: int = 1

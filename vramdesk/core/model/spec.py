@@ -27,7 +27,7 @@ LAYER_KINDS = (FULL, SLIDING, RECURRENT, NO_CACHE)
 
 
 @dataclass(frozen=True, slots=True)
-class LayerAttention:
+class LayerCache:
     """What one layer caches: the per-layer view every KV formula reads.
 
     Attributes
@@ -237,7 +237,7 @@ class ModelSpec:
         kind = SLIDING if self.sliding_window else FULL
         return (kind,) * self.num_hidden_layers
 
-    def attention_layers(self) -> tuple[LayerAttention, ...]:
+    def attention_layers(self) -> tuple[LayerCache, ...]:
         """The model's attention, layer by layer (the one representation every formula reads).
 
         Per layer: the kind (:meth:`resolved_layer_types`); KV heads ``layer_kv_heads[i]``,
@@ -502,7 +502,7 @@ class ParamCount:
         )
 
 
-def _attention_params(m: ModelSpec, layer: LayerAttention | None = None) -> int:
+def _attention_params(m: ModelSpec, layer: LayerCache | None = None) -> int:
     """Parameters of one attention block (projections, biases, q/k norms, sinks).
 
     ``layer`` gives the block's own KV heads and K/V head dims (global layers of a
@@ -531,7 +531,7 @@ def _attention_params(m: ModelSpec, layer: LayerAttention | None = None) -> int:
         return q + kv + nh * v * h
     if layer is None:
         d = m.resolved_head_dim
-        layer = LayerAttention(FULL, m.num_key_value_heads, d, m.v_head_dim or d)
+        layer = LayerCache(FULL, m.num_key_value_heads, d, m.v_head_dim or d)
     nkv, dk, dv = layer.kv_heads, layer.k_head_dim, layer.v_head_dim
     n = h * nh * dk + h * nkv * (dk + dv) + nh * dv * h
     if m.attention_bias or m.qkv_bias:
@@ -550,13 +550,13 @@ def _attention_total(m: ModelSpec) -> int:
     """Attention (or recurrent mixer) parameters over all layers, one block per geometry."""
     if m.is_mla:
         return m.num_hidden_layers * _attention_params(m)
-    shapes: dict[LayerAttention, int] = {}
+    shapes: dict[LayerCache, int] = {}
     for layer in m.attention_layers():
-        key = LayerAttention(layer.kind, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
+        key = LayerCache(layer.kind, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
         if layer.kind == NO_CACHE:  # encoder layer: the attention exists, it is just not cached
-            key = LayerAttention(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
+            key = LayerCache(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
         elif layer.kind == SLIDING:
-            key = LayerAttention(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
+            key = LayerCache(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
         shapes[key] = shapes.get(key, 0) + 1
     return sum(n * _attention_params(m, layer) for layer, n in shapes.items())
 
@@ -607,7 +607,7 @@ def widest_ffn_matrix(m: ModelSpec) -> int:
     return max(m.intermediate_size or 0, m.moe_intermediate_size or 0)
 
 
-def stage_layers(m: ModelSpec, pipeline_parallel_size: int) -> list[LayerAttention]:
+def stage_layers(m: ModelSpec, pipeline_parallel_size: int) -> list[LayerCache]:
     """Layers of the pipeline stage that holds the most KV cache.
 
     The layers are cut into stages of ``ceil(L / PP)`` (the last may be shorter; vLLM's
@@ -717,13 +717,12 @@ def refuse_unsupported(kind: str, detail: str) -> UnsupportedModelError:
 
 
 @functools.lru_cache(maxsize=256)
-def _attention_layers(m: ModelSpec) -> tuple[LayerAttention, ...]:
+def _attention_layers(m: ModelSpec) -> tuple[LayerCache, ...]:
     types = m.resolved_layer_types()
     if m.is_mla:
-        row = LayerAttention(FULL, 1, (m.kv_lora_rank or 0) + (m.qk_rope_head_dim or 0), 0)
+        row = LayerCache(FULL, 1, (m.kv_lora_rank or 0) + (m.qk_rope_head_dim or 0), 0)
         out = [
-            row if t in (FULL, SLIDING) else LayerAttention(t, has_state=t == RECURRENT)
-            for t in types
+            row if t in (FULL, SLIDING) else LayerCache(t, has_state=t == RECURRENT) for t in types
         ]
     else:
         d = m.resolved_head_dim if any(t != RECURRENT for t in types) else 0
@@ -734,13 +733,13 @@ def _attention_layers(m: ModelSpec) -> tuple[LayerAttention, ...]:
         out = []
         for i, kind in enumerate(types):
             if kind == RECURRENT:
-                out.append(LayerAttention(RECURRENT, has_state=True))
+                out.append(LayerCache(RECURRENT, has_state=True))
                 continue
             heads = gh if kind == FULL else m.num_key_value_heads
             if m.layer_kv_heads is not None and m.layer_kv_heads[i]:
                 heads = m.layer_kv_heads[i]
             out.append(
-                LayerAttention(
+                LayerCache(
                     kind,
                     heads,
                     gk if kind == FULL else d,

@@ -454,7 +454,7 @@ def _fits(
     model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime, capacity: int
 ) -> bool:
     """:meth:`_Problem.fits_now` of these inputs, through the profile's shortest exact path."""
-    v = profile_for(runtime.engine).verdict_at(model, weights, workload, runtime, capacity)
+    v = profile_for(runtime.engine).budget_check_at(model, weights, workload, runtime, capacity)
     return v.need <= v.usable
 
 
@@ -472,7 +472,7 @@ def advise(p: _Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> li
     out: list[Advice] = []
     compact = profile_for(p.runtime.engine).compact_kv_dtype  # fp8; q8_0 for llama.cpp
     if wl.kv_dtype.bytes_per_element > compact.bytes_per_element:
-        alt = p.profile.verdict_at(
+        alt = p.profile.budget_check_at(
             p.model, p.weights, _with_kv_dtype(wl, compact), p.runtime, p.capacity
         )
         saves = base.kv_cache.bytes - alt.kv
@@ -517,7 +517,7 @@ def _weight_levers(p: _Problem) -> list[Advice]:
     tried = [w for w in _LEVER_WEIGHTS if w.bits_per_weight < now_bits]
     last = None
     for spec in tried:
-        alt = p.profile.verdict_at(p.model, spec, p.workload, p.runtime, p.capacity)
+        alt = p.profile.budget_check_at(p.model, spec, p.workload, p.runtime, p.capacity)
         saves = p.base.weights.bytes - alt.weights
         last = (spec, saves)
         if alt.need <= alt.usable:

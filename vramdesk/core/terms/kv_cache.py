@@ -18,7 +18,7 @@ from vramdesk.core.model.spec import (
     NO_CACHE,
     RECURRENT,
     SLIDING,
-    LayerAttention,
+    LayerCache,
     ModelSpec,
     stage_layers,
 )
@@ -37,9 +37,7 @@ def kv_heads_per_gpu(model: ModelSpec, runtime: Runtime, heads: int | None = Non
     return max(1, n // runtime.tensor_parallel_size)
 
 
-def layer_row_elements(
-    model: ModelSpec, layer: LayerAttention, runtime: Runtime
-) -> tuple[int, int]:
+def layer_row_elements(model: ModelSpec, layer: LayerCache, runtime: Runtime) -> tuple[int, int]:
     """Elements one token takes in ``layer``'s cache on one GPU, as ``(k, v)``.
 
     ``(0, 0)`` for a layer without a cache of its own (recurrent, no-cache, or reusing
@@ -77,7 +75,7 @@ def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: R
     return max((g.bytes_per_token(e) for g in groups if g.k or g.v), default=0)
 
 
-def gpu_layers(model: ModelSpec, runtime: Runtime) -> list[LayerAttention]:
+def gpu_layers(model: ModelSpec, runtime: Runtime) -> list[LayerCache]:
     """Layers of the pipeline stage that holds the most KV cache (:func:`model.stage_layers`)."""
     return stage_layers(model, runtime.pipeline_parallel_size)
 

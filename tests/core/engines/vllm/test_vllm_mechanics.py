@@ -18,12 +18,9 @@ from vramdesk.core import (
     estimate,
     solve,
 )
-from vramdesk.core.engines.vllm import (
-    VllmProfile,
-    batched_tokens,
-    hybrid_block_size,
-    v0_auto_chunked_prefill,
-)
+from vramdesk.core.engines.vllm.kv_cache_utils import hybrid_block_size
+from vramdesk.core.engines.vllm.profile import VllmProfile
+from vramdesk.core.engines.vllm.profile_run import batched_tokens, v0_auto_chunked_prefill
 from vramdesk.core.errors import InputError
 from vramdesk.core.local.importers import model_from_config
 from vramdesk.core.model.spec import FULL, SLIDING
@@ -200,7 +197,7 @@ def test_vllm_output_channels_count_every_expert():
     # Mixtral-8x7B: per layer q 32 * 128 + k, v 2 * 8 * 128 + o 4,096 = 10,240 channels; no
     # dense MLP layer; 8 experts * (2 * 14,336 + 4,096) = 262,144 per layer.
     # 32 * (10,240 + 262,144) = 8,716,288 fp32 scales for fp8 per-channel weights
-    from vramdesk.core.engines.vllm import output_channels
+    from vramdesk.core.engines.vllm.weights import output_channels
 
     assert output_channels(find_model("mixtral-8x7b-v0.1").model) == 8_716_288
 
@@ -215,7 +212,7 @@ def test_vllm_per_channel_weights_keep_the_vocab_padding_in_16_bit():
     #           1,536 + vocab padding to 64 rows (32,064 - 32,001) * 512 * 2 = 64,512
     #           = 32,835,072 * 2 B = 65,670,144
     #   total 2,621,440 + 18,432 + 65,670,144 = 68,310,016 B
-    from vramdesk.core.engines.vllm import _per_channel_bytes
+    from vramdesk.core.engines.vllm.weights import _per_channel_bytes
 
     m = ModelSpec(
         num_hidden_layers=1,
@@ -277,7 +274,7 @@ def test_vllm_block_bytes_default_block_of_16():
 
 
 def test_vllm_recent_defaults_from_0_14():
-    from vramdesk.core.engines.vllm import subtracts_cuda_graphs
+    from vramdesk.core.engines.vllm.version import subtracts_cuda_graphs
 
     # "0.14" is (0, 14): from it on, not after it
     assert subtracts_cuda_graphs("0.14") and not subtracts_cuda_graphs("0.13.9")
@@ -287,7 +284,7 @@ def test_vllm_v0_sliding_model_profiles_the_whole_context():
     # V0 does not chunk a sliding-window model (arg_utils.py): Mistral-7B at 40,000 tokens is
     # profiled with T = 40,000: 1.6 * 40,000 * (4,096 + 2 * 14,336) * 2 = 4,194,304,000
     # + S = min(256, T) = 256 logit rows * 32,000 * 4 = 32,768,000 -> 4,227,072,000 B
-    from vramdesk.core.engines.vllm import batched_tokens
+    from vramdesk.core.engines.vllm.profile_run import batched_tokens
 
     mistral = find_model("mistral-7b-v0.1")
     rt = Runtime(engine=Engine.VLLM, engine_version="V0 0.6.4")
@@ -326,7 +323,7 @@ def test_vllm_sliding_span_is_window_minus_one_plus_t_at_a_block_edge():
 
 
 def test_vllm_kv_groups_tolerate_a_quarter_more_layers():
-    from vramdesk.core.engines.vllm import kv_groups
+    from vramdesk.core.engines.vllm.kv_cache_utils import kv_groups
 
     # 4 full and 5 sliding: 5 < 1.25 * 4 is false -> group size 4: 1 + 2 groups
     assert kv_groups(["full_attention"] * 4 + ["sliding_attention"] * 5) == (
@@ -373,7 +370,7 @@ def test_vllm_quantized_weights_are_sharded_once():
 
 
 def test_vllm_version_is_read_from_its_first_100_characters():
-    from vramdesk.core.engines.vllm import check_version
+    from vramdesk.core.engines.vllm.version import check_version
 
     check_version("x" * 97 + "0.11")  # "0.11" within the first 100 characters
     with pytest.raises(InputError):
@@ -398,7 +395,7 @@ def test_vllm_activation_without_a_vocabulary_has_no_logits():
 def test_vllm_per_channel_keeps_other_parameters_16_bit():
     # the one-layer model of test_vllm_per_channel_weights_keep_the_vocab_padding_in_16_bit
     # with 1,000,000 encoder parameters: 2,000,000 B more, kept 16-bit
-    from vramdesk.core.engines.vllm import _per_channel_bytes
+    from vramdesk.core.engines.vllm.weights import _per_channel_bytes
 
     m = ModelSpec(
         num_hidden_layers=1,

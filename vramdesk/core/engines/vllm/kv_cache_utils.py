@@ -1,0 +1,164 @@
+"""vLLM's KV blocks: layer groups, pages, the budget, blocks per request, hybrid block size.
+
+Sources: ``vllm/v1/core/kv_cache_utils.py`` (groups of ``group_size`` layers sharing KV
+tensors, ``num_blocks = budget // (page * group_size)``), ``vllm/platforms/interface.py``
+``_align_hybrid_block_size`` (the attention block raised so a page holds a Mamba state).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from fractions import Fraction
+
+from vramdesk.core.engines.formula import STATE_BYTES
+from vramdesk.core.engines.vllm.profile_run import batched_tokens
+from vramdesk.core.model.runtime import DEFAULT_BLOCK_SIZE, Runtime
+from vramdesk.core.model.spec import (
+    FULL,
+    RECURRENT,
+    ModelSpec,
+    stage_layers,
+)
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.terms.breakdown import Breakdown, Part
+from vramdesk.core.terms.kv_cache import (
+    kv_bytes_per_token_per_layer,
+    kv_cache_part,
+)
+from vramdesk.core.terms.state import state_layers
+from vramdesk.core.units import ceil_bytes, ceil_div
+
+
+# ---------------------------------------------------------------------- KV blocks
+def layer_types_per_gpu(model: ModelSpec, runtime: Runtime) -> list[str]:
+    """Kinds of one GPU's pipeline stage's layers (:func:`model.stage_layers`) that cache.
+
+    Layers reading another layer's cache (Gemma-3n), recurrent and encoder layers get no
+    KV blocks (their ``KVCacheSpec`` is absent or a Mamba spec).
+    """
+    stage = stage_layers(model, runtime.pipeline_parallel_size)
+    kinds = [x.kind for x in stage if x.holds_kv]
+    # a layer with a recurrent state has a MambaSpec of its own (Falcon-H1: beside attention)
+    return kinds + [RECURRENT for x in stage if x.has_state]
+
+
+#: vLLM's attention kernels take blocks in multiples of 16 tokens (FlashAttention
+#: ``get_supported_kernel_block_sizes``: ``MultipleOf(16)``).
+KERNEL_BLOCK_ALIGNMENT = 16
+
+
+def mamba_page_bytes(model: ModelSpec, runtime: Runtime) -> int:
+    """One recurrent layer's state for one request on one GPU (``MambaSpec.page_size_bytes``).
+
+    Conv and SSM state in the 16-bit model dtype (``mamba_cache_dtype`` / ``mamba_ssm_cache_dtype``
+    ``auto``), sharded over TP (:mod:`vramdesk.core.terms.state`).
+    """
+    tp = runtime.tensor_parallel_size
+    return ceil_bytes(Fraction(model.conv_state_elements, tp) * STATE_BYTES) + ceil_bytes(
+        Fraction(model.ssm_state_elements, tp) * STATE_BYTES
+    )
+
+
+def hybrid_block_size(model: ModelSpec, workload: Workload, runtime: Runtime) -> int | None:
+    """The attention block size vLLM sets for a hybrid attention + Mamba model, or None.
+
+    ``vllm/platforms/interface.py`` ``_align_hybrid_block_size`` (without prefix caching): the
+    attention page must hold a Mamba page, so ``block = align * cdiv(mamba_page, align *
+    attn_bytes_per_token_per_layer)`` with ``align = max(16, block_size)``, never below the
+    configured block size; the Mamba page is then padded up to the attention page
+    (``mamba_page_size_padded``). None for models without recurrent state or without attention.
+    """
+    if not any(x.has_state for x in model.attention_layers()):
+        return None
+    per_token = kv_bytes_per_token_per_layer(model, workload.kv_dtype, runtime)
+    mamba = mamba_page_bytes(model, runtime)
+    if not per_token or not mamba:
+        return None
+    block = runtime.block_size or DEFAULT_BLOCK_SIZE
+    align = max(KERNEL_BLOCK_ALIGNMENT, block)
+    return max(block, align * ceil_div(mamba, align * per_token))
+
+
+def kv_groups(types: list[str]) -> tuple[int, dict[str, int]]:
+    """``(group_size, groups per layer type)`` of vLLM's hybrid allocator.
+
+    One type: one group of every layer. Several: ``group_size`` is the smallest type's
+    layer count (the largest when it is under 1.25x the smallest) and each type is cut
+    into ``ceil(count / group_size)`` groups (``kv_cache_utils.py``).
+    """
+    counts = {t: types.count(t) for t in dict.fromkeys(types)}
+    if not counts:
+        return 1, {}
+    lo, hi = min(counts.values()), max(counts.values())
+    size = hi if hi < lo * Fraction(5, 4) else lo
+    return size, {t: ceil_div(n, size) for t, n in counts.items()}
+
+
+def kv_budget_bytes(total_bytes: int, b: Breakdown, runtime: Runtime) -> int:
+    """``floor(total * util) - weights - activation - non_torch [- graphs]`` (may be negative)."""
+    requested = math.floor(total_bytes * Fraction(runtime.gpu_memory_utilization))
+    return requested - b.weights.bytes - b.activations.bytes - b.overhead.bytes
+
+
+def blocks_per_request(
+    model: ModelSpec, workload: Workload, runtime: Runtime, groups: dict[str, int]
+) -> int:
+    """Blocks one request of ``context_tokens`` needs over every group (vLLM V1)."""
+    block, ctx = runtime.block_size or DEFAULT_BLOCK_SIZE, workload.context_tokens
+    need = 0
+    for kind, n in groups.items():
+        if kind == FULL:
+            need += n * ceil_div(ctx, block)
+        elif kind == RECURRENT:  # one state block per request (mamba_cache_mode none)
+            need += n
+        else:
+            # V1 only (V0 has no hybrid allocator), whose batched tokens do not depend on the
+            # model (V0's automatic chunked prefill does)
+            span = min((model.sliding_window or ctx) - 1 + batched_tokens(workload, runtime), ctx)
+            need += n * (ceil_div(span, block) + 1)
+    return need
+
+
+def _hybrid_runtime(model: ModelSpec, workload: Workload, runtime: Runtime) -> Runtime:
+    """``runtime`` with the hybrid block size (:func:`hybrid_block_size`) where it applies."""
+    block = hybrid_block_size(model, workload, runtime)
+    return runtime if block is None else runtime.replace(block_size=block)
+
+
+def hybrid_parts(
+    model: ModelSpec, workload: Workload, runtime: Runtime
+) -> tuple[Part, Part] | None:
+    """KV cache and recurrent state as vLLM's hybrid allocator holds them, or None.
+
+    KV in blocks of the raised block size; each recurrent layer's state padded to the
+    attention page (``block_size * bytes_per_token_per_layer``), one page per sequence.
+    """
+    block = hybrid_block_size(model, workload, runtime)
+    if block is None:
+        return None
+    rt = runtime.replace(block_size=block)
+    kv = kv_cache_part(model, workload, rt)
+    page = block * kv_bytes_per_token_per_layer(model, workload.kv_dtype, rt)
+    layers = state_layers(model, runtime)
+    mamba = mamba_page_bytes(model, runtime)
+    state = Part(
+        "state",
+        "Recurrent state",
+        workload.batch * layers * page,
+        "sequences * recurrent_layers * attention_page (the Mamba page padded to it)",
+        f"{workload.batch} * {layers} * {block} * "
+        f"{kv_bytes_per_token_per_layer(model, workload.kv_dtype, rt):,}",
+        (
+            f"vLLM raises the attention block to {block} tokens so that a page holds one "
+            f"layer's state ({mamba:,} bytes) and pads the state to the page "
+            "(vllm/platforms/interface.py _align_hybrid_block_size)",
+            "constant per sequence (does not grow with the context)",
+        ),
+    )
+    return (
+        dataclasses.replace(
+            kv, assumptions=kv.assumptions + (f"hybrid model: {block}-token blocks",)
+        ),
+        state,
+    )

@@ -1,0 +1,110 @@
+"""vLLM releases: reading ``engine_version``, and the defaults and checks that follow it.
+
+Sources: ``vllm/config/cache.py`` (``gpu_memory_utilization``, ``BlockSize``),
+``vllm/v1/worker/gpu_worker.py`` (the CUDA-graph estimate in the budget).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from vramdesk.core.errors import InputError
+
+#: The first release (V1) whose default ``gpu_memory_utilization`` is 0.92 and which subtracts
+#: its CUDA-graph estimate from the budget, as read in ``vllm/config/cache.py`` and
+#: ``gpu_worker.py`` of recent releases; the exact first release is an assumption.
+RECENT_SINCE = (0, 14)
+
+
+#: ``BlockSize = Literal[1, 8, 16, 32, 64, 128]`` of ``vllm/config/cache.py`` (0.10-0.11;
+#: ``--block-size`` choices 8-128 in 0.6). Releases from :data:`RECENT_SINCE` (and unknown
+#: versions) are not checked against a list: a multiple of 8 is required there, an
+#: assumption rather than a value read in their source.
+BLOCK_SIZES = (1, 8, 16, 32, 64, 128)
+
+
+#: First release whose "GPU KV cache size" log is ``int(max_concurrency * max_model_len)``
+#: rather than ``num_blocks // len(groups) * block_size`` (vllm-project/vllm#40691 reports the
+#: old rule on 0.19.0); the exact release is an assumption.
+KV_TOKENS_FROM_CONCURRENCY_SINCE = (0, 20)
+
+
+#: The V0/V1 engine marker ("V0 ~0.6.4", "0.7.2 (V1 engine)"); a ``v``/``V`` followed by a
+#: release (``v0.11.0``, the GitHub tag style) is a tag prefix, not the marker.
+ENGINE_MARKER = re.compile(r"\bV([01])\b(?!\.\d)", re.IGNORECASE)
+
+
+def parse_version(text: str | None) -> tuple[bool, tuple[int, ...]]:
+    """``(is_v0, release)`` from free text: ``"V0 ~0.6.4"``, ``"0.11.0"``, ``"0.7.2 (V1 engine)"``.
+
+    The V1 engine is the default from 0.8.0; unknown versions are read as the newest. A tag
+    prefix (``"v0.11.0"``, ``"V0.6.4"``) is not the engine marker (:data:`ENGINE_MARKER`).
+    """
+    text = (text or "")[:100]
+    found = re.search(r"(\d{1,4})\.(\d{1,4})(?:\.(\d{1,4}))?", text)
+    release = tuple(int(g) for g in found.groups() if g is not None) if found else (99,)
+    marker = ENGINE_MARKER.search(text)
+    if marker:
+        return marker.group(1) == "0", release
+    return release < (0, 8), release
+
+
+def check_version(text: str | None) -> None:
+    """Refuse an engine version :func:`parse_version` cannot read (it would be read as the newest).
+
+    Accepted: empty or ``None`` (the newest release), text with a ``major.minor`` release
+    (``"0.11.0"``, ``"V0 ~0.6.4"``, ``"0.8.3.dev172+g2b93162f"``) or a bare ``V0``/``V1`` tag.
+
+    Raises
+    ------
+    InputError
+        ``engine_version``: anything else (``"banana"``, ``"11"``).
+    """
+    if text is None or not text.strip():
+        return
+    head = text[:100]
+    if re.search(r"\d{1,4}\.\d{1,4}", head) or ENGINE_MARKER.search(head):
+        return
+    raise InputError(
+        "engine_version",
+        f"cannot read a vLLM release from {head[:40]!r}: expected "
+        "e.g. 0.11.0 (or 'V0 0.6.4'); the defaults, profile run and budget "
+        "depend on it",
+        "invalid",
+    )
+
+
+def default_gpu_memory_utilization(version: str | None) -> Fraction:
+    """VLLM's default ``gpu_memory_utilization``: 0.9, 0.92 from :data:`RECENT_SINCE`."""
+    return Fraction(92, 100) if parse_version(version)[1] >= RECENT_SINCE else Fraction(9, 10)
+
+
+def subtracts_cuda_graphs(version: str | None) -> bool:
+    """Whether the release subtracts CUDA-graph memory from the KV budget."""
+    is_v0, release = parse_version(version)
+    return not is_v0 and release >= RECENT_SINCE
+
+
+def check_block_size(block_size: int | None, version: str | None) -> None:
+    """Refuse a ``block_size`` vLLM does not accept (:data:`BLOCK_SIZES`).
+
+    Raises
+    ------
+    InputError
+        ``block_size``: not in :data:`BLOCK_SIZES` for releases before :data:`RECENT_SINCE`,
+        not a multiple of 8 for later (or unknown) releases. ``None`` is vLLM's default, 16.
+    """
+    if block_size is None:
+        return
+    if parse_version(version)[1] < RECENT_SINCE:
+        if block_size not in BLOCK_SIZES:
+            raise InputError(
+                "block_size",
+                f"vLLM accepts {', '.join(map(str, BLOCK_SIZES))}, got {block_size}",
+                "unsupported",
+            )
+    elif block_size % 8:
+        raise InputError(
+            "block_size", f"must be a multiple of 8 for vLLM, got {block_size}", "unsupported"
+        )

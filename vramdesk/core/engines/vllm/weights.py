@@ -1,0 +1,149 @@
+"""vLLM's weights as loaded: the dtype it picks, padded vocabulary, RoPE cache, per-channel scales.
+
+Sources: ``vllm/model_executor/layers/vocab_parallel_embedding.py`` (vocabulary padded to a
+multiple of 64 rows), ``vllm/model_executor/layers/rotary_embedding`` (the cos/sin cache on
+every GPU), compressed-tensors / fp8 per-channel schemes (one fp32 scale per output channel).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from vramdesk.core.engines.base import measured_part
+from vramdesk.core.model.formats import WeightFormat, WeightSpec
+from vramdesk.core.model.runtime import Runtime
+from vramdesk.core.model.spec import (
+    ModelSpec,
+    count_params,
+    total_params,
+)
+from vramdesk.core.terms.breakdown import Part
+from vramdesk.core.terms.weights import weights_part
+from vramdesk.core.units import ceil_bytes, round_up
+
+#: ``DEFAULT_VOCAB_PADDING_SIZE`` of vocab_parallel_embedding.py.
+VOCAB_PADDING = 64
+
+
+#: Bytes of one fp32 per-channel scale.
+SCALE_BYTES = 4
+
+
+# ----------------------------------------------------------------------- weights
+def auto_dtype(spec: WeightSpec, engine: str) -> tuple[WeightSpec, tuple[str, ...]]:
+    """The weights as ``dtype=auto`` loads them: a float32 checkpoint in 16 bits.
+
+    vLLM ``vllm/config/model.py`` ``_get_and_verify_dtype`` (SGLang reuses the rule in
+    ``python/sglang/srt/configs/model_config.py``): with ``auto`` a float32 config dtype
+    becomes bfloat16 (float16 on GPUs without bf16), 2 bytes either way. Other formats are
+    loaded as stored.
+    """
+    if spec.format is not WeightFormat.FP32:
+        return spec, ()
+    return spec.replace(format=WeightFormat.BF16), (
+        f"dtype=auto: {engine} loads the float32 checkpoint in 16 bits (bfloat16)",
+    )
+
+
+def rope_cache_bytes(model: ModelSpec) -> int:
+    """Bytes of the RoPE cos/sin cache: ``max_position_embeddings * rotary_dim * 2``.
+
+    ``rotary_dim`` is ``head_dim`` (``qk_rope_head_dim`` for MLA); 2 bytes per value
+    (16-bit model dtype). Replicated on every GPU. 0 when ``max_position_embeddings`` is unknown.
+    """
+    dim = model.qk_rope_head_dim if model.is_mla else model.resolved_head_dim
+    return (model.max_position_embeddings or 0) * (dim or 0) * 2
+
+
+def vocab_padding_params(model: ModelSpec) -> int:
+    """Extra parameters from padding the vocabulary to :data:`VOCAB_PADDING` rows.
+
+    ``(pad64(vocab) - vocab) * hidden`` for the embedding, twice when lm_head is untied.
+    """
+    if not model.vocab_size or not model.hidden_size:
+        return 0
+    pad = round_up(model.vocab_size, VOCAB_PADDING) - model.vocab_size
+    return pad * model.hidden_size * (1 if model.tie_word_embeddings else 2)
+
+
+def output_channels(model: ModelSpec) -> int:
+    """Output channels of every quantized linear layer (one fp32 scale each).
+
+    Per layer: q ``heads * head_dim``, k and v ``kv_heads * head_dim``, o ``hidden``;
+    gated MLP ``2 * intermediate + hidden``; every routed and shared expert likewise.
+    """
+    h, d, layers = model.hidden_size, model.resolved_head_dim, model.num_hidden_layers
+    attn = (model.num_attention_heads or 0) * d + 2 * model.num_key_value_heads * d + h
+    dense = model.first_k_dense_replace if model.is_moe else layers
+    total = layers * attn + dense * (2 * (model.intermediate_size or 0) + h)
+    if model.is_moe:
+        width = model.moe_intermediate_size or model.intermediate_size or 0
+        experts = model.num_local_experts + model.n_shared_experts
+        total += (layers - dense) * experts * (2 * width + h)
+    return total
+
+
+def _per_channel(spec: WeightSpec) -> bool:
+    return spec.format in (WeightFormat.INT8, WeightFormat.FP8) and spec.group_size is None
+
+
+def _per_channel_bytes(model: ModelSpec) -> tuple[int, str, str]:
+    counts = count_params(model)
+    kept = (
+        counts.embedding
+        + counts.lm_head
+        + counts.norms
+        + counts.router
+        + counts.other
+        + counts.expert_biases
+    )
+    kept += vocab_padding_params(model)
+    linear = (
+        total_params(model) - counts.total + counts.attention + counts.mlp + counts.routed_experts
+    )
+    channels = output_channels(model)
+    total = linear + channels * SCALE_BYTES + kept * 2
+    return (
+        total,
+        "linear * 1 + output_channels * 4 + (embeddings + lm_head + norms + vocab_pad) * 2",
+        f"{linear:,} + {channels:,} * 4 + {kept:,} * 2",
+    )
+
+
+def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
+    """Weights per GPU as vLLM loads them ("Model loading took X GiB").
+
+    16-bit: ``(params + vocab_pad) * 2 / (TP * PP) + rope_cache``; int8/fp8 per-channel:
+    :func:`_per_channel_bytes` ``/ (TP * PP) + rope_cache``; other formats: the formula
+    profile's weights plus the RoPE cache. A measured ``loaded_weights_bytes`` wins.
+    """
+    if runtime.loaded_weights_bytes is not None:
+        return measured_part(
+            "weights", "Weights", runtime.loaded_weights_bytes, "Model loading took"
+        )
+    shards = runtime.tensor_parallel_size * runtime.pipeline_parallel_size
+    rope = rope_cache_bytes(model)
+    if _per_channel(spec):
+        body, formula, subst = _per_channel_bytes(model)
+    elif not spec.format.quantized:
+        pad = vocab_padding_params(model)
+        body = ceil_bytes((total_params(model) + pad) * spec.bits_per_weight / 8)
+        formula = f"(params + vocab_pad) * {spec.bits_per_weight / 8}"
+        subst = f"({total_params(model):,} + {pad:,}) * {spec.bits_per_weight / 8}"
+    else:
+        base = weights_part(
+            model, spec, runtime.replace(tensor_parallel_size=1, pipeline_parallel_size=1)
+        )
+        body, formula, subst = base.bytes, base.formula, base.substituted
+    value = ceil_bytes(Fraction(body, shards)) + rope
+    return Part(
+        "weights",
+        "Weights",
+        value,
+        f"({formula}) / (TP * PP) + rope_cache",
+        f"({subst}) / {shards} + {rope:,}",
+        (
+            "vocabulary padded to 64 rows and a 16-bit RoPE cos/sin cache on each GPU "
+            "(vLLM/SGLang VocabParallelEmbedding and rotary embedding)",
+        ),
+    )
