@@ -20,8 +20,9 @@ from vramdesk.core import (
     estimate,
     solve,
 )
+from vramdesk.core.engines.vllm.kv_cache_utils import kv_bytes_per_token_per_layer
 from vramdesk.core.store.bundled import find_model
-from vramdesk.core.terms.kv_cache import kv_bytes_per_token, kv_bytes_per_token_per_layer
+from vramdesk.core.terms.kv_cache import kv_bytes_per_token
 
 LLAMA8 = find_model("llama-3.1-8b")
 

@@ -62,19 +62,6 @@ def layer_row_elements(model: ModelSpec, layer: LayerCache, runtime: Runtime) ->
     return n * layer.k_head_dim, n * layer.v_head_dim
 
 
-def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> int:
-    """Bytes one token takes in one layer's KV cache on one GPU: the largest layer's.
-
-    ``2 * kv_heads * head_dim * e`` for a uniform model (``e`` = bytes per element);
-    ``(kv_lora_rank + qk_rope_head_dim) * e`` for MLA. When layers differ (Gemma-4-class
-    global layers) the largest, which is what vLLM pads every page to
-    (``vllm/v1/core/kv_cache_utils.py`` ``unify_kv_cache_spec_page_size``).
-    """
-    e = kv_dtype.bytes_per_element
-    groups = stage_groups(model, runtime.replace(pipeline_parallel_size=1))
-    return max((g.bytes_per_token(e) for g in groups if g.k or g.v), default=0)
-
-
 def gpu_layers(model: ModelSpec, runtime: Runtime) -> list[LayerCache]:
     """Layers of the pipeline stage that holds the most KV cache (:func:`model.stage_layers`)."""
     return stage_layers(model, runtime.pipeline_parallel_size)

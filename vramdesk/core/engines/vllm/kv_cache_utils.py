@@ -11,23 +11,20 @@ import dataclasses
 import math
 from fractions import Fraction
 
-from vramdesk.core.engines.formula import STATE_BYTES
+from vramdesk.core.engines.vllm.kv_cache_interface import layer_spec, mamba_page_bytes
 from vramdesk.core.engines.vllm.profile_run import batched_tokens
+from vramdesk.core.model.formats import KVDtype
 from vramdesk.core.model.runtime import DEFAULT_BLOCK_SIZE, Runtime
 from vramdesk.core.model.spec import (
-    FULL,
     RECURRENT,
     ModelSpec,
     stage_layers,
 )
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
-from vramdesk.core.terms.kv_cache import (
-    kv_bytes_per_token_per_layer,
-    kv_cache_part,
-)
+from vramdesk.core.terms.kv_cache import kv_cache_part, stage_groups
 from vramdesk.core.terms.state import state_layers
-from vramdesk.core.units import ceil_bytes, ceil_div
+from vramdesk.core.units import ceil_div
 
 
 # ---------------------------------------------------------------------- KV blocks
@@ -48,16 +45,17 @@ def layer_types_per_gpu(model: ModelSpec, runtime: Runtime) -> list[str]:
 KERNEL_BLOCK_ALIGNMENT = 16
 
 
-def mamba_page_bytes(model: ModelSpec, runtime: Runtime) -> int:
-    """One recurrent layer's state for one request on one GPU (``MambaSpec.page_size_bytes``).
+def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> int:
+    """Bytes one token takes in one layer's page on one GPU: the widest layer's.
 
-    Conv and SSM state in the 16-bit model dtype (``mamba_cache_dtype`` / ``mamba_ssm_cache_dtype``
-    ``auto``), sharded over TP (:mod:`vramdesk.core.terms.state`).
+    ``2 * kv_heads * head_dim * e`` for a uniform model (``e`` = bytes per element);
+    ``(kv_lora_rank + qk_rope_head_dim) * e`` for MLA. When layers differ (Gemma-4-class
+    global layers) the widest, which is what vLLM pads every page to
+    (``vllm/v1/core/kv_cache_utils.py`` ``unify_kv_cache_spec_page_size``); bytes, exact int.
     """
-    tp = runtime.tensor_parallel_size
-    return ceil_bytes(Fraction(model.conv_state_elements, tp) * STATE_BYTES) + ceil_bytes(
-        Fraction(model.ssm_state_elements, tp) * STATE_BYTES
-    )
+    e = kv_dtype.bytes_per_element
+    groups = stage_groups(model, runtime.replace(pipeline_parallel_size=1))
+    return max((g.bytes_per_token(e) for g in groups if g.k or g.v), default=0)
 
 
 def hybrid_block_size(model: ModelSpec, workload: Workload, runtime: Runtime) -> int | None:
@@ -104,20 +102,18 @@ def kv_budget_bytes(total_bytes: int, b: Breakdown, runtime: Runtime) -> int:
 def blocks_per_request(
     model: ModelSpec, workload: Workload, runtime: Runtime, groups: dict[str, int]
 ) -> int:
-    """Blocks one request of ``context_tokens`` needs over every group (vLLM V1)."""
+    """Blocks one request of ``context_tokens`` needs over every group (vLLM V1).
+
+    ``sum over groups of n * spec.blocks_per_request(context, max_num_batched_tokens)`` with
+    each kind's :mod:`.kv_cache_interface` spec; V1 only (V0 has no hybrid allocator), whose
+    batched tokens do not depend on the model (V0's automatic chunked prefill does).
+    """
     block, ctx = runtime.block_size or DEFAULT_BLOCK_SIZE, workload.context_tokens
-    need = 0
-    for kind, n in groups.items():
-        if kind == FULL:
-            need += n * ceil_div(ctx, block)
-        elif kind == RECURRENT:  # one state block per request (mamba_cache_mode none)
-            need += n
-        else:
-            # V1 only (V0 has no hybrid allocator), whose batched tokens do not depend on the
-            # model (V0's automatic chunked prefill does)
-            span = min((model.sliding_window or ctx) - 1 + batched_tokens(workload, runtime), ctx)
-            need += n * (ceil_div(span, block) + 1)
-    return need
+    batched = batched_tokens(workload, runtime)
+    return sum(
+        n * layer_spec(kind, model, block).blocks_per_request(ctx, batched)
+        for kind, n in groups.items()
+    )
 
 
 def _hybrid_runtime(model: ModelSpec, workload: Workload, runtime: Runtime) -> Runtime:

@@ -8,14 +8,15 @@ from fractions import Fraction
 
 from vramdesk.core.engines.base import check_kv_dtype, measured_part, with_parts
 from vramdesk.core.engines.formula import FormulaProfile
+from vramdesk.core.engines.vllm.kv_cache_interface import mamba_page_bytes
 from vramdesk.core.engines.vllm.kv_cache_utils import (
     _hybrid_runtime,
     blocks_per_request,
     hybrid_parts,
     kv_budget_bytes,
+    kv_bytes_per_token_per_layer,
     kv_groups,
     layer_types_per_gpu,
-    mamba_page_bytes,
 )
 from vramdesk.core.engines.vllm.profile_run import (
     V0_LONG_CONTEXT,
@@ -45,7 +46,6 @@ from vramdesk.core.model.spec import (
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
 from vramdesk.core.terms.kv_cache import (
-    kv_bytes_per_token_per_layer,
     shared_prefix_tokens,
 )
 
