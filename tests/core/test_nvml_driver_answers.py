@@ -22,6 +22,7 @@ Sources of the answers:
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import pynvml
 import pytest
@@ -31,7 +32,9 @@ from tests.fake_nvml import MIB, FakeGpu, FakeNvml, a100_mig, h100, rtx_4090
 from vramdesk.cli import main
 from vramdesk.core.nvml import (
     GpuQueryError,
+    engine_local_budget,
     gpus_text,
+    local_budget_bytes,
     local_gpu_budget,
     query_gpus,
     snapshot_to_dict,
@@ -125,6 +128,56 @@ def test_container_with_one_mig_instance_budgets_that_instance(monkeypatch, caps
     assert local_gpu_budget("local")[1] == INSTANCE_FREE
     assert main(["gpus"]) == 0
     assert "GPU 0: NVIDIA A100 80GB PCIe  total 40,192 MiB" in capsys.readouterr().out
+
+
+def _mig_with_a_fuller_instance() -> FakeGpu:
+    """The A100 in MIG mode, read by root; instance 0 holds 10000 MiB, instance 1 1024 MiB."""
+    gpu = a100_mig()
+    gpu.mig_slots[0].allocated_bytes = 10000 * MIB  # free 40192 - 10000 = 30192 MiB
+    return gpu
+
+
+def test_mig_gpu_budget_is_the_instance_an_engine_gets(monkeypatch, capsys):
+    # a CUDA process sees one MIG instance: the parent's 79872 MiB free is not a budget
+    # (before issue 26, solve --gpu local took it); the instance with the most free is
+    FakeNvml(monkeypatch, [rtx_4090(), _mig_with_a_fuller_instance()])
+    snap = query_gpus()
+    assert snap.gpus[1].free_bytes == (81920 - 2048) * MIB  # the panel still shows the GPU
+    assert local_budget_bytes(snap, [1], "free") == INSTANCE_FREE
+    # 39168 MiB = 38.25 GiB; 40192 MiB = 39.25 GiB
+    assert local_gpu_budget("local:1") == (
+        "local GPU 1 NVIDIA A100 80GB PCIe MIG 1: 38.25 GiB free now (39,168 MiB)",
+        INSTANCE_FREE,
+    )
+    # vLLM asks for 0.9 x 40192 MiB = 36172.8 MiB of the instance; 39168 MiB are free
+    assert engine_local_budget("local:1", 1, Fraction(9, 10)) == (
+        "local GPU 1 NVIDIA A100 80GB PCIe MIG 1: 39.25 GiB total (40,192 MiB)",
+        INSTANCE_TOTAL,
+        None,
+    )
+    argv = ["solve", "--preset", "qwen2.5-0.5b", "--context", "1024", "--json"]
+    assert main([*argv, "--gpu", "local:1"]) == 0
+    assert json.loads(capsys.readouterr().out)["capacity_bytes"] == INSTANCE_FREE
+
+
+def test_vllm_warns_when_the_mig_instance_has_too_little_free(monkeypatch):
+    gpu = _mig_with_a_fuller_instance()
+    gpu.mig_slots[1].allocated_bytes = 10000 * MIB  # both instances 30192 MiB free
+    FakeNvml(monkeypatch, [gpu])
+    label, total, warning = engine_local_budget("local", 1, Fraction(9, 10))
+    assert (label, total) == (
+        "local GPU 0 NVIDIA A100 80GB PCIe MIG 0: 39.25 GiB total (40,192 MiB)",
+        INSTANCE_TOTAL,
+    )
+    # 30192 MiB = 29.48 GiB free < 0.9 x 39.25 GiB = 35.33 GiB
+    assert warning.startswith("GPU 0 has 29.48 GiB free, less than gpu_memory_utilization 0.9")
+
+
+def test_mig_gpu_with_no_instance_keeps_the_parent_budget(monkeypatch):
+    gpu = a100_mig()
+    gpu.mig_slots = [None] * 7
+    FakeNvml(monkeypatch, [gpu])
+    assert local_gpu_budget("local")[1] == (81920 - 2048) * MIB
 
 
 # ------------------------------------------------------------------ no processes
