@@ -36,6 +36,9 @@ class FakeGpu:
     mig_slots: list[FakeGpu | None] = field(default_factory=list)  # None: an empty slot
     processes: list[tuple[int, int | None]] = field(default_factory=list)
     processes_error: int | None = None  # NVML code raised by the process query
+    # NVML code raised by both memory calls (v1 and v2): a MIG parent read without
+    # administrator rights, or inside a container, answers NVML_ERROR_NO_PERMISSION
+    memory_error: int | None = None
 
     @property
     def free_bytes(self) -> int:
@@ -152,6 +155,8 @@ class FakeNvml:
     def nvmlDeviceGetMemoryInfo(self, handle, version=None):
         self._enter("nvmlDeviceGetMemoryInfo", handle[1])
         gpu = handle[0]
+        if gpu.memory_error is not None:
+            raise pynvml.NVMLError(gpu.memory_error)
         if version:
             if not self.memory_v2:
                 raise pynvml.NVMLError(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND)

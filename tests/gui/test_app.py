@@ -261,6 +261,23 @@ def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):
     assert window.verdict.text() == verdict.text and not window.verdict.isHidden()
 
 
+def test_a_mig_gpu_is_offered_and_drawn_as_the_instance_an_engine_gets(
+    make_main_window, qtbot, monkeypatch
+):
+    # issue 26: a CUDA process sees one MIG instance; the A100 fake's instances have
+    # 40192 MiB = 39.25 GiB each, 39168 MiB free (the parent: 80 GiB, 79872 MiB free)
+    from tests.fake_nvml import MIB, FakeNvml, a100_mig
+
+    FakeNvml(monkeypatch, [a100_mig()])
+    snapshot = nvml.query_gpus()
+    window = make_main_window(gpu_query=lambda: snapshot)
+    qtbot.waitUntil(lambda: window.controller.local_snapshot is snapshot, timeout=5000)
+    box = window.forms[4].fields["target"]
+    assert "local GPU 0 (total, 39.25 GiB)" in [box.itemText(i) for i in range(box.count())]
+    window.chart.redraw()
+    assert window.chart.free_line.value() == to_unit(39168 * MIB)
+
+
 def test_without_a_gpu_there_is_no_free_line(make_main_window, qtbot):
     window = make_main_window()
     qtbot.waitUntil(lambda: "NVIDIA" in window.statusBar().currentMessage(), timeout=5000)

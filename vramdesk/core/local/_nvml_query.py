@@ -35,6 +35,17 @@ _TOLERATED = (
     "NVML_ERROR_ARGUMENT_VERSION_MISMATCH",
 )
 MIG_UNLISTED = "MIG is enabled; its instances could not be listed, only the parent is shown."
+# A MIG parent gives its aggregate memory "only if the caller has appropriate privileges"
+# (NVML reference, nvmlDeviceGetMemoryInfo): a user or a container gets NO_PERMISSION there
+# while every MIG device answers, so the parent's figures are its instances' sum.
+MIG_SUMMED = (
+    "The driver shows the whole GPU's memory only to an administrator: these figures are "
+    "the sum of its {count} instance(s)."
+)
+MIG_REFUSED = (
+    "GPU {index} is in MIG mode: the driver shows the whole GPU's memory only to an "
+    "administrator, and none of its MIG instances could be read."
+)
 
 
 def _text(value: str | bytes) -> str:
@@ -120,8 +131,8 @@ class NvmlQuery:
     def gpu(self, i: int) -> GpuInfo:
         nv = self.nv
         handle = self.call(i, "handle", nv.nvmlDeviceGetHandleByIndex, i)
-        total, free, reserved = self.memory(i, handle)
         mig_mode, mig_note, instances = self.mig(i, handle)
+        total, free, reserved, summed = self.whole_memory(i, handle, mig_mode, instances)
         processes, note = self.processes(i, handle)
         return GpuInfo(
             index=i,
@@ -132,11 +143,31 @@ class NvmlQuery:
             free_bytes=free,
             reserved_bytes=reserved,
             mig_mode=mig_mode,
-            mig_note=mig_note,
+            mig_note=" ".join(n for n in (mig_note, summed) if n) or None,
             mig_instances=instances,
             processes=processes,
             processes_note=note,
         )
+
+    def whole_memory(
+        self, i: int, handle: Any, mig_mode: bool | None, instances: tuple[MigInstance, ...]
+    ) -> tuple[int, int, int | None, str | None]:
+        """``(total, free, reserved, note)`` of GPU ``i``: its own, or a MIG parent's instances.
+
+        A MIG parent that refuses its memory (NO_PERMISSION) is given the sum of its
+        instances, with a note saying so; with no instance read it is an error that says
+        why. Any other refusal is the error :meth:`memory` raises.
+        """
+        try:
+            return (*self.memory(i, handle), None)
+        except GpuQueryError as err:
+            if not mig_mode or err.kind != "no_permission":
+                raise
+            if not instances:
+                raise GpuQueryError("no_permission", MIG_REFUSED.format(index=i), i) from None
+        total = sum(m.total_bytes for m in instances)
+        free = sum(m.free_bytes for m in instances)
+        return total, free, None, MIG_SUMMED.format(count=len(instances))
 
     def memory(self, i: int | None, handle: Any) -> tuple[int, int, int | None]:
         """Return ``(total, free, reserved)`` bytes: v2 where it exists, else v1 (reserved None)."""

@@ -413,10 +413,33 @@ def _chosen(snapshot: NvmlSnapshot, indices: Sequence[int]) -> list[GpuInfo]:
     return [by_index[i] for i in indices]
 
 
+def engine_instance(gpu: GpuInfo) -> MigInstance | None:
+    """The MIG instance an engine on ``gpu`` could get at best; ``None`` outside MIG.
+
+    A CUDA process sees one MIG instance, never the whole GPU (NVIDIA MIG user guide,
+    "CUDA device enumeration"): on a MIG-enabled GPU with instances, the budget is the
+    one with the most free memory (the lowest index among equals), which
+    ``CUDA_VISIBLE_DEVICES=<its uuid>`` selects. A MIG GPU with no instance listed keeps
+    the parent's figures (its note says why).
+    """
+    if not gpu.mig_mode or not gpu.mig_instances:
+        return None
+    return max(gpu.mig_instances, key=lambda m: (m.free_bytes, -m.index))
+
+
 def _memory_of(gpu: GpuInfo, which: Literal["free", "total"]) -> int:
     if which not in ("free", "total"):
         raise InputError("gpu", f"which must be 'free' or 'total', got {which!r}", "unknown_choice")
-    return gpu.free_bytes if which == "free" else gpu.total_bytes
+    holder = engine_instance(gpu) or gpu
+    return holder.free_bytes if which == "free" else holder.total_bytes
+
+
+def _names(gpus: Sequence[GpuInfo]) -> str:
+    """``"GPU 0 NVIDIA H100 80GB HBM3"``, with ``" MIG k"`` for the instance a budget uses."""
+    return ", ".join(
+        f"GPU {g.index} {g.name}" + (f" MIG {m.index}" if (m := engine_instance(g)) else "")
+        for g in gpus
+    )
 
 
 def local_budget_bytes(
@@ -431,7 +454,8 @@ def local_budget_bytes(
     indices : sequence of int
         NVML indices of the GPUs (as ``nvidia-smi`` numbers them).
     which : {"free", "total"}
-        ``free``: what an engine could allocate right now; ``total``: the framebuffer.
+        ``free``: what an engine could allocate right now; ``total``: the framebuffer. On a
+        MIG-enabled GPU, those of the instance :func:`engine_instance` picks.
 
     Returns
     -------
@@ -568,7 +592,7 @@ def local_gpu_budget(
             {"tp": tp, "present": len(snapshot.gpus)},
         )
     free = local_per_gpu_bytes(snapshot, indices, "free")
-    names = ", ".join(f"GPU {g.index} {g.name}" for g in _chosen(snapshot, indices))
+    names = _names(_chosen(snapshot, indices))
     least = "" if len(indices) == 1 else ", the least of these GPUs"
     mib = format_bytes(free, Unit.MIB, 0)
     return f"local {names}: {format_bytes(free)} free now ({mib}{least})", free
@@ -602,14 +626,15 @@ def engine_local_budget(
     total = local_per_gpu_bytes(snapshot, indices, "total")
     chosen = _chosen(snapshot, indices)
     want = math.floor(total * Fraction(util))
-    short = [g for g in chosen if g.free_bytes < want]
-    names = ", ".join(f"GPU {g.index} {g.name}" for g in chosen)
-    label = f"local {names}: {format_bytes(total)} total ({format_bytes(total, Unit.MIB, 0)})"
+    short = [g for g in chosen if _memory_of(g, "free") < want]
+    label = (
+        f"local {_names(chosen)}: {format_bytes(total)} total ({format_bytes(total, Unit.MIB, 0)})"
+    )
     warning = None
     if short:
         g = short[0]
         warning = (
-            f"GPU {g.index} has {format_bytes(g.free_bytes)} free, less than "
+            f"GPU {g.index} has {format_bytes(_memory_of(g, 'free'))} free, less than "
             f"gpu_memory_utilization {float(util):g} x {format_bytes(total)} = "
             f"{format_bytes(want)}: "
             "the engine would refuse to start (free the GPU or lower --util)"

@@ -147,7 +147,10 @@ class TargetForm(BoundForm):
         items.append((self.tr("Custom capacity"), "custom"))
         snapshot = self.controller.local_snapshot
         for gpu in getattr(snapshot, "gpus", ()) or ():
-            total = format_bytes(gpu.total_bytes, Unit.GIB)
+            # the budget's total (a MIG GPU's instance): vramdesk.core.nvml is loaded by now
+            from vramdesk.core.nvml import local_per_gpu_bytes
+
+            total = format_bytes(local_per_gpu_bytes(snapshot, (gpu.index,), "total"), Unit.GIB)
             items.append(
                 (
                     self.tr("local GPU {0} (total, {1})").format(gpu.index, total),
