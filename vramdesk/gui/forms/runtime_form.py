@@ -147,8 +147,8 @@ class TargetForm(BoundForm):
         items.append((self.tr("Custom capacity"), "custom"))
         snapshot = self.controller.local_snapshot
         for gpu in getattr(snapshot, "gpus", ()) or ():
-            # the budget's total (a MIG GPU's instance): vramdesk.core.nvml is loaded by now
-            from vramdesk.core.nvml import local_per_gpu_bytes
+            # the budget's total (a MIG GPU's instance): vramdesk.core.local.nvml is loaded by now
+            from vramdesk.core.local.nvml import local_per_gpu_bytes
 
             total = format_bytes(local_per_gpu_bytes(snapshot, (gpu.index,), "total"), Unit.GIB)
             items.append(

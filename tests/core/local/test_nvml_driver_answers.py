@@ -27,10 +27,10 @@ from fractions import Fraction
 import pynvml
 import pytest
 
-from tests.core.test_nvml import GPU0_FREE
+from tests.core.local.test_nvml import GPU0_FREE
 from tests.fake_nvml import MIB, FakeGpu, FakeNvml, a100_mig, h100, rtx_4090
 from vramdesk.cli import main
-from vramdesk.core.nvml import (
+from vramdesk.core.local.nvml import (
     GpuQueryError,
     engine_local_budget,
     gpus_text,
