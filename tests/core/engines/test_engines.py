@@ -26,11 +26,8 @@ from vramdesk.core import (
 )
 from vramdesk.core.engines import FormulaProfile, profile_for
 from vramdesk.core.engines.formula import formula_estimate
-from vramdesk.core.engines.llamacpp import (
-    cells,
-    compute_buffer_bytes,
-    kv_split,
-)
+from vramdesk.core.engines.llamacpp.compute import compute_buffer_bytes
+from vramdesk.core.engines.llamacpp.kv_cache import cells, kv_split
 from vramdesk.core.engines.ollama import MINIMUM_MEMORY_BYTES
 from vramdesk.core.engines.sglang import SglangProfile
 from vramdesk.core.engines.vllm.kv_cache_utils import kv_groups
@@ -342,7 +339,8 @@ def test_transformers_caches_deepseek_mla_expanded():
 
 
 def test_llamacpp_flash_attention_default_by_build():
-    from vramdesk.core.engines.llamacpp import FA_AUTO_SINCE_BUILD, flash_attention
+    from vramdesk.core.engines.llamacpp.build import FA_AUTO_SINCE_BUILD
+    from vramdesk.core.engines.llamacpp.compute import flash_attention
 
     rt = Runtime(engine=Engine.LLAMA_CPP)
     assert flash_attention(rt) is True  # unknown build: today's default, -fa auto

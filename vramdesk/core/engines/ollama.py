@@ -13,7 +13,7 @@ Sources (read in ollama/ollama, not copied):
 from __future__ import annotations
 
 from vramdesk.core.engines.base import with_parts
-from vramdesk.core.engines.llamacpp import LlamaCppProfile
+from vramdesk.core.engines.llamacpp.profile import LlamaCppProfile
 from vramdesk.core.model.formats import KVDtype, WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import ModelSpec

@@ -199,7 +199,7 @@ class Runtime:
         llama.cpp physical batch (default 512) and slots (default: the workload's batch).
     flash_attn : bool or None
         llama.cpp flash attention: on, off, or ``None`` for ``auto`` (the build's default:
-        :func:`vramdesk.core.engines.llamacpp.flash_attention`).
+        :func:`vramdesk.core.engines.llamacpp.compute.flash_attention`).
     swa_full, kv_unified : bool
         llama.cpp full-size sliding-window cache; one unified KV stream for all slots.
     n_gpu_layers : int or None

@@ -20,12 +20,10 @@ from vramdesk.core import (
     estimate,
     solve,
 )
-from vramdesk.core.engines.llamacpp import (
-    FA_AUTO_SINCE_BUILD,
-    LlamaCppProfile,
-    flash_attention,
-    weight_split,
-)
+from vramdesk.core.engines.llamacpp.build import FA_AUTO_SINCE_BUILD
+from vramdesk.core.engines.llamacpp.compute import flash_attention
+from vramdesk.core.engines.llamacpp.offload import weight_split
+from vramdesk.core.engines.llamacpp.profile import LlamaCppProfile
 from vramdesk.core.errors import InputError
 from vramdesk.core.local.importers import model_from_config
 from vramdesk.core.model.spec import sliding_layer_pattern
@@ -239,7 +237,8 @@ def test_llamacpp_output_buffer_is_slots_times_vocab_floats():
 
 
 def test_flash_attention_auto_from_its_first_build():
-    from vramdesk.core.engines.llamacpp import FA_AUTO_SINCE_BUILD, flash_attention
+    from vramdesk.core.engines.llamacpp.build import FA_AUTO_SINCE_BUILD
+    from vramdesk.core.engines.llamacpp.compute import flash_attention
 
     # common/arg.cpp: -fa auto is the default from build 6325 on, off before
     assert FA_AUTO_SINCE_BUILD == 6325
@@ -268,7 +267,7 @@ def test_llamacpp_partial_offload_keeps_the_output_on_the_host():
 def test_llamacpp_output_copy_from_a_batch_of_32():
     # ggml-cuda offload_op: min_batch_size 32 -> n_ubatch 32 copies the 1,050,673,152-byte
     # output matrix into the compute buffer; 31 does not
-    from vramdesk.core.engines.llamacpp import output_copy_bytes
+    from vramdesk.core.engines.llamacpp.compute import output_copy_bytes
 
     w = WeightSpec(WeightFormat.BF16)
     rt = Runtime(engine=Engine.LLAMA_CPP, n_gpu_layers=16, n_ubatch=32)

@@ -1,0 +1,284 @@
+"""The llama.cpp profile: the parts of :mod:`vramdesk.core.engines.llamacpp` put together."""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+
+from vramdesk.core.engines.base import check_kv_dtype, measured_part, with_parts
+from vramdesk.core.engines.formula import FormulaProfile
+from vramdesk.core.engines.llamacpp.build import (
+    build_number,
+    check_build,
+    mla_cache_for,
+)
+from vramdesk.core.engines.llamacpp.compute import (
+    OFFLOAD_MIN_BATCH,
+    compute_buffer_bytes,
+    flash_attention,
+    output_copy_bytes,
+)
+from vramdesk.core.engines.llamacpp.kv_cache import (
+    CELL_PAD,
+    LLAMACPP_KV_DTYPES,
+    cache_types,
+    is_quantized,
+    kv_bytes_per_cell,
+    kv_split,
+    ollama_drops_quantized_cache,
+    slots,
+)
+from vramdesk.core.engines.llamacpp.offload import weight_split
+from vramdesk.core.errors import InputError
+from vramdesk.core.model.formats import KVDtype, WeightSpec
+from vramdesk.core.model.runtime import Engine, Runtime
+from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.workload import Workload
+from vramdesk.core.terms.breakdown import Breakdown, Part
+from vramdesk.core.terms.state import state_part
+
+#: Bytes of one f32 recurrent-state element (``type_r``/``type_s``).
+STATE_F32 = Fraction(4)
+
+
+class LlamaCppProfile(FormulaProfile):
+    """llama.cpp (and forks): see the module docstring for the engine sources followed."""
+
+    engine = Engine.LLAMA_CPP
+
+    #: llama.cpp splits layers (``--split-mode layer``) rather than sharding heads.
+    shards_heads = False
+    compact_kv_dtype = KVDtype.Q8_0
+    #: Cache types this engine stores (Ollama narrows them).
+    kv_dtypes: tuple[KVDtype, ...] = LLAMACPP_KV_DTYPES
+
+    def check_engine_version(self, version: str | None) -> None:
+        """Refuse a version without a build number (:func:`check_build`)."""
+        check_build(version)
+
+    def validate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> None:
+        """Check the version and refuse a multi-GPU split this profile does not model.
+
+        Raises
+        ------
+        InputError
+            ``tensor_parallel_size`` > 1: llama.cpp has no tensor parallelism in vLLM's sense
+            (``--split-mode layer`` puts whole layers on each GPU, ``src/llama-model.cpp``);
+            ``pipeline_parallel_size`` > 1: that layer split is not modelled (the weights and
+            KV of every layer would be counted on each GPU).
+        kv_dtype, cache_type_k, cache_type_v
+            A type outside :attr:`kv_dtypes` (fp8, int8).
+        flash_attn
+            llama.cpp with a quantized V cache and flash attention off (explicitly, or the
+            default of builds before :data:`FA_AUTO_SINCE_BUILD`): the engine refuses to start
+            ("quantized V cache requires flash_attn", ``src/llama-context.cpp``). A quantized
+            K cache alone is allowed. Ollama does not refuse: it falls back to f16.
+        """
+        super().validate(model, weights, workload, runtime)
+        name = "Ollama" if self.engine is Engine.OLLAMA else "llama.cpp"
+        check_kv_dtype(name, workload.kv_dtype, self.kv_dtypes)
+        for field in ("cache_type_k", "cache_type_v"):
+            if getattr(runtime, field) is not None:
+                check_kv_dtype(name, getattr(runtime, field), self.kv_dtypes, field)
+        _, type_v = cache_types(workload, runtime)
+        if self.engine is Engine.LLAMA_CPP and is_quantized(type_v):
+            if not flash_attention(runtime, workload):
+                how = (
+                    "--flash-attn off"
+                    if runtime.flash_attn is False
+                    else f"build {build_number(runtime.engine_version)}'s default (off)"
+                )
+                raise InputError(
+                    "flash_attn",
+                    f"llama.cpp refuses a quantized V cache ({type_v.label}) without flash "
+                    f"attention ({how}; src/llama-context.cpp): use --flash-attn on or an f16 "
+                    "V cache",
+                    "unsupported",
+                )
+        if runtime.tensor_parallel_size > 1:
+            raise InputError(
+                "tensor_parallel_size",
+                "llama.cpp splits layers across GPUs rather than sharding heads; "
+                "estimate one GPU holding all layers (--tp 1)",
+                "unsupported",
+            )
+        if runtime.pipeline_parallel_size > 1:
+            raise InputError(
+                "pipeline_parallel_size",
+                "llama.cpp's layer split across GPUs is not modelled yet; estimate one GPU "
+                "holding all layers (--pp 1)",
+                "unsupported",
+            )
+
+    def estimate(
+        self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> Breakdown:
+        """Device weights, device KV cache, compute buffer; no fixed overhead is printed.
+
+        llama.cpp does not page its cache (cells, padded to 256): ``block_size`` is not one of
+        its options (:data:`vramdesk.core.model.runtime.ENGINE_OPTION_GROUPS`), so a set one is
+        refused by :meth:`Runtime.validate`.
+        """
+        if model.is_mla:
+            runtime = runtime.replace(mla_cache=mla_cache_for(runtime))
+        warnings = []
+        if ollama_drops_quantized_cache(workload, runtime):
+            warnings.append(
+                "Ollama stores a quantized cache only with flash attention on: with it off it "
+                "falls back to f16 (llm/server.go), as counted here"
+            )
+            workload = workload.replace(kv_dtype=KVDtype.FP16)
+        base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
+        split = kv_split(model, workload, runtime)
+        split["weights_bytes_host"] = weight_split(model, weights, runtime)["host"]
+        state = state_part(
+            model,
+            max(1, slots(workload, runtime)),
+            runtime,
+            STATE_F32,
+            STATE_F32,
+            "llama.cpp keeps f32 r/s states, one per sequence slot (-np)",
+        )
+        if state is not None:
+            base = dataclasses.replace(base, state=state)
+        return with_parts(
+            base,
+            warnings=tuple(warnings),
+            weights=self._weights(model, weights, runtime),
+            kv_cache=self._kv(split),
+            activations=self._compute(model, weights, workload, runtime),
+            overhead=Part(
+                "overhead",
+                "Overhead",
+                0,
+                "0 (not in llama.cpp's buffers)",
+                "0",
+                ("the CUDA context (about 0.3-0.5 GiB) is outside llama.cpp's buffers",),
+            ),
+            extras=split,
+        )
+
+    def usable_bytes(self, breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> int:
+        """Return ``capacity - reserved - weights``: llama.cpp has no utilization fraction.
+
+        Its buffers are sized exactly and allocated up front; whatever else the GPU holds
+        is the user's concern, so ``gpu_memory_utilization`` does not apply.
+        """
+        return capacity_bytes - self.reserved_bytes(breakdown, runtime) - breakdown.weights.bytes
+
+    def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
+        """Return the overhead part (0 for llama.cpp; Ollama's minimum memory)."""
+        return breakdown.overhead.bytes
+
+    def kv_capacity(
+        self,
+        breakdown: Breakdown,
+        model: ModelSpec,
+        workload: Workload,
+        runtime: Runtime,
+        kv_budget_bytes: int,
+    ) -> tuple[int, int | None, Fraction]:
+        """Cells that fit the budget, in whole 256-cell pads (no blocks), and cells / context.
+
+        A cell costs K + V of one token on every device layer (sliding layers counted at full
+        size, as for the other engines' "tokens").
+        """
+        per_cell = kv_bytes_per_cell(model, workload, runtime)
+        fit = max(0, kv_budget_bytes) // per_cell // CELL_PAD * CELL_PAD if per_cell else 0
+        return fit, None, Fraction(fit, workload.context_tokens)
+
+    def at_point(
+        self, workload: Workload, runtime: Runtime, batch: int, context: int
+    ) -> tuple[Workload, Runtime]:
+        """``batch`` sequences are ``batch`` slots: a set ``n_parallel`` moves with it."""
+        wl = workload.replace(batch=batch, context_tokens=context)
+        return wl, runtime if runtime.n_parallel is None else runtime.replace(n_parallel=batch)
+
+    @staticmethod
+    def _weights(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
+        if runtime.loaded_weights_bytes is not None:
+            return measured_part(
+                "weights", "Weights", runtime.loaded_weights_bytes, "model buffer size"
+            )
+        w = weight_split(model, spec, runtime)
+        return Part(
+            "weights",
+            "Weights (device)",
+            w["device"],
+            "repeating_layers * offloaded / num_hidden_layers + output_matrix",
+            f"{w['layers']:,} * {w['on']} / {model.num_hidden_layers} + {w['output']:,}",
+            (f"the input embedding ({w['embedding']:,} bytes) stays in host memory",),
+        )
+
+    @staticmethod
+    def _kv(split: dict[str, int]) -> Part:
+        k, v = split["kv_cache_bytes_k"], split["kv_cache_bytes_v"]
+        return Part(
+            "kv_cache",
+            "KV cache (device)",
+            k + v,
+            "sum over device layers of cells * (row_k + row_v)",
+            f"{k:,} (K) + {v:,} (V)",
+            (f"{split['kv_cache_cells']:,} cells (padded to {CELL_PAD})",),
+        )
+
+    @staticmethod
+    def _compute(
+        model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
+    ) -> Part:
+        if runtime.compute_buffer_bytes is not None:
+            return measured_part(
+                "activations", "Compute buffer", runtime.compute_buffer_bytes, "compute buffer size"
+            )
+        graph = compute_buffer_bytes(model, workload, runtime)
+        copy = output_copy_bytes(model, weights, runtime)
+        fa = flash_attention(runtime, workload)
+        notes = [
+            "flash attention on: no f32 KQ scores in the compute buffer"
+            if fa
+            else "flash attention off: the f32 KQ scores are in the compute buffer",
+            "modelled within about 15 %: calibrate from the log's compute buffer line",
+        ]
+        if copy:
+            notes.insert(
+                0,
+                "the output layer stays in host memory (n_gpu_layers <= num_hidden_layers): its "
+                f"matrix ({copy:,} bytes) is copied into the compute buffer for batches of "
+                f"{OFFLOAD_MIN_BATCH}+ tokens (ggml-backend.cpp scheduler)",
+            )
+        return Part(
+            "activations",
+            "Compute buffer",
+            graph + copy,
+            "max(n_head * cells * n_ubatch * 4 [no FA], n_ubatch * vocab * 4)"
+            " + n_ubatch * (hidden + ffn) * 4"
+            + (" + output_matrix [output on host]" if copy else ""),
+            f"{graph:,}" + (f" + {copy:,}" if copy else ""),
+            tuple(notes),
+        )
+
+    def breakdown_figures(
+        self, b: Breakdown, model: ModelSpec, workload: Workload, runtime: Runtime
+    ) -> dict[str, int | Fraction]:
+        """Cells, K/V and full/SWA splits, device weights and compute buffer."""
+        return {
+            **b.extras,
+            "weights_bytes": b.weights.bytes,
+            "kv_cache_bytes": b.kv_cache.bytes,
+            "compute_buffer_bytes": b.activations.bytes,
+            "output_buffer_bytes": slots(workload, runtime) * (model.vocab_size or 0) * 4,
+        }
+
+    def capacity_figures(
+        self,
+        b: Breakdown,
+        model: ModelSpec,
+        workload: Workload,
+        runtime: Runtime,
+        counts: dict[str, int],
+        gpu_total_bytes: int | None,
+    ) -> dict[str, int | Fraction]:
+        """None: llama.cpp sizes its cache from ``-c``, not from a budget."""
+        return {}
