@@ -127,3 +127,24 @@ def test_a_short_budget_on_a_card_that_holds_the_total_says_why():
     assert v.state == "no" and v.detail.code == "detail_held_back"
     held = r.capacity_bytes - r.usable_bytes - r.breakdown.weights.bytes
     assert held > 0 and f"keeps {held / GIB:,.2f} GiB of it" in v.detail.text
+
+
+@pytest.mark.parametrize(
+    ("capacity", "word"), [(22_020_687_645, "fits"), (22_020_687_644, "tight")]
+)
+def test_the_tight_band_starts_one_byte_below_five_percent_spare(capacity, word):
+    # TIGHT_SHARE = 5 %: a fit whose spare is less than usable x 5 % is tight, exactly 5 %
+    # is not. Llama-3.1-8B bf16, 19,456 x 1 fp16 tokens, formula profile, factor 1 (so the
+    # total, weights + KV + 1 GiB = 19,684,401,152 bytes, fits either card):
+    #   need   = KV = 2 x 8 x 128 x 2 x 32 x 19,456 = 131,072 x 19,456 = 2,550,136,832
+    #   usable = floor(capacity x 9/10) - 1 GiB - weights 16,060,522,496
+    #   capacity 22,020,687,645: floor(19,818,618,880.5) = 19,818,618,880 -> usable
+    #     2,684,354,560 = need x 20/19, spare 134,217,728 = usable / 20 exactly -> fits
+    #   one byte less: usable 2,684,354,559, spare 134,217,727 < 134,217,727.95 -> tight
+    p = resolve_model_preset("llama-3.1-8b")
+    runtime = Runtime(overhead_factor=1)
+    result = solve(p.model, p.weights, Workload(context_tokens=19_456), runtime, capacity)
+    assert result.need_bytes == 2_550_136_832
+    assert result.usable_bytes == 2_684_354_560 - (word == "tight")
+    assert result.fits and result.fits_total
+    assert headline(result, 1).state == word

@@ -3,6 +3,7 @@
 from fractions import Fraction
 
 from vramdesk.core import (
+    ModelSpec,
     Runtime,
     WeightFormat,
     WeightSpec,
@@ -128,3 +129,30 @@ def test_a_pinned_count_above_the_shape_goes_to_the_quantized_group():
     base = estimate(LLAMA8_RESOLVED.model, spec, wl, Runtime()).weights.bytes
     more = LLAMA8_RESOLVED.model.replace(params=LLAMA8_RESOLVED.model.params + 10**9)
     assert estimate(more, spec, wl, Runtime()).weights.bytes == base + 531_250_000
+
+
+def test_q4_k_m_gives_more_bits_on_the_layers_llama_quantize_picks_for_26_layers():
+    # src/llama-quant.cpp use_more_bits(i, n) = i < n/8 || i >= 7*n/8 || (i - n/8) % 3 == 2,
+    # in integers. For n = 26 (not a multiple of 8): n/8 = 3, 7*n/8 = 182/8 = 22, so the
+    # layers {0, 1, 2} + {5, 8, 11, 14, 17, 20} + {22, 23, 24, 25} = 13 layers get Q6_K
+    # attn_v and ffn_down under Q4_K_M (7*(n/8) = 21 would wrongly add layer 21).
+    # Shape: hidden 256, 4 heads and 4 KV heads of 64, intermediate 512, vocab 1,024, untied.
+    #   Q6_K: output 1,024 x 256 = 262,144 + 13 x (attn_v 256 x 256 + ffn_down 512 x 256)
+    #         = 262,144 + 13 x 196,608 = 2,818,048
+    #   Q4_K: token_embd 262,144 + 13 other attn_v x 65,536 + 26 x (attn_k 65,536 + attn_q
+    #         65,536 + attn_output 65,536 + gate/up 262,144) + 13 other ffn_down x 131,072
+    #         = 262,144 + 851,968 + 26 x 458,752 + 1,703,936 = 14,745,600
+    from vramdesk.core.model.gguf_recipes import recipe_groups
+
+    m = ModelSpec(
+        num_hidden_layers=26,
+        num_key_value_heads=4,
+        head_dim=64,
+        hidden_size=256,
+        num_attention_heads=4,
+        intermediate_size=512,
+        vocab_size=1024,
+    )
+    groups = {label: n for label, n, _ in recipe_groups(m, "Q4_K_M")}
+    assert groups["Q6_K"] == 2_818_048
+    assert groups["Q4_K"] == 14_745_600

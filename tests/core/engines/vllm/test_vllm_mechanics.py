@@ -449,3 +449,28 @@ def test_vllm_logged_tokens_round_blocks_per_group_first():
     rt = Runtime(engine=Engine.VLLM, engine_version="0.11.0")
     fig = VllmProfile().block_figures(model, Workload(context_tokens=4096), rt, 1001)
     assert fig["kv_cache_tokens"] == 8000
+
+
+def test_vllm_page_is_the_widest_layers_on_a_model_whose_layers_differ():
+    # vllm/v1/core/kv_cache_utils.py unify_kv_cache_spec_page_size: every layer's page is
+    # padded to the largest page_size_bytes. A Gemma-4-class shape: 5 sliding layers of
+    # 2 KV heads x 256 (2 x 2 x 256 x 2 bytes = 2,048 bytes per token per layer) and one
+    # global layer of 4 KV heads x 512 (2 x 4 x 512 x 2 = 8,192). The widest is the global
+    # one, and it is the last layer (neither the first nor the smallest is the answer).
+    # Groups: 5 sliding + 1 full -> group_size 1 (5 >= 1.25 x 1), so one block over one
+    # group is block_size 16 x 8,192 x 1 = 131,072 bytes.
+    from vramdesk.core.engines.vllm.kv_cache_utils import kv_bytes_per_token_per_layer
+
+    m = ModelSpec(
+        num_hidden_layers=6,
+        num_key_value_heads=2,
+        head_dim=256,
+        layer_types=("sliding_attention",) * 5 + ("full_attention",),
+        sliding_window=512,
+        global_key_value_heads=4,
+        global_head_dim=512,
+        params=1_000_000_000,
+    )
+    assert kv_bytes_per_token_per_layer(m, KVDtype.FP16, Runtime()) == 8_192
+    b = estimate(m, WeightSpec(WeightFormat.BF16), Workload(8192), Runtime(engine=Engine.VLLM))
+    assert b.extras["kv_block_bytes"] == 131_072
