@@ -399,7 +399,8 @@ def read_preset(data: bytes) -> str:
 
 
 def read_fake_nvml(data: bytes) -> str:
-    from vramdesk.core.local.nvml import FAKE_ENV, GpuQueryError, query_gpus
+    from vramdesk.core.local.gpu_info import FAKE_ENV, GpuQueryError
+    from vramdesk.core.local.nvml import query_gpus
 
     with _tmp() as d:
         (d / "gpus.json").write_bytes(data)

@@ -115,7 +115,7 @@ def _window(app, gpu_query=None):
     from vramdesk.gui.settings import open_settings
 
     def no_driver():
-        from vramdesk.core.local.nvml import GpuQueryError
+        from vramdesk.core.local.gpu_info import GpuQueryError
 
         raise GpuQueryError("no NVIDIA driver (benchmark)")
 
@@ -561,7 +561,7 @@ def child_idle(refreshes: int) -> dict:
 
     from PySide6.QtCore import QThreadPool
 
-    from vramdesk.core.local.nvml import GpuInfo, NvmlSnapshot
+    from vramdesk.core.local.gpu_info import GpuInfo, NvmlSnapshot
 
     gpu = GpuInfo(
         index=0,

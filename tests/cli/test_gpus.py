@@ -17,7 +17,8 @@ import pytest
 from tests.core.local.test_nvml import GPU0_FREE, GPU1_FREE
 from tests.fake_nvml import FakeGpu, FakeNvml, env_without_driver, h100, rtx_4090
 from vramdesk.cli import main
-from vramdesk.core.local.nvml import ERROR_MESSAGES, FAKE_ENV, query_gpus, snapshot_to_dict
+from vramdesk.core.local.gpu_info import ERROR_MESSAGES, FAKE_ENV
+from vramdesk.core.local.nvml import query_gpus, snapshot_to_dict
 from vramdesk.core.units import MIB
 
 GIB = 2**30

@@ -8,7 +8,7 @@ import shiboken6
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 
-from vramdesk.core.local.nvml import GpuInfo, GpuQueryError, NvmlSnapshot
+from vramdesk.core.local.gpu_info import GpuInfo, GpuQueryError, NvmlSnapshot
 from vramdesk.core.units import MIB
 
 

@@ -231,7 +231,7 @@ def test_nonsense_figures_show_a_message_not_a_crash(qtbot, make_panel, monkeypa
 
 
 def test_rows_clamp_figures_a_progress_bar_cannot_hold(qtbot, make_panel):
-    from vramdesk.core.local.nvml import GpuInfo, NvmlSnapshot
+    from vramdesk.core.local.gpu_info import GpuInfo, NvmlSnapshot
 
     huge = GpuInfo(0, "huge", "", total_bytes=2**62, used_bytes=2**62, free_bytes=0)
     snapshot = NvmlSnapshot("1", "1", None, (huge,))

@@ -17,7 +17,8 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``vramdesk gpus``: one line per GPU; no readable GPU exits 1 with one line."""
-    from vramdesk.core.local.nvml import GpuQueryError, gpus_text, query_gpus, snapshot_to_dict
+    from vramdesk.core.local.gpu_info import GpuQueryError
+    from vramdesk.core.local.nvml import gpus_text, query_gpus, snapshot_to_dict
 
     try:
         snapshot = query_gpus()

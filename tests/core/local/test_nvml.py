@@ -17,12 +17,14 @@ import pytest
 
 from tests.fake_nvml import FakeNvml, a100_mig, h100, rtx_4090, without_driver
 from vramdesk.core.errors import InputError
-from vramdesk.core.local.nvml import (
+from vramdesk.core.local.gpu_info import (
     ERROR_KINDS,
     ERROR_MESSAGES,
     FAKE_ENV,
     GpuQueryError,
     NvmlSnapshot,
+)
+from vramdesk.core.local.nvml import (
     cuda_version_text,
     fits_now,
     gpus_text,

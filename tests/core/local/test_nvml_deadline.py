@@ -18,7 +18,8 @@ import pytest
 
 from tests.fake_nvml import MIB, FakeGpu, FakeNvml, h100, rtx_4090
 from vramdesk.core.local import nvml
-from vramdesk.core.local.nvml import GpuQueryError, query_gpus
+from vramdesk.core.local.gpu_info import GpuQueryError
+from vramdesk.core.local.nvml import query_gpus
 
 
 @pytest.fixture

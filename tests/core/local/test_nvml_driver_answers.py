@@ -30,8 +30,8 @@ import pytest
 from tests.core.local.test_nvml import GPU0_FREE
 from tests.fake_nvml import MIB, FakeGpu, FakeNvml, a100_mig, h100, rtx_4090
 from vramdesk.cli import main
+from vramdesk.core.local.gpu_info import GpuQueryError
 from vramdesk.core.local.nvml import (
-    GpuQueryError,
     engine_local_budget,
     gpus_text,
     local_budget_bytes,

@@ -1,6 +1,6 @@
 """The ``VRAMDESK_FAKE_NVML`` debug hook behind :func:`vramdesk.core.local.nvml.query_gpus`.
 
-``error:<kind>`` raises that :class:`~vramdesk.core.local.nvml.GpuQueryError`; any other value
+``error:<kind>`` raises that :class:`~vramdesk.core.local.gpu_info.GpuQueryError`; any other value
 is the path of a JSON file in the format of :func:`~vramdesk.core.local.nvml.snapshot_to_dict`.
 The file is untrusted: at most :data:`MAX_FAKE_BYTES`, every field type-checked, no
 unknown field; a bad file raises ``GpuQueryError`` of kind ``"unknown"`` naming the variable.
@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from vramdesk.core.local.nvml import (
+from vramdesk.core.local.gpu_info import (
     ERROR_KINDS,
     FAKE_ENV,
     GpuInfo,

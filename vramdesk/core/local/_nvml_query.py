@@ -1,7 +1,7 @@
 """The pynvml side of :func:`vramdesk.core.local.nvml.query_gpus`: one init-query-shutdown round.
 
 Required calls (name, UUID, memory) turn any NVML error into a
-:class:`~vramdesk.core.local.nvml.GpuQueryError`; optional ones (processes, MIG, process
+:class:`~vramdesk.core.local.gpu_info.GpuQueryError`; optional ones (processes, MIG, process
 names, versions) tolerate NOT_SUPPORTED / NO_PERMISSION / NOT_FOUND / FUNCTION_NOT_FOUND
 and record a note instead. "GPU is lost" is never tolerated. No pynvml exception escapes.
 Semantics of each call: NVML API reference, docs.nvidia.com/deploy/nvml-api.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from vramdesk.core.local.nvml import (
+from vramdesk.core.local.gpu_info import (
     ERROR_MESSAGES,
     KIND_BY_CODE_NAME,
     MAX_GPUS,

@@ -36,7 +36,7 @@ from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.workers import Worker, run_in_thread
 
 if TYPE_CHECKING:  # vramdesk.core.local.nvml is imported by the first query, after the first paint
-    from vramdesk.core.local.nvml import GpuInfo, GpuProcess, NvmlSnapshot
+    from vramdesk.core.local.gpu_info import GpuInfo, GpuProcess, NvmlSnapshot
 
 #: Auto-refresh interval limits, seconds.
 INTERVAL_S_RANGE = (1, 3600)
@@ -221,7 +221,7 @@ class GpuPanel(QWidget):
         self.gpusChanged.emit(snapshot)
 
     def _on_query_errored(self, err: Exception) -> None:
-        from vramdesk.core.local.nvml import GpuQueryError
+        from vramdesk.core.local.gpu_info import GpuQueryError
 
         self._query_done()
         message = (
