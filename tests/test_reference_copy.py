@@ -2,11 +2,13 @@
 
 The copy (tests/data/reference) is what the other tests read, so it must be whole on every
 checkout: that is asserted everywhere. The comparison with the original needs ``../shared``
-beside the checkout (the workplace's and CI's layout); only that comparison is skipped where
-it is absent, and the skip says so.
+beside the checkout (the workplace's and CI's layout). Under CI (``CI`` set to ``true``, as CI
+services set it) a missing ``../shared/reference`` fails the comparison, saying so: a skip there
+would pass a run that compared nothing. Only a developer's lone clone (no ``CI``) skips it.
 """
 
 import json
+import os
 
 import pytest
 
@@ -36,12 +38,25 @@ def test_copy_is_complete():
         assert isinstance(config, dict) and config
 
 
-@pytest.mark.skipif(
-    not SHARED.is_dir(),
-    reason=f"{SHARED} is not beside this checkout: the copy is complete "
-    "(test_copy_is_complete) but cannot be compared with its original here",
-)
+def _under_ci() -> bool:
+    """Whether this is a CI run: ``CI=true`` (also ``1`` or ``yes``), as CI services set it."""
+    return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
+
+
 def test_copy_agrees_with_shared_reference():
+    if not SHARED.is_dir():
+        if _under_ci():
+            pytest.fail(
+                f"{SHARED} is missing, and CI={os.environ['CI']} says this is a CI run, whose "
+                "layout has ../shared beside the checkout: check it out there so that "
+                "tests/data/reference is compared with its original (a skip would hide that "
+                "nothing was compared)",
+                pytrace=False,
+            )
+        pytest.skip(
+            f"{SHARED} is not beside this checkout, and CI is not true (not a CI run): the copy "
+            "is complete (test_copy_is_complete) but cannot be compared with its original here"
+        )
     expected = expected_files(SHARED)
     for rel, text in expected.items():
         path = COPY / rel

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -49,14 +50,21 @@ def _run_vramdesk(env_changes, tmp_path):
     env.update(env_changes)
     env["VRAMDESK_CONFIG_DIR"] = str(tmp_path)
     env["VRAMDESK_QUIT_AFTER_MS"] = "300"  # were a window to open after all, it closes
-    return subprocess.run(
-        [sys.executable, "-m", "vramdesk"],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    # An explicit runtime directory, empty and private (0700, as mkdtemp makes it), rather than
+    # the caller's: without XDG_RUNTIME_DIR libwayland prints its own "error: XDG_RUNTIME_DIR
+    # is invalid or not set" on stderr before Qt's fatal message, a second line that is not
+    # ours; with the caller's, a socket of that name could exist. Made by mkdtemp, not under
+    # tmp_path, whose deep path could take the socket's past the 108 bytes libwayland accepts.
+    with tempfile.TemporaryDirectory(prefix="vd-xdg-") as runtime:
+        env["XDG_RUNTIME_DIR"] = runtime
+        return subprocess.run(
+            [sys.executable, "-m", "vramdesk"],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
 
 
 def _ldd_missing():

@@ -251,29 +251,37 @@ def test_an_import_reads_off_the_gui_thread_and_cancel_drops_it(
 
     def slow_load(path):
         readers.append(threading.get_ident())
-        gate.wait(10)
+        # released by the test once import_path has returned; the deadline only ends a test
+        # whose GUI thread never comes back (the bug), generous for a loaded machine
+        gate.wait(30)
         raise OSError("never read")
 
     monkeypatch.setattr(importers, "load_model", slow_load)
     before = window.controller.model
-    ticks = []
-    timer = QTimer(window, interval=20)
-    timer.timeout.connect(lambda: ticks.append(1))
-    timer.start()
+    # Ticks the GUI thread serves while the read is under way (the reader has entered
+    # slow_load and is held there). Cancel is clicked on the tick that finds both ten of them
+    # and the progress dialog shown: the test waits on those events, not on a time or on how
+    # many ticks a loaded machine manages to deliver in the dialog's 400 ms.
+    ticks, clicked = [], []
 
-    def cancel_when_shown():
+    def tick():
+        if not readers or gate.is_set():
+            return
+        ticks.append(1)
         dialog = window.findChild(QProgressDialog, "import_progress")
-        if dialog is not None and dialog.isVisible():  # a click on its Cancel button
+        if len(ticks) >= 10 and not clicked and dialog is not None and dialog.isVisible():
+            clicked.append(1)  # a click on its Cancel button
             qtbot.mouseClick(dialog.findChild(QPushButton), Qt.MouseButton.LeftButton)
-        else:
-            QTimer.singleShot(50, cancel_when_shown)
 
-    QTimer.singleShot(50, cancel_when_shown)
+    timer = QTimer(window, interval=20)
+    timer.timeout.connect(tick)
+    timer.start()
     assert not window.model_form.import_path(tmp_path / "big.gguf")
     gate.set()
     timer.stop()
     assert readers and readers[0] != threading.get_ident()  # read on another thread
     assert len(ticks) >= 10  # the GUI thread served its timer while the read was running
+    assert clicked  # and the dialog was shown meanwhile, with a Cancel that was clicked
     assert "cancelled" in window.model_form.import_error
     assert window.controller.model is before  # nothing loaded
 

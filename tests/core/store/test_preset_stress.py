@@ -7,6 +7,7 @@ prints the figures.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import os
 import random
 import signal
@@ -58,12 +59,15 @@ def test_four_competing_writers_lose_nothing_and_never_time_out(config_dir):
     assert list((directory / ".lock.queue").iterdir()) == []
 
 
-def _save_forever(directory: str) -> None:
+def _save_forever(directory: str, saved) -> None:
     store = PresetStore(Path(directory))
     i = 0
     while True:
         i += 1
         store.save(f"k{i % 7}", "workload", {"workload": {"batch": i % 100 + 1}})
+        if i == 1:  # the handshake: start-up is over and one save is whole on disk
+            saved.send(True)
+            saved.close()
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
@@ -73,9 +77,21 @@ def test_kill_mid_save_loses_nothing_and_strays_are_cleaned(config_dir):
     rng = random.Random(12)
     kills = 0
     for _ in range(12):
-        p = ctx.Process(target=_save_forever, args=(str(directory),))
+        saved, child_end = ctx.Pipe(duplex=False)
+        p = ctx.Process(target=_save_forever, args=(str(directory), child_end))
         p.start()
-        time.sleep(0.4 + rng.random() * 0.2)  # start-up, then some saves
+        child_end.close()  # the child holds the only writing end: its death is EOF here
+        # Wait for the child's first whole save, however long a loaded machine takes to start
+        # a spawned interpreter (a fixed sleep killed it during start-up there, before any
+        # save); the deadline only ends a child that never saves.
+        assert multiprocessing.connection.wait([saved], timeout=120), "no save within 120 s"
+        try:
+            saved.recv()
+        except EOFError:
+            p.join(10)
+            pytest.fail(f"the saver died before its first save (exit status {p.exitcode})")
+        # then more saves: where in a save the kill lands is left to chance (any point will do)
+        time.sleep(rng.random() * 0.2)
         os.kill(p.pid, signal.SIGKILL)
         p.join(10)
         kills += p.exitcode == -signal.SIGKILL
@@ -84,6 +100,8 @@ def test_kill_mid_save_loses_nothing_and_strays_are_cleaned(config_dir):
     store = PresetStore(directory)
     names = {p.name for p in store.list()}
     assert store.problems == [] and names <= {f"k{i}" for i in range(7)} and names
+    # nor by a later saver's scan: a file a kill tore is moved aside by the next one to read it
+    assert [p.name for p in directory.iterdir() if ".corrupt-" in p.name] == []
     # strays of killed saves: age them past the 60 s threshold, then a new store removes them
     temps = [p for p in directory.iterdir() if p.name.endswith(".tmp")]
     for t in temps:
