@@ -14,8 +14,11 @@ missing test; a listed mutant that is no longer produced, or that a test now kil
 reported, so that the list does not rot.
 
 ``--sample 05`` runs a fixed fifth of the mutants (those numbered ...0 and ...5) for a quick
-score; ``--rev REV`` mutates a past revision (the score before a change). Not a test: a full
-run takes about an hour on two cores (``--max-children`` sets the parallelism, default 2).
+score; ``--generate-only`` generates the mutants without running a test (seconds: the
+counts per group, and the :data:`EQUIVALENT` entries no longer produced); ``--rev REV``
+mutates a past revision (the score before a change). Not a test: a full run (about 6,500
+mutants, 2,900 of them in the importers) takes more than an hour on two cores; run some
+groups, or a sample (``--max-children`` sets the parallelism, default 2).
 Needs ``mutmut`` 3.x (``pip install -e '.[mutation]'``). The harness's own logic (the score,
 the selection, the groups) is tested by tests/benchmarks/test_mutation_harness.py, without
 mutmut.
@@ -231,14 +234,26 @@ SKIP_LINES = [r"^\s*f?[\"']", r"^\s*\+ f?[\"']", r"^\s*(raise InputError|InputEr
 
 #: mutmut's command line, less its string-literal mutator (``"x"`` -> ``"XXxXX"``): mutmut
 #: generates mutants in this process and forks its workers from it, so the change holds.
-RUN_MUTMUT = (
+_NO_STRING_MUTANTS = (
     "import sys, libcst as cst\n"
     "from mutmut.mutation import mutators\n"
     "mutators.mutation_operators[:] = [o for o in mutators.mutation_operators"
     " if o[0] is not cst.BaseString]\n"
-    "from mutmut.__main__ import cli\n"
-    "sys.argv[0] = 'mutmut'\n"
-    "cli()\n"
+)
+RUN_MUTMUT = _NO_STRING_MUTANTS + (
+    "from mutmut.__main__ import cli\nsys.argv[0] = 'mutmut'\ncli()\n"
+)
+#: ``--generate-only``: the first steps of ``mutmut run`` (copy, mutate), no test run; the
+#: mutants are then listed by ``mutmut results`` as not checked.
+GENERATE_MUTANTS = _NO_STRING_MUTANTS + (
+    "import os\n"
+    "from mutmut import __main__ as m\n"
+    "m.set_mutant_under_test('mutant_generation')\n"
+    "os.makedirs('mutants', exist_ok=True)\n"
+    "m.copy_src_dir()\n"
+    "m.copy_also_copy_files()\n"
+    "m.setup_source_paths()\n"
+    "print(m.create_mutants(int(sys.argv[1])))\n"
 )
 
 #: mutmut's statuses, as this benchmark counts them.
@@ -693,11 +708,17 @@ def parse_results(text: str) -> dict[str, str]:
 
 
 def run_modules(
-    names: list[str], children: int, keep: bool, rev: str | None = None, sample: str | None = None
+    names: list[str],
+    children: int,
+    keep: bool,
+    rev: str | None = None,
+    sample: str | None = None,
+    generate_only: bool = False,
 ) -> dict:
     """Mutate ``names`` in one temporary copy of the tree (or of ``rev``); return the results.
 
-    One mutmut run for all of them: its clean run and stats pass happen once. Raises
+    One mutmut run for all of them: its clean run and stats pass happen once. With
+    ``generate_only``, the mutants are generated and no test runs. Raises
     :class:`HarnessError` when the copy, the selection or mutmut fails.
     """
     work = Path(tempfile.mkdtemp(prefix="vramdesk-mut-"))
@@ -723,18 +744,16 @@ def run_modules(
         py.write_text(text + "\n" + mutmut_config(globs), encoding="utf-8")
         env = {**os.environ, "VRAMDESK_BENCH": "", "PYTHONDONTWRITEBYTECODE": "1"}
         env.pop("PYTHONPATH", None)  # the copy, not this checkout, is what runs
-        print(f"selection: {collect(work, env)} tests; mutating {', '.join(names)}", flush=True)
         mutmut = [sys.executable, "-m", "mutmut"]
+        if generate_only:
+            command = [sys.executable, "-c", GENERATE_MUTANTS, str(children)]
+        else:
+            tests = collect(work, env)
+            print(f"selection: {tests} tests; mutating {', '.join(names)}", flush=True)
+            command = [sys.executable, "-c", RUN_MUTMUT, "run", "--max-children", str(children)]
+            command += [f"*__mutmut_*[{sample}]"] if sample else []
         run = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                RUN_MUTMUT,
-                "run",
-                "--max-children",
-                str(children),
-                *([f"*__mutmut_*[{sample}]"] if sample else []),
-            ],
+            command,
             cwd=work,
             env=env,
             capture_output=True,
@@ -829,6 +848,25 @@ def summarise(name: str, result: dict, sample: str | None = None) -> dict:
     return t
 
 
+def report_generated(names: list[str], statuses: dict[str, str]) -> int:
+    """``--generate-only``'s report: mutants per group; 1 if a group has none, 3 if an
+    :data:`EQUIVALENT` entry is no longer produced, else 0."""
+    empty = []
+    for name in names:
+        count = sum(module_of(m) == name for m in statuses)
+        print(f"{name:<16} generated {count:5d}" + ("  NO MUTANT" if not count else ""))
+        if not count:
+            empty.append(name)
+    print(f"{'all':<16} generated {len(statuses):5d}")
+    stale = stale_equivalents(names, statuses)
+    for line in stale:
+        print("STALE " + line)
+    if empty:
+        print(f"mutation benchmark failed: no mutant for {', '.join(empty)}", file=sys.stderr)
+        return 1
+    return 3 if stale else 0
+
+
 def _indent(text: str) -> str:
     return "\n".join("      " + line for line in text.strip().splitlines() if line.strip())
 
@@ -847,6 +885,12 @@ def main(argv: list[str] | None = None) -> int:
         help="run only the mutants whose number ends in one of DIGITS ('05': a fixed 20 %% "
         "sample spread over every function); default: every mutant",
     )
+    parser.add_argument(
+        "--generate-only",
+        action="store_true",
+        help="generate the mutants and run no test: count them per group and report "
+        "EQUIVALENT entries no longer produced (seconds, not an hour)",
+    )
     args = parser.parse_args(argv)
     unknown = set(args.modules) - set(MODULES)
     if unknown:
@@ -857,12 +901,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--max-children must be at least 1")
     names = list(dict.fromkeys(args.modules)) or list(MODULES)
     try:
-        result = run_modules(names, args.max_children, args.keep, args.rev, args.sample)
+        result = run_modules(
+            names, args.max_children, args.keep, args.rev, args.sample, args.generate_only
+        )
     except HarnessError as err:
         print(f"mutation benchmark failed, no score:\n{err}", file=sys.stderr)
         return 1
     if args.json:
         args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    if args.generate_only:
+        return report_generated(names, result["statuses"])
     outside = sorted(m for m in result["statuses"] if module_of(m) not in MODULES)
     if outside:
         print(f"mutants outside every group ({len(outside)}), e.g. {outside[0]}", file=sys.stderr)

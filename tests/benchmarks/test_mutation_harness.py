@@ -42,7 +42,7 @@ def _result(statuses, diffs=None):
 def _fake_run(monkeypatch, result):
     calls = []
 
-    def run_modules(names, children, keep, rev=None, sample=None):
+    def run_modules(names, children, keep, rev=None, sample=None, generate_only=False):
         calls.append((names, sample))
         if isinstance(result, Exception):
             raise result
@@ -114,6 +114,18 @@ def test_an_equivalent_mutant_outside_the_sample_is_not_stale():
     assert mut.stale_equivalents(["solve"], dict.fromkeys(listed, "not checked")) == []
     assert mut.stale_equivalents(["solve"], dict.fromkeys(listed, "survived")) == []
     assert mut.stale_equivalents(["formats"], {}) == []  # no entry of that group
+
+
+def test_generate_only_reports_groups_without_mutants_and_gone_entries(monkeypatch, capsys):
+    _fake_run(monkeypatch, _result({F + "1": "not checked"}))
+    assert mut.main(["formats", "--generate-only"]) == 0
+    assert "formats          generated     1" in capsys.readouterr().out
+    assert mut.main(["formats", "kv_cache", "--generate-only"]) == 1
+    assert "no mutant for kv_cache" in capsys.readouterr().err
+    listed = [m for m in mut.EQUIVALENT if mut.module_of(m) == "solve"]
+    _fake_run(monkeypatch, _result(dict.fromkeys(listed[1:], "not checked")))
+    assert mut.main(["solve", "--generate-only"]) == 3
+    assert f"STALE {listed[0]}: listed as equivalent but not produced" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv", [["nope"], ["--sample", "0*"], ["--max-children", "0"]])
