@@ -60,8 +60,13 @@ ROOT = Path(__file__).resolve().parents[2]
 MODULES: dict[str, list[str]] = {
     # per-token KV cache and per-sequence recurrent state, layer by layer
     "kv_cache": ["vramdesk/core/terms/kv_cache.py", "vramdesk/core/terms/state.py"],
-    # the neutral profile's terms moved from estimate.py to formula.py (issue 13)
-    "estimate": ["vramdesk/core/estimate.py", "vramdesk/core/terms/formula.py"],
+    # the estimate and the engine-neutral terms (the neutral profile is in engines_other)
+    "estimate": [
+        "vramdesk/core/estimate.py",
+        "vramdesk/core/terms/weights.py",
+        "vramdesk/core/terms/activations.py",
+        "vramdesk/core/terms/overhead.py",
+    ],
     # the reverse solver (max concurrency / context, smallest TP, fit advisor) and verdict
     "solve": ["vramdesk/core/solve/*.py"],
     "formats": ["vramdesk/core/model/formats.py"],
@@ -69,10 +74,11 @@ MODULES: dict[str, list[str]] = {
     "engines_vllm": ["vramdesk/core/engines/vllm[./]*"],
     # the per-layer cache loop (cells, SWA, offload), compute buffers
     "engines_llamacpp": ["vramdesk/core/engines/llamacpp[./]*"],
-    # the shared base profile, the registry and the other engines' profiles
+    # the profile interface, the registry, the neutral profile and the other engines
     "engines_other": [
         "vramdesk/core/engines/__init__.py",
         "vramdesk/core/engines/base.py",
+        "vramdesk/core/engines/formula.py",
         "vramdesk/core/engines/ollama.py",
         "vramdesk/core/engines/sglang.py",
         "vramdesk/core/engines/transformers.py",
@@ -102,17 +108,14 @@ EQUIVALENT: dict[str, str] = {
     "vramdesk.core.solve.solver.x__weight_levers__mutmut_5": (
         "WeightSpec(INT4, group_size=None) is g128 by default: the same spec"
     ),
-    "vramdesk.core.engines.vllm.x_parse_version__mutmut_15": (
+    "vramdesk.core.engines.vllm.version.x_parse_version__mutmut_15": (
         "an unreadable version is read as the newest, (99,) or (100,): both exceed every "
         "release the profile compares with"
     ),
-    "vramdesk.core.engines.llamacpp.x_flash_attention__mutmut_15": (
+    "vramdesk.core.engines.llamacpp.compute.x_flash_attention__mutmut_15": (
         "the branch for engines other than llama.cpp and Ollama: only their profiles call it"
     ),
-    "vramdesk.core.engines.llamacpp.x_kv_bytes_per_cell__mutmut_25": (
-        "a layer without a cache of its own has rows (0, 0): adding it adds 0 bytes"
-    ),
-    "vramdesk.core.engines.llamacpp.x_weight_split__mutmut_5": (
+    "vramdesk.core.engines.llamacpp.offload.x_weight_split__mutmut_5": (
         "llama.cpp refuses pipeline_parallel_size > 1 before this runs: PP is already 1"
     ),
     "vramdesk.core.terms.kv_cache.x_kv_cache_part__mutmut_45": (
@@ -126,16 +129,16 @@ EQUIVALENT: dict[str, str] = {
     "vramdesk.core.engines.transformers.xǁTransformersProfileǁestimate__mutmut_5": (
         "transformers refuses shared_prefix_tokens (its option group) before this runs"
     ),
-    "vramdesk.core.engines.base.xǁFormulaProfileǁneed_at_point__mutmut_10": (
+    "vramdesk.core.engines.formula.xǁFormulaProfileǁneed_at_point__mutmut_10": (
         "swaps the fast path and the general path: both give the same integers at every point "
         "(test_verdict_without_a_breakdown_equals_the_estimates_figures and the need-at-point "
         "tests compare them), only the time differs"
     ),
-    "vramdesk.core.engines.base.xǁFormulaProfileǁneed_at_point__mutmut_20": (
+    "vramdesk.core.engines.formula.xǁFormulaProfileǁneed_at_point__mutmut_20": (
         "inputs the validation refuses reach the fast path, which runs the same checks and "
         "refuses them with the same error"
     ),
-    "vramdesk.core.terms.formula.x_weight_groups__mutmut_10": (
+    "vramdesk.core.terms.weights.x_weight_groups__mutmut_10": (
         "'and ... or embeddings_unquantized is None' also sends non-GGUF formats to "
         "recipe_groups, which has no recipe for them and returns None; a GGUF file type with "
         "experts_only, the other difference, is a combination no importer or option produces"
@@ -327,7 +330,7 @@ def group_of_path(path: str) -> list[str]:
 def module_of(mutant: str) -> str:
     """The :data:`MODULES` group a mutant belongs to; ``"?"`` when none.
 
-    ``vramdesk.core.terms.formula.x_...`` -> estimate.
+    ``vramdesk.core.terms.weights.x_...`` -> estimate.
     """
     for path in mutant_files(mutant):
         groups = group_of_path(path)

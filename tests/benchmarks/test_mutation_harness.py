@@ -169,8 +169,9 @@ def test_the_groups_are_disjoint_and_match_files():
 def test_the_parts_of_issue_19_are_mutated():
     expect = {
         "vramdesk/core/terms/kv_cache.py": "kv_cache",
-        "vramdesk/core/engines/vllm.py": "engines_vllm",
-        "vramdesk/core/engines/llamacpp.py": "engines_llamacpp",
+        "vramdesk/core/engines/vllm/kv_cache_interface.py": "engines_vllm",
+        "vramdesk/core/engines/vllm/kv_cache_utils.py": "engines_vllm",
+        "vramdesk/core/engines/llamacpp/kv_cache.py": "engines_llamacpp",
         "vramdesk/core/solve/solver.py": "solve",
         "vramdesk/core/local/importers/_gguf.py": "importers",
         "vramdesk/core/local/importers/_config.py": "importers",
