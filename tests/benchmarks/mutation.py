@@ -93,19 +93,19 @@ MODULES: dict[str, list[str]] = {
 #: or no longer survives is reported (exit status 3).
 EQUIVALENT: dict[str, str] = {
     # guess = floor(slope) instead of floor((usable - intercept) / slope)
-    "vramdesk.core.solve.solver.xǁ_Problemǁmax_concurrency__mutmut_30": (
+    "vramdesk.core.solve.search.xǁProblemǁmax_concurrency__mutmut_30": (
         "the closed form only seeds largest_fitting's gallop: any guess gives the same answer "
         "(test_largest_fitting_finds_the_edge_from_any_guess), only the count of estimates "
         "differs, and that stays O(log range)"
     ),
-    "vramdesk.core.solve.solver.xǁ_Problemǁmax_concurrency__mutmut_25": (
+    "vramdesk.core.solve.search.xǁProblemǁmax_concurrency__mutmut_25": (
         "the guess again (taken as 1)"
     ),
-    "vramdesk.core.solve.solver.xǁ_Problemǁmax_concurrency__mutmut_35": "the guess again (2 for 1)",
-    "vramdesk.core.solve.solver.xǁ_Problemǁmax_context__mutmut_65": (
+    "vramdesk.core.solve.search.xǁProblemǁmax_concurrency__mutmut_35": "the guess again (2 for 1)",
+    "vramdesk.core.solve.search.xǁProblemǁmax_context__mutmut_65": (
         "max_context's guess (hi_need + lo_need): it only seeds largest_fitting"
     ),
-    "vramdesk.core.solve.solver.x__weight_levers__mutmut_5": (
+    "vramdesk.core.solve.advisor.x__weight_levers__mutmut_5": (
         "WeightSpec(INT4, group_size=None) is g128 by default: the same spec"
     ),
     "vramdesk.core.engines.vllm.version.x_parse_version__mutmut_15": (
@@ -313,7 +313,7 @@ def mutant_files(mutant: str) -> list[str]:
 def mutant_function(mutant: str) -> tuple[str | None, str]:
     """``(class, function)`` a mutant name mutates (``class`` None for a module function).
 
-    ``...solver.xǁ_Problemǁmax_concurrency__mutmut_30`` -> ``("_Problem", "max_concurrency")``.
+    ``...solver.xǁ_Problemǁmax_concurrency__mutmut_30`` -> ``("Problem", "max_concurrency")``.
     """
     mangled = mutant.partition("__mutmut_")[0].rpartition(".")[2]
     if mangled.startswith("xǁ"):

@@ -61,7 +61,7 @@ def core_strings() -> list[str]:
     """Templates, titles, labels and messages the window translates in context ``Core``."""
     from vramdesk.core.local.gpu_info import ERROR_MESSAGES
     from vramdesk.core.present.views import PART_TITLES
-    from vramdesk.core.solve.verdict import LEVER_TITLES, LIMIT_TITLES, TEMPLATES
+    from vramdesk.core.solve.sentence import LEVER_TITLES, LIMIT_TITLES, TEMPLATES
 
     fixed = [
         *TEMPLATES.values(),

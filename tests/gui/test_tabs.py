@@ -12,7 +12,7 @@ from vramdesk.core.estimate import estimate
 from vramdesk.core.model.formats import KVDtype, WeightFormat
 from vramdesk.core.model.runtime import Engine, OverheadForm
 from vramdesk.core.present.views import SOURCE_GRID_BATCHES, SOURCE_GRID_CONTEXTS
-from vramdesk.core.solve.verdict import LEVER_TITLES
+from vramdesk.core.solve.sentence import LEVER_TITLES
 from vramdesk.core.store.bundled import find_model
 from vramdesk.core.units import Unit, format_bytes, to_unit
 

@@ -17,7 +17,9 @@ from vramdesk.core.model.spec import (
     total_params,
 )
 from vramdesk.core.model.workload import Workload
-from vramdesk.core.solve.solver import Advice, SolveResult, fits_on, solve, vllm_style_lines
+from vramdesk.core.solve.advisor import Advice
+from vramdesk.core.solve.result import SolveResult, vllm_style_lines
+from vramdesk.core.solve.solver import fits_on, solve
 from vramdesk.core.units import GB, GIB, MIB, Unit, format_bytes
 
 __all__ = [

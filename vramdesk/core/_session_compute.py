@@ -29,7 +29,8 @@ from vramdesk.core.model.scenario import fixed_overhead_bytes
 from vramdesk.core.model.spec import ModelSpec, sliding_layer_pattern
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.present import views
-from vramdesk.core.solve.solver import SolveResult, solve
+from vramdesk.core.solve.result import SolveResult
+from vramdesk.core.solve.solver import solve
 from vramdesk.core.store import bundled
 
 #: The input parts of a state, in the order the core's functions take them.

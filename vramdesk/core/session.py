@@ -26,7 +26,7 @@ from vramdesk.core.model.runtime import Runtime
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.present import views
-from vramdesk.core.solve.solver import SolveResult
+from vramdesk.core.solve.result import SolveResult
 from vramdesk.core.solve.verdict import fits_budget
 from vramdesk.core.store import bundled
 from vramdesk.core.store.serialize import TYPES, scenario_to_dict

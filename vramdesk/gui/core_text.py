@@ -1,7 +1,7 @@
 """Translation of the text the core produces (context ``Core``).
 
 The core writes English and gives each sentence a stable code and its parameters
-(:class:`vramdesk.core.solve.verdict.Sentence`); titles and labels are fixed strings. The window
+(:class:`vramdesk.core.solve.sentence.Sentence`); titles and labels are fixed strings. The window
 shows them through :func:`tr_core` and :func:`sentence_text`, which look them up in the
 ``Core`` context of the installed translator (English where there is none).
 
@@ -15,7 +15,7 @@ import re
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from vramdesk.core.solve.verdict import TEMPLATES, Sentence
+from vramdesk.core.solve.sentence import TEMPLATES, Sentence
 
 CONTEXT = "Core"
 

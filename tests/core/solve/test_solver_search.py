@@ -32,12 +32,14 @@ from vramdesk.core import (
 from vramdesk.core.estimate import estimate
 from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model.scenario import resolve_model_preset
-from vramdesk.core.solve.solver import largest_fitting, smallest_tp, solve
+from vramdesk.core.solve.search import largest_fitting, smallest_tp
+from vramdesk.core.solve.solver import solve
 from vramdesk.core.store import bundled
 from vramdesk.core.store.bundled import find_gpu, find_model
 from vramdesk.core.units import MIB
 
-solve_module = importlib.import_module("vramdesk.core.solve.solver")
+search_module = importlib.import_module("vramdesk.core.solve.search")
+advisor_module = importlib.import_module("vramdesk.core.solve.advisor")
 
 PROPERTY = settings(
     max_examples=25,
@@ -262,13 +264,16 @@ def test_saturating_activations_solve_in_milliseconds(monkeypatch):
     # issue 12.6: qwen2.5-0.5b, context 32, prompt 32, chunk 256, H200 took 21 s (a linear
     # walk of ~200,000 estimates from a closed form fitted where activations still grow).
     calls = []
-    real = solve_module.estimate
+    real = search_module.estimate
 
     def counted(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(solve_module, "estimate", counted)
+    # every module of the solver that builds an estimate
+    for module in (search_module, advisor_module):
+        assert module.estimate is real
+        monkeypatch.setattr(module, "estimate", counted)
     p = find_model("qwen2.5-0.5b")
     wl = Workload(context_tokens=32, prompt_len=32, chunk_tokens=256)
     gpu = find_gpu("H200")
@@ -472,7 +477,7 @@ def test_solver_confirms_downward_when_the_guess_overshoots():
     # bug: the downward search removed (the guess taken as the answer when it does not fit).
     # A need of 1 GiB per sequence and a 37 GiB budget: the answer is 37 whatever the guess;
     # from a guess of 10,000 the search must go down, ask 37 and 38, and stop at 37.
-    from vramdesk.core.solve.solver import largest_fitting
+    from vramdesk.core.solve.search import largest_fitting
 
     asked = []
 

@@ -11,7 +11,8 @@ from typing import Any
 from vramdesk.core.estimate import Breakdown
 from vramdesk.core.model.runtime import Engine
 from vramdesk.core.present.views import catalog_fits
-from vramdesk.core.solve.solver import SolveResult, min_gpus_text
+from vramdesk.core.solve.result import SolveResult
+from vramdesk.core.solve.solver import min_gpus_text
 from vramdesk.core.units import KIB, Unit, format_bytes
 
 

@@ -1,6 +1,6 @@
 """One headline answer to "will it fit?" for the chosen engine profile.
 
-The reverse solver carries two verdicts (:class:`vramdesk.core.solve.solver.SolveResult`):
+The reverse solver carries two verdicts (:class:`vramdesk.core.solve.result.SolveResult`):
 ``fits``, the workload's KV cache and activations within the KV budget the way the engine
 sizes it (``capacity * gpu_memory_utilization - reserved - weights``), and ``fits_total``,
 the forward estimate's total (with the profile's own margin, e.g. the formula's 1.15
@@ -16,99 +16,21 @@ translate it (``TEMPLATES[code]``); ``text`` is the English sentence.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from vramdesk.core.solve.sentence import Sentence
 from vramdesk.core.units import Unit, format_bytes
 
 if TYPE_CHECKING:
     from vramdesk.core.estimate import Breakdown
     from vramdesk.core.model.runtime import Runtime
-    from vramdesk.core.solve.solver import Advice, SolveResult
+    from vramdesk.core.solve.result import SolveResult
+
 
 #: A fit with less than this share of the usable memory to spare is called tight.
 TIGHT_SHARE = Fraction(5, 100)
-
-#: code -> English template; ``params`` fill the ``{names}``.
-TEMPLATES: dict[str, str] = {
-    "shape": "{batch} x {context} tokens",
-    "fits": "Fits: {shape} need {need} of the {budget} KV budget ({spare} to spare)",
-    "tight_total": (
-        "Tight: {shape} fit the {budget} KV budget, but the estimated total {total} "
-        "exceeds the {capacity} card"
-    ),
-    "tight_spare": "Tight: {shape} fit the {budget} KV budget with only {spare} to spare",
-    "no_budget": "Does not fit: {shape} need {need}, the KV budget is {budget} ({short} short)",
-    "no_weights": (
-        "Does not fit: the weights alone ({weights}) exceed the {capacity} card by {over}"
-    ),
-    "no_room": (
-        "Does not fit: weights and reserved memory leave no room for the KV cache "
-        "({over} over what the engine may use)"
-    ),
-    "detail_total": (
-        "Estimated total {total} vs capacity {capacity}: {relation} (forward estimate, "
-        "overhead included)"
-    ),
-    "detail_held_back": (
-        "Estimated total {total} is within the {capacity} card, but the engine keeps {held} of "
-        "it from the KV cache (its memory fraction and reserved memory), so the KV budget is short"
-    ),
-    "relation_within": "within the card",
-    "relation_over": "over the card",
-    "usable_room": "{usable} ({exact} B)",
-    "usable_weights": "none: the weights alone ({weights}) exceed the {capacity} card by {over}",
-    "usable_none": "none: weights and reserved memory exceed what the engine may use by {over}",
-    # the fit advisor (vramdesk.core.solve.solver.Advice): an action, then what it saves
-    "action_kv_dtype": "Store the KV cache in {value}",
-    "action_context_tokens": "Cap the context at {value} tokens",
-    "action_batch": "Cap concurrency at {value} sequences",
-    "action_weights": "Quantize the weights to {value}",
-    "action_weights_short": "Quantizing the weights to {value}",
-    "action_tensor_parallel_size": "Shard over {value} GPUs (tensor parallel)",
-    "advice_fits": "{action}: saves {saves}",
-    "advice_fits_per_gpu": "{action}: saves {saves} per GPU",
-    "advice_overhead": (
-        "{action} saves {saves} but is not enough: the fixed overhead alone exceeds the "
-        "usable memory"
-    ),
-    "advice_kv_alone": (
-        "{action} saves {saves} but is not enough: the KV cache and activations alone "
-        "({need}) exceed the {room} left after overhead"
-    ),
-    "advice_short": "{action}: saves {saves} (not enough alone)",
-}
-
-#: What each lever of the advisor changes, as a reader names it.
-LEVER_TITLES = {
-    "kv_dtype": "KV cache dtype",
-    "context_tokens": "Context",
-    "batch": "Concurrency",
-    "weights": "Weight format",
-    "tensor_parallel_size": "Tensor parallel",
-}
-
-#: What limits the solver's max context (``SolveResult.max_context_limited_by``).
-LIMIT_TITLES = {
-    "memory": "memory",
-    "max_position_embeddings": "max_position_embeddings",
-    "limit": "the largest context vramdesk accepts",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Sentence:
-    """A sentence with a stable ``code`` (see :data:`TEMPLATES`) and its filled ``params``."""
-
-    code: str
-    params: dict[str, str | Sentence] = field(default_factory=dict)
-
-    @property
-    def text(self) -> str:
-        """The English sentence (parameters that are sentences themselves filled in)."""
-        filled = {k: v.text if isinstance(v, Sentence) else v for k, v in self.params.items()}
-        return TEMPLATES[self.code].format(**filled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,32 +159,6 @@ def usable_sentence(result: SolveResult, unit: Unit = Unit.GIB) -> Sentence:
             },
         )
     return Sentence("usable_none", {"over": fmt(-result.usable_bytes)})
-
-
-def advice_value(advice: Advice) -> str:
-    """The setting a lever needs, as shown: ``5,760`` tokens, ``fp8``, ``int4 (g128, ...)``."""
-    return f"{advice.value:,}" if isinstance(advice.value, int) else str(advice.value)
-
-
-def advice_sentence(advice: Advice, unit: Unit = Unit.GIB) -> Sentence:
-    """One lever of the fit advisor as a sentence in ``unit`` (what to do, what it saves)."""
-    value = advice_value(advice)
-    short = not advice.fits and advice.lever == "weights"
-    action = Sentence(f"action_{advice.lever}" + ("_short" if short else ""), {"value": value})
-    params: dict[str, str | Sentence] = {
-        "action": action,
-        "saves": format_bytes(advice.saves_bytes, unit),
-    }
-    if advice.fits:
-        per_gpu = advice.lever == "tensor_parallel_size"
-        return Sentence("advice_fits_per_gpu" if per_gpu else "advice_fits", params)
-    if advice.reason == "overhead":
-        return Sentence("advice_overhead", params)
-    if advice.reason == "kv_alone":
-        params["need"] = format_bytes(advice.need_bytes, unit)
-        params["room"] = format_bytes(advice.room_bytes, unit)
-        return Sentence("advice_kv_alone", params)
-    return Sentence("advice_short", params)
 
 
 def _pick(params: dict[str, str | Sentence], *names: str) -> dict[str, str | Sentence]:

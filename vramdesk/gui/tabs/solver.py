@@ -15,14 +15,11 @@ from PySide6.QtWidgets import (
 )
 
 from vramdesk.core.model.runtime import Engine
-from vramdesk.core.solve.solver import SolveResult, min_gpus_text
-from vramdesk.core.solve.verdict import (
-    LEVER_TITLES,
-    LIMIT_TITLES,
-    advice_sentence,
-    advice_value,
-    usable_sentence,
-)
+from vramdesk.core.solve.advisor import advice_sentence, advice_value
+from vramdesk.core.solve.result import SolveResult
+from vramdesk.core.solve.sentence import LEVER_TITLES, LIMIT_TITLES
+from vramdesk.core.solve.solver import min_gpus_text
+from vramdesk.core.solve.verdict import usable_sentence
 from vramdesk.core.units import format_bytes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text, tr_core
