@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtWidgets import QMainWindow
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.store.serialize import TYPES, from_dict
@@ -13,11 +13,11 @@ from vramdesk.core.units import Unit
 from vramdesk.gui.forms.fields import Target, capacity_bytes_of
 from vramdesk.gui.settings import read_json, write_json
 
-if TYPE_CHECKING:
-    from vramdesk.gui.main_window import MainWindow
+#: ``window`` below is the main window (its controller, form column, geometry and
+#: ``show_message``), typed as its Qt base so that this module does not import it back.
 
 
-def save_session(window: MainWindow, settings: QSettings) -> None:
+def save_session(window: QMainWindow, settings: QSettings) -> None:
     """Store geometry, docks, open form sections, unit, last valid scenario, pattern and target."""
     c = window.controller
     settings.setValue("window/geometry", window.saveGeometry())
@@ -30,7 +30,7 @@ def save_session(window: MainWindow, settings: QSettings) -> None:
     settings.sync()
 
 
-def restore_session(window: MainWindow, settings: QSettings) -> None:
+def restore_session(window: QMainWindow, settings: QSettings) -> None:
     """Restore what :func:`save_session` stored; anything unreadable is skipped and reported.
 
     The scenario and the target are restored in one computation; a target that cannot be

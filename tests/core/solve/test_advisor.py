@@ -12,9 +12,9 @@ from vramdesk.core import (
     Workload,
     solve,
 )
-from vramdesk.core.model.scenario import resolve_model_preset
 from vramdesk.core.store import bundled
 from vramdesk.core.store.bundled import find_model
+from vramdesk.core.store.lookup import resolve_model_preset
 from vramdesk.core.units import GIB
 
 LLAMA8 = find_model("llama-3.1-8b")

@@ -31,11 +31,11 @@ from vramdesk.core import (
 )
 from vramdesk.core.estimate import estimate
 from vramdesk.core.limits import INT_LIMITS
-from vramdesk.core.model.scenario import resolve_model_preset
 from vramdesk.core.solve.search import largest_fitting, smallest_tp
 from vramdesk.core.solve.solver import solve
 from vramdesk.core.store import bundled
 from vramdesk.core.store.bundled import find_gpu, find_model
+from vramdesk.core.store.lookup import resolve_model_preset
 from vramdesk.core.units import MIB
 
 search_module = importlib.import_module("vramdesk.core.solve.search")

@@ -12,11 +12,11 @@ import pytest
 
 from vramdesk.core.model.formats import KVDtype, WeightFormat, WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime
-from vramdesk.core.model.scenario import resolve_model_preset
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.solve.solver import solve
 from vramdesk.core.solve.verdict import headline, usable_sentence
 from vramdesk.core.store import bundled
+from vramdesk.core.store.lookup import resolve_model_preset
 from vramdesk.core.units import GIB
 
 # (preset, weights or None for the preset's, context, batch, GPU, engine)

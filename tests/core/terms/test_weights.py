@@ -11,8 +11,8 @@ from vramdesk.core import (
     count_params,
     estimate,
 )
-from vramdesk.core.model.scenario import resolve_model_preset
 from vramdesk.core.store.bundled import find_model
+from vramdesk.core.store.lookup import resolve_model_preset
 
 
 def test_gpt_oss_mxfp4_quantizes_only_the_experts():

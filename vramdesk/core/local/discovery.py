@@ -502,7 +502,7 @@ def model_by_name(name: str, found: Discovery | None = None):
     InputError
         ``model``: none of the three knows ``name``.
     """
-    from vramdesk.core.model.scenario import resolve_model_preset
+    from vramdesk.core.store.lookup import resolve_model_preset
 
     try:
         preset = resolve_model_preset(name)

@@ -22,6 +22,7 @@ from vramdesk.core.model.runtime import (
 )
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
+from vramdesk.core.store.lookup import resolve_model_preset
 from vramdesk.core.units import gib_to_bytes, to_fraction
 
 
@@ -33,36 +34,6 @@ class Scenario:
     weights: WeightSpec
     workload: Workload
     runtime: Runtime
-
-
-def resolve_model_preset(name: str):
-    """A bundled model preset by name or slug, else a saved (user) model or scenario preset.
-
-    Returns
-    -------
-    vramdesk.core.store.bundled.ModelPreset
-
-    Raises
-    ------
-    InputError
-        ``preset``: no bundled or saved preset of that name.
-    """
-    from vramdesk.core.store.bundled import find_model
-
-    try:
-        return find_model(name)
-    except InputError as bundled_error:
-        from vramdesk.core.store.presets import PresetStore, model_preset
-
-        try:
-            user = PresetStore().find(name)
-        except InputError:
-            raise bundled_error from None
-        if user.kind not in ("model", "scenario"):
-            raise InputError(
-                "preset", f"{name!r} is a saved {user.kind} preset, not a model", "wrong_kind"
-            ) from None
-        return model_preset(user)
 
 
 def _number(field: str, value: Any) -> Fraction:

@@ -173,8 +173,8 @@ def preset_detail(name: str) -> dict[str, Any]:
     InputError
         ``preset``: unknown name.
     """
-    from vramdesk.core.model.scenario import resolve_model_preset
     from vramdesk.core.model.spec import total_params
+    from vramdesk.core.store.lookup import resolve_model_preset
     from vramdesk.core.store.serialize import to_dict
 
     p = resolve_model_preset(name)

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QFileDialog, QMenu
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu
 
 from vramdesk.core.errors import VramdeskError
-
-if TYPE_CHECKING:
-    from vramdesk.gui.main_window import MainWindow
 
 TEXT_FILTER = "CSV (*.csv);;Markdown (*.md);;JSON (*.json)"
 
@@ -26,7 +22,9 @@ def _exporting():  # noqa: ANN202 - the module
 class ExportMenu(QObject):
     """Export actions over the window's chart, breakdown and comparison."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: QMainWindow) -> None:
+        # window: the main window, whose chart, controller, compare tab and show_message
+        # the actions read (typed as its Qt base, so that this module does not import it)
         super().__init__(window)
         self.window = window
 
