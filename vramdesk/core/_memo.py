@@ -18,6 +18,7 @@ could be changed after the check, so such an object is checked every time.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 #: How many objects each memo keeps before it starts afresh (a bounded, cheap eviction).
@@ -53,8 +54,6 @@ def memo(fn: Any) -> Any:
     caller (a frozen dataclass, an int, a tuple). Arguments that cannot be hashed (a list in
     a field) fall through to ``fn`` uncached.
     """
-    import functools
-
     by_value = functools.lru_cache(maxsize=MAX_ENTRIES)(fn)
     by_id: dict[tuple[int, ...], tuple[tuple, Any]] = {}
 

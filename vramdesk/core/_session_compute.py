@@ -43,6 +43,7 @@ def nvml_module() -> ModuleType:
     A snapshot arrives only after the window's first paint (issue 11: nothing of NVML's is
     loaded before the window shows).
     """
+    # on first use: NVML is loaded only when a GPU is queried
     from vramdesk.core.local import nvml
 
     return nvml

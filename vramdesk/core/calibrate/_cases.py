@@ -259,6 +259,7 @@ def workload_from_case(runtime: dict[str, Any]) -> Workload:
 
 def runtime_from_case(record: dict[str, Any], given: dict[str, int]) -> Runtime:
     """Build a :class:`Runtime` from a case's engine, runtime keys and given figures."""
+    # on first use: an engine's module loads only when that engine is chosen
     from vramdesk.core.engines.vllm.version import default_gpu_memory_utilization
 
     rt, engine = record["runtime"], Engine.parse(record["engine"])

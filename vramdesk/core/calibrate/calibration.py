@@ -14,8 +14,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from vramdesk.core.calibrate.logparse import ParsedLog
+from vramdesk.core.calibrate.logparse import ParsedLog, read_log
 from vramdesk.core.engines import profile_for
+from vramdesk.core.errors import InputError
+from vramdesk.core.estimate import validate_inputs
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import ModelSpec
@@ -161,7 +163,6 @@ def compare(
     predicted: dict[str, int | Fraction] = {}
     if model is not None:
         workload, runtime = scenario_for_log(parsed, workload or Workload(), runtime or Runtime())
-        from vramdesk.core.estimate import validate_inputs
 
         weights = weights or WeightSpec()
         validate_inputs(model, weights, workload, runtime)
@@ -197,8 +198,6 @@ def calibrated_runtime(parsed: ParsedLog, runtime: Runtime | None = None) -> Run
     InputError
         ``log``: the log holds none of the overheads a runtime can keep.
     """
-    from vramdesk.core.errors import InputError
-
     runtime = runtime or Runtime()
     changes: dict[str, Any] = {
         field: int(parsed.value(name))
@@ -246,7 +245,7 @@ def save_calibration(name: str, runtime: Runtime, *, force: bool = False) -> Pat
     InputError
         ``name``: empty ("is required"), invalid, or taken and ``force`` is false.
     """
-    from vramdesk.core.errors import InputError
+    # on first use: the preset store loads only when a preset is looked up
     from vramdesk.core.store.presets import PresetStore
 
     if not isinstance(name, str) or not name.strip():
@@ -315,8 +314,6 @@ def run_calibration(log_path: str | Path, opts: dict[str, Any]) -> dict[str, Any
     InputError
         An unreadable log, an invalid scenario option, or ``--save`` with nothing to keep.
     """
-    from vramdesk.core.calibrate.logparse import read_log
-
     parsed = read_log(log_path)
     scenario = _scenario(parsed, opts) if any(opts.get(k) for k in MODEL_OPTIONS) else None
     total = _budget(parsed, opts, scenario[3]) if scenario else None
@@ -361,6 +358,7 @@ def _budget(parsed: ParsedLog, opts: dict[str, Any], runtime: Runtime) -> int | 
     """
     if opts.get("gpu") is None and opts.get("vram_gib") is None:
         return None
+    # on first use: the plain-options scenario loads only when a model is given
     from vramdesk.core.model.scenario import budget_from_args
 
     _, total = budget_from_args({**opts, "engine": runtime.engine.value})
@@ -370,6 +368,7 @@ def _budget(parsed: ParsedLog, opts: dict[str, Any], runtime: Runtime) -> int | 
 def _scenario(
     parsed: ParsedLog, opts: dict[str, Any]
 ) -> tuple[ModelSpec, WeightSpec, Workload, Runtime]:
+    # on first use: the plain-options scenario loads only when a model is given
     from vramdesk.core.model.scenario import scenario_from_args
 
     opts = dict(opts)

@@ -8,6 +8,8 @@ does differently, naming the engine source file they follow in their docstrings.
 
 from __future__ import annotations
 
+import importlib
+
 from vramdesk.core.engines.base import EngineProfile
 from vramdesk.core.engines.formula import FormulaProfile
 from vramdesk.core.model.runtime import Engine
@@ -44,8 +46,6 @@ _LAZY = {
 
 def _register_engine(engine: Engine) -> None:
     """Import and register the profile of ``engine`` (nothing for an unknown engine)."""
-    import importlib
-
     if engine not in _LAZY:
         return
     module, cls = _LAZY[engine]

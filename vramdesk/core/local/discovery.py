@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from vramdesk.core.errors import FileReadError, InputError, VramdeskError
+from vramdesk.core.units import GIB, KIB, MIB
 
 #: Sources, in the order they are listed and searched by name.
 SOURCES = ("huggingface", "ollama", "lmstudio", "llama.cpp", "folder")
@@ -256,6 +257,7 @@ def _listed_gguf(name: str) -> bool:
 
 def _split_part(name: str) -> tuple[str, bool] | tuple[str]:
     """``(stem, is_first)`` for ``NAME-0000N-of-0000M.gguf``; ``(name,)`` otherwise."""
+    # on first use: the file readers load only when a model file is read
     from vramdesk.core.local.importers._gguf import _SHARD
 
     m = _SHARD.match(Path(name).name)
@@ -294,6 +296,7 @@ def ollama_tag(parts: Sequence[str]) -> str:
 
 
 def _ollama_entry(root: Path, rel: Path) -> LocalModel:
+    # on first use: the file readers load only when a model file is read
     from vramdesk.core.local.importers._files import parse_json, read_limited
 
     data = parse_json(
@@ -418,7 +421,10 @@ def load_local(entry: LocalModel):
     -------
     vramdesk.core.local.importers.ImportedModel
     """
+    # on first use: the file readers load only when a model file is read
     from vramdesk.core.local.importers import load_model
+
+    # on first use: the file readers load only when a model file is read
     from vramdesk.core.local.importers._gguf import load_gguf
 
     path = Path(entry.path)
@@ -443,6 +449,7 @@ def load_named(name: str):
     """
     path = Path(name).expanduser()
     if path.exists() and (path.is_dir() or path.is_file()):
+        # on first use: the file readers load only when a model file is read
         from vramdesk.core.local.importers import load_model
 
         return load_model(path)
@@ -464,8 +471,6 @@ def models_text(found: Discovery) -> str:
 
 def human_size(n_bytes: int) -> str:
     """``n_bytes`` in the largest binary unit (GiB, MiB, KiB) that keeps it at least 1."""
-    from vramdesk.core.units import GIB, KIB, MIB
-
     for unit, label in ((GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")):
         if n_bytes >= unit:
             return f"{n_bytes / unit:,.2f} {label}"
@@ -502,6 +507,7 @@ def model_by_name(name: str, found: Discovery | None = None):
     InputError
         ``model``: none of the three knows ``name``.
     """
+    # on first use: the preset store loads only when a preset is looked up
     from vramdesk.core.store.lookup import resolve_model_preset
 
     try:

@@ -147,13 +147,16 @@ def _timeout_from_env() -> float:
 def _query_once() -> NvmlSnapshot:
     fake = os.environ.get(FAKE_ENV)
     if fake:
+        # on first use: NVML is loaded only when a GPU is queried
         from vramdesk.core.local._nvml_fake import fake_snapshot
 
         return fake_snapshot(fake)
     try:
+        # on first use: NVML is loaded only when a GPU is queried
         import pynvml
     except ImportError:
         raise GpuQueryError("no_binding") from None
+    # on first use: NVML is loaded only when a GPU is queried
     from vramdesk.core.local._nvml_query import NvmlQuery
 
     return NvmlQuery(pynvml).run()

@@ -27,7 +27,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from vramdesk.core.model.formats import WeightFormat as W
-from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.spec import RECURRENT, ModelSpec, count_params
 
 #: ftype label -> default tensor type (``llama_ftype_get_default_type``).
 DEFAULT_TYPE: dict[str, W] = {
@@ -207,7 +207,6 @@ def recipe_groups(model: ModelSpec, ftype: str) -> list[tuple[str, int, Fraction
     h, nh, vocab = model.hidden_size, model.num_attention_heads, model.vocab_size
     if not (h and nh and vocab) or not (model.intermediate_size or model.moe_intermediate_size):
         return None
-    from vramdesk.core.model.spec import RECURRENT, count_params
 
     layers = model.attention_layers()
     if any(x.kind == RECURRENT for x in layers):

@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from vramdesk.core.errors import InputError
+from vramdesk.core.estimate import validate_inputs
 from vramdesk.core.limits import check_real
 from vramdesk.core.model.formats import KVDtype, WeightFormat, WeightSpec
 from vramdesk.core.model.runtime import (
@@ -85,11 +86,13 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
         preset = resolve_model_preset(opts["preset"])
         return preset.model.replace(**overrides), preset.weights
     if sources == ["model"]:
+        # on first use: the file readers load only when a model file is read
         from vramdesk.core.local.discovery import load_named
 
         imported = load_named(opts["model"])
         return imported.model.replace(**overrides), imported.weights
     if sources:
+        # on first use: the file readers load only when a model file is read
         from vramdesk.core.local.importers import load_model
 
         imported = load_model(opts[sources[0]])
@@ -190,6 +193,7 @@ def runtime_preset(name: str) -> Runtime:
     InputError
         ``runtime_preset``: no such saved preset, or one without a runtime.
     """
+    # on first use: the preset store loads only when a preset is looked up
     from vramdesk.core.store.presets import PresetStore, scenario_parts
 
     store = PresetStore()
@@ -253,7 +257,6 @@ def scenario_from_args(opts: dict[str, Any]) -> Scenario:
         workload_from_args(opts),
         runtime_from_args(opts),
     )
-    from vramdesk.core.estimate import validate_inputs
 
     validate_inputs(sc.model, sc.weights, sc.workload, sc.runtime)
     return sc
@@ -276,6 +279,7 @@ def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
     if vram is not None:
         check_real("vram_gib", _number("vram_gib", vram))
         return f"{vram:g} GiB", gib_to_bytes(vram)
+    # on first use: the preset store loads only when a preset is looked up
     from vramdesk.core.store.bundled import find_gpu
 
     spec = find_gpu(gpu)

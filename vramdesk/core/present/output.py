@@ -59,6 +59,7 @@ def breakdown_output(sc: Any, b: Breakdown, fmt: str, unit: Unit) -> str:
     if fmt == "json":
         return dumps({"model": sc.model.name, **b.to_dict()})
     if fmt == "table":
+        # on first use: the plain-text report loads only for the table format
         from vramdesk.core.present.report import breakdown_text
 
         return breakdown_text(sc, b, unit)
@@ -105,6 +106,7 @@ def solve_output(sc: Any, result: Any, label: str, fmt: str, unit: Unit, extra: 
             {"model": sc.model.name, **result.breakdown.to_dict(), **result.to_dict(), **extra}
         )
     if fmt == "table":
+        # on first use: the plain-text report loads only for the table format
         from vramdesk.core.present.report import solve_text
 
         return solve_text(sc, result, label, unit)
@@ -151,6 +153,7 @@ def compare_models(
     The verdict is :func:`vramdesk.core.solve.verdict.fits_budget`, the question the window's
     headline answers (KV cache and activations within the engine's KV budget).
     """
+    # on first use: the verdict loads only for a comparison with a budget
     from vramdesk.core.solve.verdict import fits_budget
 
     rows = views.compare(models, workload, runtime)

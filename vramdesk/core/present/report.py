@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from vramdesk.core.estimate import Breakdown
-from vramdesk.core.model.runtime import Engine
+from vramdesk.core.model.runtime import Engine, engine_options
+from vramdesk.core.model.spec import total_params
 from vramdesk.core.present.views import catalog_fits
 from vramdesk.core.solve.result import SolveResult
 from vramdesk.core.solve.solver import min_gpus_text
@@ -56,11 +57,10 @@ def breakdown_text(sc: Any, b: Breakdown, unit: Unit = Unit.GIB) -> str:
 
 def _budget_knob(rt: Any) -> str:
     """The engine's own budget knob, as the Budget line shows it (only one it has)."""
-    from vramdesk.core.model.runtime import engine_options
-
     if "gpu_memory_utilization" in engine_options(rt.engine):
         return f", gpu_memory_utilization {float(rt.gpu_memory_utilization):g}"
     if rt.engine is Engine.SGLANG:
+        # on first use: an engine's module loads only when that engine is chosen
         from vramdesk.core.engines.sglang import mem_fraction
 
         return f", mem_fraction_static {float(mem_fraction(rt)):g}"
@@ -128,8 +128,10 @@ def preset_rows(problems: list[str] | None = None) -> list[dict[str, Any]]:
     Saved files that could not be read were moved aside by the store; their sentences are
     appended to ``problems`` when given.
     """
-    from vramdesk.core.model.spec import total_params
+    # on first use: the preset store loads only when a preset is looked up
     from vramdesk.core.store.bundled import bundled_models
+
+    # on first use: the preset store loads only when a preset is looked up
     from vramdesk.core.store.presets import PresetStore, model_preset
 
     store = PresetStore()
@@ -151,6 +153,7 @@ def preset_rows(problems: list[str] | None = None) -> list[dict[str, Any]]:
 
 def gpu_rows() -> list[dict[str, Any]]:
     """The GPU catalog as rows (name, memory_mib, memory_bytes, memory_gib, source)."""
+    # on first use: the preset store loads only when a preset is looked up
     from vramdesk.core.store.bundled import gpu_catalog
 
     return [
@@ -173,8 +176,10 @@ def preset_detail(name: str) -> dict[str, Any]:
     InputError
         ``preset``: unknown name.
     """
-    from vramdesk.core.model.spec import total_params
+    # on first use: the preset store loads only when a preset is looked up
     from vramdesk.core.store.lookup import resolve_model_preset
+
+    # on first use: the preset store loads only when a preset is looked up
     from vramdesk.core.store.serialize import to_dict
 
     p = resolve_model_preset(name)

@@ -10,6 +10,7 @@ never disagree.
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -197,6 +198,7 @@ def catalog_fits(breakdown: Breakdown) -> list[FitRow]:
     vLLM and SGLang size their budget from CUDA's total where the catalog knows it
     (:meth:`vramdesk.core.store.bundled.GpuSpec.capacity_for`); other engines from nvidia-smi's.
     """
+    # on first use: the preset store loads only when a preset is looked up
     from vramdesk.core.store.bundled import gpu_catalog
 
     engine = breakdown.engine
@@ -495,7 +497,6 @@ def plain_number(n_bytes: int, unit: Unit, digits: int = 4) -> str:
 def to_csv(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """RFC 4180 CSV text (CR LF line ends, quoted where needed), formula-safe (:func:`csv_cell`)."""
     import csv  # on use: exports only, not the window's start-up
-    import io
 
     buf = io.StringIO()
     writer = csv.writer(buf)

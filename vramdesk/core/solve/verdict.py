@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from vramdesk.core.engines import profile_for
 from vramdesk.core.solve.sentence import Sentence
 from vramdesk.core.units import Unit, format_bytes
 
@@ -129,8 +130,6 @@ def fits_budget(breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> 
     the same test :func:`vramdesk.core.solve.solver.solve` makes for ``SolveResult.fits``, without
     the searches: for tables of many models (the compare tab).
     """
-    from vramdesk.core.engines import profile_for
-
     profile = profile_for(runtime.engine)
     usable = profile.usable_bytes(breakdown, capacity_bytes, runtime)
     return profile.need_bytes(breakdown) <= usable

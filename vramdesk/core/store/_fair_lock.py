@@ -47,6 +47,7 @@ class _Held:
 
 def lock_timeout() -> type[Exception]:
     """``filelock.Timeout``, the error a lock not granted in time raises (imported on use)."""
+    # on first use: the lock library loads only when a preset is written
     import filelock
 
     return filelock.Timeout
@@ -76,6 +77,7 @@ class FairLock:
     def _inner(self) -> Any:
         """The ``filelock.FileLock`` (imported on first use: start-up does not pay for it)."""
         if self._inner_lock is None:
+            # on first use: the lock library loads only when a preset is written
             import filelock
 
             self._inner_lock = filelock.FileLock(

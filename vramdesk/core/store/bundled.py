@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vramdesk.core.engines import profile_for
 from vramdesk.core.errors import InputError
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.runtime import Engine
@@ -118,7 +119,6 @@ class GpuSpec:
 
 
 def _budgets_from_cuda_total(engine: Engine) -> bool:
-    from vramdesk.core.engines import profile_for
 
     return profile_for(engine).budgets_from_cuda_total
 

@@ -17,11 +17,13 @@ def resolve_model_preset(name: str):
     InputError
         ``preset``: no bundled or saved preset of that name.
     """
+    # on first use: the preset store loads only when a preset is looked up
     from vramdesk.core.store.bundled import find_model
 
     try:
         return find_model(name)
     except InputError as bundled_error:
+        # on first use: the preset store loads only when a preset is looked up
         from vramdesk.core.store.presets import PresetStore, model_preset
 
         try:

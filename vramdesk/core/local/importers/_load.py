@@ -57,6 +57,7 @@ def load_model(path: str | Path, *, monitor: Monitor | None = None) -> ImportedM
         return _folder(p, monitor)
     suffix = p.suffix.lower()
     if suffix == ".gguf":
+        # on first use: the file readers load only when a model file is read
         from vramdesk.core.local.importers._gguf import load_gguf
 
         return load_gguf(p, monitor)
