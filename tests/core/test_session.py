@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from vramdesk.core.errors import InputError
-from vramdesk.core.local.nvml import GpuInfo, NvmlSnapshot
+from vramdesk.core.local.gpu_info import GpuInfo, NvmlSnapshot
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.session import ScenarioSession, Target
 from vramdesk.core.store import bundled

@@ -50,7 +50,7 @@ def _scan() -> tuple[set[str], set[str]]:
                     prose.add(number_template(line)[0])
             prose.update(number_template(a)[0] for a in p.assumptions)
         prose.update(number_template(w)[0] for w in b.warnings)
-    from vramdesk.core.local.nvml import fits_now
+    from vramdesk.core.local.budget import fits_now
 
     for needed in (1, 3 * 2**30):  # the local-GPU verdict: fits, and short
         prose.add(number_template(fits_now(needed, 2**30).text)[0])

@@ -15,7 +15,7 @@ from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 from PySide6.QtGui import QGuiApplication
 
 from tests.gui.conftest import one_gpu_snapshot
-from vramdesk.core.local import nvml
+from vramdesk.core.local import budget, nvml
 from vramdesk.core.model.formats import WeightFormat
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.store.bundled import resources_dir
@@ -245,8 +245,8 @@ def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):
     )
     box = target.fields["target"]
     box.setCurrentIndex(target.choices("target").index("local:0:free"))
-    free = nvml.local_budget_bytes(snapshot, (0,), "free")
-    assert c.capacity_bytes() == nvml.local_per_gpu_bytes(snapshot, (0,), "free") == free
+    free = budget.local_budget_bytes(snapshot, (0,), "free")
+    assert c.capacity_bytes() == budget.local_per_gpu_bytes(snapshot, (0,), "free") == free
     assert c.solve_result.capacity_bytes == free
     window.chart.redraw()
     # the capacity line is the free memory itself: no second line on top of it
@@ -257,7 +257,7 @@ def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):
     box.setCurrentIndex(target.choices("target").index("local:0:total"))
     window.chart.redraw()
     assert window.chart.free_line.isVisible() and window.chart.free_line.value() == to_unit(free)
-    verdict = nvml.fits_now(c.breakdown.total_bytes, free)
+    verdict = budget.fits_now(c.breakdown.total_bytes, free)
     assert window.verdict.text() == verdict.text and not window.verdict.isHidden()
 
 

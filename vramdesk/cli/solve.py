@@ -68,7 +68,7 @@ def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | N
     if args.gpu is None or args.vram_gib is not None:
         return None  # budget_from_args handles (and refuses) the rest
     from vramdesk.core.engines import profile_for
-    from vramdesk.core.local.nvml import engine_local_budget, local_gpu_budget
+    from vramdesk.core.local.budget import engine_local_budget, local_gpu_budget
 
     tp = runtime.tensor_parallel_size
     if not profile_for(runtime.engine).budgets_from_cuda_total:

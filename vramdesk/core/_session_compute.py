@@ -37,16 +37,16 @@ from vramdesk.core.store import bundled
 PARTS = ("model", "weights", "workload", "runtime")
 
 
-def nvml_module() -> ModuleType:
-    """:mod:`vramdesk.core.local.nvml`, imported on first use.
+def budget_module() -> ModuleType:
+    """:mod:`vramdesk.core.local.budget` (and so NVML's module), imported on first use.
 
     A snapshot arrives only after the window's first paint (issue 11: nothing of NVML's is
     loaded before the window shows).
     """
     # on first use: NVML is loaded only when a GPU is queried
-    from vramdesk.core.local import nvml
+    from vramdesk.core.local import budget
 
-    return nvml
+    return budget
 
 
 class State(NamedTuple):
@@ -255,7 +255,7 @@ class Evaluator:
             return t.custom_bytes
         if self.snapshot is None:
             return None
-        return nvml_module().local_per_gpu_bytes(self.snapshot, (t.local_index,), t.which)  # type: ignore[arg-type]
+        return budget_module().local_per_gpu_bytes(self.snapshot, (t.local_index,), t.which)  # type: ignore[arg-type]
 
     def local_free_bytes(self, target: Any) -> int | None:
         """Free bytes of the local GPU ``target`` selects (else GPU 0), or None.
@@ -267,6 +267,6 @@ class Evaluator:
             return None
         index = target.local_index if target.kind == "local" else snapshot.gpus[0].index
         try:
-            return nvml_module().local_budget_bytes(snapshot, (index,), "free")
+            return budget_module().local_budget_bytes(snapshot, (index,), "free")
         except InputError:
             return None

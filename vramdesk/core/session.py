@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from psygnal import Signal
 
-from vramdesk.core._session_compute import PARTS, Evaluator, Results, State, nvml_module
+from vramdesk.core._session_compute import PARTS, Evaluator, Results, State, budget_module
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown
 from vramdesk.core.fields import FIELD_PART, Target
@@ -33,7 +33,7 @@ from vramdesk.core.store.serialize import TYPES, scenario_to_dict
 from vramdesk.core.units import Unit
 
 if TYPE_CHECKING:
-    from vramdesk.core.local import nvml
+    from vramdesk.core.local import budget
 
 __all__ = ["DEFAULT_MODEL_SLUGS", "ScenarioSession", "State", "Target"]
 
@@ -411,9 +411,9 @@ class ScenarioSession:
         """Free bytes of the selected local GPU (the target's index, else GPU 0), or None."""
         return self._evaluator.local_free_bytes(self.target)
 
-    def local_verdict(self) -> nvml.FitVerdict | None:
+    def local_verdict(self) -> budget.FitVerdict | None:
         """Whether the per-GPU estimate fits in the selected local GPU's free memory now."""
         free = self.local_free_bytes()
         if free is None or self._breakdown is None:
             return None
-        return nvml_module().fits_now(self._breakdown.total_bytes, free)
+        return budget_module().fits_now(self._breakdown.total_bytes, free)

@@ -17,6 +17,13 @@ import pytest
 
 from tests.fake_nvml import FakeNvml, a100_mig, h100, rtx_4090, without_driver
 from vramdesk.core.errors import InputError
+from vramdesk.core.local.budget import (
+    fits_now,
+    local_budget_bytes,
+    local_gpu_budget,
+    local_per_gpu_bytes,
+    parse_local_gpu,
+)
 from vramdesk.core.local.gpu_info import (
     ERROR_KINDS,
     ERROR_MESSAGES,
@@ -24,17 +31,7 @@ from vramdesk.core.local.gpu_info import (
     GpuQueryError,
     NvmlSnapshot,
 )
-from vramdesk.core.local.nvml import (
-    cuda_version_text,
-    fits_now,
-    gpus_text,
-    local_budget_bytes,
-    local_gpu_budget,
-    local_per_gpu_bytes,
-    parse_local_gpu,
-    query_gpus,
-    snapshot_to_dict,
-)
+from vramdesk.core.local.nvml import cuda_version_text, gpus_text, query_gpus, snapshot_to_dict
 
 MIB = 2**20
 GPU0_FREE = 24362602439

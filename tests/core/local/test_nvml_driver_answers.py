@@ -30,15 +30,9 @@ import pytest
 from tests.core.local.test_nvml import GPU0_FREE
 from tests.fake_nvml import MIB, FakeGpu, FakeNvml, a100_mig, h100, rtx_4090
 from vramdesk.cli import main
+from vramdesk.core.local.budget import engine_local_budget, local_budget_bytes, local_gpu_budget
 from vramdesk.core.local.gpu_info import GpuQueryError
-from vramdesk.core.local.nvml import (
-    engine_local_budget,
-    gpus_text,
-    local_budget_bytes,
-    local_gpu_budget,
-    query_gpus,
-    snapshot_to_dict,
-)
+from vramdesk.core.local.nvml import gpus_text, query_gpus, snapshot_to_dict
 
 NO_PERMISSION = pynvml.NVML_ERROR_NO_PERMISSION
 NOT_SUPPORTED = pynvml.NVML_ERROR_NOT_SUPPORTED

@@ -148,7 +148,7 @@ class TargetForm(BoundForm):
         snapshot = self.controller.local_snapshot
         for gpu in getattr(snapshot, "gpus", ()) or ():
             # the budget's total (a MIG GPU's instance): vramdesk.core.local.nvml is loaded by now
-            from vramdesk.core.local.nvml import local_per_gpu_bytes
+            from vramdesk.core.local.budget import local_per_gpu_bytes
 
             total = format_bytes(local_per_gpu_bytes(snapshot, (gpu.index,), "total"), Unit.GIB)
             items.append(
