@@ -8,6 +8,10 @@ the value it held before the edit began, the last valid inputs and :class:`Break
 and :attr:`~ScenarioSession.refused` names the field with the core's :class:`InputError`.
 Loading a preset, or :meth:`~ScenarioSession.update` with several fields, computes once.
 Events are psygnal signals; the window's controller re-emits them as Qt signals.
+
+Longer than 400 lines: one state machine and its event API; its computing helpers are
+already in ``_session_compute.py``, and splitting the API would hide the order its events
+fire in.
 """
 
 from __future__ import annotations

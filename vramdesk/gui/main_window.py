@@ -5,6 +5,9 @@ Left, the whole height: the everyday inputs, then the forms' details in sections
 (reverse solver, fits, KV growth, compare). Bottom docks, under centre and right: user
 presets and the local GPU panel. Menus: file exports, units,
 language, help. The window is sized from the screen's available geometry (screen_fit.py).
+
+Longer than 400 lines: composition only: the panels, docks, menus and their connections,
+about 110 visible widgets placed and named; no logic.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ vllm/v1/worker/gpu_model_runner.py, gpu_worker.py, vllm/v1/core/kv_cache_utils.p
 vllm/worker/worker.py, sglang/srt/model_executor/model_runner.py, llama.cpp
 src/llama-model.cpp, llama-kv-cache*.cpp, llama-context.cpp, and Ollama's
 llm/server.go / ml/backend/ggml); tests/data/engine-logs/ holds an excerpt of each.
+
+Longer than 400 lines: one table of line patterns per engine, each a few lines, read side by
+side to see which engine prints which figure.
 """
 
 from __future__ import annotations

@@ -22,6 +22,9 @@ Where each store lives (each overridable by its tool's own environment variable)
 * llama.cpp: ``LLAMA_CACHE``, else ``$XDG_CACHE_HOME``/llama.cpp or ``~/.cache/llama.cpp``
   (``llama-cli -hf`` downloads).
 * Folders the user adds: ``VRAMDESK_MODEL_DIRS`` (``os.pathsep``-separated) or ``extra``.
+
+Longer than 400 lines: one small walker per model store (Hugging Face cache, Ollama, LM
+Studio, llama.cpp, folders) over one entry type and one set of limits.
 """
 
 from __future__ import annotations
@@ -201,6 +204,7 @@ def _scan_hf(cache: Path, problems: list[str]) -> list[LocalModel]:
     if not cache.is_dir():
         return []
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    # on first use, after HF_HUB_OFFLINE is set: huggingface_hub reads it at import
     from huggingface_hub import scan_cache_dir
     from huggingface_hub.errors import CacheNotFound, CorruptedCacheException
 

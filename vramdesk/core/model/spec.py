@@ -3,6 +3,9 @@
 Field names follow Hugging Face ``config.json``. A :class:`ModelSpec` is frozen;
 change a field with :func:`dataclasses.replace` and re-validate with
 :meth:`ModelSpec.validate`.
+
+Longer than 400 lines: ModelSpec and its parameter count stay together until the per-layer
+description of issue 20 splits them: ``ModelSpec.validate`` needs the count.
 """
 
 from __future__ import annotations

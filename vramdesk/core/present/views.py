@@ -6,6 +6,10 @@ layout, the fits table, the KV-growth grid, preset comparisons, and the
 CSV / Markdown / JSON renderings of those tables. Each is a thin, pure function
 over :func:`vramdesk.core.estimate.estimate`, so the window and the CLI can
 never disagree.
+
+Longer than 400 lines: every derived view the window and the exports show, each a small
+function over the estimate; the window reads core figures from this one module (an import
+contract keeps it off the terms).
 """
 
 from __future__ import annotations

@@ -13,6 +13,10 @@ Every write is atomic (temporary file in the same directory, flush, fsync,
 re-read the directory. A file that cannot be read is moved aside
 (``<file>.corrupt-<UTC timestamp>``, never overwritten, never deleted) and
 reported in :attr:`PresetStore.problems`; the other presets still load.
+
+Longer than 400 lines: the preset store's whole contract (list, find, save, rename, delete,
+import, export) under one lock; the file format and migrations are in ``_preset_file.py``,
+the lock in ``_fair_lock.py``.
 """
 
 from __future__ import annotations

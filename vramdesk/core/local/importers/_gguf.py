@@ -9,6 +9,9 @@ becomes) before it is used for anything, and the error names the GGUF key. Keys 
 ``Keys``); sliding-window layouts follow llama.cpp ``src/llama-model.cpp``
 (``set_swa_pattern``: gemma2 and gpt-oss 2, gemma3 6, cohere2 4; layer ``i`` slides when
 ``i % pattern < pattern - 1``).
+
+Longer than 400 lines: the GGUF architecture keys of every family mapped to ModelSpec
+fields, beside the exact tensor bytes; the per-family keys are to become data (issue 20).
 """
 
 from __future__ import annotations

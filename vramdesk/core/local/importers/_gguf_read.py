@@ -25,6 +25,9 @@ The ``gguf`` package is not imported here (it pulls in numpy, about 170 ms at st
 the type tables below are its ``GGUFValueType``, ``GGMLQuantizationType`` /
 ``GGML_QUANT_SIZES`` and ``LlamaFileType``, and tests/core/local/test_gguf_read.py checks them
 against the installed package.
+
+Longer than 400 lines: the GGUF header format in one place: the value types, and the bounded
+walks of the key/value section and the tensor table, which share the reader's limits.
 """
 
 from __future__ import annotations
