@@ -58,3 +58,15 @@ def seed_figures():
 def reference_models():
     """models.json entries (the project's copy)."""
     return json.loads((REFERENCE / "models.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def llama8():
+    """The bundled Llama-3.1-8B preset, the model most hand derivations use.
+
+    config.json: 32 layers, 32 heads and 8 KV heads of head_dim 128, hidden 4,096,
+    intermediate 14,336, vocab 128,256, untied; 8,030,261,248 parameters (bf16).
+    """
+    from vramdesk.core.store.bundled import find_model
+
+    return find_model("llama-3.1-8b")

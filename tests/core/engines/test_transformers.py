@@ -8,12 +8,9 @@ from vramdesk.core import (
     WeightSpec,
 )
 from vramdesk.core.engines.transformers import dequant_buffer_bytes
-from vramdesk.core.store.bundled import find_model
-
-LLAMA8 = find_model("llama-3.1-8b")
 
 
-def test_dequant_buffer_takes_the_wider_of_ffn_and_q():
+def test_dequant_buffer_takes_the_wider_of_ffn_and_q(llama8):
     # hidden 4,096, q width 32 heads * 128 = 4,096 > intermediate 1,024:
     # 16-bit copy of the q projection: 4,096 * 4,096 * 2 = 33,554,432 B
     m = ModelSpec(
@@ -27,4 +24,4 @@ def test_dequant_buffer_takes_the_wider_of_ffn_and_q():
     )
     assert dequant_buffer_bytes(m, WeightSpec(WeightFormat.NF4)) == 33_554_432
     # and the MLP when it is wider: 14,336 * 4,096 * 2 = 117,440,512
-    assert dequant_buffer_bytes(LLAMA8.model, WeightSpec(WeightFormat.NF4)) == 117_440_512
+    assert dequant_buffer_bytes(llama8.model, WeightSpec(WeightFormat.NF4)) == 117_440_512

@@ -17,20 +17,17 @@ from vramdesk.core.store.bundled import find_model
 from vramdesk.core.store.lookup import resolve_model_preset
 from vramdesk.core.units import GIB
 
-LLAMA8 = find_model("llama-3.1-8b")
-
-
 LLAMA8_RESOLVED = resolve_model_preset("llama-3.1-8b")
 
 
-def test_advisor_levers_for_8b_at_64_sequences_on_24_gib():
+def test_advisor_levers_for_8b_at_64_sequences_on_24_gib(llama8):
     # usable 6,058,559,078 B (above); a sequence of 8,192 tokens: 131,072 * 8,192 = 1 GiB
     # current need + weights = 64 GiB + 16,060,522,496 = 84,779,999,232
     # batch lever: 5 sequences (5 GiB <= usable < 6 GiB); saves 59 GiB = 63,350,767,616
     # context lever: 64 * ceil16(c) * 131,072 <= usable -> ceil16(c) <= 722.3 -> 720 tokens;
     #   saves 84,779,999,232 - (64 * 720 * 131,072 + 16,060,522,496) = 62,679,678,976
     wl = Workload(context_tokens=8192, batch=64)
-    r = solve(LLAMA8.model, LLAMA8.weights, wl, Runtime(), 24 * GIB)
+    r = solve(llama8.model, llama8.weights, wl, Runtime(), 24 * GIB)
     levers = {a.lever: a for a in r.advice}
     assert (levers["batch"].value, levers["batch"].saves_bytes) == (5, 63_350_767_616)
     assert levers["batch"].action == "Cap concurrency at 5 sequences"
@@ -53,28 +50,28 @@ def test_advisor_tp_lever_saves_the_difference_of_totals():
     assert (tp.value, tp.saves_bytes) == (2, 82_680_266_342)
 
 
-def test_weight_lever_never_proposes_the_current_width():
+def test_weight_lever_never_proposes_the_current_width(llama8):
     # already int8: the lever can only go down to int4 (4.25 bpw), never "quantize to int8"
     wl = Workload(context_tokens=8192, batch=64)
-    r = solve(LLAMA8.model, WeightSpec(WeightFormat.INT8), wl, Runtime(), 24 * GIB)
+    r = solve(llama8.model, WeightSpec(WeightFormat.INT8), wl, Runtime(), 24 * GIB)
     weights = [a for a in r.advice if a.lever == "weights"]
     assert [a.value for a in weights] == ["int4 (g128, 4.25 bpw)"]
 
 
-def test_weight_lever_absent_when_already_at_the_smallest_width():
+def test_weight_lever_absent_when_already_at_the_smallest_width(llama8):
     # int4 g128 is the smallest width the advisor proposes: no weights lever at all
     wl = Workload(context_tokens=8192, batch=64)
-    r = solve(LLAMA8.model, WeightSpec(WeightFormat.INT4), wl, Runtime(), 24 * GIB)
+    r = solve(llama8.model, WeightSpec(WeightFormat.INT4), wl, Runtime(), 24 * GIB)
     assert not r.fits
     assert [a for a in r.advice if a.lever == "weights"] == []
 
 
-def test_overhead_note_only_when_the_overhead_alone_is_too_much():
+def test_overhead_note_only_when_the_overhead_alone_is_too_much(llama8):
     # 24 GiB: usable 6,058,559,078 + weights > 0 -> no note, though weights > usable
-    r = solve(LLAMA8.model, LLAMA8.weights, Workload(8192, 64), Runtime(), 24 * GIB)
+    r = solve(llama8.model, llama8.weights, Workload(8192, 64), Runtime(), 24 * GIB)
     assert not any("fixed overhead alone" in n for n in r.notes)
     # 1 GiB: floor(0.9 GiB) - 1 GiB fixed < 0 -> the note
-    r = solve(LLAMA8.model, LLAMA8.weights, Workload(8192), Runtime(), GIB)
+    r = solve(llama8.model, llama8.weights, Workload(8192), Runtime(), GIB)
     assert any("fixed overhead alone" in n for n in r.notes)
 
 
@@ -86,8 +83,8 @@ def test_min_gpus_text_names_the_largest_candidate():
     assert min_gpus_text(r, Engine.FORMULA) == "none up to 64"
 
 
-def test_advice_lists_fitting_levers_first():
-    r = solve(LLAMA8.model, LLAMA8.weights, Workload(8192, 64), Runtime(), 24 * GIB)
+def test_advice_lists_fitting_levers_first(llama8):
+    r = solve(llama8.model, llama8.weights, Workload(8192, 64), Runtime(), 24 * GIB)
     fits = [a.fits for a in r.advice]
     assert fits == sorted(fits, reverse=True) and fits[0] and not fits[-1]
 

@@ -353,16 +353,13 @@ def test_llamacpp_slots_move_with_the_concurrency(m, context, gib, slots, unifie
         assert not oracle_fits(m, w, *at(n + 1), gib * GIB)
 
 
-LLAMA8 = find_model("llama-3.1-8b")
-
-
 LLAMA8_RESOLVED = resolve_model_preset("llama-3.1-8b")
 
 
 RTX4090 = 24_564 * 2**20  # nvidia-smi MiB of an RTX 4090
 
 
-def test_exact_concurrency_below_one_sequence_uses_the_intercept():
+def test_exact_concurrency_below_one_sequence_uses_the_intercept(llama8):
     # 8B bf16 on 24 GiB: usable floor(25,769,803,776 * 0.9) = 23,192,823,398 - 1 GiB
     #   - 16,060,522,496 = 6,058,559,078 B.
     # context 65,536 with a 32,768-token shared prefix: need(n) = 131,072 * (32,768 n + 32,768)
@@ -370,7 +367,7 @@ def test_exact_concurrency_below_one_sequence_uses_the_intercept():
     #   (usable - intercept) / slope = (6,058,559,078 - 4,294,967,296) / 4,294,967,296
     #   (not usable / need(1) = 0.705)
     rt = Runtime(shared_prefix_tokens=32_768)
-    r = solve(LLAMA8.model, LLAMA8.weights, Workload(context_tokens=65_536), rt, 24 * GIB)
+    r = solve(llama8.model, llama8.weights, Workload(context_tokens=65_536), rt, 24 * GIB)
     assert r.usable_bytes == 6_058_559_078
     assert r.max_concurrency == 0
     assert r.max_concurrency_exact == Fraction(1_763_591_782, 4_294_967_296)
@@ -400,7 +397,7 @@ def test_exact_concurrency_when_a_second_sequence_costs_nothing():
     assert r.max_concurrency_exact == Fraction(50_000_000, 83_480_576)
 
 
-def test_max_context_searches_past_a_break_at_the_shortest_context():
+def test_max_context_searches_past_a_break_at_the_shortest_context(llama8):
     # vLLM V0 profiles a 32,768-token prompt whole (T = 32,768) but turns chunked prefill on
     # above 32K (T = 2,048): on 12 GiB, 8B int4 does not fit at 32,768 tokens yet fits at
     # longer contexts. The break sits exactly at the shortest context the solver may answer
@@ -412,19 +409,19 @@ def test_max_context_searches_past_a_break_at_the_shortest_context():
     w = WeightSpec(WeightFormat.INT4)
     wl = Workload(context_tokens=32_768, prompt_len=32_768)
     cap = 12 * GIB
-    r = solve(LLAMA8.model, w, wl, rt, cap)
-    assert not oracle_fits(LLAMA8.model, w, wl, rt, cap)
+    r = solve(llama8.model, w, wl, rt, cap)
+    assert not oracle_fits(llama8.model, w, wl, rt, cap)
     c = r.max_context
     assert c > 32_768
-    assert oracle_fits(LLAMA8.model, w, wl.replace(context_tokens=c), rt, cap)
-    assert not oracle_fits(LLAMA8.model, w, wl.replace(context_tokens=c + 1), rt, cap)
+    assert oracle_fits(llama8.model, w, wl.replace(context_tokens=c), rt, cap)
+    assert not oracle_fits(llama8.model, w, wl.replace(context_tokens=c + 1), rt, cap)
 
 
-def test_fits_when_the_need_equals_the_usable_memory_exactly():
+def test_fits_when_the_need_equals_the_usable_memory_exactly(llama8):
     # usable = floor(cap * 0.9) - 1 GiB - 16,060,522,496; cap 20,231,117,938 ->
     # floor(18,208,006,144.2) = 18,208,006,144 - 1,073,741,824 - 16,060,522,496 = 1 GiB,
     # exactly one 8,192-token sequence (131,072 * 8,192 = 1 GiB): it fits, a second does not
-    r = solve(LLAMA8.model, LLAMA8.weights, Workload(8192), Runtime(), 20_231_117_938)
+    r = solve(llama8.model, llama8.weights, Workload(8192), Runtime(), 20_231_117_938)
     assert r.usable_bytes == GIB and r.fits and r.max_concurrency == 1
 
 
@@ -446,20 +443,20 @@ def test_exact_concurrency_zero_when_nothing_grows_and_nothing_fits():
     assert (r.max_concurrency, r.max_concurrency_exact) == (0, 0)
 
 
-def test_smallest_tp_is_not_sixteen_for_a_free_kv_cache():
+def test_smallest_tp_is_not_sixteen_for_a_free_kv_cache(llama8):
     # With the floor, TP 16 holds the same 128 MiB of KV per GPU as TP 8 (one head each),
     # so a workload that fits no TP below 16 on account of its KV cannot be rescued by 16
     # "for nothing": 8B bf16 weights 16,060,522,496 B; at 8 GiB per GPU and context 131,072 x 4
     # the KV per GPU at TP 8 and TP 16 is 2 * 1 * 128 * 2 * 32 * 131,072 * 4 = 8 GiB on its own
     # (over the 8 * 0.9 - 1 = 6.2 GiB usable), so no TP fits.
     wl = Workload(context_tokens=131_072, batch=4)
-    r = solve(LLAMA8.model, LLAMA8.weights, wl, Runtime(), 8 * GIB)
+    r = solve(llama8.model, llama8.weights, wl, Runtime(), 8 * GIB)
     assert r.min_gpus is None
-    b16 = estimate(LLAMA8.model, LLAMA8.weights, wl, Runtime(tensor_parallel_size=16))
+    b16 = estimate(llama8.model, llama8.weights, wl, Runtime(tensor_parallel_size=16))
     assert b16.kv_cache.bytes == 2 * 1 * 128 * 2 * 32 * 131_072 * 4 == 8 * GIB
 
 
-def test_exact_concurrency_has_the_shared_prefix_intercept():
+def test_exact_concurrency_has_the_shared_prefix_intercept(llama8):
     # bug: the fraction through the origin (usable / slope) or with a wrong intercept.
     # 80 GiB formula profile: usable = floor(85,899,345,920 * 0.9) - 1 GiB - 16,060,522,496
     #   = 60,175,147,008 B. Context 8,192 with a 4,096-token shared prefix (whole blocks):
@@ -467,7 +464,7 @@ def test_exact_concurrency_has_the_shared_prefix_intercept():
     #   -> n + 1 = 60,175,147,008 / 536,870,912 = 112 + 45,604,864 / 2**29 = 112 + 5,567 / 65,536
     #   -> n = 111 + 5,567/65,536 (through the origin it would be 112.08...)
     rt = Runtime(shared_prefix_tokens=4096)
-    r = solve(LLAMA8.model, LLAMA8.weights, Workload(context_tokens=8192), rt, 80 * GIB)
+    r = solve(llama8.model, llama8.weights, Workload(context_tokens=8192), rt, 80 * GIB)
     assert r.usable_bytes == 60_175_147_008
     assert r.max_concurrency == 111
     assert r.max_concurrency_exact == 111 + Fraction(5567, 65536)

@@ -24,8 +24,6 @@ from vramdesk.core.engines.vllm.kv_cache_utils import kv_bytes_per_token_per_lay
 from vramdesk.core.store.bundled import find_model
 from vramdesk.core.terms.kv_cache import kv_bytes_per_token
 
-LLAMA8 = find_model("llama-3.1-8b")
-
 
 def _two_widths() -> ModelSpec:
     # two full layers of 8 and 12 KV heads (head_dim 128)
@@ -84,13 +82,13 @@ def test_expanded_mla_rows_use_v_head_dim():
     assert kv_bytes_per_token(m, KVDtype.FP16, rt) == 16_384
 
 
-def test_kv_formula_substitutions_read_as_the_hand_derivation():
+def test_kv_formula_substitutions_read_as_the_hand_derivation(llama8):
     # what a user checks by hand: the row, layers, tokens; paged contexts that are not a
     # multiple of the block show ceil_block(context) and its value
-    b = estimate(LLAMA8.model, LLAMA8.weights, Workload(8192), Runtime(tensor_parallel_size=16))
+    b = estimate(llama8.model, llama8.weights, Workload(8192), Runtime(tensor_parallel_size=16))
     assert b.kv_cache.formula == "2 * kv_heads * head_dim * e * layers * context * batch"
     assert b.kv_cache.substituted == "2 * 1 * 128 * 2 * 32 * 8,192 * 1"
-    b = estimate(LLAMA8.model, LLAMA8.weights, Workload(1000, 2), Runtime())
+    b = estimate(llama8.model, llama8.weights, Workload(1000, 2), Runtime())
     assert b.kv_cache.formula.endswith("layers * ceil_block(context) * batch")
     assert b.kv_cache.substituted == "2 * 8 * 128 * 2 * 32 * 1,008 * 2"
     ds = find_model("deepseek-v3")
@@ -144,9 +142,9 @@ def test_layers_reusing_a_cache_are_noted():
     assert "3 layers reuse an earlier layer's cache and hold none" in b.kv_cache.assumptions
 
 
-def test_shared_prefix_text_from_two_sequences():
+def test_shared_prefix_text_from_two_sequences(llama8):
     b = estimate(
-        LLAMA8.model, LLAMA8.weights, Workload(8192, 2), Runtime(shared_prefix_tokens=4096)
+        llama8.model, llama8.weights, Workload(8192, 2), Runtime(shared_prefix_tokens=4096)
     )
     assert b.kv_cache.substituted.endswith("(2 * 8,192 - 1 * 4,096)")
 
@@ -174,27 +172,27 @@ def test_kv_heads_are_replicated_when_tp_exceeds_them(capsys):
     assert out["kv_bytes_per_token"] == 2 * 1 * 128 * 2 * 32 == 16_384
 
 
-def test_bytes_per_token_count_one_pipeline_stage():
+def test_bytes_per_token_count_one_pipeline_stage(llama8):
     # bug: every layer counted on each GPU (KV tokens halved at PP 2).
     # PP 2: a stage holds ceil(32 / 2) = 16 layers -> 2 * 8 * 128 * 2 B * 16 = 65,536 B per
     # token (PP 1: 131,072). KV at 8,192 tokens: 65,536 * 8,192 = 536,870,912 B.
     rt = Runtime(pipeline_parallel_size=2)
-    assert kv_bytes_per_token(LLAMA8.model, KVDtype.FP16, rt) == 65_536
-    b = estimate(LLAMA8.model, LLAMA8.weights, Workload(context_tokens=8192), rt)
+    assert kv_bytes_per_token(llama8.model, KVDtype.FP16, rt) == 65_536
+    b = estimate(llama8.model, llama8.weights, Workload(context_tokens=8192), rt)
     assert b.kv_cache.bytes == 536_870_912
     # and the token capacity doubles: on 80 GiB (85,899,345,920 B), usable per GPU
     # floor(85,899,345,920 * 0.9) = 77,309,411,328 - 1 GiB fixed - weights / 2
     # (8,030,261,248 B) = 68,205,408,256 B for KV; / (65,536 B * 16) = 65,045.3 blocks ->
     # 65,045 blocks * 16 = 1,040,720 tokens.
-    r = solve(LLAMA8.model, LLAMA8.weights, Workload(context_tokens=8192), rt, 80 * GIB)
+    r = solve(llama8.model, llama8.weights, Workload(context_tokens=8192), rt, 80 * GIB)
     assert r.kv_cache_tokens == 1_040_720
 
 
-def test_a_stage_of_an_uneven_split_holds_ceil_layers():
+def test_a_stage_of_an_uneven_split_holds_ceil_layers(llama8):
     # 32 layers over PP 3: stages of 11, 11, 10 layers; the first (largest) is sized:
     # 2 * 8 * 128 * 2 B * 11 = 45,056 B per token.
     rt = Runtime(pipeline_parallel_size=3)
-    assert kv_bytes_per_token(LLAMA8.model, KVDtype.FP16, rt) == 45_056
+    assert kv_bytes_per_token(llama8.model, KVDtype.FP16, rt) == 45_056
 
 
 def test_sliding_window_is_capped_before_block_rounding():
@@ -209,11 +207,11 @@ def test_sliding_window_is_capped_before_block_rounding():
     assert b.kv_cache.bytes == 805_306_368
 
 
-def test_partial_last_block_of_a_shared_prefix_is_not_shared():
+def test_partial_last_block_of_a_shared_prefix_is_not_shared(llama8):
     # bug: all 100 prefix tokens shared, though only whole blocks are (vLLM prefix caching
     # hashes full blocks). Block 16: 100 -> 6 whole blocks = 96 tokens shared.
     # 4 sequences of 1,000 tokens: 4 * ceil16(1,000) = 4 * 1,008 = 4,032 - 3 * 96 = 3,744
     # tokens; 131,072 B each (Llama-3.1-8B fp16) -> 490,733,568 B.
     rt = Runtime(block_size=16, shared_prefix_tokens=100)
-    b = estimate(LLAMA8.model, LLAMA8.weights, Workload(context_tokens=1000, batch=4), rt)
+    b = estimate(llama8.model, llama8.weights, Workload(context_tokens=1000, batch=4), rt)
     assert b.kv_cache.bytes == 490_733_568

@@ -45,13 +45,10 @@ def test_group_quantized_int4_keeps_embeddings_16_bit():
     )
 
 
-LLAMA8 = find_model("llama-3.1-8b")
-
-
 LLAMA8_RESOLVED = resolve_model_preset("llama-3.1-8b")
 
 
-def test_gguf_with_embeddings_kept_16_bit_uses_the_generic_groups():
+def test_gguf_with_embeddings_kept_16_bit_uses_the_generic_groups(llama8):
     # Q4_0 (18 bytes per 32 weights = 4.5 bits) with --embeddings unquantized: not
     # llama-quantize's recipe but linear at 4.5 bits and the rest at 16.
     #   linear 32 * (2 * 4,096^2 + 2 * 4,096 * 1,024 + 3 * 4,096 * 14,336) = 6,979,321,856
@@ -60,59 +57,59 @@ def test_gguf_with_embeddings_kept_16_bit_uses_the_generic_groups():
     #          + 4,096 = 266,240 -> 1,050,939,392 * 2 = 2,101,878,784 B
     #   total 6,027,747,328 B
     w = WeightSpec(WeightFormat.parse("q4_0"), embeddings_unquantized=True)
-    b = estimate(LLAMA8.model, w, Workload(4096), Runtime())
+    b = estimate(llama8.model, w, Workload(4096), Runtime())
     assert b.weights.bytes == 6_027_747_328
 
 
-def test_weights_formula_text_and_notes():
-    b = estimate(LLAMA8.model, LLAMA8.weights, Workload(4096), Runtime())
+def test_weights_formula_text_and_notes(llama8):
+    b = estimate(llama8.model, llama8.weights, Workload(4096), Runtime())
     assert b.weights.formula == "params * bits_per_weight / 8"
-    b2 = estimate(LLAMA8.model, LLAMA8.weights, Workload(4096), Runtime(tensor_parallel_size=2))
+    b2 = estimate(llama8.model, llama8.weights, Workload(4096), Runtime(tensor_parallel_size=2))
     assert b2.weights.formula == "(params * bits_per_weight / 8) / (TP * PP)"
     assert b2.weights.substituted == "(8,030,261,248 * 16 / 8) / (2 * 1)"
     # bf16 with embeddings "kept unquantized": nothing is quantized, so no such note
     w = WeightSpec(WeightFormat.BF16, embeddings_unquantized=True)
-    b3 = estimate(LLAMA8.model, w, Workload(4096), Runtime())
+    b3 = estimate(llama8.model, w, Workload(4096), Runtime())
     assert not any("kept 16-bit" in a for a in b3.weights.assumptions)
     # the ideal int4 of the source documents quantizes everything: no such note either
-    b4 = estimate(LLAMA8.model, WeightSpec(WeightFormat.INT4_IDEAL), Workload(4096), Runtime())
+    b4 = estimate(llama8.model, WeightSpec(WeightFormat.INT4_IDEAL), Workload(4096), Runtime())
     assert not any("kept 16-bit" in a for a in b4.weights.assumptions)
     # int4 g128 keeps them, and says so
-    b5 = estimate(LLAMA8.model, WeightSpec(WeightFormat.INT4), Workload(4096), Runtime())
+    b5 = estimate(llama8.model, WeightSpec(WeightFormat.INT4), Workload(4096), Runtime())
     assert any("kept 16-bit" in a for a in b5.weights.assumptions)
 
 
-def test_checkpoint_size_formula():
+def test_checkpoint_size_formula(llama8):
     # a checkpoint's own size (index total_size) in its own format: bytes / (TP * PP)
     w = WeightSpec(WeightFormat.BF16)
-    m = LLAMA8.model.replace(checkpoint_bytes=16_060_522_496, checkpoint_format=w.storage_key())
+    m = llama8.model.replace(checkpoint_bytes=16_060_522_496, checkpoint_format=w.storage_key())
     b = estimate(m, w, Workload(4096), Runtime(tensor_parallel_size=2))
     assert b.weights.bytes == 8_030_261_248
     assert b.weights.formula == "checkpoint bytes / (TP * PP)"
     assert b.weights.substituted == "16,060,522,496 / (2 * 1)"
 
 
-def test_fp32_warning_only_for_fp32():
+def test_fp32_warning_only_for_fp32(llama8):
     def warned(fmt):
-        b = estimate(LLAMA8.model, WeightSpec(fmt), Workload(4096), Runtime())
+        b = estimate(llama8.model, WeightSpec(fmt), Workload(4096), Runtime())
         return any(x.startswith("fp32 weights") for x in b.warnings)
 
     assert warned(WeightFormat.FP32) and not warned(WeightFormat.BF16)
 
 
-def test_mixed_file_type_warning_only_for_mixed_types():
+def test_mixed_file_type_warning_only_for_mixed_types(llama8):
     def warned(fmt):
-        b = estimate(LLAMA8.model, WeightSpec(fmt), Workload(4096), Runtime())
+        b = estimate(llama8.model, WeightSpec(fmt), Workload(4096), Runtime())
         return any("mixed llama.cpp file type" in x for x in b.warnings)
 
     assert warned(WeightFormat.parse("Q4_K_M")) and not warned(WeightFormat.BF16)
 
 
-def test_weights_are_divided_by_pipeline_parallel_size():
+def test_weights_are_divided_by_pipeline_parallel_size(llama8):
     # bug: weights not divided by PP (4x too big at PP 4).
     # 8,030,261,248 params * 2 B (bf16) = 16,060,522,496 B; / (TP 1 * PP 4) = 4,015,130,624 B
     b = estimate(
-        LLAMA8.model,
+        llama8.model,
         WeightSpec(WeightFormat.BF16),
         Workload(context_tokens=4096),
         Runtime(pipeline_parallel_size=4),

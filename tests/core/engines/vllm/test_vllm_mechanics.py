@@ -26,12 +26,11 @@ from vramdesk.core.local.importers import model_from_config
 from vramdesk.core.model.spec import FULL, SLIDING
 from vramdesk.core.store.bundled import find_gpu, find_model
 
-LLAMA8 = find_model("llama-3.1-8b")
 V064 = Runtime(engine=Engine.VLLM, engine_version="V0 0.6.4")
 
 
 # ------------------------------------------------ 10.6 V0 automatic chunked prefill
-def test_v0_turns_chunked_prefill_on_above_32k():
+def test_v0_turns_chunked_prefill_on_above_32k(llama8):
     # Llama-3.1-8B bf16 on an RTX 3090 (CUDA total 24,146 MiB = 25,318,916,096 B), util 0.9,
     # max_model_len 35,000, V0 0.6.4. 35,000 > 32,768, so arg_utils.py enables chunked
     # prefill with max_num_batched_tokens 512:
@@ -47,21 +46,21 @@ def test_v0_turns_chunked_prefill_on_above_32k():
     wl = Workload(context_tokens=35_000, kv_dtype=KVDtype.BF16)
     gpu = find_gpu("RTX 3090").capacity_for(Engine.VLLM)
     assert gpu == 25_318_916_096
-    assert v0_auto_chunked_prefill(wl, V064, LLAMA8.model)
-    assert batched_tokens(wl, V064, LLAMA8.model) == 512
-    r = solve(LLAMA8.model, LLAMA8.weights, wl, V064, gpu)
+    assert v0_auto_chunked_prefill(wl, V064, llama8.model)
+    assert batched_tokens(wl, V064, llama8.model) == 512
+    r = solve(llama8.model, llama8.weights, wl, V064, gpu)
     assert r.breakdown.activations.bytes == 185_021_236
     assert r.kv_budget_bytes == 6_130_438_962
     assert (r.kv_cache_blocks, r.kv_cache_tokens) == (2_923, 46_768)
     assert r.vllm_lines()[1].endswith("1.34x")
     assert r.fits and r.max_concurrency == 1
     # typed --chunk 512 agrees; 32,768 tokens is not "> 32K": the full-length profile run
-    chunk = solve(LLAMA8.model, LLAMA8.weights, wl.replace(chunk_tokens=512), V064, gpu)
+    chunk = solve(llama8.model, llama8.weights, wl.replace(chunk_tokens=512), V064, gpu)
     assert chunk.kv_budget_bytes == r.kv_budget_bytes
-    assert batched_tokens(wl.replace(context_tokens=32_768), V064, LLAMA8.model) == 32_768
+    assert batched_tokens(wl.replace(context_tokens=32_768), V064, llama8.model) == 32_768
 
 
-def test_v0_auto_chunking_needs_its_conditions():
+def test_v0_auto_chunking_needs_its_conditions(llama8):
     wl = Workload(context_tokens=35_000)
     assert not v0_auto_chunked_prefill(wl, Runtime(engine=Engine.VLLM))  # V1: always chunked
     assert not v0_auto_chunked_prefill(wl, V064.replace(max_num_batched_tokens=4096))
@@ -70,18 +69,18 @@ def test_v0_auto_chunking_needs_its_conditions():
     assert not v0_auto_chunked_prefill(wl, V064, gemma)
     # releases from 0.7 chunk 2048 tokens at a time
     later = V064.replace(engine_version="V0 0.8.5")
-    assert batched_tokens(wl, later, LLAMA8.model) == 2048
+    assert batched_tokens(wl, later, llama8.model) == 2048
 
 
-def test_max_context_crosses_the_32k_break():
+def test_max_context_crosses_the_32k_break(llama8):
     # the need drops at 32,769 tokens (smaller profile run): max context is searched on both
     # sides. At 1 sequence on the RTX 3090 the long side holds 46,768 tokens (the budget's
     # whole blocks, derivation above), where the old search stopped at 26,208.
     wl = Workload(context_tokens=35_000, kv_dtype=KVDtype.BF16)
     gpu = find_gpu("RTX 3090").capacity_for(Engine.VLLM)
-    r = solve(LLAMA8.model, LLAMA8.weights, wl, V064, gpu)
+    r = solve(llama8.model, llama8.weights, wl, V064, gpu)
     assert r.max_context == 46_768
-    at = estimate(LLAMA8.model, LLAMA8.weights, wl.replace(context_tokens=46_768), V064)
+    at = estimate(llama8.model, llama8.weights, wl.replace(context_tokens=46_768), V064)
     assert at.kv_cache.bytes == 46_768 * 131_072  # 2,923 whole blocks of 16
 
 
@@ -113,11 +112,11 @@ def test_vllm_hybrid_forward_kv_follows_the_allocator():
     assert old.max_concurrency == 136
 
 
-def test_vllm_full_attention_models_keep_the_formula_cache():
+def test_vllm_full_attention_models_keep_the_formula_cache(llama8):
     # one group of full layers: blocks per request cdiv(L, 16) -> the same bytes as
     # batch * ceil16(L) * per-token: Llama-3.1-8B bf16, 3 x 1,000 tokens = 3 * 1,008 * 131,072
     wl = Workload(context_tokens=1000, batch=3, kv_dtype=KVDtype.BF16)
-    b = estimate(LLAMA8.model, LLAMA8.weights, wl, Runtime(engine=Engine.VLLM))
+    b = estimate(llama8.model, llama8.weights, wl, Runtime(engine=Engine.VLLM))
     assert b.kv_cache.bytes == 3 * 1008 * 131_072
 
 
@@ -163,9 +162,9 @@ def test_vllm_activation_width_floors_the_intermediate_share():
     assert b.activations.bytes == 1_176_944_640
 
 
-def test_vllm_non_torch_says_what_it_is():
+def test_vllm_non_torch_says_what_it_is(llama8):
     b = estimate(
-        LLAMA8.model, LLAMA8.weights, Workload(context_tokens=4096), Runtime(engine=Engine.VLLM)
+        llama8.model, llama8.weights, Workload(context_tokens=4096), Runtime(engine=Engine.VLLM)
     )
     assert "V1 non-torch memory + NCCL buffers when TP/PP > 1 (fitted)" in b.overhead.assumptions
 
@@ -226,24 +225,24 @@ def test_vllm_per_channel_weights_keep_the_vocab_padding_in_16_bit():
     assert _per_channel_bytes(m)[0] == 68_310_016
 
 
-def test_vllm_weights_formula_text():
-    b = estimate(LLAMA8.model, LLAMA8.weights, Workload(4096), Runtime(engine=Engine.VLLM))
+def test_vllm_weights_formula_text(llama8):
+    b = estimate(llama8.model, llama8.weights, Workload(4096), Runtime(engine=Engine.VLLM))
     # bf16: 16 / 8 = 2 bytes per parameter
     assert b.weights.formula == "((params + vocab_pad) * 2) / (TP * PP) + rope_cache"
 
 
-def test_vllm_blocks_from_given_tokens_use_the_block_size():
+def test_vllm_blocks_from_given_tokens_use_the_block_size(llama8):
     # given 8,000 logged tokens at block 32: 8,000 // 32 = 250 blocks per group, 1 group
     rt = Runtime(engine=Engine.VLLM, block_size=32, engine_version="0.11.0")
     fig = VllmProfile().figures(
-        LLAMA8.model, LLAMA8.weights, Workload(4096), rt, counts={"kv_cache_tokens": 8000}
+        llama8.model, llama8.weights, Workload(4096), rt, counts={"kv_cache_tokens": 8000}
     )
     assert fig["num_gpu_blocks"] == 250
 
 
-def test_vllm_non_torch_with_cuda_graphs_says_what_it_is():
+def test_vllm_non_torch_with_cuda_graphs_says_what_it_is(llama8):
     rt = Runtime(engine=Engine.VLLM, cuda_graph_bytes=500 * 2**20)
-    b = estimate(LLAMA8.model, LLAMA8.weights, Workload(context_tokens=4096), rt)
+    b = estimate(llama8.model, llama8.weights, Workload(context_tokens=4096), rt)
     # V1 non-torch 150,994,944 (fitted) + the given 524,288,000 of CUDA graphs
     assert b.overhead.bytes == 150_994_944 + 524_288_000
     assert "V1 non-torch memory + NCCL buffers when TP/PP > 1 (fitted)" in b.overhead.assumptions
@@ -267,10 +266,10 @@ def test_vllm_blocks_per_request_add_every_group_full_first():
     assert fig["max_concurrency"] == 10
 
 
-def test_vllm_block_bytes_default_block_of_16():
+def test_vllm_block_bytes_default_block_of_16(llama8):
     # block_size unset: vLLM's 16 tokens * (2 * 8 * 128 * 2 = 4,096 B) * 32 layers
     rt = Runtime(engine=Engine.VLLM, block_size=None)
-    assert VllmProfile.block_bytes(LLAMA8.model, Workload(4096), rt) == 2_097_152
+    assert VllmProfile.block_bytes(llama8.model, Workload(4096), rt) == 2_097_152
 
 
 def test_vllm_recent_defaults_from_0_14():
@@ -294,11 +293,11 @@ def test_vllm_v0_sliding_model_profiles_the_whole_context():
     assert b.activations.bytes == 4_227_072_000
 
 
-def test_vllm_nccl_buffers_from_two_gpus():
+def test_vllm_nccl_buffers_from_two_gpus(llama8):
     # V1 non-torch 144 MiB, + 400 MiB NCCL buffers when TP * PP > 1
     def overhead(tp):
         rt = Runtime(engine=Engine.VLLM, tensor_parallel_size=tp)
-        return estimate(LLAMA8.model, LLAMA8.weights, Workload(4096), rt).overhead
+        return estimate(llama8.model, llama8.weights, Workload(4096), rt).overhead
 
     assert overhead(1).bytes == 144 * 2**20 and overhead(1).formula == "non_torch"
     assert overhead(2).bytes == (144 + 400) * 2**20
@@ -358,14 +357,14 @@ def test_capacity_of_a_model_without_kv_is_zero_blocks():
     assert profile_for(Engine.FORMULA).kv_capacity(b, enc, wl, Runtime(), 10**9)[:2] == (0, 0)
 
 
-def test_vllm_quantized_weights_are_sharded_once():
+def test_vllm_quantized_weights_are_sharded_once(llama8):
     # int4 g128 8B: linear 6,979,321,856 * 17 / 32 = 3,707,764,736 + 16-bit embeddings and
     # norms (1,050,673,152 + 266,240) * 2 = 2,101,878,784 -> 5,809,643,520; TP 2: / 2 =
     # 2,904,821,760 + the RoPE cache 131,072 * 128 * 2 = 33,554,432 -> 2,938,376,192 B
     rt = Runtime(engine=Engine.VLLM, tensor_parallel_size=2)
-    b = estimate(LLAMA8.model, WeightSpec(WeightFormat.INT4), Workload(4096), rt)
+    b = estimate(llama8.model, WeightSpec(WeightFormat.INT4), Workload(4096), rt)
     assert b.weights.bytes == 2_938_376_192
-    b16 = estimate(LLAMA8.model, LLAMA8.weights, Workload(4096), Runtime(engine=Engine.VLLM))
+    b16 = estimate(llama8.model, llama8.weights, Workload(4096), Runtime(engine=Engine.VLLM))
     assert b16.weights.substituted.startswith("((8,030,261,248 + 0) * 2) / 1 + 33,554,432")
 
 
