@@ -15,6 +15,7 @@ def __getattr__(name: str) -> str:
     """
     if name != "__version__":
         raise AttributeError(f"module 'vramdesk' has no attribute {name!r}")
+    # on first use: importlib.metadata only when the version is asked for (see above)
     from importlib.metadata import PackageNotFoundError, version
 
     try:

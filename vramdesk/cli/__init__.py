@@ -3,7 +3,8 @@
 ``vramdesk`` alone opens the window; every subcommand runs without loading Qt. The parser is
 built here from one module per subcommand (``estimate``, ``solve``, ``compare``, ``models``,
 ``gpus``, ``presets``, ``validate``, ``calibrate``), each with ``add_parser(sub)`` and
-``run(args)``; the options they share are in :mod:`vramdesk.cli._options`.
+``run(args)``; the options they share are in :mod:`vramdesk.cli._options`. A ``run`` imports
+its core modules inside itself, so that plain ``vramdesk`` (the window) and ``--help`` load none.
 Bad input exits with status 2 and one line naming the field and the reason.
 """
 
@@ -55,6 +56,7 @@ def _run_gui(argv: Sequence[str]) -> int:
     # imported; vramdesk.gui.app.main turns it back on after the first paint
     gc.disable()
     try:
+        # on first use: the window (PySide6, pyqtgraph) only for plain `vramdesk`
         from vramdesk.gui.app import main as gui_main
 
         return gui_main(list(argv))

@@ -182,6 +182,7 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
 
 def add_format_option(p: argparse.ArgumentParser) -> None:
     """``--format table|markdown|csv|json`` (``--json`` stays as ``--format json``)."""
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.present.output import FORMATS
 
     p.add_argument(

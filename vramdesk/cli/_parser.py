@@ -37,6 +37,7 @@ class VersionAction(argparse.Action):
         values: Any,
         option_string: str | None = None,
     ) -> NoReturn:
+        # on first use: the package version only for --version (importlib.metadata, issue 11)
         import vramdesk
 
         try:  # as argparse's own action: output that cannot be written is dropped

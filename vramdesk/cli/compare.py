@@ -76,6 +76,7 @@ def parse_workload(text: str):
     InputError
         ``workload``: none of these.
     """
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.model.workload import Workload
     from vramdesk.core.store.bundled import _norm, bundled_workloads, presets_dir
 
@@ -100,6 +101,7 @@ def parse_workload(text: str):
 
 
 def _saved_part(name: str, part: str) -> Any:
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.store.presets import PresetStore, scenario_parts
 
     try:
@@ -114,12 +116,14 @@ def parse_budget(text: str, engine: Any) -> tuple[str, int] | None:
 
     A catalog GPU is sized as the engine sees it (:meth:`GpuSpec.capacity_for`).
     """
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.store.bundled import find_gpu
     from vramdesk.core.units import gib_to_bytes
 
     m = _SIZE.match(text)
     if m:
         if (m[2] or "gib").lower() == "gb":
+            # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
             from fractions import Fraction
 
             label, n_bytes = f"{m[1]} GB", int(Fraction(m[1]) * 10**9)
@@ -136,6 +140,7 @@ def parse_budget(text: str, engine: Any) -> tuple[str, int] | None:
 
 
 def _discover_once():
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.local.discovery import discover
 
     return discover()

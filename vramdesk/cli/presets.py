@@ -41,6 +41,7 @@ def add_parser(sub: Any) -> None:
 
 def run_list(args: argparse.Namespace) -> int:
     """List presets, or the GPU catalog."""
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.present.report import gpu_rows
 
     problems: list[str] = []
@@ -63,6 +64,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     """Show one preset or catalog GPU."""
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.present.report import preset_detail
 
     try:
@@ -81,6 +83,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     """Import a preset file into the config directory."""
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.store.presets import import_preset
 
     refuse_hf_config(args.path)
@@ -91,6 +94,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     """Export a saved preset to a file."""
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.store.presets import PresetStoreError, export_preset
 
     try:
@@ -107,6 +111,7 @@ def preset_list_rows(problems: list[str]) -> list[dict[str, Any]]:
     Bundled and saved models, bundled workloads, and saved workload, runtime and
     scenario presets.
     """
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.present.report import preset_rows
     from vramdesk.core.store.bundled import bundled_workloads, presets_dir
     from vramdesk.core.store.presets import PresetStore
@@ -156,8 +161,10 @@ def print_preset_rows(rows: list[dict[str, Any]]) -> None:
 
 def gpu_detail(name: str) -> dict[str, Any] | None:
     """A catalog GPU as a dict (exact bytes), or None when ``name`` is not one."""
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     import dataclasses
 
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.store.bundled import find_gpu
 
     try:
@@ -178,6 +185,7 @@ def refuse_hf_config(path: str) -> None:
         ``path``: the file is a JSON object with ``model_type`` or ``architectures`` and
         no ``schema_version`` (a model's config, not a vramdesk preset).
     """
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.errors import VramdeskError
     from vramdesk.core.local.importers._files import CONFIG_LIMIT_BYTES, read_json_object
 

@@ -67,6 +67,7 @@ def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | N
     """
     if args.gpu is None or args.vram_gib is not None:
         return None  # budget_from_args handles (and refuses) the rest
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.engines import profile_for
     from vramdesk.core.local.budget import engine_local_budget, local_gpu_budget
 

@@ -415,7 +415,7 @@ class ScenarioSession:
         """Free bytes of the selected local GPU (the target's index, else GPU 0), or None."""
         return self._evaluator.local_free_bytes(self.target)
 
-    def local_verdict(self) -> budget.FitVerdict | None:
+    def local_verdict(self) -> budget.FreeMemoryFit | None:
         """Whether the per-GPU estimate fits in the selected local GPU's free memory now."""
         free = self.local_free_bytes()
         if free is None or self._breakdown is None:

@@ -55,6 +55,7 @@ class WindowHost:
 
     def _set_ui_font(self, language: str) -> None:
         """Japanese: a family with a real bold face, so bold labels stay bold."""
+        # on first use: not on the window's start-up path (built or run after the first paint)
         from PySide6.QtGui import QFont, QFontDatabase
 
         if not hasattr(self, "_default_font"):
@@ -71,6 +72,7 @@ class WindowHost:
 
     def open_window(self) -> None:
         """Build and show the window (restoring the last session from the settings)."""
+        # on first use: not on the window's start-up path (built or run after the first paint)
         from vramdesk.gui.main_window import MainWindow
 
         self.window = MainWindow(self.settings)
@@ -81,6 +83,7 @@ class WindowHost:
 
     def switch_language(self, choice: str) -> None:
         """Remember ``choice``, then rebuild the window with the new translation."""
+        # on first use: not on the window's start-up path (built or run after the first paint)
         from vramdesk.gui.window_state import save_session
 
         self.settings.setValue("language", choice)

@@ -244,12 +244,14 @@ class FatalQtMessage:
         self._previous = None
 
     def __enter__(self) -> FatalQtMessage:
+        # on first use: Qt's message handler only once the display check has passed
         from PySide6.QtCore import qInstallMessageHandler
 
         self._previous = qInstallMessageHandler(self._handle)
         return self
 
     def __exit__(self, *_exc: object) -> None:
+        # on first use: Qt's message handler only once the display check has passed
         from PySide6.QtCore import qInstallMessageHandler
 
         qInstallMessageHandler(self._previous)
@@ -257,6 +259,7 @@ class FatalQtMessage:
             print(text, file=sys.stderr)
 
     def _handle(self, kind: object, _context: object, message: str) -> None:
+        # on first use: Qt's message handler only once the display check has passed
         from PySide6.QtCore import QtMsgType
 
         if kind == QtMsgType.QtFatalMsg:

@@ -84,6 +84,7 @@ def export_plot(plot: pg.PlotWidget, path: Path, title: str | None = None) -> Pa
         )
     item = plot.getPlotItem()
     if title:
+        # on first use: not on the window's start-up path (built or run after the first paint)
         from vramdesk.gui.theme import axes_font_pt, watcher
 
         size = f"{axes_font_pt(plot) + 1:g}pt"

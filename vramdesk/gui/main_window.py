@@ -250,14 +250,17 @@ class MainWindow(QMainWindow):
             return page
         c = self.controller
         if name == "fits":
+            # on first use: not on the window's start-up path (built or run after the first paint)
             from vramdesk.gui.tabs.fits import FitsTab
 
             page = FitsTab(c)
         elif name == "kv":
+            # on first use: not on the window's start-up path (built or run after the first paint)
             from vramdesk.gui.tabs.kv_growth import KvGrowthTab
 
             page = KvGrowthTab(c)
         else:
+            # on first use: not on the window's start-up path (built or run after the first paint)
             from vramdesk.gui.tabs.compare import CompareTab
 
             page = CompareTab(c, self.library)
@@ -331,6 +334,7 @@ class MainWindow(QMainWindow):
         if self._panels_built:
             return
         self._panels_built = True
+        # on first use: not on the window's start-up path (built or run after the first paint)
         from vramdesk.gui.panels.local_models import LocalModelsPanel
 
         self._local_models = LocalModelsPanel(self.controller, self.settings)
@@ -358,6 +362,7 @@ class MainWindow(QMainWindow):
 
     def _make_gpu_panel(self, gpu_query: Callable[[], Any] | None) -> QWidget:
         """Build the local GPU panel (gui/panels/gpu.py); its snapshots feed the controller."""
+        # on first use: not on the window's start-up path (built or run after the first paint)
         from vramdesk.gui.panels.gpu import GpuPanel
 
         panel = GpuPanel(
@@ -503,6 +508,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------- slots
     def open_calibration(self) -> QWidget:
         """Open the calibration dialog (gui/dialogs/calibrate.py) on the current inputs."""
+        # on first use: not on the window's start-up path (built or run after the first paint)
         from vramdesk.gui.dialogs.calibrate import CalibrateDialog
 
         c = self.controller

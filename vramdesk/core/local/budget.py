@@ -23,7 +23,7 @@ from vramdesk.core.units import Unit, format_bytes
 
 
 @dataclass(frozen=True, slots=True)
-class FitVerdict:
+class FreeMemoryFit:
     """Whether an estimate fits in the memory available now.
 
     ``margin_bytes`` is ``available - needed``: the spare bytes, negative when short.
@@ -124,7 +124,7 @@ def local_per_gpu_bytes(
     return min(_memory_of(g, which) for g in _chosen(snapshot, indices))
 
 
-def fits_now(total_bytes_needed: int, available_bytes: int) -> FitVerdict:
+def fits_now(total_bytes_needed: int, available_bytes: int) -> FreeMemoryFit:
     """Whether ``total_bytes_needed`` fits in ``available_bytes`` (free memory now).
 
     Parameters
@@ -136,7 +136,7 @@ def fits_now(total_bytes_needed: int, available_bytes: int) -> FitVerdict:
 
     Returns
     -------
-    FitVerdict
+    FreeMemoryFit
         ``fits`` when needed <= available; ``margin_bytes = available - needed``; ``text``
         like "Fits in the 21.30 GiB free right now with 3.10 GiB to spare" or
         "Needs 2.40 GiB more than is free right now" (GiB = 2**30 bytes, 2 decimals).
@@ -149,7 +149,7 @@ def fits_now(total_bytes_needed: int, available_bytes: int) -> FitVerdict:
         )
     else:
         text = f"Needs {format_bytes(-margin)} more than is free right now"
-    return FitVerdict(margin >= 0, margin, text)
+    return FreeMemoryFit(margin >= 0, margin, text)
 
 
 def parse_local_gpu(text: str, tp: int = 1) -> tuple[int, ...] | None:

@@ -14,6 +14,7 @@ TEXT_FILTER = "CSV (*.csv);;Markdown (*.md);;JSON (*.json)"
 
 def _exporting():  # noqa: ANN202 - the module
     """:mod:`vramdesk.gui.exporting`, imported on first use (not needed to start the window)."""
+    # on first use: not on the window's start-up path (built or run after the first paint)
     from vramdesk.gui import exporting
 
     return exporting

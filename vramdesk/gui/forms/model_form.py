@@ -236,6 +236,7 @@ class ModelForm(BoundForm):
         dialog whose Cancel drops it (the figures stay as they were). Returns whether the
         model was read and loaded.
         """
+        # on first use: not on the window's start-up path (built or run after the first paint)
         from vramdesk.core.local.importers import load_model
 
         self.import_error = ""
@@ -289,6 +290,7 @@ def read_off_thread(
     on the progress dialog (shown only after :data:`PROGRESS_AFTER_MS`): the read is then
     abandoned (it cannot be interrupted, but its result is dropped) and this returns at once.
     """
+    # on first use: not on the window's start-up path (built or run after the first paint)
     from vramdesk.gui.workers import run_in_thread
 
     loop = QEventLoop()

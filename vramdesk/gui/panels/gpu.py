@@ -151,6 +151,7 @@ class GpuPanel(QWidget):
         self.refresh_button.setEnabled(False)
         query = self._query
         if query is None:  # the core's deadline, and a way to stop waiting at close
+            # on first use: not on the window's start-up path (built or run after the first paint)
             from vramdesk.core.local.nvml import query_gpus
 
             query = partial(query_gpus, cancel=self._cancel)
@@ -221,6 +222,7 @@ class GpuPanel(QWidget):
         self.gpusChanged.emit(snapshot)
 
     def _on_query_errored(self, err: Exception) -> None:
+        # on first use: not on the window's start-up path (built or run after the first paint)
         from vramdesk.core.local.gpu_info import GpuQueryError
 
         self._query_done()
@@ -283,6 +285,7 @@ class GpuPanel(QWidget):
 
     def driver_text(self, snapshot: NvmlSnapshot) -> str:
         """``"Driver 550.54.15 · CUDA 12.4"`` (CUDA shown only when NVML reports it)."""
+        # on first use: not on the window's start-up path (built or run after the first paint)
         from vramdesk.core.local.nvml import cuda_version_text
 
         text = self.tr("Driver {0}").format(snapshot.driver_version)

@@ -135,6 +135,7 @@ class LocalModelsPanel(QWidget):
         if self._worker is not None:
             self._pending = True
             return
+        # on first use: not on the window's start-up path (built or run after the first paint)
         from vramdesk.core.local import discovery
 
         self.status.setText(self.tr("Looking for models on this machine…"))
@@ -173,6 +174,7 @@ class LocalModelsPanel(QWidget):
 
     @staticmethod
     def _row(entry: LocalModel) -> list[QStandardItem]:
+        # on first use: not on the window's start-up path (built or run after the first paint)
         from vramdesk.core.local.discovery import human_size
 
         cells = [entry.name, entry.source, entry.format, human_size(entry.size_bytes)]
@@ -206,6 +208,7 @@ class LocalModelsPanel(QWidget):
 
     def load_row(self, row: int) -> bool:
         """Import the model on view row ``row`` header-only and load it into the form."""
+        # on first use: not on the window's start-up path (built or run after the first paint)
         from vramdesk.core.local.discovery import load_local
 
         entry: LocalModel = self.proxy.index(row, 0).data(ENTRY_ROLE)
