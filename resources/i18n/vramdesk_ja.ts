@@ -168,18 +168,23 @@
     </message>
     <message>
         <location filename="../../vramdesk/gui/tabs/compare.py" line="273"/>
-        <source>Fits</source>
-        <translation>収まるか</translation>
+        <source>Verdict</source>
+        <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="275"/>
-        <source>yes</source>
-        <translation>はい</translation>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="277"/>
+        <source>fits</source>
+        <translation>収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="275"/>
-        <source>no</source>
-        <translation>いいえ</translation>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="278"/>
+        <source>tight</source>
+        <translation>ぎりぎり</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="279"/>
+        <source>does not fit</source>
+        <translation>収まらない</translation>
     </message>
 </context>
 <context>
@@ -638,57 +643,57 @@
 <context>
     <name>ExportMenu</name>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="35"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="34"/>
         <source>Export chart (PNG/SVG)…</source>
         <translation>グラフをエクスポート（PNG/SVG）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="36"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="35"/>
         <source>Export breakdown (CSV/Markdown/JSON)…</source>
         <translation>内訳をエクスポート（CSV/Markdown/JSON）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="37"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="36"/>
         <source>Export comparison (CSV/Markdown/JSON)…</source>
         <translation>比較をエクスポート（CSV/Markdown/JSON）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="38"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="37"/>
         <source>Copy breakdown as Markdown</source>
         <translation>内訳を Markdown でコピー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="39"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="38"/>
         <source>Copy comparison as Markdown</source>
         <translation>比較を Markdown でコピー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="49"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="48"/>
         <source>Saved {0}</source>
         <translation>{0} を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="81"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="80"/>
         <source>Breakdown copied to the clipboard</source>
         <translation>内訳をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="89"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="88"/>
         <source>Comparison copied to the clipboard</source>
         <translation>比較をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="94"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="93"/>
         <source>Export chart</source>
         <translation>グラフをエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="101"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="100"/>
         <source>Export breakdown</source>
         <translation>内訳をエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="108"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="107"/>
         <source>Export comparison</source>
         <translation>比較をエクスポート</translation>
     </message>
@@ -730,28 +735,28 @@
 <context>
     <name>FitsTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/fits.py" line="34"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="35"/>
         <source>GPU</source>
-        <extracomment>Text on those backgrounds, set with them: the palette&apos;s text is light in a dark scheme.</extracomment>
+        <extracomment>The headline&apos;s colours per answer (text, background), so a row reads like the verdict: the text is set with the background, as the palette&apos;s text is light in a dark scheme.</extracomment>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/fits.py" line="35"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="36"/>
         <source>Capacity</source>
         <translation>容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/fits.py" line="36"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="37"/>
         <source>Needs</source>
         <translation>必要量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/fits.py" line="37"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="38"/>
         <source>Headroom</source>
         <translation>余裕</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/fits.py" line="38"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="39"/>
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
@@ -761,7 +766,12 @@
         <translation>✔ 収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/fits.py" line="63"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="64"/>
+        <source>! tight</source>
+        <translation>! ぎりぎり</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="65"/>
         <source>✘ does not fit</source>
         <translation>✘ 収まらない</translation>
     </message>
@@ -1068,32 +1078,32 @@
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/gpu.py" line="230"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="232"/>
         <source>Could not read the GPUs: {0}</source>
         <translation>GPU を読み取れませんでした: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/gpu.py" line="261"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="263"/>
         <source>{0} used of {1} · {2} free</source>
         <translation>{1} 中 {0} 使用 · {2} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/gpu.py" line="268"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="270"/>
         <source>MIG {0}: {1} free of {2}</source>
         <translation>MIG {0}: {2} 中 {1} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/gpu.py" line="281"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="283"/>
         <source>memory not reported</source>
         <translation>メモリ情報なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/gpu.py" line="288"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="291"/>
         <source>Driver {0}</source>
         <translation>ドライバー {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/gpu.py" line="290"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="293"/>
         <source> · CUDA {0}</source>
         <translation> · CUDA {0}</translation>
     </message>
@@ -1265,41 +1275,41 @@
         <translation>このモデルを使う</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="140"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="141"/>
         <source>Looking for models on this machine…</source>
         <translation>このマシンのモデルを探しています…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="155"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="156"/>
         <source>%n model(s) found</source>
         <translation>
             <numerusform>%n 個のモデルが見つかりました</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="157"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="158"/>
         <source>%n could not be read</source>
         <translation>
             <numerusform>%n 個は読めませんでした</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="165"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="166"/>
         <source>The scan failed: {0}</source>
         <translation>走査に失敗しました: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="215"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="218"/>
         <source>Cannot read {0}: {1}</source>
         <translation>{0} を読めません: {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="221"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="224"/>
         <source>Local: {0}</source>
         <translation>ローカル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="226"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="229"/>
         <source>Add a folder of models</source>
         <translation>モデルのフォルダーを追加</translation>
     </message>
@@ -1307,88 +1317,88 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="204"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="207"/>
         <source>Reverse solver</source>
         <extracomment>A window never shown (tests, a screenshot tool) scans for local models and queries the local GPUs after this delay (a shown one does it after its first paint). Once, on the event-loop turn after the first paint (in a window never shown: after ``AFTER_PAINT_FALLBACK_MS``); not when the window closes first. No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="207"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="210"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="207"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="210"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="207"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="210"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="284"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="290"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="293"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="299"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="296"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="302"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="388"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="396"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="389"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="397"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="392"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="400"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="395"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="403"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="396"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="404"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="405"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="413"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="415"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="423"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="416"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="424"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="554"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="563"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="273"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="279"/>
         <source>Inputs</source>
         <extracomment>Tab index of each tab built on first use.</extracomment>
         <translation>入力</translation>
@@ -1644,22 +1654,22 @@
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="249"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="250"/>
         <source>Reading {0}…</source>
         <translation>{0} を読み込み中…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="250"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="251"/>
         <source>Cancel</source>
         <translation>キャンセル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="255"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="256"/>
         <source>Import of {0} cancelled</source>
         <translation>{0} のインポートを取り消しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="271"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="272"/>
         <source>Imported: {0}</source>
         <translation>インポート: {0}</translation>
     </message>
@@ -1904,13 +1914,13 @@
 <context>
     <name>ScenarioController</name>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="243"/>
+        <location filename="../../vramdesk/gui/controller.py" line="162"/>
         <source>The figures use the last accepted values ({0}) until what was typed there is valid.</source>
-        <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). What the import of the loaded model assumed (fp32 storage, defaults filled in, ...).</extracomment>
+        <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). The scenario&apos;s state machine; its events are relayed by the ``_on_session_*`` slots.</extracomment>
         <translation>入力が有効になるまで、数値は最後に受け付けた値（{0}）で計算しています。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="259"/>
+        <location filename="../../vramdesk/gui/controller.py" line="179"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
@@ -1918,78 +1928,78 @@
 <context>
     <name>SolverTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="59"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="56"/>
         <source>GPU capacity</source>
         <translation>GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="60"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="57"/>
         <source>Usable for KV + activations</source>
         <translation>KV と活性化に使える量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="61"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="58"/>
         <source>KV cache budget</source>
         <translation>KV キャッシュの予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="62"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="59"/>
         <source>vLLM would print</source>
         <translation>vLLM の表示</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="63"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="60"/>
         <source>Max concurrency at the context</source>
         <translation>このコンテキストでの最大同時数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="64"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="61"/>
         <source>Max context at the concurrency</source>
         <translation>この同時数での最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="65"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="62"/>
         <source>Smallest GPU count (TP)</source>
         <translation>必要な最小 GPU 数（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="82"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="79"/>
         <source>Lever</source>
         <translation>対策</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="82"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="79"/>
         <source>Value</source>
         <translation>値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="82"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="79"/>
         <source>Saves</source>
         <translation>削減量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="82"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="79"/>
         <source>Advice</source>
         <translation>助言</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="48"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="45"/>
         <source>Fit advisor (when it does not fit): levers, most effective first</source>
         <extracomment>Solved values: bold, in the theme&apos;s &quot;solved&quot; colour (vramdesk.gui.theme.TEXT_COLOURS).</extracomment>
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="105"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="102"/>
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="122"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="119"/>
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="127"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="124"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>
@@ -2018,17 +2028,17 @@
         <translation>容量を指定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="153"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="156"/>
         <source>local GPU {0} (total, {1})</source>
         <translation>ローカル GPU {0}（総容量 {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="158"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="161"/>
         <source>local GPU {0} (free now)</source>
         <translation>ローカル GPU {0}（現在の空き）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="162"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="165"/>
         <source>{0} (not available now)</source>
         <translation>{0}（現在は利用不可）</translation>
     </message>
@@ -2168,6 +2178,7 @@
     <message>
         <location filename="../../vramdesk/gui/window_state.py" line="61"/>
         <source>Last session not restored: {0}</source>
+        <extracomment>``window`` below is the main window (its controller, form column, geometry and ``show_message``), typed as its Qt base so that this module does not import it back.</extracomment>
         <translation>前回のセッションを復元できませんでした: {0}</translation>
     </message>
 </context>

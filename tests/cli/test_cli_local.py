@@ -92,10 +92,10 @@ def _expected(capsys):
     return {m: estimate_json(capsys, m, "--context", "8192", "--batch", "8") for m in MODELS}
 
 
-def _solve_fits(capsys, model):
+def _solve_verdict(capsys, model):
     flag = "--preset" if "/" not in model and ":" not in model else "--model"
     args = ("solve", flag, model, "--context", "8192", "--batch", "8", "--gpu", "H100 80GB")
-    return json.loads(run(capsys, *args, "--json"))["fits"]
+    return json.loads(run(capsys, *args, "--json"))["verdict"]
 
 
 def _table_rows(header, rows):
@@ -127,9 +127,9 @@ def test_compare_csv_and_markdown_parse_back_exactly(stores, capsys):
     cells = [[c.strip() for c in line.strip("|").split("|")] for line in md]
     assert cells[1] == ["---"] * len(cells[0])
     assert _table_rows(cells[0], cells[2:]) == got
-    # fits: the headline's question (fits_budget), the same as solve's verdict
-    fits = [r[header.index("fits")] for r in rows]
-    assert fits == ["yes" if _solve_fits(capsys, m) else "no" for m in MODELS]
+    # verdict: the headline's answer, the same as solve's for each model
+    verdicts = [r[header.index("verdict")] for r in rows]
+    assert verdicts == [_solve_verdict(capsys, m).replace("_", " ") for m in MODELS]
 
 
 def test_compare_json_parses_back_exactly_and_judges_like_solve(stores, capsys):
@@ -140,8 +140,8 @@ def test_compare_json_parses_back_exactly_and_judges_like_solve(stores, capsys):
         assert {k: item["breakdown"][k] for k in PARTS} == {k: expected[model][k] for k in PARTS}
     # Qwen3-8B: 15.26 GiB of weights + 9 GiB of KV (147,456 x 65,536 tokens) cannot fit the
     # KV budget of 24 GiB x 0.9 - weights; the tiny models do
-    verdicts = [item["fits"] for item in data["models"]]
-    assert verdicts == [False, True, True, False]
+    assert [item["fits"] for item in data["models"]] == [False, True, True, False]
+    assert [item["verdict"] for item in data["models"]][0] == "does_not_fit"
     # at 28.5 GiB Qwen3-8B's total (28.89 GiB, with the formula's 15 % + 1 GiB overhead) is
     # over the card, yet its 9 GiB of KV cache fit the KV budget 28.5 x 0.9 - 15.26 weights
     # - 1 fixed = 9.39 GiB: "fits" (tight) is the headline's answer, the same as solve's,
@@ -167,14 +167,16 @@ def test_compare_json_parses_back_exactly_and_judges_like_solve(stores, capsys):
         )
     )
     assert qwen["fits"] is True and solved["fits"] is True and solved["fits_total"] is False
+    assert qwen["verdict"] == solved["verdict"] == "tight"
     no_budget = json.loads(run(capsys, "compare", *MODELS[:2], "8192x8", "--format", "json"))
     assert no_budget["budget"] is None and [i["fits"] for i in no_budget["models"]] == [None, None]
+    assert [i["verdict"] for i in no_budget["models"]] == [None, None]
 
 
 def test_compare_table_and_workload_presets(stores, capsys):
     text = run(capsys, "compare", "Qwen/Qwen3-8B", "llama-3.1-8b", "chat-8k-x8", "H100 80GB")
     head = text.splitlines()[0].split()
-    assert head[0] == "Preset" and "Fits" in head and "H100 80GB" in text
+    assert head[0] == "Preset" and head[-1] == "Verdict" and "H100 80GB" in text
     # a bundled workload by slug is its preset: 8,192 x 8, the same as 8192x8
     assert json.loads(
         run(capsys, "compare", "Qwen/Qwen3-8B", "chat-8k-x8", "--format", "json")
@@ -219,6 +221,7 @@ def test_estimate_and_solve_formats_parse_back(stores, capsys):
     ):
         assert int(table[key]) == sj[key], key
     assert table["fits"] == ("yes" if sj["fits"] else "no")
+    assert table["verdict"] == sj["verdict"]
     assert main(["estimate", *args, "--json", "--format", "csv"]) == 2
     assert "--json and --format csv disagree" in capsys.readouterr().err
 

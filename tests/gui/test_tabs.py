@@ -13,6 +13,8 @@ from vramdesk.core.model.formats import KVDtype, WeightFormat
 from vramdesk.core.model.runtime import Engine, OverheadForm
 from vramdesk.core.present.views import SOURCE_GRID_BATCHES, SOURCE_GRID_CONTEXTS
 from vramdesk.core.solve.sentence import LEVER_TITLES
+from vramdesk.core.solve.solver import solve
+from vramdesk.core.solve.verdict import TABLE_VERDICT, headline
 from vramdesk.core.store.bundled import find_model
 from vramdesk.core.units import Unit, format_bytes, to_unit
 
@@ -108,9 +110,17 @@ def test_fits_tab_reproduces_the_fits_table(make_main_window, seed_figures):
         c.set_field("format", WeightFormat.parse(fmt))
         c.set_field("context_tokens", 4096)
         c.set_field("batch", 8)
+        rows = {r.name: r for r in c.fits_rows()}
+        # the source documents' yes/no is the forward question (the estimated total within the
+        # card), which the tab shows as the headroom; its verdict is the headline's, which also
+        # asks the engine's KV budget (capacity x 0.9 - reserved - weights): 70B int4 on 48 GiB
+        # is within the card (headroom >= 0) but short of that budget, so "does not fit"
+        assert [rows[g].headroom_bytes >= 0 for g in gpus] == expected, label
         verdicts = window.fits_tab.verdicts()
-        assert [verdicts[g] for g in gpus] == expected, label
-        row = [r for r in c.fits_rows() if r.name == gpus[-1]][0]
+        for g in gpus:
+            r = solve(c.model, c.weights, c.workload, c.runtime, rows[g].capacity_bytes)
+            assert verdicts[g] == headline(r, c.workload.batch).state, (label, g)
+        row = rows[gpus[-1]]
         assert row.total_bytes == estimate(c.model, c.weights, c.workload, c.runtime).total_bytes
 
 
@@ -188,12 +198,21 @@ def test_compare_tab_estimates_each_preset_under_the_workload(make_main_window):
     ticks = tab.plot.getAxis("bottom")._tickLevels[0]
     assert [t[1] for t in ticks][1].startswith("70B-class")
     assert tab.capacity_line.isVisible() and tab.capacity_line.value() == to_unit(24_564 * 2**20)
-    # the last column says whether each fits the KV budget on the target (the headline question)
+    # the last column is the headline's answer for each model on the target
     header = [tab.table.horizontalHeaderItem(i).text() for i in range(tab.table.columnCount())]
-    assert header[-1] == "Fits" and header[-2] == "Total (GiB)"
+    assert header[-1] == "Verdict" and header[-2] == "Total (GiB)"
     fits = [tab.table.item(r, len(header) - 1).text() for r in range(3)]
-    # 7B-class fp16 at 4,096 x 8 needs 14 GB of weights + 16 GiB of KV: no; 70B: no
-    assert fits == ["yes", "no", "no"]
+    # each row's answer is the headline the window would show with that model loaded: a
+    # reverse solve on the target's capacity, read by solve.verdict.headline
+    capacity = c.capacity_bytes()
+    want = []
+    for preset in (None, find_model("70b-class"), find_model("7b-class")):  # the rows' order
+        model, weights = (c.model, c.weights) if preset is None else (preset.model, preset.weights)
+        r = solve(model, weights, c.workload, c.runtime, capacity)
+        want.append(TABLE_VERDICT[headline(r, c.workload.batch).state])
+    assert fits == want
+    # Llama-3.1-8B at 4,096 x 1 fits the 23.99 GiB card; 70B's 140 GB of fp16 weights do not
+    assert fits[0] == "fits" and fits[1] == "does not fit"
 
 
 def test_compare_tab_is_not_empty_with_nothing_ticked(make_main_window):

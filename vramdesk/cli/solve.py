@@ -53,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
     result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
     extra = {"budget": label}
     if fmt == "json":
-        extra["catalog_fits"] = [dataclasses.asdict(r) for r in catalog_fits(result.breakdown)]
+        extra["catalog_fits"] = [
+            dataclasses.asdict(r) for r in catalog_fits(result.breakdown, sc.runtime)
+        ]
     text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra)
     print(text.rstrip("\n"))
     return EXIT_OK

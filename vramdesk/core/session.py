@@ -31,7 +31,7 @@ from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.present import views
 from vramdesk.core.solve.result import SolveResult
-from vramdesk.core.solve.verdict import fits_budget
+from vramdesk.core.solve.verdict import fit_state
 from vramdesk.core.store import bundled
 from vramdesk.core.store.serialize import TYPES, scenario_to_dict
 from vramdesk.core.units import Unit
@@ -376,7 +376,7 @@ class ScenarioSession:
         """The current breakdown on every catalog GPU."""
         if self._breakdown is None:
             return []
-        return views.catalog_fits(self._breakdown)
+        return views.catalog_fits(self._breakdown, self.runtime)
 
     def kv_growth(self, contexts: list[int], batches: list[int]) -> dict[int, list[int]]:
         """KV bytes (exact ints) over ``contexts`` (tokens) for each of ``batches``."""
@@ -388,13 +388,16 @@ class ScenarioSession:
         """Breakdowns of ``presets`` under the current workload and runtime."""
         return views.compare(presets, self.workload, self.runtime)
 
-    def compare_fits(self, rows: list[views.CompareRow]) -> list[bool | None]:
-        """Per compare row: whether it fits the target's KV budget (None: no capacity/row)."""
+    def compare_fits(self, rows: list[views.CompareRow]) -> list[str | None]:
+        """Per compare row: the headline's answer on the target (None: no capacity/row).
+
+        ``"fits"``, ``"tight"`` or ``"no"`` (:func:`vramdesk.core.solve.verdict.fit_state`).
+        """
         capacity = self.capacity_bytes()
         return [
             None
             if capacity is None or row.breakdown is None
-            else fits_budget(row.breakdown, capacity, self.runtime)
+            else fit_state(row.breakdown, capacity, self.runtime)
             for row in rows
         ]
 

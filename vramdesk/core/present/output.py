@@ -77,6 +77,7 @@ SOLVE_KEYS = (
     "max_concurrency",
     "max_context",
     "max_context_limited_by",
+    "verdict",
     "fits",
     "fits_total",
     "min_gpus",
@@ -99,18 +100,30 @@ def _cell(value: Any) -> str:
 def solve_output(sc: Any, result: Any, label: str, fmt: str, unit: Unit, extra: dict) -> str:
     """``vramdesk solve --format FMT``: one ``quantity, value`` row per answer.
 
-    ``extra`` is merged into the JSON object (the budget label, the catalog fits).
+    ``extra`` is merged into the JSON object (the budget label, the catalog fits). Every
+    format carries ``verdict``, the window's headline answer (``fits``, ``tight``,
+    ``does_not_fit``; :func:`vramdesk.core.solve.verdict.headline`).
     """
+    # on first use: the verdict loads only for a solve's output
+    from vramdesk.core.solve.verdict import JSON_VERDICT, headline
+
+    verdict = JSON_VERDICT[headline(result, sc.workload.batch, unit).state]
     if fmt == "json":
         return dumps(
-            {"model": sc.model.name, **result.breakdown.to_dict(), **result.to_dict(), **extra}
+            {
+                "model": sc.model.name,
+                **result.breakdown.to_dict(),
+                **result.to_dict(),
+                "verdict": verdict,
+                **extra,
+            }
         )
     if fmt == "table":
         # on first use: the plain-text report loads only for the table format
         from vramdesk.core.present.report import solve_text
 
         return solve_text(sc, result, label, unit)
-    data = {**result.breakdown.to_dict(), **result.to_dict()}
+    data = {**result.breakdown.to_dict(), **result.to_dict(), "verdict": verdict}
     rows = [["model", sc.model.name or ""], ["budget", label]]
     keys = list(BREAKDOWN_KEYS)
     if data.get("state_bytes"):  # recurrent (SSM) layers: their per-sequence state
@@ -128,8 +141,9 @@ class Comparison:
     ----------
     rows : list of views.CompareRow
         One per model, in the order given.
-    fits : list of bool or None
-        :func:`vramdesk.core.solve.verdict.fits_budget` per row (None: no budget or no breakdown).
+    verdicts : list of str or None
+        :func:`vramdesk.core.solve.verdict.fit_state` per row, ``"fits"``, ``"tight"`` or
+        ``"no"`` (None: no budget or no breakdown): the window's headline answer.
     budget_label : str or None
         What the budget is ("H100 80GB ...", "80 GiB").
     capacity_bytes : int or None
@@ -137,7 +151,7 @@ class Comparison:
     """
 
     rows: list[views.CompareRow]
-    fits: list[bool | None]
+    verdicts: list[str | None]
     budget_label: str | None
     capacity_bytes: int | None
 
@@ -150,21 +164,21 @@ def compare_models(
 ) -> Comparison:
     """Estimate each model under ``workload`` and ``runtime``; judge each on ``budget``.
 
-    The verdict is :func:`vramdesk.core.solve.verdict.fits_budget`, the question the window's
-    headline answers (KV cache and activations within the engine's KV budget).
+    The verdict is :func:`vramdesk.core.solve.verdict.fit_state`, the window's headline
+    answer (fits / tight / does not fit).
     """
     # on first use: the verdict loads only for a comparison with a budget
-    from vramdesk.core.solve.verdict import fits_budget
+    from vramdesk.core.solve.verdict import fit_state
 
     rows = views.compare(models, workload, runtime)
     label, capacity = budget if budget else (None, None)
-    fits = [
+    verdicts = [
         None
         if capacity is None or r.breakdown is None
-        else fits_budget(r.breakdown, capacity, runtime)
+        else fit_state(r.breakdown, capacity, runtime)
         for r in rows
     ]
-    return Comparison(rows, fits, label, capacity)
+    return Comparison(rows, verdicts, label, capacity)
 
 
 def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
@@ -172,13 +186,19 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
 
     ``table``: parts in ``unit``; ``markdown``/``csv``: exact bytes per part plus the total
     in ``unit`` as a plain number (:func:`views.comparison_table` exact mode); ``json``:
-    ``{"budget", "capacity_bytes", "models": [{"name", "breakdown" | "error", "fits"}]}``.
+    ``{"budget", "capacity_bytes", "models": [{"name", "breakdown" | "error", "fits",
+    "verdict"}]}`` with ``verdict`` ``"fits"``, ``"tight"`` or ``"does_not_fit"`` and ``fits``
+    its yes/no (the KV budget holds the workload: fits or tight).
     """
-    fits = comp.fits if comp.capacity_bytes is not None else None
+    # on first use: the verdict's names load only for a comparison with a budget
+    from vramdesk.core.solve.verdict import JSON_VERDICT
+
+    fits = comp.verdicts if comp.capacity_bytes is not None else None
     if fmt == "json":
         items = json.loads(views.comparison_json(comp.rows))
-        for item, verdict in zip(items, comp.fits, strict=True):
-            item["fits"] = verdict
+        for item, verdict in zip(items, comp.verdicts, strict=True):
+            item["fits"] = None if verdict is None else verdict != "no"
+            item["verdict"] = None if verdict is None else JSON_VERDICT[verdict]
         return dumps(
             {"budget": comp.budget_label, "capacity_bytes": comp.capacity_bytes, "models": items}
         )
@@ -191,8 +211,9 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
         text = _aligned(header, rows)
         if comp.budget_label is not None:
             cap = format_bytes(comp.capacity_bytes, unit)
-            text += f"\nFits: KV cache and activations within the KV budget on {comp.budget_label}"
-            text += f" ({cap} per GPU), as the window's headline verdict."
+            text += f"\nVerdict on {comp.budget_label} ({cap} per GPU), as the window's headline:"
+            text += " the KV cache and activations within the engine's KV budget (tight: little"
+            text += " to spare, or the estimated total over the card)."
         return text
     header, rows = views.comparison_table(comp.rows, unit, exact=True, fits=fits)
     return render(fmt, header, rows)

@@ -14,6 +14,7 @@ from vramdesk.core.model.spec import total_params
 from vramdesk.core.present.views import catalog_fits
 from vramdesk.core.solve.result import SolveResult
 from vramdesk.core.solve.solver import min_gpus_text
+from vramdesk.core.solve.verdict import TABLE_VERDICT, headline
 from vramdesk.core.units import KIB, Unit, format_bytes
 
 
@@ -94,27 +95,20 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
     lines.append(
         f"Max context at {wl.batch} concurrent: {r.max_context:,} tokens (limited by {limit})"
     )
-    verdict = "fit" if r.fits else "do NOT fit"
-    lines.append(
-        f"Verdict (KV budget, as an engine sizes it): {wl.batch} x {wl.context_tokens:,} tokens "
-        f"{verdict}"
-    )
-    total = format_bytes(r.breakdown.total_bytes, unit)
-    cap = format_bytes(r.capacity_bytes, unit)
-    lines.append(
-        f"Verdict (estimated total {total} vs capacity {cap}): "
-        + ("fits" if r.fits_total else "does NOT fit")
-    )
+    verdict = headline(r, wl.batch, unit)  # the window's headline, word for word
+    lines.append(f"Verdict: {verdict.headline.text}")
+    lines.append(f"    {verdict.detail.text}")
     lines.append(f"Smallest GPU count (tensor parallel): {min_gpus_text(r, rt.engine)}")
     if r.advice:
         lines.append("What would make it fit (each lever alone, most effective first):")
         lines.extend(f"  {'+' if a.fits else '-'} {a.describe(unit)}" for a in r.advice)
     lines.extend(f"note: {n}" for n in r.notes)
     lines.append(
-        f"Estimated total {format_bytes(r.breakdown.total_bytes, unit)} on every catalog GPU:"
+        f"Estimated total {format_bytes(r.breakdown.total_bytes, unit)} on every catalog GPU "
+        "(verdict as the headline's):"
     )
-    for row in catalog_fits(r.breakdown):
-        mark = "fits" if row.fits else "does NOT fit"
+    for row in catalog_fits(r.breakdown, rt):
+        mark = TABLE_VERDICT[row.verdict]
         lines.append(
             f"  {row.name:<16} {format_bytes(row.capacity_bytes, unit):>12}  "
             f"headroom {format_bytes(row.headroom_bytes, unit):>12}  {mark}"

@@ -27,7 +27,7 @@ from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import FULL, SLIDING, ModelSpec, count_params, sliding_layer_pattern
 from vramdesk.core.model.workload import Workload
-from vramdesk.core.solve.solver import fits_on
+from vramdesk.core.solve.verdict import TABLE_VERDICT, fit_state
 from vramdesk.core.terms.kv_cache import kv_cost_per_kind, shared_prefix_at
 from vramdesk.core.units import Unit, ceil_div, format_bytes, round_up, to_unit
 
@@ -177,26 +177,37 @@ def stacked_segments(breakdown: Breakdown, unit: Unit = Unit.GIB) -> list[Segmen
 # ------------------------------------------------------------------ fits table
 @dataclass(frozen=True, slots=True)
 class FitRow:
-    """One GPU of the fits table (bytes per GPU, exact)."""
+    """One GPU of the fits table (bytes per GPU, exact).
+
+    ``verdict`` is the headline's answer on that GPU (``"fits"``, ``"tight"``, ``"no"``);
+    ``fits`` is its yes/no (the engine's KV budget holds the workload).
+    """
 
     name: str
     capacity_bytes: int
     total_bytes: int
     headroom_bytes: int
     fits: bool
+    verdict: str
 
 
-def fits_table(breakdown: Breakdown, gpus: Iterable[tuple[str, int]]) -> list[FitRow]:
-    """The forward verdict of ``breakdown`` on each ``(name, capacity_bytes)``.
+def fits_table(
+    breakdown: Breakdown, gpus: Iterable[tuple[str, int]], runtime: Runtime
+) -> list[FitRow]:
+    """The headline's answer for ``breakdown`` on each ``(name, capacity_bytes)``.
 
-    ``headroom = capacity - total`` (negative when it does not fit); the verdict is
-    :func:`vramdesk.core.solve.solver.fits_on`.
+    ``headroom = capacity - total`` (negative when the estimated total is over the card); the
+    verdict is :func:`vramdesk.core.solve.verdict.fit_state` with ``runtime``'s engine.
     """
     total = breakdown.total_bytes
-    return [FitRow(name, cap, total, cap - total, fits_on(breakdown, cap)) for name, cap in gpus]
+    out = []
+    for name, cap in gpus:
+        state = fit_state(breakdown, cap, runtime)
+        out.append(FitRow(name, cap, total, cap - total, state != "no", state))
+    return out
 
 
-def catalog_fits(breakdown: Breakdown) -> list[FitRow]:
+def catalog_fits(breakdown: Breakdown, runtime: Runtime) -> list[FitRow]:
     """:func:`fits_table` on every catalog GPU, each at the capacity the breakdown's engine sees.
 
     vLLM and SGLang size their budget from CUDA's total where the catalog knows it
@@ -206,7 +217,7 @@ def catalog_fits(breakdown: Breakdown) -> list[FitRow]:
     from vramdesk.core.store.bundled import gpu_catalog
 
     engine = breakdown.engine
-    return fits_table(breakdown, [(g.name, g.capacity_for(engine)) for g in gpu_catalog()])
+    return fits_table(breakdown, [(g.name, g.capacity_for(engine)) for g in gpu_catalog()], runtime)
 
 
 # -------------------------------------------------------------------- KV growth
@@ -436,14 +447,14 @@ def comparison_table(
     rows: Sequence[CompareRow],
     unit: Unit = Unit.GIB,
     exact: bool = True,
-    fits: Sequence[bool | None] | None = None,
+    fits: Sequence[str | None] | None = None,
 ) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the comparison, one row per preset.
 
     ``exact``: each part in exact bytes plus the total in ``unit`` as a plain number
     (:func:`plain_number`), for CSV/JSON-minded exports; otherwise every part formatted
-    in ``unit`` (for display). ``fits``: one verdict per row (None: no verdict), added
-    as a last column ``fits`` / ``Fits``.
+    in ``unit`` (for display). ``fits``: one headline answer per row (``"fits"``, ``"tight"``,
+    ``"no"``; None: no verdict), added as a last column ``verdict`` / ``Verdict``.
     """
     columns = part_columns(rows)
     if exact:
@@ -464,9 +475,9 @@ def comparison_table(
             cells = [format_bytes(v, unit) for v in values]
         out.append([row.name] + cells + [""])
     if fits is not None:
-        header.append("fits" if exact else "Fits")
+        header.append("verdict" if exact else "Verdict")
         for cells, verdict in zip(out, fits, strict=True):
-            cells.append("" if verdict is None else ("yes" if verdict else "no"))
+            cells.append("" if verdict is None else TABLE_VERDICT[verdict])
     return header, out
 
 

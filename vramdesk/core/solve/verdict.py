@@ -33,6 +33,45 @@ if TYPE_CHECKING:
 #: A fit with less than this share of the usable memory to spare is called tight.
 TIGHT_SHARE = Fraction(5, 100)
 
+#: The three answers, as the window and the command line's text name them.
+STATES = ("fits", "tight", "no")
+#: Each answer in JSON (``"verdict"`` of ``solve``, ``compare`` and the catalog rows).
+JSON_VERDICT = {"fits": "fits", "tight": "tight", "no": "does_not_fit"}
+#: Each answer in the tables of the command line and the exports.
+TABLE_VERDICT = {"fits": "fits", "tight": "tight", "no": "does not fit"}
+
+
+def verdict_state(need_bytes: int, usable_bytes: int, total_bytes: int, capacity_bytes: int) -> str:
+    """The one "will it fit?" rule: ``"fits"``, ``"tight"`` or ``"no"``, bytes per GPU.
+
+    ``"no"`` when the engine's need (KV cache, state, activations) exceeds its usable memory
+    (``capacity * gpu_memory_utilization - reserved - weights``, the KV budget); ``"tight"``
+    when it fits that budget but the forward total exceeds the card, or less than
+    :data:`TIGHT_SHARE` of the usable memory is left; else ``"fits"``. The headline, the
+    compare table, the fits tab and every JSON ``verdict`` answer with this function.
+    """
+    if need_bytes > usable_bytes:
+        return "no"
+    if total_bytes > capacity_bytes or usable_bytes - need_bytes < usable_bytes * TIGHT_SHARE:
+        return "tight"
+    return "fits"
+
+
+def fit_state(breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> str:
+    """:func:`verdict_state` of an estimate on a GPU of ``capacity_bytes`` (bytes per GPU).
+
+    The need and the usable memory are the engine profile's (``need_bytes``,
+    ``usable_bytes``), as the reverse solver computes them for its headline: the answer a
+    table of many models or GPUs gives without a search.
+    """
+    profile = profile_for(runtime.engine)
+    return verdict_state(
+        profile.need_bytes(breakdown),
+        profile.usable_bytes(breakdown, capacity_bytes, runtime),
+        breakdown.total_bytes,
+        capacity_bytes,
+    )
+
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
@@ -87,13 +126,14 @@ def headline(result: SolveResult, batch: int, unit: Unit = Unit.GIB) -> Verdict:
         {"total": p["total"], "capacity": p["capacity"], "relation": Sentence(relation)},
     )
     spare = result.usable_bytes - need
-    if not result.fits and result.fits_total:  # why the card holds the total but not the budget
+    state = verdict_state(need, result.usable_bytes, b.total_bytes, result.capacity_bytes)
+    if state == "no" and result.fits_total:  # why the card holds the total but not the budget
         held = result.capacity_bytes - max(0, result.usable_bytes) - b.weights.bytes
         detail = Sentence(
             "detail_held_back",
             {"total": p["total"], "capacity": p["capacity"], "held": fmt(max(0, held))},
         )
-    if not result.fits:
+    if state == "no":
         if b.weights.bytes > result.capacity_bytes:
             over = fmt(b.weights.bytes - result.capacity_bytes)
             sentence = Sentence("no_weights", {**_pick(p, "weights", "capacity"), "over": over})
@@ -104,13 +144,13 @@ def headline(result: SolveResult, batch: int, unit: Unit = Unit.GIB) -> Verdict:
                 "no_budget", {**_pick(p, "shape", "need", "budget"), "short": fmt(-spare)}
             )
         return Verdict("no", sentence, detail)
-    if not result.fits_total:
+    if state == "tight" and not result.fits_total:
         return Verdict(
             "tight",
             Sentence("tight_total", _pick(p, "shape", "budget", "total", "capacity")),
             detail,
         )
-    if spare < result.usable_bytes * TIGHT_SHARE:
+    if state == "tight":
         return Verdict(
             "tight",
             Sentence("tight_spare", {**_pick(p, "shape", "budget"), "spare": fmt(spare)}),
@@ -121,18 +161,6 @@ def headline(result: SolveResult, batch: int, unit: Unit = Unit.GIB) -> Verdict:
         Sentence("fits", {**_pick(p, "shape", "need", "budget"), "spare": fmt(spare)}),
         detail,
     )
-
-
-def fits_budget(breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> bool:
-    """Whether an estimate's KV cache and activations fit the engine's KV budget.
-
-    The budget is what the engine profile leaves on ``capacity_bytes`` (``usable_bytes``):
-    the same test :func:`vramdesk.core.solve.solver.solve` makes for ``SolveResult.fits``, without
-    the searches: for tables of many models (the compare tab).
-    """
-    profile = profile_for(runtime.engine)
-    usable = profile.usable_bytes(breakdown, capacity_bytes, runtime)
-    return profile.need_bytes(breakdown) <= usable
 
 
 def usable_sentence(result: SolveResult, unit: Unit = Unit.GIB) -> Sentence:

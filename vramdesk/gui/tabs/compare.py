@@ -206,8 +206,8 @@ class CompareTab(LazyBody, QWidget):
         self._rows = c.compare([shown] + [(p.name, p.model, p.weights) for p in presets])
         self._redraw()
 
-    def fits(self) -> list[bool | None]:
-        """Per row: whether it fits the target's KV budget (None without a capacity)."""
+    def fits(self) -> list[str | None]:
+        """Per row: the headline's answer on the target ("fits", "tight", "no"; None: none)."""
         return self.controller.compare_fits(self._rows)
 
     def _redraw(self) -> None:
@@ -270,10 +270,16 @@ class CompareTab(LazyBody, QWidget):
             self.tr("Preset"),
             *(f"{tr_core(views.PART_TITLES[k])} ({unit})" for k in views.PART_COLUMNS),
             self.tr("Error"),
-            self.tr("Fits"),
+            self.tr("Verdict"),
         ]
-        yes_no = {"yes": self.tr("yes"), "no": self.tr("no"), "": ""}
-        rows = [[*row[:-1], yes_no[row[-1]]] for row in rows]
+        # the headline's three answers (views.comparison_table names them as the CLI does)
+        words = {
+            "fits": self.tr("fits"),
+            "tight": self.tr("tight"),
+            "does not fit": self.tr("does not fit"),
+            "": "",
+        }
+        rows = [[*row[:-1], words[row[-1]]] for row in rows]
         errors = len(header) - 2
         if not any(row[errors] for row in rows):  # no column of blanks
             header.pop(errors)

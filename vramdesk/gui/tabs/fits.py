@@ -1,4 +1,4 @@
-"""The fits tab: the current estimate on every catalog GPU (SPEC §4, ``fits_on``)."""
+"""The fits tab: the headline's answer for the current estimate on every catalog GPU (SPEC §4)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ from PySide6.QtWidgets import (
 
 from vramdesk.core.units import format_bytes
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.panels.verdict import STATE_COLOURS
 from vramdesk.gui.tabs.deferred import WhenShown
 
-FITS_COLOUR, NO_FIT_COLOUR = QColor("#e3f4e1"), QColor("#fbe3e1")
-#: Text on those backgrounds, set with them: the palette's text is light in a dark scheme.
-FITS_TEXT, NO_FIT_TEXT = QColor("#14532d"), QColor("#7f1d1d")
+#: The headline's colours per answer (text, background), so a row reads like the verdict: the
+#: text is set with the background, as the palette's text is light in a dark scheme.
+ROW_COLOURS = {state: (QColor(fg), QColor(bg)) for state, (fg, bg) in STATE_COLOURS.items()}
 
 
 class FitsTab(QWidget):
@@ -43,7 +44,7 @@ class FitsTab(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table)
-        self._verdicts: dict[str, bool] = {}
+        self._verdicts: dict[str, str] = {}
         # hidden behind another tab it does no work: it refreshes when shown or read
         self.updates = WhenShown(self, self._fill)
         controller.breakdownChanged.connect(self.updates.request)
@@ -57,10 +58,16 @@ class FitsTab(QWidget):
     def _fill(self) -> None:
         unit = self.controller.unit
         rows = self.controller.fits_rows()
-        self._verdicts = {row.name: row.fits for row in rows}
+        self._verdicts = {row.name: row.verdict for row in rows}
+        marks = {
+            "fits": self.tr("✔ fits"),
+            "tight": self.tr("! tight"),
+            "no": self.tr("✘ does not fit"),
+        }
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
-            mark = self.tr("✔ fits") if row.fits else self.tr("✘ does not fit")
+            mark = marks[row.verdict]
+            fg, bg = ROW_COLOURS[row.verdict]
             cells = [
                 row.name,
                 format_bytes(row.capacity_bytes, unit),
@@ -70,11 +77,11 @@ class FitsTab(QWidget):
             ]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setBackground(QBrush(FITS_COLOUR if row.fits else NO_FIT_COLOUR))
-                item.setForeground(QBrush(FITS_TEXT if row.fits else NO_FIT_TEXT))
+                item.setBackground(QBrush(bg))
+                item.setForeground(QBrush(fg))
                 self.table.setItem(r, c, item)
 
-    def verdicts(self) -> dict[str, bool]:
-        """GPU name -> fits, as the table shows it (for tests and exports), up to date."""
+    def verdicts(self) -> dict[str, str]:
+        """GPU name -> the headline's answer ("fits", "tight", "no") as shown, up to date."""
         self.updates.ensure()
         return dict(self._verdicts)
