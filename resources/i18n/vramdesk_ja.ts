@@ -191,23 +191,23 @@
     <name>Core</name>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="26"/>
-        <source>Fits: {shape} need {need} of the {budget} KV budget ({spare} to spare)</source>
-        <translation>収まります: {shape} に必要な {need}（KV 予算 {budget}、余裕 {spare}）</translation>
+        <source>Fits: {shape} need {need} of the {budget} usable for KV cache and activations ({spare} to spare)</source>
+        <translation>収まります: {shape} に必要な {need}（KV キャッシュと活性化に使える {budget}、余裕 {spare}）</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="27"/>
-        <source>Tight: {shape} fit the {budget} KV budget, but the estimated total {total} exceeds the {capacity} card</source>
-        <translation>ぎりぎり: {shape} は KV 予算 {budget} に収まりますが、推定合計 {total} が容量 {capacity} を超えます</translation>
+        <source>Tight: {shape} fit the {budget} usable for KV cache and activations, but the estimated total {total} exceeds the {capacity} card</source>
+        <translation>ぎりぎり: {shape} は KV キャッシュと活性化に使える {budget} に収まりますが、推定合計 {total} が容量 {capacity} を超えます</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="28"/>
-        <source>Tight: {shape} fit the {budget} KV budget with only {spare} to spare</source>
-        <translation>ぎりぎり: {shape} は KV 予算 {budget} に収まりますが、余裕は {spare} だけです</translation>
+        <source>Tight: {shape} fit the {budget} usable for KV cache and activations with only {spare} to spare</source>
+        <translation>ぎりぎり: {shape} は KV キャッシュと活性化に使える {budget} に収まりますが、余裕は {spare} だけです</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="29"/>
-        <source>Does not fit: {shape} need {need}, the KV budget is {budget} ({short} short)</source>
-        <translation>収まりません: {shape} に {need} 必要ですが、KV 予算は {budget} です（{short} 不足）</translation>
+        <source>Does not fit: {shape} need {need}, but only {budget} is usable for KV cache and activations ({short} short)</source>
+        <translation>収まりません: {shape} に {need} 必要ですが、KV キャッシュと活性化に使えるのは {budget} だけです（{short} 不足）</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="30"/>
@@ -226,8 +226,8 @@
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="33"/>
-        <source>Estimated total {total} is within the {capacity} card, but the engine keeps {held} of it from the KV cache (its memory fraction and reserved memory), so the KV budget is short</source>
-        <translation>推定合計 {total} は容量 {capacity} に収まりますが、エンジンがそのうち {held} を KV キャッシュに回さない（メモリ比率と予約メモリ）ため、KV 予算が不足します</translation>
+        <source>Estimated total {total} is within the {capacity} card, but the engine keeps {held} of it from the KV cache and activations (its memory fraction and reserved memory), so what is usable for them is short</source>
+        <translation>推定合計 {total} は容量 {capacity} に収まりますが、エンジンがそのうち {held} を KV キャッシュと活性化に回さない（メモリ比率と予約メモリ）ため、それらに使えるメモリが不足します</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="34"/>

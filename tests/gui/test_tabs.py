@@ -255,7 +255,8 @@ def test_solver_tab_shows_one_headline_verdict_and_explains_the_total(make_main_
     total_text = format_bytes(r.breakdown.total_bytes, c.unit)
     cap_text = format_bytes(r.capacity_bytes, c.unit)
     assert view.headline.text() == (
-        f"Tight: 30 x 4,096 tokens fit the {budget} KV budget, but the estimated total "
+        f"Tight: 30 x 4,096 tokens fit the {budget} usable for KV cache and activations, but the "
+        f"estimated total "
         f"{total_text} exceeds the {cap_text} card"
     )
     assert view.detail.text().startswith(f"Estimated total {total_text} vs capacity {cap_text}")

@@ -101,3 +101,29 @@ def test_every_place_gives_the_headlines_answer_at_both_edges(engine):
     profile = profile_for(engine)
     assert profile.need_bytes(b) <= profile.usable_bytes(b, first_fit, runtime)
     assert profile.need_bytes(b) > profile.usable_bytes(b, first_fit - 1, runtime)
+
+
+def test_two_budgets_have_two_names_everywhere():
+    # issue 23, item 2: Llama-3.1-8B, 8,192 x 8, vLLM, RTX 4090 (24,564 MiB). The headline
+    # said "the KV budget is 6.46 GiB" while the solver said "KV budget: 1.65 GiB": the first
+    # is the usable memory for KV cache and activations together (what the need, 12.81 GiB
+    # of KV cache 8 GiB + activation peak, is compared with), the second what is left of it
+    # for the KV cache after the activation peak (vLLM's KV cache size). Both are named
+    # apart wherever they are shown.
+    from vramdesk.core.present.report import solve_text
+    from vramdesk.core.store.bundled import find_gpu
+    from vramdesk.core.units import format_bytes
+
+    p = find_model("llama-3.1-8b")
+    wl, rt = Workload(context_tokens=8192, batch=8), Runtime(engine=Engine.VLLM)
+    cap = find_gpu("RTX 4090").capacity_for(Engine.VLLM)
+    r = solve(p.model, p.weights, wl, rt, cap)
+    usable, kv_budget = format_bytes(r.usable_bytes), format_bytes(r.kv_budget_bytes)
+    assert (usable, kv_budget) == ("6.46 GiB", "1.65 GiB")
+    assert r.kv_budget_bytes == r.usable_bytes - r.breakdown.activations.bytes
+    said = headline(r, 8).headline.text
+    assert f"only {usable} is usable for KV cache and activations" in said
+    assert "KV budget" not in said
+    text = solve_text(Scenario(p.model, p.weights, wl, rt), r, "RTX 4090")
+    assert f"Usable for KV cache and activations: {usable}" in text
+    assert f"KV cache budget (the usable memory less the activation peak): {kv_budget}" in text

@@ -91,7 +91,9 @@ def test_readme_example_capped_at_15_is_tight_not_two_answers():
     assert r.usable_bytes == (capacity * 9) // 10 - GIB - 35_278_831_616
     v = headline(r, 15)
     assert v.state == "tight" and v.fits
-    assert v.headline.text.startswith("Tight: 15 x 8,192 tokens fit the 37.83 GiB KV budget")
+    assert v.headline.text.startswith(
+        "Tight: 15 x 8,192 tokens fit the 37.83 GiB usable for KV cache and activations"
+    )
     assert "exceeds the 79.65 GiB card" in v.headline.text
 
 

@@ -188,7 +188,7 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
     in ``unit`` as a plain number (:func:`views.comparison_table` exact mode); ``json``:
     ``{"budget", "capacity_bytes", "models": [{"name", "breakdown" | "error", "fits",
     "verdict"}]}`` with ``verdict`` ``"fits"``, ``"tight"`` or ``"does_not_fit"`` and ``fits``
-    its yes/no (the KV budget holds the workload: fits or tight).
+    its yes/no (the usable memory holds the workload: fits or tight).
     """
     # on first use: the verdict's names load only for a comparison with a budget
     from vramdesk.core.solve.verdict import JSON_VERDICT
@@ -212,8 +212,8 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
         if comp.budget_label is not None:
             cap = format_bytes(comp.capacity_bytes, unit)
             text += f"\nVerdict on {comp.budget_label} ({cap} per GPU), as the window's headline:"
-            text += " the KV cache and activations within the engine's KV budget (tight: little"
-            text += " to spare, or the estimated total over the card)."
+            text += " the KV cache and activations within what the engine leaves for them"
+            text += " (tight: little to spare, or the estimated total over the card)."
         return text
     header, rows = views.comparison_table(comp.rows, unit, exact=True, fits=fits)
     return render(fmt, header, rows)

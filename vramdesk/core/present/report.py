@@ -76,7 +76,8 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
         f"Budget: {budget_label} = {format_bytes(r.capacity_bytes, unit)} per GPU"
         f"{_budget_knob(rt)}",
         f"Usable for KV cache and activations: {format_bytes(r.usable_bytes, unit)}",
-        f"KV budget: {format_bytes(r.kv_budget_bytes, unit)} ({r.kv_budget_bytes:,} bytes)",
+        f"KV cache budget (the usable memory less the activation peak): "
+        f"{format_bytes(r.kv_budget_bytes, unit)} ({r.kv_budget_bytes:,} bytes)",
     ]
     if rt.engine in (Engine.FORMULA, Engine.VLLM):  # the lines vLLM prints, as it would
         lines += r.vllm_lines()

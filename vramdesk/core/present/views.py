@@ -180,7 +180,7 @@ class FitRow:
     """One GPU of the fits table (bytes per GPU, exact).
 
     ``verdict`` is the headline's answer on that GPU (``"fits"``, ``"tight"``, ``"no"``);
-    ``fits`` is its yes/no (the engine's KV budget holds the workload).
+    ``fits`` is its yes/no (the memory the engine leaves holds the KV cache and activations).
     """
 
     name: str

@@ -11,13 +11,24 @@ from dataclasses import dataclass, field
 #: code -> English template; ``params`` fill the ``{names}``.
 TEMPLATES: dict[str, str] = {
     "shape": "{batch} x {context} tokens",
-    "fits": "Fits: {shape} need {need} of the {budget} KV budget ({spare} to spare)",
-    "tight_total": (
-        "Tight: {shape} fit the {budget} KV budget, but the estimated total {total} "
-        "exceeds the {capacity} card"
+    # {budget} is the usable memory, for KV cache and activations together (the need), not
+    # the KV cache budget after the activation peak: the solver's "KV budget" line is that
+    "fits": (
+        "Fits: {shape} need {need} of the {budget} usable for KV cache and activations "
+        "({spare} to spare)"
     ),
-    "tight_spare": "Tight: {shape} fit the {budget} KV budget with only {spare} to spare",
-    "no_budget": "Does not fit: {shape} need {need}, the KV budget is {budget} ({short} short)",
+    "tight_total": (
+        "Tight: {shape} fit the {budget} usable for KV cache and activations, but the "
+        "estimated total {total} exceeds the {capacity} card"
+    ),
+    "tight_spare": (
+        "Tight: {shape} fit the {budget} usable for KV cache and activations with only "
+        "{spare} to spare"
+    ),
+    "no_budget": (
+        "Does not fit: {shape} need {need}, but only {budget} is usable for KV cache and "
+        "activations ({short} short)"
+    ),
     "no_weights": (
         "Does not fit: the weights alone ({weights}) exceed the {capacity} card by {over}"
     ),
@@ -31,7 +42,8 @@ TEMPLATES: dict[str, str] = {
     ),
     "detail_held_back": (
         "Estimated total {total} is within the {capacity} card, but the engine keeps {held} of "
-        "it from the KV cache (its memory fraction and reserved memory), so the KV budget is short"
+        "it from the KV cache and activations (its memory fraction and reserved memory), so "
+        "what is usable for them is short"
     ),
     "relation_within": "within the card",
     "relation_over": "over the card",

@@ -45,7 +45,7 @@ def verdict_state(need_bytes: int, usable_bytes: int, total_bytes: int, capacity
     """The one "will it fit?" rule: ``"fits"``, ``"tight"`` or ``"no"``, bytes per GPU.
 
     ``"no"`` when the engine's need (KV cache, state, activations) exceeds its usable memory
-    (``capacity * gpu_memory_utilization - reserved - weights``, the KV budget); ``"tight"``
+    (``capacity * gpu_memory_utilization - reserved - weights``, the usable memory); ``"tight"``
     when it fits that budget but the forward total exceeds the card, or less than
     :data:`TIGHT_SHARE` of the usable memory is left; else ``"fits"``. The headline, the
     compare table, the fits tab and every JSON ``verdict`` answer with this function.
@@ -91,7 +91,7 @@ class Verdict:
 
     @property
     def fits(self) -> bool:
-        """True for "fits" and "tight": the engine's KV budget holds the workload."""
+        """True for "fits" and "tight": the usable memory holds the KV cache and activations."""
         return self.state != "no"
 
 
