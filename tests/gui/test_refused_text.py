@@ -88,7 +88,7 @@ def test_values_outside_the_range_are_refused_with_the_reason_not_rewritten(
     assert "num_hidden_layers" in layers.toolTip() and "-5" in layers.toolTip()
     type_text(qtbot, layers, "99999999999")
     assert layers.text() == "99999999999" and c.model.num_hidden_layers == 32
-    assert "at most 10000" in layers.toolTip()  # INT_LIMITS["num_hidden_layers"] = (1, 10,000)
+    assert "at most 10,000" in layers.toolTip()  # INT_LIMITS["num_hidden_layers"] = (1, 10,000)
 
 
 def test_two_fields_that_are_only_valid_together(make_main_window, qtbot):

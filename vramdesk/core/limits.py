@@ -102,11 +102,16 @@ def check_int(field: str, value: object, *, optional: bool = False) -> None:
         )
     lo, hi = INT_LIMITS[field]
     if value < lo:
-        reason = "must be positive" if lo == 1 else f"must be at least {lo}"
-        raise InputError(field, f"{reason}, got {value}", "too_small", {"min": lo, "value": value})
+        reason = "must be positive" if lo == 1 else f"must be at least {lo:,}"
+        raise InputError(
+            field, f"{reason}, got {value:,}", "too_small", {"min": lo, "value": value}
+        )
     if value > hi:
         raise InputError(
-            field, f"must be at most {hi}, got {value}", "too_large", {"max": hi, "value": value}
+            field,
+            f"must be at most {hi:,}, got {value:,}",
+            "too_large",
+            {"max": hi, "value": value},
         )
 
 

@@ -39,6 +39,7 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", 'Store the KV cache in {value}'),
     QT_TRANSLATE_NOOP("Core", 'Cap the context at {value} tokens'),
     QT_TRANSLATE_NOOP("Core", 'Cap concurrency at {value} sequences'),
+    QT_TRANSLATE_NOOP("Core", 'Cap concurrency at one sequence'),
     QT_TRANSLATE_NOOP("Core", 'Quantize the weights to {value}'),
     QT_TRANSLATE_NOOP("Core", 'Quantizing the weights to {value}'),
     QT_TRANSLATE_NOOP("Core", 'Shard over {value} GPUs (tensor parallel)'),

@@ -95,7 +95,7 @@ def _llama_with(**extra):
 
 HOSTILE = {
     # name: (bytes builder, words the one line must contain)
-    "2^40-layers": (_gemma2_237_bytes, ("gemma2.block_count", "at most 10000")),
+    "2^40-layers": (_gemma2_237_bytes, ("gemma2.block_count", "at most 10,000")),
     "empty": (lambda: b"", ("is empty",)),
     "block_count-as-text": (
         lambda: g.gguf(

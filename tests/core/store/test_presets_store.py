@@ -527,7 +527,7 @@ def test_values_outside_the_limits_are_set_aside_and_reported(config_dir):
     assert "overhead_factor: must be between 1 and 10, got a number beyond ±1e308" in text
     assert "gpu_memory_utilization: must be between 0.01 and 1, got 7" in text
     assert "context_tokens: must be positive" in text
-    assert "num_hidden_layers: must be at most 10000" in text
+    assert "num_hidden_layers: must be at most 10,000" in text
 
 
 @pytest.mark.parametrize("name", sorted(POISONED))

@@ -37,7 +37,8 @@ def breakdown_text(sc: Any, b: Breakdown, unit: Unit = Unit.GIB) -> str:
     lines = [
         _model_line(sc, b),
         f"Weights {sc.weights.label()}, KV cache {sc.workload.kv_dtype.label}, "
-        f"context {sc.workload.context_tokens:,} x {sc.workload.batch} sequences, "
+        f"context {sc.workload.context_tokens:,} x {sc.workload.batch:,} "
+        f"{'sequence' if sc.workload.batch == 1 else 'sequences'}, "
         f"engine {b.engine.value}",
         "",
     ]

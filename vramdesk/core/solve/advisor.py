@@ -27,7 +27,10 @@ def advice_sentence(advice: Advice, unit: Unit = Unit.GIB) -> Sentence:
     """One lever of the fit advisor as a sentence in ``unit`` (what to do, what it saves)."""
     value = advice_value(advice)
     short = not advice.fits and advice.lever == "weights"
-    action = Sentence(f"action_{advice.lever}" + ("_short" if short else ""), {"value": value})
+    code = f"action_{advice.lever}" + ("_short" if short else "")
+    if advice.lever == "batch" and advice.value == 1:  # "1 sequence", not "1 sequences"
+        code = "action_batch_one"
+    action = Sentence(code, {"value": value})
     params: dict[str, str | Sentence] = {
         "action": action,
         "saves": format_bytes(advice.saves_bytes, unit),
@@ -135,7 +138,7 @@ def advise(p: Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> lis
     if max_conc >= 1:
         saves = current - _total_at(p, max_conc, wl.context_tokens)
         out.append(
-            Advice("batch", max_conc, saves, True, f"Cap concurrency at {max_conc} sequences")
+            Advice("batch", max_conc, saves, True, f"Cap concurrency at {max_conc:,} sequences")
         )
     out.extend(_weight_levers(p))
     if min_gpus is not None and min_gpus > p.runtime.tensor_parallel_size:

@@ -54,6 +54,7 @@ TEMPLATES: dict[str, str] = {
     "action_kv_dtype": "Store the KV cache in {value}",
     "action_context_tokens": "Cap the context at {value} tokens",
     "action_batch": "Cap concurrency at {value} sequences",
+    "action_batch_one": "Cap concurrency at one sequence",
     "action_weights": "Quantize the weights to {value}",
     "action_weights_short": "Quantizing the weights to {value}",
     "action_tensor_parallel_size": "Shard over {value} GPUs (tensor parallel)",

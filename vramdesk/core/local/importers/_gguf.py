@@ -187,7 +187,7 @@ def gguf_from_metadata(
     ------
     InputError
         A key is missing, of the wrong type, or outside the core's limits (named by its GGUF
-        key, e.g. ``llama.block_count: must be at most 10000, got 1099511627776``); checked
+        key, e.g. ``llama.block_count: must be at most 10,000, got 1,099,511,627,776``); checked
         before any per-layer list is built.
     UnsupportedModelError
         ``architectures``: an SSM/recurrent architecture.
