@@ -32,13 +32,13 @@ SAME = [
             "8192",
             "--parallel",
             "4",
+            "--batch",  # the slots are the sequences served
+            "4",
             "--n-gpu-layers",
             "20",
             "--flash-attn",
             "on",
-            "--cache-type-k",
-            "q8_0",
-            "--cache-type-v",
+            "--kv-dtype",  # -ctk T -ctv T read as one cache type
             "q8_0",
         ],
     ),
@@ -51,6 +51,8 @@ SAME = [
             "--context",
             "8192",
             "--parallel",
+            "2",
+            "--batch",
             "2",
             "--kv-dtype",
             "q8_0",
@@ -110,7 +112,7 @@ def test_a_model_in_the_local_cache_and_its_own_context(capsys, tmp_path, monkey
         capsys,
         ["from-command", "--vram-gib", "24", "--json", "OLLAMA_NUM_PARALLEL=2 ollama run tiny:q8"],
     )
-    assert got["launch"]["options"] == {"parallel": 2}
+    assert got["launch"]["options"] == {"parallel": 2, "batch": 2}
     assert got["notes"] == ["context 4,096: ollama's default"]
     assert got["solve"]["fits"] is True
 

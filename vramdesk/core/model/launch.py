@@ -141,22 +141,46 @@ def parse_launch(text: str) -> Launch:
                 "command", f"cannot split it as a shell line: {exc}", "bad_syntax"
             ) from None
         segments.extend(_split_commands(tokens))
-    chosen = None
+    chosen = []
     for seg in segments:
         if seg and seg[0] in ("export", "set") and all(_ENV.match(t) for t in seg[1:]):
             env.update(env_pairs(seg[1:]))
-        elif chosen is None and _engine_of(_strip_env(seg)[1]) is not None:
-            chosen = seg
-    if chosen is None:
+        elif _engine_of(_strip_env(seg)[1]) is not None:
+            chosen.append(seg)
+    if not chosen:
         raise InputError(
             "command",
             "no vllm, sglang, llama-server/llama-cli, ollama or docker command found",
             "unknown_choice",
         )
-    lead, rest = _strip_env(chosen)
+    lead, rest = _strip_env(chosen[0])
     launch = _read(rest, {**env, **lead}, None)
+    for seg in chosen[1:]:  # Ollama: the server's variables, then "ollama run TAG"
+        lead, rest = _strip_env(seg)
+        if launch.engine == "ollama" and _engine_of(rest) == "ollama":
+            more = _read(rest, {**env, **lead}, None)
+            launch.model = launch.model or more.model
+            launch.options.update(more.options)
+            launch.read += more.read
+            launch.ignored += more.ignored
     for name, value in params:
         _ollama_parameter(launch, name, value)
+    return _canonical(launch)
+
+
+def _canonical(launch: Launch) -> Launch:
+    """One reading of what two spellings say alike (the emitted commands read back the same).
+
+    llama.cpp and Ollama: the slots ``-np N`` are the sequences served at once (``batch``);
+    llama.cpp's ``-ctk T -ctv T`` is one KV cache type, ``kv_dtype`` T.
+    """
+    opts = launch.options
+    if launch.engine in ("llama.cpp", "ollama") and "parallel" in opts:
+        opts.setdefault("batch", opts["parallel"])
+    k, v = opts.get("cache_type_k"), opts.get("cache_type_v")
+    if k is not None and k == v and "kv_dtype" not in opts:
+        opts["kv_dtype"] = opts.pop("cache_type_k")
+        del opts["cache_type_v"]
     return launch
 
 
