@@ -40,6 +40,11 @@ def add_parser(sub: Any) -> None:
         "solver's max concurrency, memory fraction, KV dtype, TP, -ngl, ...); the engine's "
         "accounting is used (--engine defaults to it)",
     )
+    sol.add_argument(
+        "--plan-offload",
+        action="store_true",
+        help="llama.cpp/Ollama: the largest -ngl that fits (max_n_gpu_layers in --json)",
+    )
     sol.set_defaults(handler=run)
 
 
@@ -67,10 +72,25 @@ def run(args: argparse.Namespace) -> int:
             print(command)
             return EXIT_OK
         extra["launch_command"] = command
+    offload_line = None
+    if args.plan_offload:
+        from vramdesk.core.solve.offload import max_n_gpu_layers
+
+        ngl = max_n_gpu_layers(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
+        extra["max_n_gpu_layers"] = ngl
+        layers = sc.model.num_hidden_layers
+        offload_line = (
+            f"Largest -ngl that fits: {ngl} of {layers} layers"
+            + (" (and the output matrix)" if ngl == layers + 1 else "")
+            if ngl is not None
+            else "Largest -ngl that fits: none (not even -ngl 0)"
+        )
     if fmt == "json":
         extra["catalog_fits"] = [dataclasses.asdict(r) for r in catalog_fits(result.breakdown)]
     text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra)
     print(text.rstrip("\n"))
+    if offload_line and fmt == "table":
+        print(offload_line)
     return EXIT_OK
 
 
