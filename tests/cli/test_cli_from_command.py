@@ -28,6 +28,8 @@ SAME = [
         [
             "--engine",
             "llama.cpp",
+            "--weights",  # the file type the .gguf name says
+            "Q4_K_M",
             "--context",
             "8192",
             "--parallel",
@@ -81,7 +83,7 @@ def test_a_pasted_command_sizes_as_our_flags_do(capsys, pasted, ours):
     assert got["estimate"] == est
     for key in ("kv_cache_tokens", "max_concurrency", "max_context", "fits", "kv_budget_bytes"):
         assert got["solve"][key] == sol[key]
-    assert got["vramdesk"].startswith("vramdesk solve --preset llama-3.1-8b --engine ")
+    assert got["vramdesk"].startswith("vramdesk solve --preset llama-3.1-8b ")
 
 
 def test_the_answer_names_what_was_read_and_ignored(capsys):

@@ -50,6 +50,12 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--preset", metavar="NAME", help="a bundled or saved model preset")
     g.add_argument("--config", metavar="PATH", help="Hugging Face config.json or model folder")
     g.add_argument("--gguf", metavar="PATH", help=".gguf file")
+    g.add_argument(
+        "--weights",
+        metavar="FORMAT",
+        help="weight format with --preset (default: the file type a .gguf name or -hf "
+        "REPO:QUANT says, e.g. Q4_K_M, else the preset's)",
+    )
     b = p.add_argument_group("budget for the solver (default: the local GPU, when readable)")
     b.add_argument("--vram-gib", type=positive_number, metavar="V", help="GPU memory in GiB")
     b.add_argument("--gpu", metavar="NAME", help="catalog GPU, or local[:INDEX]")
@@ -81,10 +87,33 @@ def vramdesk_argv(launch: Any, model_args: list[str]) -> list[str]:
     return argv
 
 
+def _file_type(model: str | None) -> str | None:
+    """The llama.cpp file type a GGUF name or ``REPO:QUANT`` says (``...-Q4_K_M.gguf``)."""
+    import re
+
+    from vramdesk.core.model.formats import WeightFormat
+
+    name = re.split(r"[/\\]", model or "")[-1]
+    for m in re.finditer(
+        r"(?i)(?:^|[-_.:])((?:I?Q\d(?:_[A-Z0-9]+)+)|BF16|F16|F32)(?=$|[-_.])", name
+    ):
+        try:
+            WeightFormat.parse(m[1].upper())
+        except InputError:
+            continue
+        return m[1].upper()
+    return None
+
+
 def _model_args(launch: Any, args: argparse.Namespace) -> list[str]:
     for source in ("preset", "config", "gguf"):
         if getattr(args, source):
-            return [f"--{source}", getattr(args, source)]
+            weights = getattr(args, "weights", None)
+            if weights is None and source == "preset" and launch.engine in ("llama.cpp", "ollama"):
+                weights = _file_type(launch.model)
+            return [f"--{source}", getattr(args, source)] + (
+                ["--weights", weights] if weights else []
+            )
     if not launch.model:
         raise InputError(
             "model", "the command names no model; give --preset NAME to size it", "required"
@@ -107,6 +136,9 @@ def prepare(text: str, args: argparse.Namespace) -> tuple[Any, list[str], list[s
     launch = parse_launch(text)
     argv = vramdesk_argv(launch, _model_args(launch, args))
     notes = []
+    if "--weights" in argv and getattr(args, "weights", None) is None:
+        fmt = argv[argv.index("--weights") + 1]
+        notes.append(f"weights {fmt}: the file type the model's name says")
     if not {"context", "ctx_size"} & set(launch.options):
         default = DEFAULT_CONTEXT[launch.engine]
         if default is None:
