@@ -70,6 +70,11 @@ def test_a_vllm_v0_environment_and_an_image_tag_give_the_version():
     )
 
 
+def test_docker_switches_combined_do_not_swallow_the_image():
+    launch = parse_launch("docker run -itd --name v --gpus all vllm/vllm-openai:v0.9.1 --model m")
+    assert (launch.engine, launch.engine_version, launch.model) == ("vllm", "0.9.1", "m")
+
+
 def test_a_compose_command_with_an_entrypoint_of_its_own():
     text = (
         "services:\n  sglang:\n    image: lmsysorg/sglang:v0.4.6\n"

@@ -63,7 +63,7 @@ def docker_run(tokens: list[str], env: dict[str, str]) -> tuple[list[str], str]:
             value = value if eq else (tokens[i + 1] if i + 1 < len(tokens) else "")
             env.update(env_pairs([value]))
             i += 1 if eq else 2
-        elif eq or name in _DOCKER_SWITCHES:
+        elif eq or name in _DOCKER_SWITCHES or re.fullmatch(r"-[dit]+", name):
             i += 1
         else:
             i += 2
