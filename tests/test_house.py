@@ -107,7 +107,7 @@ def test_imports_inside_functions_say_why():
         for line in _indented_imports(path):
             above = [source[i].strip() for i in range(line - 2, max(line - 5, -1), -1)]
             # a comment on the line, or above it (a group of imports shares one comment)
-            reasons = [s for s in above if not s.startswith(("from ", "import "))][:1]
+            reasons = [s for s in above if s and not s.startswith(("from ", "import "))][:1]
             if "#" not in source[line - 1] and not (reasons and reasons[0].startswith("#")):
                 silent.append(f"{path.relative_to(ROOT)}:{line}")
     assert silent == []

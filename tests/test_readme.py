@@ -93,3 +93,30 @@ def test_readme_names_the_debian_packages_the_window_needs():
     # the xcb libraries Qt 6.5+ asks for by name are all among them
     for soname in ("libxcb-cursor.so.0", "libxcb-icccm.so.4", "libxcb-keysyms.so.1"):
         assert DEBIAN_PACKAGES[soname] in FRESH_MACHINE_PACKAGES
+
+
+def _console_examples(prefix: str) -> list[tuple[str, str]]:
+    """``$ vramdesk PREFIX ...`` lines of the README and the text shown under each."""
+    text = README.read_text(encoding="utf-8")
+    out = []
+    for block in text.split("```console\n")[1:]:
+        body = block[: block.index("```")]
+        for chunk in body.split("$ ")[1:]:
+            command, _, shown = chunk.partition("\n")
+            if command.startswith(f"vramdesk {prefix}"):
+                out.append((command, shown))
+    return out
+
+
+def test_pasted_launch_commands_in_the_readme_are_what_the_cli_prints(capsys):
+    examples = _console_examples("from-command") + [
+        e for e in _console_examples("solve") if "--emit" in e[0]
+    ]
+    assert len(examples) == 3 and any("llama-server" in c for c, _ in examples)
+    for command, shown in examples:
+        assert main(shlex.split(command)[1:]) == 0
+        printed = capsys.readouterr().out
+        if shown.endswith("  …\n"):  # the catalog list after the solver's answer is elided
+            shown = shown[: -len("  …\n")]
+            printed = printed[: printed.index("\nEstimated total ") + 1]
+        assert printed == shown, command

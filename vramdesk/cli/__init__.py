@@ -2,9 +2,10 @@
 
 ``vramdesk`` alone opens the window; every subcommand runs without loading Qt. The parser is
 built here from one module per subcommand (``estimate``, ``solve``, ``compare``, ``models``,
-``gpus``, ``presets``, ``validate``, ``calibrate``), each with ``add_parser(sub)`` and
-``run(args)``; the options they share are in :mod:`vramdesk.cli._options`. A ``run`` imports
-its core modules inside itself, so that plain ``vramdesk`` (the window) and ``--help`` load none.
+``gpus``, ``presets``, ``validate``, ``calibrate``, ``from-command``), each with
+``add_parser(sub)`` and ``run(args)``; the options they share are in :mod:`vramdesk.cli._options`.
+A ``run`` imports its core modules inside itself, so that plain ``vramdesk`` (the window) and
+``--help`` load none.
 Bad input exits with status 2 and one line naming the field and the reason.
 """
 
@@ -20,6 +21,7 @@ from vramdesk.cli import (
     calibrate,
     compare,
     estimate,
+    from_command,
     gpus,
     models,
     presets,
@@ -46,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: $VRAMDESK_CONFIG_DIR or the platform's config dir)",
     )
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
-    for module in (estimate, solve, gpus, presets, models, compare, validate, calibrate):
+    modules = (estimate, solve, gpus, presets, models, compare, validate, calibrate, from_command)
+    for module in modules:
         module.add_parser(sub)
     return parser
 

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from vramdesk.core.errors import InputError
+from vramdesk.core.model.engine_flags import aliases_of, on_off
 
 
 def positive_number(text: str) -> float:
@@ -76,14 +77,35 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 def add_workload_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("workload and runtime")
-    g.add_argument("--context", type=whole, required=True, metavar="S", help="tokens per sequence")
     g.add_argument(
-        "--batch", type=whole, default=1, metavar="B", help="concurrent sequences (default 1)"
+        "--context", *aliases_of("--context"), type=whole, metavar="S", help="tokens per sequence"
+    )
+    g.add_argument(
+        "--ctx-size",
+        *aliases_of("--ctx-size"),
+        type=whole,
+        metavar="N",
+        help="llama.cpp's -c: KV cells of all slots; the context is N / slots (0: the model's "
+        "trained context)",
+    )
+    g.add_argument(
+        "--batch",
+        *aliases_of("--batch"),
+        type=whole,
+        default=1,
+        metavar="B",
+        help="concurrent sequences (default 1)",
     )
     g.add_argument(
         "--prompt-len", type=whole, metavar="P", help="prefill length (enables activations)"
     )
-    g.add_argument("--chunk", type=whole, metavar="C", help="chunked-prefill tokens per step")
+    g.add_argument(
+        "--chunk",
+        *aliases_of("--chunk"),
+        type=whole,
+        metavar="C",
+        help="chunked-prefill tokens per step",
+    )
     g.add_argument(
         "--live-buffers",
         type=whole,
@@ -93,6 +115,7 @@ def add_workload_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--kv-dtype",
+        *aliases_of("--kv-dtype"),
         default="fp16",
         metavar="DTYPE",
         help="fp16, bf16, fp32, fp8, int8, q8_0, q4_0, ... (default fp16)",
@@ -118,8 +141,12 @@ def add_runtime_options(g: Any) -> None:
         help="paged-attention block size in tokens (default 16; 'none' for unpaged)",
     )
     g.add_argument("--shared-prefix", type=whole, metavar="N", help="tokens of a common prefix (0)")
-    g.add_argument("--tp", type=whole, metavar="N", help="tensor parallel size (1)")
-    g.add_argument("--pp", type=whole, metavar="N", help="pipeline parallel size (1)")
+    g.add_argument(
+        "--tp", *aliases_of("--tp"), type=whole, metavar="N", help="tensor parallel size (1)"
+    )
+    g.add_argument(
+        "--pp", *aliases_of("--pp"), type=whole, metavar="N", help="pipeline parallel size (1)"
+    )
     g.add_argument(
         "--engine", help="formula (default), vllm, sglang, llama.cpp, ollama, transformers"
     )
@@ -131,35 +158,65 @@ def add_runtime_options(g: Any) -> None:
     g.add_argument("--fixed-gib", metavar="G", help="multiplier form fixed GiB (1.0)")
     g.add_argument("--workspace-fraction", metavar="F", help="workspace form fraction (0.05)")
     g.add_argument(
-        "--util", metavar="U", help="gpu_memory_utilization (0.9; vLLM, transformers, formula)"
+        "--util",
+        *aliases_of("--util"),
+        metavar="U",
+        help="gpu_memory_utilization (0.9; vLLM, transformers, formula)",
     )
     g.add_argument("--mem-fraction-static", metavar="F", help="SGLang mem_fraction_static (0.88)")
     g.add_argument(
         "--n-gpu-layers",
+        *aliases_of("--n-gpu-layers"),
         type=whole,
         metavar="N",
         help="llama.cpp/Ollama layers offloaded to the GPU (-ngl; default all)",
     )
     g.add_argument(
         "--flash-attn",
+        *aliases_of("--flash-attn"),
         choices=("on", "off", "auto"),
-        type=str.lower,
-        help="llama.cpp/Ollama flash attention (-fa; default auto: the build's)",
+        nargs="?",
+        const="on",
+        type=on_off,
+        help="llama.cpp/Ollama flash attention (alone: on; 1/0 read as on/off; default auto: "
+        "the build's)",
     )
     g.add_argument(
         "--ubatch",
+        *aliases_of("--ubatch"),
         type=whole,
         metavar="N",
         help="llama.cpp/Ollama physical batch n_ubatch (-ub; 512)",
     )
     g.add_argument(
+        "--n-batch",
+        *aliases_of("--n-batch"),
+        type=whole,
+        metavar="N",
+        help="llama.cpp logical batch n_batch: the physical batch is min(n_batch, --ubatch)",
+    )
+    g.add_argument(
+        "--cache-type-k",
+        *aliases_of("--cache-type-k"),
+        metavar="TYPE",
+        help="llama.cpp K cache type (f16, q8_0, q4_0, ...; default --kv-dtype)",
+    )
+    g.add_argument(
+        "--cache-type-v",
+        *aliases_of("--cache-type-v"),
+        metavar="TYPE",
+        help="llama.cpp V cache type (default --kv-dtype)",
+    )
+    g.add_argument(
         "--parallel",
+        *aliases_of("--parallel"),
         type=whole,
         metavar="N",
         help="llama.cpp/Ollama slots (-np / OLLAMA_NUM_PARALLEL; default --batch)",
     )
     g.add_argument(
         "--kv-unified",
+        *aliases_of("--kv-unified"),
         action="store_true",
         default=None,
         help="llama.cpp: one KV stream shared by all slots (-kvu)",
@@ -169,6 +226,21 @@ def add_runtime_options(g: Any) -> None:
         action="store_true",
         default=None,
         help="llama.cpp: full-size cache on sliding-window layers (--swa-full)",
+    )
+    g.add_argument(
+        "--enable-prefix-caching",
+        dest="prefix_caching",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="vLLM prefix caching: the pool is the same size (sharing is --shared-prefix N); "
+        "--no-enable-prefix-caching refuses a shared prefix",
+    )
+    g.add_argument(
+        "--enable-chunked-prefill",
+        dest="chunked_prefill",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="vLLM chunked prefill: V1 always; V0 then steps its default 512/2048 tokens",
     )
 
 

@@ -4,18 +4,34 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+#: argparse's name of an option with aliases: ``argument --context/--max-model-len/-c:``.
+_ALIASED = re.compile(r"argument (-{1,2}[\w-]+)(?:/-{1,2}[\w-]+)+:")
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error in one line (exit 2) instead of the usage block."""
+    """argparse that reports a usage error in one line (exit 2) instead of the usage block.
+
+    Abbreviations are off: ``--kv-d`` must not silently mean ``--kv-dtype``, and with the
+    engines' spellings as aliases (``--max-model-len``, ``-ngl``) a prefix is ambiguous.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        """Print ``vramdesk: error: <message>`` and exit 2."""
+        """Print ``vramdesk: error: <message>`` and exit 2.
+
+        An option with engine aliases is named by our spelling alone (``argument --context``,
+        not ``argument --context/--max-model-len/...``).
+        """
+        message = _ALIASED.sub(r"argument \1:", message)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 

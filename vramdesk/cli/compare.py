@@ -9,6 +9,7 @@ from typing import Any
 
 from vramdesk.cli._options import add_output_options, add_runtime_options, output_format
 from vramdesk.core.errors import InputError
+from vramdesk.core.model.engine_flags import aliases_of
 from vramdesk.core.units import Unit
 
 #: ``8192x8``, ``8kx8``, ``128k`` (batch 1): context tokens, then concurrent sequences.
@@ -29,7 +30,12 @@ def add_parser(sub: Any) -> None:
         "BUDGET: a catalog GPU ('H100 80GB') or a size (80GiB, 80GB; a bare number is GiB).",
     )
     cmp.add_argument("items", nargs="+", metavar="MODEL ... WORKLOAD [BUDGET]")
-    cmp.add_argument("--kv-dtype", metavar="DTYPE", help="KV cache dtype (default: the workload's)")
+    cmp.add_argument(
+        "--kv-dtype",
+        *aliases_of("--kv-dtype"),
+        metavar="DTYPE",
+        help="KV cache dtype (default: the workload's)",
+    )
     add_runtime_options(cmp.add_argument_group("runtime"))
     add_output_options(cmp)
     cmp.set_defaults(handler=run)

@@ -14,6 +14,7 @@ from vramdesk.cli._options import (
     positive_number,
 )
 from vramdesk.cli._parser import EXIT_OK
+from vramdesk.core.errors import InputError
 from vramdesk.core.units import Unit
 
 
@@ -32,6 +33,18 @@ def add_parser(sub: Any) -> None:
         "0..N-1 and the least free of them)",
     )
     add_output_options(sol)
+    sol.add_argument(
+        "--emit",
+        choices=("vllm", "sglang", "llama-server", "ollama"),
+        help="print the launch command that realizes the solved scenario (context, the "
+        "solver's max concurrency, memory fraction, KV dtype, TP, -ngl, ...); the engine's "
+        "accounting is used (--engine defaults to it)",
+    )
+    sol.add_argument(
+        "--plan-offload",
+        action="store_true",
+        help="llama.cpp/Ollama: the largest -ngl that fits (max_n_gpu_layers in --json)",
+    )
     sol.set_defaults(handler=run)
 
 
@@ -43,22 +56,90 @@ def run(args: argparse.Namespace) -> int:
     from vramdesk.core.present.views import catalog_fits
     from vramdesk.core.solve.solver import solve
 
-    sc = scenario_from_args(vars(args))
+    opts = _emit_engine(args)
+    sc = scenario_from_args(opts)
     label, capacity = _local_budget(args, sc.runtime) or budget_from_args(
-        {**vars(args), "engine": sc.runtime.engine.value}
+        {**opts, "engine": sc.runtime.engine.value}
     )
     from vramdesk.core.present.output import solve_output
 
     fmt = output_format(args)
     result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
-    extra = {"budget": label}
+    extra: dict[str, Any] = {"budget": label}
+    if args.emit:
+        command = launch_command(args, sc, result)
+        if fmt != "json":
+            print(command)
+            return EXIT_OK
+        extra["launch_command"] = command
+    offload_line = None
+    if args.plan_offload:
+        from vramdesk.core.solve.offload import max_n_gpu_layers
+
+        ngl = max_n_gpu_layers(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
+        extra["max_n_gpu_layers"] = ngl
+        layers = sc.model.num_hidden_layers
+        offload_line = (
+            f"Largest -ngl that fits: {ngl} of {layers} layers"
+            + (" (and the output matrix)" if ngl == layers + 1 else "")
+            if ngl is not None
+            else "Largest -ngl that fits: none (not even -ngl 0)"
+        )
     if fmt == "json":
         extra["catalog_fits"] = [
             dataclasses.asdict(r) for r in catalog_fits(result.breakdown, sc.runtime)
         ]
     text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra)
     print(text.rstrip("\n"))
+    if offload_line and fmt == "table":
+        print(offload_line)
     return EXIT_OK
+
+
+def _emit_engine(args: argparse.Namespace) -> dict[str, Any]:
+    """The options, with ``--engine`` set by ``--emit`` (refused when they disagree)."""
+    opts = vars(args).copy()
+    if not args.emit:
+        return opts
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
+    from vramdesk.core.model.emit import EMIT_ENGINES
+    from vramdesk.core.model.runtime import Engine
+
+    target = EMIT_ENGINES[args.emit]
+    if args.engine and Engine.parse(args.engine) is not target:
+        raise InputError(
+            "emit",
+            f"--emit {args.emit} realizes a {target.value} scenario; --engine is "
+            f"{args.engine} (leave --engine out or make them agree)",
+            "conflict",
+        )
+    opts["engine"] = target.value
+    return opts
+
+
+def launch_command(args: argparse.Namespace, sc: Any, result: Any) -> str:
+    """``--emit``: the engine's command for the scenario at the solver's max concurrency."""
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
+    from vramdesk.core.model.emit import emit_command
+
+    ref = args.gguf or args.config or args.model
+    if ref is None and args.preset:
+        # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
+        from vramdesk.core.store.lookup import resolve_model_preset
+
+        preset = resolve_model_preset(args.preset)
+        ref = getattr(preset, "hf_repo", "") or args.preset
+        ref = args.preset if args.emit == "ollama" else ref
+    ref = ref or sc.model.name
+    return emit_command(
+        args.emit,
+        ref,
+        sc.workload.context_tokens,
+        result.max_concurrency,
+        sc.workload.kv_dtype,
+        sc.runtime,
+        sc.workload.chunk_tokens,
+    )
 
 
 def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | None:

@@ -182,6 +182,35 @@ def commands() -> list[list[str]]:
         "estimate --config tests/data/no-such.json --context 8192",
     ):
         add(bad)
+    # issue 27: the engines' spellings, pasted launch commands, --emit, --plan-offload
+    add(
+        "solve --preset llama-3.1-8b --engine vllm --max-model-len 8192 --max-num-seqs 16 "
+        "--gpu-memory-utilization 0.85 --gpu 'H100 80GB' --json"
+    )
+    add(
+        "solve --preset llama-3.1-8b --engine llama.cpp -c 32768 -np 4 -ngl 20 -fa on "
+        "-ctk q8_0 -ctv q8_0 --gpu 'RTX 4090' --json"
+    )
+    add(
+        "from-command --preset llama-3.1-8b --gpu 'H100 80GB' 'vllm serve "
+        "meta-llama/Llama-3.1-8B-Instruct --max-model-len 16384 --max-num-seqs 32 --api-key k'"
+    )
+    add(
+        "from-command --preset qwen2.5-7b --gpu 'RTX 4090' --json 'OLLAMA_NUM_PARALLEL=2 "
+        "OLLAMA_KV_CACHE_TYPE=q8_0 OLLAMA_FLASH_ATTENTION=1 ollama run qwen2.5:7b'"
+    )
+    add(
+        "from-command --preset llama-3.1-8b --vram-gib 24 'llama-server -m "
+        "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf -c 16384 -np 2 -ngl 99 -fa on --port 8080'"
+    )
+    add("from-command --vram-gib 80 'vllm serve Qwen/Qwen3-8B'")  # not on this machine
+    for target in ("vllm", "sglang", "llama-server", "ollama"):
+        add(f"solve {m8} --gpu 'RTX 4090' --emit {target}")
+    add(
+        "solve --preset llama-3.1-70b --weights Q4_K_M --context 8192 --kv-dtype q8_0 -fa on "
+        "--engine llama.cpp --gpu 'RTX 4090' --plan-offload --json"
+    )
+    add(f"estimate {m8} --kv-d fp8")  # abbreviations are refused
     return [shlex.split(line) for line in lines]
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import validate_inputs
 from vramdesk.core.limits import check_real
+from vramdesk.core.model.engine_flags import context_flags, runtime_flags
 from vramdesk.core.model.formats import KVDtype, WeightFormat, WeightSpec
 from vramdesk.core.model.runtime import (
     Engine,
@@ -173,6 +174,8 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
     "parallel": ("n_parallel", lambda v: v),
     "kv_unified": ("kv_unified", bool),
     "swa_full": ("swa_full", bool),
+    "cache_type_k": ("cache_type_k", lambda v: KVDtype.parse(v, "cache_type_k")),
+    "cache_type_v": ("cache_type_v", lambda v: KVDtype.parse(v, "cache_type_v")),
 }
 
 
@@ -227,6 +230,7 @@ def runtime_from_args(opts: dict[str, Any]) -> Runtime:
         A typed option the engine does not have (``--util`` with llama.cpp, ``--ubatch`` with
         vLLM), named by its field, even when it equals the default.
     """
+    opts = runtime_flags(opts)
     base = runtime_preset(opts["runtime_preset"]) if opts.get("runtime_preset") else Runtime()
     changes = {
         field: convert(opts[option])
@@ -251,6 +255,7 @@ def scenario_from_args(opts: dict[str, Any]) -> Scenario:
         The first invalid or missing field, named.
     """
     model, default_weights = model_from_args(opts)
+    opts = context_flags(opts, model.max_position_embeddings)
     sc = Scenario(
         model,
         weights_from_args(opts, default_weights),

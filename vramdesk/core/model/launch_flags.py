@@ -1,0 +1,226 @@
+"""Each engine's launch flags: which are read into a scenario, and how (issue 27.2).
+
+A flag is *read* when it changes the memory figures and maps onto one of our options
+(:data:`vramdesk.core.model.engine_flags.ALIASES`, plus the model, the version and a few
+value conversions); it is *ignored* (named in the answer) when we do not model it: ports, API
+keys, sampling, parsers, threads and the rest. To skip an ignored flag's value correctly,
+the engines' switches (flags that take no value) are listed here; any other ignored flag takes
+the next token as its value unless that token is itself a flag.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from vramdesk.core.errors import InputError
+from vramdesk.core.model.engine_flags import ALIASES, on_off
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """How one engine flag is read.
+
+    Attributes
+    ----------
+    dest : str
+        Our option's ``dest`` (``context``, ``util``), or ``model``.
+    kind : str
+        ``int`` (a whole number; vLLM also takes ``8k``/``8K``), ``text`` (kept as typed),
+        ``on`` (a switch: True, or an optional on/off/true/false value), ``off`` (a switch
+        that sets False), ``fa`` (llama.cpp's ``-fa``: alone on, or on/off/auto).
+    """
+
+    dest: str
+    kind: str = "text"
+
+
+_INT_DESTS = {"context", "ctx_size", "batch", "chunk", "tp", "pp", "n_gpu_layers", "ubatch"}
+_INT_DESTS |= {"n_batch", "parallel", "block_size"}
+
+
+def _from_aliases(engine: str) -> dict[str, Flag]:
+    table = {}
+    for a in ALIASES:
+        if a.engine == engine and not a.spelling.startswith("--num-"):
+            kind = "int" if a.dest in _INT_DESTS else "text"
+            table[a.spelling] = Flag(a.dest, kind)
+    return table
+
+
+#: Read flags by engine family (``llama.cpp`` also serves ``llama-cli``).
+READ: dict[str, dict[str, Flag]] = {
+    "vllm": {
+        **_from_aliases("vllm"),
+        "--model": Flag("model"),
+        "--block-size": Flag("block_size", "int"),
+        "--enable-prefix-caching": Flag("prefix_caching", "on"),
+        "--no-enable-prefix-caching": Flag("prefix_caching", "off"),
+        "--enable-chunked-prefill": Flag("chunked_prefill", "on"),
+        "--no-enable-chunked-prefill": Flag("chunked_prefill", "off"),
+        "--quantization": Flag("quantization"),
+        "-q": Flag("quantization"),
+    },
+    "sglang": {
+        **_from_aliases("sglang"),
+        "--model-path": Flag("model"),
+        "--model": Flag("model"),
+        "--tp": Flag("tp", "int"),  # argparse prefix of --tp-size, the usual spelling
+        "--mem-fraction-static": Flag("mem_fraction_static"),
+        "--kv-cache-dtype": Flag("kv_dtype"),
+        "--quantization": Flag("quantization"),
+    },
+    "llama.cpp": {
+        **_from_aliases("llama.cpp"),
+        "-m": Flag("model"),
+        "--model": Flag("model"),
+        "-hf": Flag("hf_repo"),
+        "-hfr": Flag("hf_repo"),
+        "--hf-repo": Flag("hf_repo"),
+        "--ctx-size": Flag("ctx_size", "int"),
+        "--n-gpu-layers": Flag("n_gpu_layers", "int"),
+        "--flash-attn": Flag("flash_attn", "fa"),
+        "-fa": Flag("flash_attn", "fa"),
+        "--parallel": Flag("parallel", "int"),
+        "--cache-type-k": Flag("cache_type_k"),
+        "--cache-type-v": Flag("cache_type_v"),
+        "--kv-unified": Flag("kv_unified", "on"),
+        "-kvu": Flag("kv_unified", "on"),
+        "--swa-full": Flag("swa_full", "on"),
+    },
+}
+
+#: Switches (no value) among the flags we ignore, by engine family.
+SWITCHES: dict[str, set[str]] = {
+    "vllm": {
+        "--trust-remote-code",
+        "--enforce-eager",
+        "--disable-log-requests",
+        "--disable-log-stats",
+        "--enable-auto-tool-choice",
+        "--disable-custom-all-reduce",
+        "--enable-expert-parallel",
+        "--enable-lora",
+        "--disable-frontend-multiprocessing",
+        "--enable-reasoning",
+        "--no-enable-log-requests",
+        "--async-scheduling",
+        "--enable-log-requests",
+        "--headless",
+    },
+    "sglang": {
+        "--trust-remote-code",
+        "--disable-radix-cache",
+        "--disable-cuda-graph",
+        "--disable-overlap",
+        "--disable-overlap-schedule",
+        "--enable-metrics",
+        "--enable-torch-compile",
+        "--enable-dp-attention",
+        "--enable-p2p-check",
+        "--enable-mixed-chunk",
+        "--skip-server-warmup",
+        "--log-requests",
+        "--is-embedding",
+    },
+    "llama.cpp": {
+        "--jinja",
+        "--no-mmap",
+        "--mlock",
+        "-cb",
+        "--cont-batching",
+        "-nocb",
+        "--no-cont-batching",
+        "--embedding",
+        "--embeddings",
+        "--metrics",
+        "--no-webui",
+        "--verbose",
+        "-v",
+        "--cpu-moe",
+        "-cmoe",
+        "-nkvo",
+        "--no-kv-offload",
+        "--no-warmup",
+        "-cnv",
+        "--conversation",
+        "-no-cnv",
+        "--offline",
+        "--context-shift",
+        "--no-context-shift",
+        "--slots",
+        "--props",
+        "-fmoe",
+        "--mmproj-auto",
+        "--no-mmproj",
+    },
+    "ollama": {"--verbose", "--nowordwrap", "--insecure", "--think", "--hidethinking"},
+}
+
+#: Flags that keep weights or the KV cache in host RAM, which we do not model yet: noted.
+HOST_OFFLOAD = ("--n-cpu-moe", "-ncmoe", "--cpu-moe", "-cmoe", "-ot", "--override-tensor", "-nkvo")
+HOST_OFFLOAD += ("--no-kv-offload",)
+
+
+def parse_int(text: str, field: str, human: bool = False) -> int:
+    """A whole number as an engine reads it; ``human``: vLLM's ``8k`` (1000s) / ``8K`` (1024s).
+
+    Raises
+    ------
+    InputError
+        ``field``: not a whole number.
+    """
+    s = str(text).strip().replace("_", "").replace(",", "")
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgG]?)", s) if human else None
+    if m and m[2]:
+        unit = {"k": 10**3, "m": 10**6, "g": 10**9, "K": 2**10, "M": 2**20, "G": 2**30}[m[2]]
+        return int(float(m[1]) * unit)
+    try:
+        return int(s)
+    except ValueError:
+        raise InputError(field, f"must be a whole number, got {text!r}", "not_number") from None
+
+
+def flag_value(flag: Flag, spelling: str, value: str | None, human: bool) -> Any:
+    """The option value of ``flag`` typed as ``spelling`` with ``value`` (None: a switch)."""
+    if flag.kind == "off":
+        return False
+    if flag.kind == "on":
+        return value is None or str(value).lower() not in ("false", "0", "off", "no")
+    if flag.kind == "fa":
+        return "on" if value is None else on_off(value)
+    if flag.kind == "int":
+        return parse_int(value or "", flag.dest, human)
+    return value
+
+
+def takes_value(flag: Flag, nxt: str | None) -> bool:
+    """Whether a read flag consumes the next token ``nxt`` as its value."""
+    if flag.kind == "off":
+        return False
+    if flag.kind in ("on", "fa"):
+        choices = ("true", "false", "on", "off", "auto", "1", "0")
+        return nxt is not None and nxt.lower() in choices
+    return True
+
+
+def is_flag(token: str) -> bool:
+    """A flag, not a value: starts with ``-`` and is not a (negative) number."""
+    return token.startswith("-") and len(token) > 1 and not re.fullmatch(r"-\d+(\.\d+)?", token)
+
+
+def canonical(engine: str, spelling: str) -> str:
+    """Our reading of a vLLM/SGLang long flag: ``--max_num_seqs`` and argparse prefixes too.
+
+    A prefix (``--mem-frac``) is read as the one read flag it begins, when it begins only one;
+    anything else is returned unchanged.
+    """
+    if engine not in ("vllm", "sglang") or not spelling.startswith("--"):
+        return spelling
+    spelling = "--" + spelling[2:].replace("_", "-")
+    table = READ[engine]
+    if spelling in table or spelling in SWITCHES[engine]:
+        return spelling
+    starts = [s for s in table if s.startswith(spelling) and len(spelling) >= 6]
+    return starts[0] if len(starts) == 1 else spelling
