@@ -135,6 +135,17 @@ def add_runtime_options(g: Any) -> None:
     )
     g.add_argument("--mem-fraction-static", metavar="F", help="SGLang mem_fraction_static (0.88)")
     g.add_argument(
+        "--mamba-cache-dtype",
+        metavar="DTYPE",
+        help="vLLM recurrent conv (and SSM) state dtype: auto, float32, float16, bfloat16 (auto)",
+    )
+    g.add_argument(
+        "--mamba-ssm-cache-dtype",
+        metavar="DTYPE",
+        help="vLLM SSM state dtype: auto (the conv state's, or the model's config hook), "
+        "float32, float16, bfloat16",
+    )
+    g.add_argument(
         "--n-gpu-layers",
         type=whole,
         metavar="N",

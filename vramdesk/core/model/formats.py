@@ -155,6 +155,31 @@ class WeightFormat(enum.Enum):
         )
 
 
+#: Bytes per element of the recurrent-state dtypes vLLM takes for ``mamba_cache_dtype`` and
+#: ``mamba_ssm_cache_dtype`` (``MambaDType`` of ``vllm/config/cache.py``: ``auto``, ``float32``;
+#: ``float16`` from vllm-project/vllm#29978; ``bfloat16`` in the newest releases). ``auto`` (or
+#: ``None``) is the model's 16-bit dtype.
+MAMBA_DTYPE_BYTES: dict[str, int] = {"float32": 4, "float16": 2, "bfloat16": 2}
+
+
+def check_mamba_dtype(field: str, value: str | None) -> None:
+    """Refuse a recurrent-state dtype other than ``None``, ``auto`` or a known one.
+
+    Raises
+    ------
+    InputError
+        ``field``: "must be auto, float32, float16 or bfloat16, got 'fp8'".
+    """
+    if value is None or value == "auto" or value in MAMBA_DTYPE_BYTES:
+        return
+    raise InputError(
+        field,
+        f"must be auto, float32, float16 or bfloat16, got {str(value)[:40]!r}",
+        "unknown_choice",
+        {"allowed": ["auto", *MAMBA_DTYPE_BYTES]},
+    )
+
+
 class KVDtype(enum.Enum):
     """Element type of the KV cache, with its exact bytes per element.
 

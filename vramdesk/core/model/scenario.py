@@ -173,7 +173,15 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
     "parallel": ("n_parallel", lambda v: v),
     "kv_unified": ("kv_unified", bool),
     "swa_full": ("swa_full", bool),
+    "mamba_cache_dtype": ("mamba_cache_dtype", lambda v: _mamba_dtype(v)),
+    "mamba_ssm_cache_dtype": ("mamba_ssm_cache_dtype", lambda v: _mamba_dtype(v)),
 }
+
+
+def _mamba_dtype(value: Any) -> str | None:
+    """A typed recurrent-state dtype, lower case; ``auto`` is ``None`` (vLLM's default)."""
+    key = str(value).strip().lower()
+    return None if key == "auto" else key
 
 
 def _on_off_auto(field: str, value: Any) -> bool | None:

@@ -11,7 +11,11 @@ import dataclasses
 import math
 from fractions import Fraction
 
-from vramdesk.core.engines.vllm.kv_cache_interface import layer_spec, mamba_page_bytes
+from vramdesk.core.engines.vllm.kv_cache_interface import (
+    layer_spec,
+    mamba_page_bytes,
+    mamba_state_dtypes,
+)
 from vramdesk.core.engines.vllm.profile_run import batched_tokens
 from vramdesk.core.model.formats import KVDtype
 from vramdesk.core.model.runtime import DEFAULT_BLOCK_SIZE, Runtime
@@ -41,7 +45,7 @@ def layer_types_per_gpu(model: ModelSpec, runtime: Runtime) -> list[str]:
 
 
 #: vLLM's attention kernels take blocks in multiples of 16 tokens (FlashAttention
-#: ``get_supported_kernel_block_sizes``: ``MultipleOf(16)``).
+#: ``get_supported_kernel_block_sizes``: ``MultipleOf(16)``; FlashInfer's smallest is 16).
 KERNEL_BLOCK_ALIGNMENT = 16
 
 
@@ -65,7 +69,9 @@ def hybrid_block_size(model: ModelSpec, workload: Workload, runtime: Runtime) ->
     attention page must hold a Mamba page, so ``block = align * cdiv(mamba_page, align *
     attn_bytes_per_token_per_layer)`` with ``align = max(16, block_size)``, never below the
     configured block size; the Mamba page is then padded up to the attention page
-    (``mamba_page_size_padded``). None for models without recurrent state or without attention.
+    (``mamba_page_size_padded``). The Mamba page is in the state dtypes of
+    :func:`~.kv_cache_interface.mamba_state_dtypes`, so a float32 SSM state raises the block.
+    None for models without recurrent state or without attention.
     """
     if not any(x.has_state for x in model.attention_layers()):
         return None
@@ -150,6 +156,8 @@ def hybrid_parts(
             f"layer's state ({mamba:,} bytes) and pads the state to the page "
             "(vllm/platforms/interface.py _align_hybrid_block_size)",
             "constant per sequence (does not grow with the context)",
+            "conv state {}, SSM state {} (mamba_cache_dtype / mamba_ssm_cache_dtype; "
+            "auto = the 16-bit model dtype)".format(*mamba_state_dtypes(model, runtime)),
         ),
     )
     return (

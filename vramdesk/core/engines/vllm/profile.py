@@ -8,7 +8,11 @@ from fractions import Fraction
 
 from vramdesk.core.engines.base import check_kv_dtype, measured_part, with_parts
 from vramdesk.core.engines.formula import FormulaProfile
-from vramdesk.core.engines.vllm.kv_cache_interface import mamba_page_bytes
+from vramdesk.core.engines.vllm.kv_cache_interface import (
+    mamba_page_bytes,
+    mamba_state_dtypes,
+    state_element_bytes,
+)
 from vramdesk.core.engines.vllm.kv_cache_utils import (
     _hybrid_runtime,
     blocks_per_request,
@@ -27,6 +31,7 @@ from vramdesk.core.engines.vllm.profile_run import (
 from vramdesk.core.engines.vllm.version import (
     KV_TOKENS_FROM_CONCURRENCY_SINCE,
     check_block_size,
+    check_mamba_dtypes,
     check_version,
     parse_version,
 )
@@ -48,6 +53,7 @@ from vramdesk.core.terms.breakdown import Breakdown, Part
 from vramdesk.core.terms.kv_cache import (
     shared_prefix_tokens,
 )
+from vramdesk.core.terms.state import state_part
 
 
 class VllmProfile(FormulaProfile):
@@ -73,6 +79,9 @@ class VllmProfile(FormulaProfile):
         super().validate(model, weights, workload, runtime)
         check_kv_dtype("vLLM", workload.kv_dtype)
         check_block_size(runtime.block_size, runtime.engine_version)
+        check_mamba_dtypes(
+            runtime.mamba_cache_dtype, runtime.mamba_ssm_cache_dtype, runtime.engine_version
+        )
 
     #: ``requested_memory = torch.cuda.mem_get_info()[1] * gpu_memory_utilization`` (gpu_worker.py)
     budgets_from_cuda_total = True
@@ -98,6 +107,18 @@ class VllmProfile(FormulaProfile):
         hybrid = hybrid_parts(model, workload, runtime)
         if hybrid is not None:
             base = dataclasses.replace(base, kv_cache=hybrid[0], state=hybrid[1])
+        elif base.state is not None:  # recurrent layers only: the state in vLLM's dtypes
+            conv, ssm = mamba_state_dtypes(model, runtime)
+            state = state_part(
+                model,
+                workload.batch,
+                runtime,
+                state_element_bytes(conv),
+                state_element_bytes(ssm),
+                f"conv state {conv}, SSM state {ssm} (vLLM mamba_cache_dtype / "
+                "mamba_ssm_cache_dtype; auto = the 16-bit model dtype; mamba_utils.py)",
+            )
+            base = dataclasses.replace(base, state=state)
         extras = {
             "rope_cache_bytes": rope_cache_bytes(model),
             "vocab_padding_params": vocab_padding_params(model),
