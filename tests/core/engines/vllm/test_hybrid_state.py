@@ -1,4 +1,4 @@
-"""vLLM's recurrent-state dtypes and the hybrid block size they raise (issue 21, mechanism 4).
+"""vLLM's recurrent-state dtypes and hybrid block size (issue 21, mechanisms 4 and 9).
 
 Sources read: ``vllm/model_executor/layers/mamba/mamba_utils.py``
 (``MambaStateDtypeCalculator._mamba_state_dtype``), ``vllm/model_executor/models/config.py``
@@ -16,7 +16,8 @@ from tests.conftest import DATA
 from vramdesk.cli import main
 from vramdesk.core import Engine, ModelSpec, Runtime, WeightSpec, Workload, estimate
 from vramdesk.core.engines.vllm.kv_cache_interface import mamba_page_bytes, mamba_state_dtypes
-from vramdesk.core.engines.vllm.kv_cache_utils import hybrid_block_size
+from vramdesk.core.engines.vllm.kv_cache_utils import hybrid_block_alignment, hybrid_block_size
+from vramdesk.core.engines.vllm.profile import VllmProfile
 from vramdesk.core.errors import InputError
 from vramdesk.core.local.importers import model_from_config
 from vramdesk.core.model.spec import RECURRENT
@@ -167,3 +168,35 @@ def test_cli_takes_the_state_dtype_flags(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["state_bytes"] == 34_078_720
     assert main([*base, "--engine", "llama.cpp", "--mamba-cache-dtype", "float32"]) == 2
     assert "mamba_cache_dtype" in capsys.readouterr().err
+
+
+# ---------------------------------------------------- 9: tokens and the hybrid block
+def test_given_tokens_of_a_hybrid_model_are_blocks_of_the_hybrid_block():
+    # Jamba-v0.1 under vLLM 0.11.0: hybrid block 80 (16 * cdiv(311,296, 16 * 4,096)); groups of
+    # 4 layers: 1 attention group + 7 Mamba groups = 8. A logged 8,000 tokens are
+    # 8,000 // 80 * 8 = 800 blocks (kv_cache_utils.py: tokens = blocks // groups * block),
+    # not 8,000 // 16 * 8 = 4,000
+    jamba = model_from_config(
+        json.loads((DATA / "configs" / "jamba-v0.1.json").read_text(encoding="utf-8"))
+    ).model.replace(params=51_570_000_000)
+    rt, wl = _vllm("0.11.0"), Workload(context_tokens=8192)
+    fig = VllmProfile().figures(jamba, WeightSpec(), wl, rt, counts={"kv_cache_tokens": 8000})
+    assert fig["num_gpu_blocks"] == 800
+    assert fig["kv_cache_tokens"] == 8000  # and back: 800 // 8 * 80
+
+
+def test_hybrid_alignment_by_backend_and_release():
+    # --block-size 64 on the Nemotron-H shape (bf16 state page 2,158,592 B, 4,096 B/token):
+    # 0.11.0 config.py: align 16, 16 * 33 = 528 > 64 -> 528; from 0.14 platforms/interface.py
+    # _align_hybrid_block_size: align = max(16, 64) = 64, 64 * cdiv(2,158,592, 64 * 4,096)
+    # = 64 * 9 = 576 (0.14: the hook's float16 SSM state, the same page as bf16)
+    m, wl = _nemotron(), Workload(context_tokens=8192)
+    assert hybrid_block_size(m, wl, _vllm("0.11.0", block_size=64)) == 528
+    assert hybrid_block_size(m, wl, _vllm("0.14.0", block_size=64)) == 576
+    # MLA hybrids align to the MLA kernels' 64 from 0.12 (config.py kernel_block_alignment_size)
+    mla = ModelSpec(
+        num_hidden_layers=2, num_key_value_heads=1, kv_lora_rank=512, qk_rope_head_dim=64
+    )
+    assert hybrid_block_alignment(mla, _vllm("0.11.0")) == 16
+    assert hybrid_block_alignment(mla, _vllm("0.12.0")) == 64
+    assert hybrid_block_alignment(m, _vllm("0.12.0")) == 16

@@ -260,7 +260,9 @@ class VllmProfile(FormulaProfile):
         A given KV figure feeds every figure derived from it, in any direction
         (``kv_cache_utils.py``: ``num_blocks = budget // block_bytes``, tokens ``num_blocks //
         groups * block_size``): given ``num_gpu_blocks`` is used as is; given
-        ``kv_cache_tokens`` gives ``tokens // block_size * groups`` blocks; given
+        ``kv_cache_tokens`` gives ``tokens // block_size * groups`` blocks, ``block_size`` the
+        hybrid block size for attention + Mamba models (:func:`hybrid_block_size`, as
+        :meth:`block_figures` logs them); given
         ``kv_cache_bytes`` (or the budget from ``gpu_total_bytes``) gives ``bytes //
         block_bytes`` blocks. Block bytes use the KV heads one GPU holds (``max(1, kv_heads
         // TP)``). Without a budget, ``kv_cache_bytes`` is ``blocks * block_bytes``.
@@ -273,11 +275,9 @@ class VllmProfile(FormulaProfile):
             budget = out["kv_cache_bytes"] = kv_budget_bytes(gpu_total_bytes, b, runtime)
         blocks = counts.get("num_gpu_blocks")
         if blocks is None and counts.get("kv_cache_tokens") is not None:
-            blocks = (
-                counts["kv_cache_tokens"]
-                // (runtime.block_size or DEFAULT_BLOCK_SIZE)
-                * sum(groups.values())
-            )
+            # a hybrid model's tokens are in blocks of the hybrid block size, not 16
+            block = _hybrid_runtime(model, workload, runtime).block_size or DEFAULT_BLOCK_SIZE
+            blocks = counts["kv_cache_tokens"] // block * sum(groups.values())
         if blocks is None and budget is not None:
             blocks = max(0, budget // unit) if unit else 0
         if blocks is not None and budget is None:

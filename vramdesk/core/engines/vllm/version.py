@@ -43,6 +43,19 @@ MAMBA_FLOAT16_SINCE = (0, 13)
 NEMOTRON_H_FP32_SINCE = (0, 19)
 
 
+#: First release that aligns the hybrid attention block to the MLA kernels (64 tokens) rather
+#: than 16 (``vllm/model_executor/models/config.py`` ``HybridAttentionMambaModelConfig`` with
+#: ``kernel_block_alignment_size``; 0.11.0's copy has 16 only); the release is an assumption.
+HYBRID_MLA_ALIGN_SINCE = (0, 12)
+
+
+#: First release whose hybrid alignment is ``max(backend's smallest kernel block,
+#: block_size)`` (``vllm/platforms/interface.py`` ``_align_hybrid_block_size``, the backend's
+#: ``get_supported_kernel_block_sizes``) rather than a fixed 16 (or 64); assumed equal to
+#: :data:`RECENT_SINCE`.
+HYBRID_ALIGN_BY_BACKEND_SINCE = RECENT_SINCE
+
+
 #: The V0/V1 engine marker ("V0 ~0.6.4", "0.7.2 (V1 engine)"); a ``v``/``V`` followed by a
 #: release (``v0.11.0``, the GitHub tag style) is a tag prefix, not the marker.
 ENGINE_MARKER = re.compile(r"\bV([01])\b(?!\.\d)", re.IGNORECASE)
