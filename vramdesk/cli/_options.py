@@ -56,8 +56,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         "--weights",
         metavar="FORMAT",
         help="fp32, bf16, fp16, fp8, int8, int4 (AWQ/GPTQ g128), int4-ideal (0.5 byte/param), "
-        "nf4 (bitsandbytes 4.5 bits), nf4-dq, mxfp4, a ggml type (Q4_K, IQ3_S, TQ1_0, ...) or "
-        "a llama.cpp file type (Q4_K_M, IQ3_M, ...: its recipe of tensor types); "
+        "nf4 (bitsandbytes 4.5 bits), nf4-dq, mxfp4 (MoE experts only), a ggml type (Q4_K, "
+        "IQ3_S, TQ1_0, ...) or a llama.cpp file type (Q4_K_M, IQ3_M, MXFP4_MOE, Q2_0, ...: its "
+        "recipe of tensor types); "
         "default: the preset's or checkpoint's own format",
     )
     g.add_argument(
