@@ -109,6 +109,8 @@ class SglangProfile(FormulaProfile):
     engine = Engine.SGLANG
     #: ``total_gpu_memory`` comes from ``torch.cuda.mem_get_info`` (``get_available_gpu_memory``)
     budgets_from_cuda_total = True
+    #: ... and it is the free memory then, the minimum over the ranks (``distributed=True``)
+    budgets_from_free_memory = True
 
     def validate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime

@@ -191,12 +191,26 @@ class VllmProfile(FormulaProfile):
         return breakdown.overhead.bytes
 
     def solve_notes(self, model: ModelSpec, runtime: Runtime) -> tuple[str, ...]:
-        """V1 with sliding layers: every figure follows the hybrid allocator's reservation."""
+        """V1 with sliding layers: the hybrid allocator's reservation; TP/PP: the least rank.
+
+        ``vllm/v1/core/kv_cache_utils.py`` ``get_kv_cache_configs`` shrinks every rank's
+        ``num_blocks`` to the smallest rank's, so the budget is one GPU's, the tightest.
+        """
+        ranks = runtime.tensor_parallel_size * runtime.pipeline_parallel_size
+        least = (
+            (
+                f"{ranks} ranks: vLLM gives every rank the smallest rank's KV blocks "
+                "(kv_cache_utils.py get_kv_cache_configs); the budget is the tightest GPU's",
+            )
+            if ranks > 1
+            else ()
+        )
         if parse_version(runtime.engine_version)[0] or not model.sliding_window:
-            return super().solve_notes(model, runtime)
+            return (*super().solve_notes(model, runtime), *least)
         return (
             "sliding-window layers: vLLM's hybrid allocator reserves blocks per request in every "
             "KV group; the KV cache, max concurrency and the logged concurrency all follow it",
+            *least,
         )
 
     def context_breaks(self, workload: Workload, runtime: Runtime) -> tuple[int, ...]:
