@@ -57,8 +57,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         "--weights",
         metavar="FORMAT",
         help="fp32, bf16, fp16, fp8, int8, int4 (AWQ/GPTQ g128), int4-ideal (0.5 byte/param), "
-        "nf4 (bitsandbytes 4.5 bits), nf4-dq, mxfp4, a ggml type (Q4_K, IQ3_S, TQ1_0, ...) or "
-        "a llama.cpp file type (Q4_K_M, IQ3_M, ...: its recipe of tensor types); "
+        "nf4 (bitsandbytes 4.5 bits), nf4-dq, mxfp4 (MoE experts only), a ggml type (Q4_K, "
+        "IQ3_S, TQ1_0, ...) or a llama.cpp file type (Q4_K_M, IQ3_M, MXFP4_MOE, Q2_0, ...: its "
+        "recipe of tensor types); "
         "default: the preset's or checkpoint's own format",
     )
     g.add_argument(
@@ -164,6 +165,17 @@ def add_runtime_options(g: Any) -> None:
         help="gpu_memory_utilization (0.9; vLLM, transformers, formula)",
     )
     g.add_argument("--mem-fraction-static", metavar="F", help="SGLang mem_fraction_static (0.88)")
+    g.add_argument(
+        "--mamba-cache-dtype",
+        metavar="DTYPE",
+        help="vLLM recurrent conv (and SSM) state dtype: auto, float32, float16, bfloat16 (auto)",
+    )
+    g.add_argument(
+        "--mamba-ssm-cache-dtype",
+        metavar="DTYPE",
+        help="vLLM SSM state dtype: auto (the conv state's, or the model's config hook), "
+        "float32, float16, bfloat16",
+    )
     g.add_argument(
         "--n-gpu-layers",
         *aliases_of("--n-gpu-layers"),

@@ -145,19 +145,28 @@ def launch_command(args: argparse.Namespace, sc: Any, result: Any) -> str:
 def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | None:
     """The budget of ``--gpu local[:INDEX]``, or None when another option sets it.
 
-    The free memory now, or for vLLM/SGLang the total (they ask for ``util x total`` and refuse
-    to start when less is free: then a warning).
+    The free memory now; for vLLM the total (it asks for ``util x total`` and refuses to
+    start when less is free: then a warning); for SGLang the least free memory of the chosen
+    GPUs (``sglang_local_budget``). Every figure is one GPU's, the tightest rank's.
     """
     if args.gpu is None or args.vram_gib is not None:
         return None  # budget_from_args handles (and refuses) the rest
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.engines import profile_for
-    from vramdesk.core.local.budget import engine_local_budget, local_gpu_budget
+    from vramdesk.core.local.budget import (
+        engine_local_budget,
+        local_gpu_budget,
+        sglang_local_budget,
+    )
 
     tp = runtime.tensor_parallel_size
-    if not profile_for(runtime.engine).budgets_from_cuda_total:
+    profile = profile_for(runtime.engine)
+    if profile.budgets_from_free_memory:
+        budget = sglang_local_budget(args.gpu, tp)
+    elif not profile.budgets_from_cuda_total:
         return local_gpu_budget(args.gpu, tp)
-    budget = engine_local_budget(args.gpu, tp, runtime.gpu_memory_utilization)
+    else:
+        budget = engine_local_budget(args.gpu, tp, runtime.gpu_memory_utilization)
     if budget is None:
         return None
     label, total, warning = budget

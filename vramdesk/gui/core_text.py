@@ -106,6 +106,7 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", '{0} (give a prompt length to model the prefill peak)'),
     QT_TRANSLATE_NOOP("Core", '{0} (no prefill modelled)'),
     QT_TRANSLATE_NOOP("Core", "{0} (not in llama.cpp's buffers)"),
+    QT_TRANSLATE_NOOP("Core", '{0} MiB (CUDA context) in use before the weights load comes out of the pool, times mem_fraction_static (model_runner.py profile_max_num_token)'),
     QT_TRANSLATE_NOOP("Core", '{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}'),
     QT_TRANSLATE_NOOP("Core", '{0} cells (padded to {1})'),
     QT_TRANSLATE_NOOP("Core", '{0} sliding-window layers cache at most {1} tokens per sequence'),

@@ -297,16 +297,19 @@ def test_ollama_reserves_minimum_memory():
 
 # -------------------------------------------------------------------- SGLang, HF
 def test_sglang_pool_from_static_fraction():
-    # 80 GiB x 0.9 = 72 GiB static; weights given as 16 GiB -> 56 GiB pool
-    # at 128 KiB/token = 458752 tokens;
+    # model_runner.py profile_max_num_token: the fraction of what is free before the
+    # weights load, 80 GiB - 512 MiB CUDA context = 85,362,475,008 B;
+    # floor(85,362,475,008 x 0.9) = 76,826,227,507 static; weights given as 16 GiB
+    # (17,179,869,184) -> 59,646,358,323 B pool at 128 KiB/token = 455,065 tokens
+    # (80 GiB x 0.9 - 16 GiB, the device total, would give 458,752);
     # K = V = tokens x 32 layers x 8 heads x 128 x 2 B
     gib = 1 << 30
     rt = Runtime(
         engine=Engine.SGLANG, mem_fraction_static=Fraction(9, 10), loaded_weights_bytes=16 * gib
     )
     fig = SglangProfile().figures(LLAMA8, WeightSpec(), Workload(), rt, gpu_total_bytes=80 * gib)
-    assert fig["kv_cache_tokens"] == 458752
-    assert fig["kv_cache_bytes_k"] == fig["kv_cache_bytes_v"] == 458752 * 32 * 8 * 128 * 2
+    assert fig["kv_cache_tokens"] == 455_065
+    assert fig["kv_cache_bytes_k"] == fig["kv_cache_bytes_v"] == 455_065 * 32 * 8 * 128 * 2
 
 
 def test_transformers_ignores_blocks_and_adds_bnb_buffer():

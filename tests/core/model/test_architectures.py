@@ -619,16 +619,20 @@ def test_every_llama_cpp_file_type_names_a_format():
     from vramdesk.core.local.importers._gguf import _gguf_format
 
     # before: IQ3_M, IQ2_M, IQ3_XS, IQ1_M, TQ1_0, TQ2_0 ... fell back to the commonest tensor
+    # the package's file types, and llama.h's newer LLAMA_FTYPE_MOSTLY_Q2_0 = 41
     labels = {}
-    for ftype in gguf.LlamaFileType:
-        if ftype.name == "GUESSED":
+    for name, value in [(t.name, int(t)) for t in gguf.LlamaFileType] + [("MOSTLY_Q2_0", 41)]:
+        if name == "GUESSED":
             continue
         notes: list[str] = []
-        spec = _gguf_format({"general.file_type": int(ftype)}, [("x", 1, 1, "F16")], notes)
-        assert not notes, (ftype.name, notes)  # no fallback to the commonest tensor type
-        labels[ftype.name] = spec.format.label
+        spec = _gguf_format({"general.file_type": value}, [("x", 1, 1, "F16")], notes)
+        assert not notes, (name, notes)  # no fallback to the commonest tensor type
+        labels[name] = spec.format.label
     assert labels["MOSTLY_IQ3_M"] == "IQ3_M" and labels["MOSTLY_TQ1_0"] == "TQ1_0"
-    assert labels["MOSTLY_Q2_K"] == "Q2_K (mix)" and labels["MOSTLY_MXFP4_MOE"] == "mxfp4"
+    # MXFP4_MOE is llama.cpp's file type (experts MXFP4, the rest Q8_0), not the safetensors
+    # mxfp4 layout (experts MXFP4, the rest 16-bit)
+    assert labels["MOSTLY_Q2_K"] == "Q2_K (mix)" and labels["MOSTLY_MXFP4_MOE"] == "MXFP4_MOE"
+    assert labels["MOSTLY_Q2_0"] == "Q2_0" and labels["MOSTLY_NVFP4"] == "NVFP4"
 
 
 def test_a_list_where_a_tuple_belongs_still_estimates():

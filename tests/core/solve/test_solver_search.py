@@ -59,7 +59,9 @@ def oracle_usable(engine: Engine, b, capacity: int, rt: Runtime) -> int:
     """The budget each engine sizes, written out from the engines' rules (not the solver's).
 
     formula: ``floor(cap * util) - fixed_overhead - weights``; vLLM and transformers:
-    ``floor(cap * util) - overhead part - weights``; SGLang: ``floor(cap * 0.88) - weights``;
+    ``floor(cap * util) - overhead part - weights``; SGLang: ``floor((cap - 512 MiB) * 0.88) -
+    weights`` (model_runner.py profile_max_num_token: the fraction of what is free once the
+    CUDA context exists, TP 1);
     llama.cpp: ``cap - weights`` (buffers sized exactly, no utilization); Ollama: ``cap -
     457 MiB - weights``.
     """
@@ -69,7 +71,8 @@ def oracle_usable(engine: Engine, b, capacity: int, rt: Runtime) -> int:
     if engine in (Engine.VLLM, Engine.TRANSFORMERS):
         return util - b.overhead.bytes - b.weights.bytes
     if engine is Engine.SGLANG:
-        return math.floor(capacity * Fraction(88, 100)) - b.weights.bytes
+        assert rt.tensor_parallel_size * rt.pipeline_parallel_size == 1
+        return math.floor((capacity - 512 * MIB) * Fraction(88, 100)) - b.weights.bytes
     if engine is Engine.LLAMA_CPP:
         return capacity - b.weights.bytes
     assert engine is Engine.OLLAMA

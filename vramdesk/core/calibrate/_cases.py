@@ -227,13 +227,12 @@ def weights_from_case(fmt: str) -> WeightSpec | None:
     """Map ``weights.format`` to a :class:`WeightSpec`; ``None`` when it has no exact size.
 
     ``w8a8-int8`` / ``int8`` / ``fp8``: per-channel 8-bit (vLLM's accounting); ``bnb-int8`` and
-    ``bnb-nf4`` keep 16-bit embeddings; ``mxfp4`` and ``gguf:MXFP4_MOE`` quantize the experts only.
+    ``bnb-nf4`` keep 16-bit embeddings; ``mxfp4`` quantizes the experts only; ``gguf:MXFP4_MOE``
+    is llama.cpp's file type of that name (experts MXFP4, the other tensors Q8_0).
     """
     key = str(fmt).strip().lower()
     if key in ("bnb-int8", "bnb-nf4"):
         return WeightSpec(WeightFormat.parse(key), embeddings_unquantized=True)
-    if key in ("mxfp4", "gguf:mxfp4_moe"):
-        return WeightSpec(WeightFormat.MXFP4, experts_only=True)
     try:
         return WeightSpec(WeightFormat.parse(key))
     except InputError:

@@ -80,6 +80,9 @@ class EngineProfile:
 
     engine: Engine = Engine.FORMULA
     budgets_from_cuda_total: bool = False
+    #: Whether the engine sizes its pool from the free memory it finds at start-up (SGLang's
+    #: ``pre_model_load_memory``), so that ``--gpu local`` budgets the least free GPU.
+    budgets_from_free_memory: bool = False
     #: Whether ``tensor_parallel_size`` shards heads (the solver's "add GPUs" lever); False
     #: for llama.cpp and Ollama, which split whole layers across GPUs.
     shards_heads: bool = True

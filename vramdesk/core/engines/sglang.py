@@ -11,11 +11,23 @@ Sources (read in sgl-project/sglang, not copied):
   "KV Cache is allocated. #tokens: N, K size: X GB, V size: X GB" (GiB).
 * ``server_args.py``: ``mem_fraction_static`` defaults by GPU memory and TP size; 0.88 is
   used here when it is not given (an approximation of the large-GPU default).
+* ``model_runner.py`` ``ModelRunner.__init__`` / ``init_torch_distributed``: ``total`` above is
+  not the device total but ``pre_model_load_memory``, the free memory measured once
+  ``init_distributed_environment``, ``initialize_model_parallel`` (NCCL, the custom
+  all-reduce buffers) and ``initialize_dp_attention`` have run; ``free`` is measured after the
+  weights load (``post_model_load_memory`` in current releases, at ``init_memory_pool`` in older
+  ones). So ``pool = pre_free * mem_fraction_static - weights`` with ``pre_free = total - in
+  use before loading`` (:func:`in_use_before_load`): what is in use before profiling comes
+  out of the pool, scaled by the fraction. CUDA graphs are captured in ``init_backends``
+  after ``alloc_memory_pool`` (and ``init_cuda_graphs`` after ``init_memory_pool`` in the
+  0.4 releases: the 2025-05 log prints "Memory pool end" before "Capture cuda graph end"),
+  so they come out of the reserve, not the pool.
 """
 
 from __future__ import annotations
 
-import math  # noqa: F401
+import math
+import re
 from fractions import Fraction
 
 from vramdesk.core.engines.base import check_kv_dtype, with_parts
@@ -27,10 +39,63 @@ from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
 from vramdesk.core.terms.kv_cache import gpu_layers, kv_bytes_per_token, layer_row_elements
-from vramdesk.core.units import ceil_bytes
+from vramdesk.core.units import GIB, MIB, ceil_bytes
 
 #: ``mem_fraction_static`` used when the runtime does not set one.
 DEFAULT_MEM_FRACTION_STATIC = Fraction(88, 100)
+
+
+#: The CUDA context (and torch's allocator state) in use before ``pre_model_load_memory`` on
+#: one GPU, bytes. Fitted, not read: the 2025-05 TP4 H100 log
+#: (``tests/data/engine-logs/sglang-qwen3-moe-tp4.log``: "Load weight begin. avail mem=78.61
+#: GB" of a 79.185 GiB CUDA total) leaves 0.575 GiB for context + distributed buffers, and
+#: the 2025-10 TP8 H200 log of sgl-project/sglang#11716 (137.29 GiB free of about 139.8,
+#: "Init torch distributed ends. mem usage=2.01 GB") about 0.5 GiB besides the 2.01.
+CUDA_CONTEXT_BYTES = 512 * MIB
+
+
+#: NCCL and custom all-reduce buffers allocated by ``init_torch_distributed`` when TP > 1,
+#: bytes: 0.575 GiB - :data:`CUDA_CONTEXT_BYTES` (63 MiB, rounded to 64) in the 2025-05 TP4
+#: log (0.4 releases); 2.01 GiB ("Init torch distributed ends. mem usage=2.01 GB", TP8) in
+#: the 2025-10 log (from :data:`LARGE_DIST_BUFFERS_SINCE`). Fitted at one TP size each.
+DIST_BUFFERS_BYTES = {False: 64 * MIB, True: math.floor(Fraction(201, 100) * GIB)}
+
+
+#: First SGLang release whose distributed init takes the larger buffers (0.5: symmetric
+#: memory and the pre-warmed NCCL communicator of ``init_torch_distributed``); the exact
+#: first release is an assumption between the two logs above.
+LARGE_DIST_BUFFERS_SINCE = (0, 5)
+
+
+def sglang_release(version: str | None) -> tuple[int, ...]:
+    """``(major, minor)`` read from ``engine_version`` (``"0.4.6.post1"`` -> ``(0, 4)``).
+
+    No ``major.minor`` in the text reads as the newest release, ``(99,)``.
+    """
+    found = re.search(r"(\d{1,4})\.(\d{1,4})", (version or "")[:100])
+    return (int(found.group(1)), int(found.group(2))) if found else (99,)
+
+
+def in_use_text(runtime: Runtime) -> str:
+    """What is in use before the weights load, in words: "512 MiB (CUDA context)"."""
+    what = "CUDA context"
+    if in_use_before_load(runtime) > CUDA_CONTEXT_BYTES:
+        what += ", NCCL and all-reduce buffers"
+    return f"{in_use_before_load(runtime) / MIB:,.0f} MiB ({what})"
+
+
+def in_use_before_load(runtime: Runtime) -> int:
+    """Bytes in use on one GPU when SGLang takes ``pre_model_load_memory``.
+
+    The CUDA context (:data:`CUDA_CONTEXT_BYTES`), plus with ``tensor_parallel_size *
+    pipeline_parallel_size > 1`` the NCCL and custom all-reduce buffers of
+    ``init_torch_distributed`` (:data:`DIST_BUFFERS_BYTES`, by release:
+    :data:`LARGE_DIST_BUFFERS_SINCE`). ``model_runner.py`` ``init_torch_distributed``.
+    """
+    if runtime.tensor_parallel_size * runtime.pipeline_parallel_size == 1:
+        return CUDA_CONTEXT_BYTES
+    large = sglang_release(runtime.engine_version) >= LARGE_DIST_BUFFERS_SINCE
+    return CUDA_CONTEXT_BYTES + DIST_BUFFERS_BYTES[large]
 
 
 def mem_fraction(runtime: Runtime) -> Fraction:
@@ -44,6 +109,8 @@ class SglangProfile(FormulaProfile):
     engine = Engine.SGLANG
     #: ``total_gpu_memory`` comes from ``torch.cuda.mem_get_info`` (``get_available_gpu_memory``)
     budgets_from_cuda_total = True
+    #: ... and it is the free memory then, the minimum over the ranks (``distributed=True``)
+    budgets_from_free_memory = True
 
     def validate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
@@ -74,18 +141,33 @@ class SglangProfile(FormulaProfile):
                 (
                     "SGLang leaves total * (1 - mem_fraction_static) for activations "
                     "and CUDA graphs",
+                    f"{in_use_text(runtime)} in use before the weights load comes out of "
+                    "the pool, times mem_fraction_static (model_runner.py profile_max_num_token)",
                 ),
             ),
         )
 
     def usable_bytes(self, breakdown: Breakdown, capacity_bytes: int, runtime: Runtime) -> int:
-        """Return the KV pool: ``floor(total * mem_fraction_static) - weights``.
+        """Return the KV pool: ``floor(pre_free * mem_fraction_static) - weights``, bytes.
 
-        Activations live outside the static pool (``total * (1 - mem_fraction_static)``), so
-        only the KV cache is compared with it (:meth:`need_bytes`).
+        ``model_runner.py`` ``profile_max_num_token``: ``rest = post_free - pre_free * (1 -
+        mem_fraction_static)`` with ``post_free = pre_free - weights`` and ``pre_free =
+        capacity - in use before loading`` (:func:`in_use_before_load`). Activations and CUDA
+        graphs live outside the static pool, so only the KV cache is compared with it
+        (:meth:`need_bytes`).
         """
-        static = math.floor(capacity_bytes * mem_fraction(runtime))
+        pre_free = capacity_bytes - in_use_before_load(runtime)
+        static = math.floor(pre_free * mem_fraction(runtime))
         return static - breakdown.weights.bytes
+
+    def solve_notes(self, model: ModelSpec, runtime: Runtime) -> tuple[str, ...]:
+        """Say what is in use before the weights load and how it shrinks the pool."""
+        return (
+            *super().solve_notes(model, runtime),
+            "SGLang's pool is mem_fraction_static of the memory free before the weights "
+            f"load: {in_use_text(runtime)} in use then comes out of it; CUDA graphs are "
+            "captured later, from the reserve",
+        )
 
     def need_bytes(self, breakdown: Breakdown) -> int:
         """KV cache and recurrent state: activations are outside the static pool."""

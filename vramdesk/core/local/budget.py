@@ -1,7 +1,10 @@
 """Budgets from the local GPUs, and whether an estimate fits in what is free now.
 
 Which GPUs ``--gpu local[:I,J]`` names, and their free or total memory as an engine sees it
-(a MIG instance, the least free of several GPUs).
+(a MIG instance, the least free of several GPUs). With TP the engines size every rank to the
+smallest one (vLLM ``get_kv_cache_configs``, SGLang ``get_available_gpu_memory(distributed=True)``),
+so a budget here is always one GPU's, the tightest; a catalog GPU stands for identical GPUs,
+where the per-rank minimum is the GPU itself.
 """
 
 from __future__ import annotations
@@ -212,6 +215,14 @@ def local_gpu_budget(
     InputError
         Field ``"gpu"``: a bad or absent index, or fewer local GPUs than ``tp`` (exit 2).
     """
+    found = _free_budget(text, tp, query)
+    return None if found is None else found[:2]
+
+
+def _free_budget(
+    text: str, tp: int, query: Callable[[], NvmlSnapshot] | None
+) -> tuple[str, int, list[GpuInfo]] | None:
+    """``(label, least free bytes, chosen GPUs)`` of ``--gpu local...``, or None."""
     indices = parse_local_gpu(text, tp)
     if indices is None:
         return None
@@ -224,10 +235,53 @@ def local_gpu_budget(
             {"tp": tp, "present": len(snapshot.gpus)},
         )
     free = local_per_gpu_bytes(snapshot, indices, "free")
-    names = _names(_chosen(snapshot, indices))
+    chosen = _chosen(snapshot, indices)
     least = "" if len(indices) == 1 else ", the least of these GPUs"
     mib = format_bytes(free, Unit.MIB, 0)
-    return f"local {names}: {format_bytes(free)} free now ({mib}{least})", free
+    return f"local {_names(chosen)}: {format_bytes(free)} free now ({mib}{least})", free, chosen
+
+
+#: SGLang warns that "the memory capacity is unbalanced" when the smallest rank's free
+#: memory is below this share of a rank's own (``model_runner.py`` ``init_torch_distributed``).
+SGLANG_BALANCE = Fraction(9, 10)
+
+
+def sglang_local_budget(
+    text: str, tp: int, query: Callable[[], NvmlSnapshot] | None = None
+) -> tuple[str, int, str | None] | None:
+    """``--gpu local[:I,J]`` for SGLang: the least free memory of the chosen GPUs, per GPU.
+
+    SGLang's pool is ``mem_fraction_static`` of ``pre_model_load_memory``, which
+    ``init_torch_distributed`` (``model_runner.py``) reads with
+    ``get_available_gpu_memory(distributed=True)``: the free memory, all-reduced to its
+    minimum over the ranks. So with TP the smallest rank's free memory is every rank's budget
+    (a GPU that also drives a display, or holds another process, sets it); a warning repeats
+    SGLang's own when that minimum is below 0.9 of another rank's free memory.
+
+    Returns
+    -------
+    tuple or None
+        ``(label, least free bytes, warning or None)``; ``None`` if ``text`` is not ``local``.
+
+    Raises
+    ------
+    GpuQueryError, InputError
+        As :func:`local_gpu_budget`.
+    """
+    found = _free_budget(text, tp, query)
+    if found is None:
+        return None
+    label, free, chosen = found
+    fuller = [g for g in chosen if free < _memory_of(g, "free") * SGLANG_BALANCE]
+    warning = None
+    if fuller:
+        g = fuller[0]
+        warning = (
+            f"the memory capacity is unbalanced: the least free GPU has {format_bytes(free)}, "
+            f"GPU {g.index} {format_bytes(_memory_of(g, 'free'))}; SGLang sizes every rank's "
+            "pool from the least (and warns so)"
+        )
+    return label, free, warning
 
 
 def engine_local_budget(
@@ -238,8 +292,12 @@ def engine_local_budget(
     vLLM does not budget from the free memory: it asks for ``gpu_memory_utilization * total``
     and refuses to start when less than that is free (``vllm/v1/worker/gpu_worker.py``,
     "Free memory on device ... is less than desired GPU memory utilization"). So the
-    capacity is the chosen GPUs' (smallest) total, and a warning says when one of them has
-    less free memory than the engine will ask for.
+    capacity is the chosen GPUs' total, and a warning says when one of them has less free
+    memory than the engine will ask for. With TP/PP every rank profiles its own budget and
+    ``vllm/v1/core/kv_cache_utils.py`` ``get_kv_cache_configs`` shrinks each rank's
+    ``num_blocks`` to the smallest rank's (V0: the executor's ``determine_num_available_blocks``
+    takes the minimum over the workers), so where the GPUs differ the budget is the smallest
+    total of the chosen GPUs.
 
     Returns
     -------

@@ -78,6 +78,7 @@ class WeightFormat(enum.Enum):
     Q8_1 = ("Q8_1", F(40 * 8, 32), True, True)
     Q8_K = ("Q8_K", F(292 * 8, 256), True, True)
     Q1_0 = ("Q1_0", F(18 * 8, 128), True, True)
+    Q2_0 = ("Q2_0", F(18 * 8, 64), True, True)
     NVFP4 = ("NVFP4", F(36 * 8, 64), True, True)
     # llama.cpp mixed file types: approximate bits per weight (see module docstring)
     Q2_K_MIX = ("Q2_K (mix)", F("3.00"), True, False)
@@ -92,6 +93,10 @@ class WeightFormat(enum.Enum):
     Q4_K_M = ("Q4_K_M", F("4.89"), True, False)
     Q5_K_S = ("Q5_K_S", F("5.57"), True, False)
     Q5_K_M = ("Q5_K_M", F("5.70"), True, False)
+    #: llama.cpp ``LLAMA_FTYPE_MOSTLY_MXFP4_MOE``: routed experts MXFP4, every other 2-D tensor
+    #: Q8_0 (``src/llama-quant.cpp``); 4.25 bits is the experts' width, used when the recipe
+    #: cannot be built for the model
+    MXFP4_MOE = ("MXFP4_MOE", F(17 * 8, 32), True, False)
 
     def __init__(self, label: str, bits: Fraction, quantized: bool, exact: bool) -> None:
         self.label = label
@@ -103,9 +108,10 @@ class WeightFormat(enum.Enum):
     def is_gguf(self) -> bool:
         """True for llama.cpp block formats and mixed file types.
 
-        Not mxfp4 (read from safetensors checkpoints too), nor the float and torch formats.
+        Not mxfp4 (read from safetensors checkpoints too), nor the float and torch formats;
+        ``MXFP4_MOE`` (llama.cpp's file type of that name) is one.
         """
-        return self.label[:1] in ("Q", "I", "T", "N")
+        return self.label[:1] in ("Q", "I", "T", "N") or self.label == "MXFP4_MOE"
 
     @classmethod
     def parse(cls, text: str, field: str = "weights") -> WeightFormat:
@@ -153,6 +159,31 @@ class WeightFormat(enum.Enum):
             "unknown_choice",
             {"value": text},
         )
+
+
+#: Bytes per element of the recurrent-state dtypes vLLM takes for ``mamba_cache_dtype`` and
+#: ``mamba_ssm_cache_dtype`` (``MambaDType`` of ``vllm/config/cache.py``: ``auto``, ``float32``;
+#: ``float16`` from vllm-project/vllm#29978; ``bfloat16`` in the newest releases). ``auto`` (or
+#: ``None``) is the model's 16-bit dtype.
+MAMBA_DTYPE_BYTES: dict[str, int] = {"float32": 4, "float16": 2, "bfloat16": 2}
+
+
+def check_mamba_dtype(field: str, value: str | None) -> None:
+    """Refuse a recurrent-state dtype other than ``None``, ``auto`` or a known one.
+
+    Raises
+    ------
+    InputError
+        ``field``: "must be auto, float32, float16 or bfloat16, got 'fp8'".
+    """
+    if value is None or value == "auto" or value in MAMBA_DTYPE_BYTES:
+        return
+    raise InputError(
+        field,
+        f"must be auto, float32, float16 or bfloat16, got {str(value)[:40]!r}",
+        "unknown_choice",
+        {"allowed": ["auto", *MAMBA_DTYPE_BYTES]},
+    )
 
 
 class KVDtype(enum.Enum):
@@ -261,7 +292,10 @@ class WeightSpec:
         ``int4-ideal`` and the GGUF types (a GGUF file says per tensor).
     experts_only : bool
         Only the routed experts use ``format``; everything else stays 16-bit
-        (gpt-oss MXFP4 checkpoints).
+        (gpt-oss MXFP4 checkpoints). Always True for ``mxfp4``: the name means that layout
+        wherever it is given (vLLM ``quantization/mxfp4.py`` ``Mxfp4Config.get_quant_method``
+        quantizes ``FusedMoE`` layers only; linear layers stay unquantized), so ``--weights
+        mxfp4`` and a preset's own mxfp4 size the same tensors alike.
     """
 
     format: WeightFormat = WeightFormat.BF16
@@ -270,6 +304,11 @@ class WeightSpec:
     zero_bits: int = 16
     embeddings_unquantized: bool | None = None
     experts_only: bool = False
+
+    def __post_init__(self) -> None:
+        """``mxfp4`` is the experts-only layout (see ``experts_only``)."""
+        if self.format is WeightFormat.MXFP4 and not self.experts_only:
+            object.__setattr__(self, "experts_only", True)
 
     @property
     def effective_group_size(self) -> int | None:

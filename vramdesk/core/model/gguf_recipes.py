@@ -11,7 +11,11 @@ architecture:
   IQ2_S, ``IQ3_XS``/``IQ3_M`` -> IQ3_S, ``IQ2_S`` -> IQ2_XS ...);
 * ``output.weight`` (and a tied ``token_embd``) goes to Q6_K (Q5_K for the 1- and 2-bit IQ
   types, Q8_0 for MXFP4_MOE, unchanged at Q8_0);
-* ``token_embd`` to Q2_K / IQ3_S / Q4_K for the lowest ftypes;
+* ``token_embd`` to Q2_K / IQ3_S / Q4_K for the lowest ftypes (Q4_K for TQ1_0, TQ2_0, Q2_0);
+* ``MXFP4_MOE``: the routed experts' 3-D tensors MXFP4, every other 2-D tensor Q8_0
+  (attention, dense and shared-expert FFN, ``token_embd``), the output Q8_0;
+* the current ftypes of ``include/llama.h`` up to ``LLAMA_FTYPE_MOSTLY_Q2_0`` (41):
+  ``NVFP4``, ``Q1_0`` and ``Q2_0`` take the generic rules with their default types;
 * ``attn_v`` and ``ffn_down`` get more bits on some layers (``use_more_bits``: the first
   and last eighth and every third layer between), per ftype; ``attn_output``, ``attn_k``,
   ``attn_q``, ``ffn_gate``/``ffn_up`` likewise where the source says so;
@@ -60,32 +64,56 @@ DEFAULT_TYPE: dict[str, W] = {
     "IQ4_XS": W.IQ4_XS,
     "TQ1_0": W.TQ1_0,
     "TQ2_0": W.TQ2_0,
+    "MXFP4_MOE": W.MXFP4,
+    "NVFP4": W.NVFP4,
+    "Q1_0": W.Q1_0,
+    "Q2_0": W.Q2_0,
 }
 _LOW_IQ = {"IQ2_XXS", "IQ2_XS", "IQ1_S", "IQ2_S", "IQ2_M", "IQ1_M"}
 _F32 = Fraction(32)
 
 
-#: ggml types whose block is 32 elements (the others here are 256: the K and IQ types).
-_BLOCK_32 = (W.Q4_0, W.Q4_1, W.Q5_0, W.Q5_1, W.Q8_0, W.IQ4_NL)
+#: ggml types whose block is not 256 elements (the K and IQ types' ``QK_K``):
+#: ``ggml/src/ggml-common.h`` ``QK4_0`` ... ``QK_MXFP4`` 32, ``QK_NVFP4`` and ``QK2_0`` 64,
+#: ``QK1_0`` 128.
+_BLOCK = {
+    **dict.fromkeys((W.Q4_0, W.Q4_1, W.Q5_0, W.Q5_1, W.Q8_0, W.IQ4_NL, W.MXFP4), 32),
+    W.NVFP4: 64,
+    W.Q2_0: 64,
+    W.Q1_0: 128,
+}
+
+
+class _NoFallback(Exception):
+    """``tensor_type_fallback`` has no fallback for this type: llama-quantize stops."""
 
 
 def _block(t: W) -> int:
     """Elements per block of a ggml type (row lengths must be a multiple)."""
     if t in (W.FP16, W.BF16, W.FP32):
         return 1
-    return 32 if t in _BLOCK_32 else 256
+    return _BLOCK.get(t, 256)
 
 
 def _fallback(t: W, ncols: int) -> W:
-    """``tensor_type_fallback``: a row length the type's block does not divide."""
+    """``tensor_type_fallback``: a row length the type's block does not divide.
+
+    Raises
+    ------
+    _NoFallback
+        MXFP4, NVFP4, Q1_0 (and any type the switch does not name): llama-quantize throws
+        "no tensor type fallback is defined" there.
+    """
     if ncols % _block(t) == 0:
         return t
     if t in (W.IQ1_S, W.IQ1_M, W.IQ2_XXS, W.IQ2_XS, W.IQ2_S, W.IQ3_XXS, W.IQ3_S, W.IQ4_XS):
         new = W.IQ4_NL
-    elif t in (W.Q2_K, W.Q3_K, W.TQ1_0, W.TQ2_0):
+    elif t in (W.Q2_0, W.Q2_K, W.Q3_K, W.TQ1_0, W.TQ2_0):
         new = W.Q4_0
+    elif t in (W.Q4_K, W.Q5_K, W.Q6_K):
+        new = {W.Q4_K: W.Q5_0, W.Q5_K: W.Q5_1, W.Q6_K: W.Q8_0}[t]
     else:
-        new = {W.Q4_K: W.Q5_0, W.Q5_K: W.Q5_1, W.Q6_K: W.Q8_0}.get(t, W.FP16)
+        raise _NoFallback(t.label)
     return new if ncols % 32 == 0 else W.FP16
 
 
@@ -94,6 +122,8 @@ def _more_bits(i: int, n: int) -> bool:
 
 
 def _output_type(ftype: str, base: W, ncols: int) -> W:
+    if ftype == "MXFP4_MOE":
+        return W.Q8_0
     if ncols % _block(base):
         return W.Q8_0
     if ftype in ("IQ2_XXS", "IQ2_XS", "IQ3_XXS", "IQ1_S", "IQ2_S", "IQ2_M", "IQ1_M"):
@@ -102,11 +132,13 @@ def _output_type(ftype: str, base: W, ncols: int) -> W:
 
 
 def _embd_type(ftype: str, base: W) -> W:
+    if ftype == "MXFP4_MOE":  # its branch comes before the token-embedding rules
+        return W.Q8_0
     if ftype in ("IQ2_XXS", "IQ2_XS", "IQ1_S", "IQ1_M"):
         return W.Q2_K
     if ftype in ("IQ2_S", "IQ2_M", "IQ3_XXS"):
         return W.IQ3_S
-    if ftype in ("TQ1_0", "TQ2_0"):
+    if ftype in ("TQ1_0", "TQ2_0", "Q2_0"):
         return W.Q4_K
     return base
 
@@ -204,6 +236,14 @@ def recipe_groups(model: ModelSpec, ftype: str) -> list[tuple[str, int, Fraction
     base = DEFAULT_TYPE.get(ftype)
     if base is None or model.is_mla or not model.causal:
         return None
+    try:
+        return _recipe_groups(model, ftype, base)
+    except _NoFallback:  # a row length the type cannot hold: llama-quantize stops
+        return None
+
+
+def _recipe_groups(model: ModelSpec, ftype: str, base: W) -> list[tuple[str, int, Fraction]] | None:
+    """:func:`recipe_groups` of a known ftype (``base`` its default type)."""
     h, nh, vocab = model.hidden_size, model.num_attention_heads, model.vocab_size
     if not (h and nh and vocab) or not (model.intermediate_size or model.moe_intermediate_size):
         return None
@@ -231,6 +271,17 @@ def recipe_groups(model: ModelSpec, ftype: str) -> list[tuple[str, int, Fraction
     shared_w = model.shared_expert_intermediate_size or model.n_shared_experts * moe_w
     for i, x in enumerate(layers):
         dk, dv, kv = x.k_head_dim, x.v_head_dim, x.kv_heads
+        if ftype == "MXFP4_MOE":  # llama_tensor_get_type_impl: experts MXFP4, the rest Q8_0
+            for params, ncols in ((h * kv * (dk + dv) + h * nh * dk, h), (nh * dv * h, nh * dv)):
+                add(W.Q8_0, params, ncols)
+            widths = [(model.intermediate_size or 0, 1)] if i < dense else [(moe_w, experts)]
+            if i >= dense and shared_w:
+                widths.append((shared_w, 1))
+            for width, copies in widths:
+                t = W.MXFP4 if copies > 1 else W.Q8_0
+                add(t, (2 if model.mlp_gated else 1) * h * width * copies, h)
+                add(t, width * h * copies, width)
+            continue
         add(_attn_v(ftype, base, i, n, gqa, experts, is_70b), h * kv * dv, h)
         k_t = W.Q8_0 if experts == 8 else base
         q_t = base

@@ -57,6 +57,14 @@ def validate_inputs(
     problem = tp_problem(model, runtime.tensor_parallel_size)
     if problem is not None:
         raise problem
+    if weights.experts_only and not model.is_moe:
+        raise InputError(
+            "weights",
+            f"{weights.format.label} quantizes only the routed experts (vLLM "
+            "quantization/mxfp4.py: linear layers stay unquantized) and this model has none; "
+            "use MXFP4_MOE (llama.cpp: Q8_0 outside the experts), bf16 or another format",
+            "not_applicable",
+        )
     if runtime.shared_prefix_tokens > workload.context_tokens:
         raise InputError(
             "shared_prefix_tokens",

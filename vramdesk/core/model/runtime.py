@@ -9,7 +9,7 @@ from fractions import Fraction
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import check_int, check_real
-from vramdesk.core.model.formats import KVDtype
+from vramdesk.core.model.formats import KVDtype, check_mamba_dtype
 from vramdesk.core.units import GIB
 
 
@@ -95,6 +95,8 @@ OPTION_GROUPS: dict[str, tuple[str, ...]] = {
         "activation_peak_bytes",
         "cuda_graph_bytes",
         "profiled_peak_bytes",
+        "mamba_cache_dtype",
+        "mamba_ssm_cache_dtype",
     ),
     #: SGLang's static memory fraction
     "sglang": ("mem_fraction_static",),
@@ -213,6 +215,11 @@ class Runtime:
     profiled_peak_bytes : int or None
         vLLM V0 ``peak_torch_memory`` (weights included), replaces weights + activations
         in the KV budget.
+    mamba_cache_dtype, mamba_ssm_cache_dtype : str or None
+        vLLM ``--mamba-cache-dtype`` (conv state, and the SSM state when the other is auto)
+        and ``--mamba-ssm-cache-dtype``: ``float32``, ``float16``, ``bfloat16``; ``None`` is
+        ``auto`` (the model dtype; the SSM state follows the conv state, or the model's
+        config hook).
     loaded_weights_bytes : int or None
         Measured resident weights per GPU ("Model loading took", llama.cpp model buffer).
     compute_buffer_bytes : int or None
@@ -249,6 +256,8 @@ class Runtime:
     profiled_peak_bytes: int | None = None
     loaded_weights_bytes: int | None = None
     compute_buffer_bytes: int | None = None
+    mamba_cache_dtype: str | None = None
+    mamba_ssm_cache_dtype: str | None = None
 
     def validate(self) -> Runtime:
         """Check every field; return ``self``.
@@ -318,6 +327,8 @@ class Runtime:
             check_int(name, getattr(self, name), optional=True)
         if self.mem_fraction_static is not None:
             check_real("mem_fraction_static", self.mem_fraction_static)
+        check_mamba_dtype("mamba_cache_dtype", self.mamba_cache_dtype)
+        check_mamba_dtype("mamba_ssm_cache_dtype", self.mamba_ssm_cache_dtype)
         for name in ("cache_type_k", "cache_type_v"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), KVDtype):
                 raise InputError(

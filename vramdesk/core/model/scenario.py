@@ -176,7 +176,15 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
     "swa_full": ("swa_full", bool),
     "cache_type_k": ("cache_type_k", lambda v: KVDtype.parse(v, "cache_type_k")),
     "cache_type_v": ("cache_type_v", lambda v: KVDtype.parse(v, "cache_type_v")),
+    "mamba_cache_dtype": ("mamba_cache_dtype", lambda v: _mamba_dtype(v)),
+    "mamba_ssm_cache_dtype": ("mamba_ssm_cache_dtype", lambda v: _mamba_dtype(v)),
 }
+
+
+def _mamba_dtype(value: Any) -> str | None:
+    """A typed recurrent-state dtype, lower case; ``auto`` is ``None`` (vLLM's default)."""
+    key = str(value).strip().lower()
+    return None if key == "auto" else key
 
 
 def _on_off_auto(field: str, value: Any) -> bool | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from vramdesk.core._memo import memo
 from vramdesk.core.errors import InputError, UnsupportedModelError
 from vramdesk.core.limits import check_int
+from vramdesk.core.model.formats import check_mamba_dtype
 from vramdesk.core.units import ceil_div
 
 FULL = "full_attention"
@@ -132,6 +133,13 @@ class ModelSpec:
     parallel_ssm : bool
         Every layer runs attention and a Mamba-2 mixer side by side (Falcon-H1): each
         keeps both a KV cache and a recurrent state.
+    mamba_ssm_cache_dtype : str or None
+        The SSM-state dtype the checkpoint's config.json names (NemotronH
+        ``mamba_ssm_cache_dtype``: ``float32``, ``float16``, ``bfloat16``); ``None``: not named.
+    ssm_dtype_hook : bool
+        vLLM has a per-model config hook that sets the SSM-state dtype of this family when
+        the flag is ``auto``: the config's value, else the hook's default by release
+        (``vllm/model_executor/models/config.py`` ``NemotronHForCausalLMConfig``).
     """
 
     name: str = ""
@@ -188,6 +196,8 @@ class ModelSpec:
     ssm_state_elements: int = 0
     recurrent_params_per_layer: int | None = None
     parallel_ssm: bool = False
+    mamba_ssm_cache_dtype: str | None = None
+    ssm_dtype_hook: bool = False
     # checkpoint facts
     checkpoint_bytes: int | None = None
     checkpoint_format: str | None = None
@@ -386,6 +396,7 @@ class ModelSpec:
             )
         for name in ("conv_state_elements", "ssm_state_elements"):
             check_int(name, getattr(self, name))
+        check_mamba_dtype("mamba_ssm_cache_dtype", self.mamba_ssm_cache_dtype)
         check_int("recurrent_params_per_layer", self.recurrent_params_per_layer, optional=True)
         if self.layer_kv_heads is not None:
             if len(self.layer_kv_heads) != self.num_hidden_layers:

@@ -12,6 +12,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from vramdesk.core.engines.formula import STATE_BYTES
+from vramdesk.core.engines.vllm.version import (
+    MAMBA_FLOAT16_SINCE,
+    NEMOTRON_H_FP32_SINCE,
+    parse_version,
+)
+from vramdesk.core.model.formats import MAMBA_DTYPE_BYTES
 from vramdesk.core.model.runtime import Runtime
 from vramdesk.core.model.spec import FULL, RECURRENT, SLIDING, ModelSpec
 from vramdesk.core.units import ceil_bytes, ceil_div
@@ -93,13 +99,40 @@ def layer_spec(kind: str, model: ModelSpec, block_size: int) -> KVCacheSpec:
     return cls(block_size)
 
 
+def mamba_state_dtypes(model: ModelSpec, runtime: Runtime) -> tuple[str, str]:
+    """The conv and SSM state dtypes vLLM keeps: ``(conv, ssm)``, ``auto`` = the model dtype.
+
+    ``vllm/model_executor/layers/mamba/mamba_utils.py``
+    ``MambaStateDtypeCalculator._mamba_state_dtype``: the conv state is ``mamba_cache_dtype``
+    (``auto``: the model dtype); the SSM (temporal) state is ``mamba_ssm_cache_dtype``, or the
+    conv state's dtype when that is ``auto``. Before that, a family's config hook may set an
+    ``auto`` SSM dtype (``vllm/model_executor/models/config.py``
+    ``NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype``, from
+    :data:`MAMBA_FLOAT16_SINCE`): the config's ``mamba_ssm_cache_dtype``, else float16, and
+    float32 from :data:`NEMOTRON_H_FP32_SINCE`.
+    """
+    conv = runtime.mamba_cache_dtype or "auto"
+    ssm = runtime.mamba_ssm_cache_dtype or "auto"
+    release = parse_version(runtime.engine_version)[1]
+    if ssm == "auto" and model.ssm_dtype_hook and release >= MAMBA_FLOAT16_SINCE:
+        default = "float32" if release >= NEMOTRON_H_FP32_SINCE else "float16"
+        ssm = model.mamba_ssm_cache_dtype or default
+    return conv, conv if ssm == "auto" else ssm
+
+
+def state_element_bytes(dtype: str) -> Fraction:
+    """Bytes per state element of a :func:`mamba_state_dtypes` name (``auto``: 16-bit, 2)."""
+    return Fraction(MAMBA_DTYPE_BYTES[dtype]) if dtype in MAMBA_DTYPE_BYTES else STATE_BYTES
+
+
 def mamba_page_bytes(model: ModelSpec, runtime: Runtime) -> int:
     """One recurrent layer's state for one request on one GPU (``MambaSpec.page_size_bytes``).
 
-    Conv and SSM state in the 16-bit model dtype (``mamba_cache_dtype`` / ``mamba_ssm_cache_dtype``
-    ``auto``), sharded over TP (:mod:`vramdesk.core.terms.state`); bytes, exact int.
+    Conv and SSM state in the dtypes of :func:`mamba_state_dtypes`, sharded over TP
+    (:mod:`vramdesk.core.terms.state`); bytes, exact int.
     """
     tp = runtime.tensor_parallel_size
-    return ceil_bytes(Fraction(model.conv_state_elements, tp) * STATE_BYTES) + ceil_bytes(
-        Fraction(model.ssm_state_elements, tp) * STATE_BYTES
+    conv, ssm = (state_element_bytes(d) for d in mamba_state_dtypes(model, runtime))
+    return ceil_bytes(Fraction(model.conv_state_elements, tp) * conv) + ceil_bytes(
+        Fraction(model.ssm_state_elements, tp) * ssm
     )

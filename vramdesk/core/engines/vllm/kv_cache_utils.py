@@ -11,8 +11,17 @@ import dataclasses
 import math
 from fractions import Fraction
 
-from vramdesk.core.engines.vllm.kv_cache_interface import layer_spec, mamba_page_bytes
+from vramdesk.core.engines.vllm.kv_cache_interface import (
+    layer_spec,
+    mamba_page_bytes,
+    mamba_state_dtypes,
+)
 from vramdesk.core.engines.vllm.profile_run import batched_tokens
+from vramdesk.core.engines.vllm.version import (
+    HYBRID_ALIGN_BY_BACKEND_SINCE,
+    HYBRID_MLA_ALIGN_SINCE,
+    parse_version,
+)
 from vramdesk.core.model.formats import KVDtype
 from vramdesk.core.model.runtime import DEFAULT_BLOCK_SIZE, Runtime
 from vramdesk.core.model.spec import (
@@ -41,8 +50,30 @@ def layer_types_per_gpu(model: ModelSpec, runtime: Runtime) -> list[str]:
 
 
 #: vLLM's attention kernels take blocks in multiples of 16 tokens (FlashAttention
-#: ``get_supported_kernel_block_sizes``: ``MultipleOf(16)``).
+#: ``get_supported_kernel_block_sizes``: ``MultipleOf(16)``; FlashInfer's smallest is 16).
 KERNEL_BLOCK_ALIGNMENT = 16
+
+
+#: The MLA kernels' block (FlashMLA ``kernel_block_size`` 64; CUTLASS MLA's 128 is not chosen
+#: by default and not modelled).
+MLA_KERNEL_BLOCK_ALIGNMENT = 64
+
+
+def hybrid_block_alignment(model: ModelSpec, runtime: Runtime) -> int:
+    """The token multiple vLLM rounds the hybrid attention block to, by backend and release.
+
+    ``vllm/model_executor/models/config.py`` ``HybridAttentionMambaModelConfig``
+    ``verify_and_update_config``: 16 (FlashAttention / FlashInfer) up to 0.11.0; 64 for MLA
+    from :data:`HYBRID_MLA_ALIGN_SINCE`. From :data:`HYBRID_ALIGN_BY_BACKEND_SINCE`
+    (``vllm/platforms/interface.py`` ``_align_hybrid_block_size``): ``max(the backend's
+    smallest kernel block, block_size)``, so a configured 64 aligns to 64.
+    """
+    release = parse_version(runtime.engine_version)[1]
+    mla = model.is_mla and release >= HYBRID_MLA_ALIGN_SINCE
+    base = MLA_KERNEL_BLOCK_ALIGNMENT if mla else KERNEL_BLOCK_ALIGNMENT
+    if release >= HYBRID_ALIGN_BY_BACKEND_SINCE:
+        return max(base, runtime.block_size or DEFAULT_BLOCK_SIZE)
+    return base
 
 
 def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> int:
@@ -61,11 +92,14 @@ def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: R
 def hybrid_block_size(model: ModelSpec, workload: Workload, runtime: Runtime) -> int | None:
     """The attention block size vLLM sets for a hybrid attention + Mamba model, or None.
 
-    ``vllm/platforms/interface.py`` ``_align_hybrid_block_size`` (without prefix caching): the
+    ``vllm/platforms/interface.py`` ``_align_hybrid_block_size`` (``models/config.py``
+    ``HybridAttentionMambaModelConfig`` in older releases; without prefix caching): the
     attention page must hold a Mamba page, so ``block = align * cdiv(mamba_page, align *
-    attn_bytes_per_token_per_layer)`` with ``align = max(16, block_size)``, never below the
-    configured block size; the Mamba page is then padded up to the attention page
-    (``mamba_page_size_padded``). None for models without recurrent state or without attention.
+    attn_bytes_per_token_per_layer)`` with ``align`` = :func:`hybrid_block_alignment`, never
+    below the configured block size; the Mamba page is then padded up to the attention page
+    (``mamba_page_size_padded``). The Mamba page is in the state dtypes of
+    :func:`~.kv_cache_interface.mamba_state_dtypes`, so a float32 SSM state raises the block.
+    None for models without recurrent state or without attention.
     """
     if not any(x.has_state for x in model.attention_layers()):
         return None
@@ -74,7 +108,7 @@ def hybrid_block_size(model: ModelSpec, workload: Workload, runtime: Runtime) ->
     if not per_token or not mamba:
         return None
     block = runtime.block_size or DEFAULT_BLOCK_SIZE
-    align = max(KERNEL_BLOCK_ALIGNMENT, block)
+    align = hybrid_block_alignment(model, runtime)
     return max(block, align * ceil_div(mamba, align * per_token))
 
 
@@ -150,6 +184,8 @@ def hybrid_parts(
             f"layer's state ({mamba:,} bytes) and pads the state to the page "
             "(vllm/platforms/interface.py _align_hybrid_block_size)",
             "constant per sequence (does not grow with the context)",
+            "conv state {}, SSM state {} (mamba_cache_dtype / mamba_ssm_cache_dtype; "
+            "auto = the 16-bit model dtype)".format(*mamba_state_dtypes(model, runtime)),
         ),
     )
     return (

@@ -8,7 +8,11 @@ from fractions import Fraction
 
 from vramdesk.core.engines.base import check_kv_dtype, measured_part, with_parts
 from vramdesk.core.engines.formula import FormulaProfile
-from vramdesk.core.engines.vllm.kv_cache_interface import mamba_page_bytes
+from vramdesk.core.engines.vllm.kv_cache_interface import (
+    mamba_page_bytes,
+    mamba_state_dtypes,
+    state_element_bytes,
+)
 from vramdesk.core.engines.vllm.kv_cache_utils import (
     _hybrid_runtime,
     blocks_per_request,
@@ -27,6 +31,7 @@ from vramdesk.core.engines.vllm.profile_run import (
 from vramdesk.core.engines.vllm.version import (
     KV_TOKENS_FROM_CONCURRENCY_SINCE,
     check_block_size,
+    check_mamba_dtypes,
     check_version,
     parse_version,
 )
@@ -48,6 +53,7 @@ from vramdesk.core.terms.breakdown import Breakdown, Part
 from vramdesk.core.terms.kv_cache import (
     shared_prefix_tokens,
 )
+from vramdesk.core.terms.state import state_part
 
 
 class VllmProfile(FormulaProfile):
@@ -73,6 +79,9 @@ class VllmProfile(FormulaProfile):
         super().validate(model, weights, workload, runtime)
         check_kv_dtype("vLLM", workload.kv_dtype)
         check_block_size(runtime.block_size, runtime.engine_version)
+        check_mamba_dtypes(
+            runtime.mamba_cache_dtype, runtime.mamba_ssm_cache_dtype, runtime.engine_version
+        )
 
     #: ``requested_memory = torch.cuda.mem_get_info()[1] * gpu_memory_utilization`` (gpu_worker.py)
     budgets_from_cuda_total = True
@@ -98,6 +107,18 @@ class VllmProfile(FormulaProfile):
         hybrid = hybrid_parts(model, workload, runtime)
         if hybrid is not None:
             base = dataclasses.replace(base, kv_cache=hybrid[0], state=hybrid[1])
+        elif base.state is not None:  # recurrent layers only: the state in vLLM's dtypes
+            conv, ssm = mamba_state_dtypes(model, runtime)
+            state = state_part(
+                model,
+                workload.batch,
+                runtime,
+                state_element_bytes(conv),
+                state_element_bytes(ssm),
+                f"conv state {conv}, SSM state {ssm} (vLLM mamba_cache_dtype / "
+                "mamba_ssm_cache_dtype; auto = the 16-bit model dtype; mamba_utils.py)",
+            )
+            base = dataclasses.replace(base, state=state)
         extras = {
             "rope_cache_bytes": rope_cache_bytes(model),
             "vocab_padding_params": vocab_padding_params(model),
@@ -170,12 +191,26 @@ class VllmProfile(FormulaProfile):
         return breakdown.overhead.bytes
 
     def solve_notes(self, model: ModelSpec, runtime: Runtime) -> tuple[str, ...]:
-        """V1 with sliding layers: every figure follows the hybrid allocator's reservation."""
+        """V1 with sliding layers: the hybrid allocator's reservation; TP/PP: the least rank.
+
+        ``vllm/v1/core/kv_cache_utils.py`` ``get_kv_cache_configs`` shrinks every rank's
+        ``num_blocks`` to the smallest rank's, so the budget is one GPU's, the tightest.
+        """
+        ranks = runtime.tensor_parallel_size * runtime.pipeline_parallel_size
+        least = (
+            (
+                f"{ranks} ranks: vLLM gives every rank the smallest rank's KV blocks "
+                "(kv_cache_utils.py get_kv_cache_configs); the budget is the tightest GPU's",
+            )
+            if ranks > 1
+            else ()
+        )
         if parse_version(runtime.engine_version)[0] or not model.sliding_window:
-            return super().solve_notes(model, runtime)
+            return (*super().solve_notes(model, runtime), *least)
         return (
             "sliding-window layers: vLLM's hybrid allocator reserves blocks per request in every "
             "KV group; the KV cache, max concurrency and the logged concurrency all follow it",
+            *least,
         )
 
     def context_breaks(self, workload: Workload, runtime: Runtime) -> tuple[int, ...]:
@@ -239,7 +274,9 @@ class VllmProfile(FormulaProfile):
         A given KV figure feeds every figure derived from it, in any direction
         (``kv_cache_utils.py``: ``num_blocks = budget // block_bytes``, tokens ``num_blocks //
         groups * block_size``): given ``num_gpu_blocks`` is used as is; given
-        ``kv_cache_tokens`` gives ``tokens // block_size * groups`` blocks; given
+        ``kv_cache_tokens`` gives ``tokens // block_size * groups`` blocks, ``block_size`` the
+        hybrid block size for attention + Mamba models (:func:`hybrid_block_size`, as
+        :meth:`block_figures` logs them); given
         ``kv_cache_bytes`` (or the budget from ``gpu_total_bytes``) gives ``bytes //
         block_bytes`` blocks. Block bytes use the KV heads one GPU holds (``max(1, kv_heads
         // TP)``). Without a budget, ``kv_cache_bytes`` is ``blocks * block_bytes``.
@@ -252,11 +289,9 @@ class VllmProfile(FormulaProfile):
             budget = out["kv_cache_bytes"] = kv_budget_bytes(gpu_total_bytes, b, runtime)
         blocks = counts.get("num_gpu_blocks")
         if blocks is None and counts.get("kv_cache_tokens") is not None:
-            blocks = (
-                counts["kv_cache_tokens"]
-                // (runtime.block_size or DEFAULT_BLOCK_SIZE)
-                * sum(groups.values())
-            )
+            # a hybrid model's tokens are in blocks of the hybrid block size, not 16
+            block = _hybrid_runtime(model, workload, runtime).block_size or DEFAULT_BLOCK_SIZE
+            blocks = counts["kv_cache_tokens"] // block * sum(groups.values())
         if blocks is None and budget is not None:
             blocks = max(0, budget // unit) if unit else 0
         if blocks is not None and budget is None:

@@ -30,6 +30,32 @@ BLOCK_SIZES = (1, 8, 16, 32, 64, 128)
 KV_TOKENS_FROM_CONCURRENCY_SINCE = (0, 20)
 
 
+#: First release with ``float16`` among the recurrent-state dtypes (``MambaDType``) and the
+#: NemotronH config hook (``NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype``: the
+#: config's ``mamba_ssm_cache_dtype``, else float16), vllm-project/vllm#29978 (merged
+#: 2025-12); the release is an assumption. ``bfloat16`` is taken from it too (assumed).
+MAMBA_FLOAT16_SINCE = (0, 13)
+
+
+#: First release whose NemotronH hook defaults to float32 instead of float16
+#: (vllm-project/vllm#39032, merged 2026-04: "Only float32 is known to have no accuracy
+#: issues by default"); the release is an assumption.
+NEMOTRON_H_FP32_SINCE = (0, 19)
+
+
+#: First release that aligns the hybrid attention block to the MLA kernels (64 tokens) rather
+#: than 16 (``vllm/model_executor/models/config.py`` ``HybridAttentionMambaModelConfig`` with
+#: ``kernel_block_alignment_size``; 0.11.0's copy has 16 only); the release is an assumption.
+HYBRID_MLA_ALIGN_SINCE = (0, 12)
+
+
+#: First release whose hybrid alignment is ``max(backend's smallest kernel block,
+#: block_size)`` (``vllm/platforms/interface.py`` ``_align_hybrid_block_size``, the backend's
+#: ``get_supported_kernel_block_sizes``) rather than a fixed 16 (or 64); assumed equal to
+#: :data:`RECENT_SINCE`.
+HYBRID_ALIGN_BY_BACKEND_SINCE = RECENT_SINCE
+
+
 #: The V0/V1 engine marker ("V0 ~0.6.4", "0.7.2 (V1 engine)"); a ``v``/``V`` followed by a
 #: release (``v0.11.0``, the GitHub tag style) is a tag prefix, not the marker.
 ENGINE_MARKER = re.compile(r"\bV([01])\b(?!\.\d)", re.IGNORECASE)
@@ -108,3 +134,30 @@ def check_block_size(block_size: int | None, version: str | None) -> None:
         raise InputError(
             "block_size", f"must be a multiple of 8 for vLLM, got {block_size}", "unsupported"
         )
+
+
+def check_mamba_dtypes(
+    mamba_cache_dtype: str | None, mamba_ssm_cache_dtype: str | None, version: str | None
+) -> None:
+    """Refuse a 16-bit recurrent-state dtype before :data:`MAMBA_FLOAT16_SINCE`.
+
+    ``vllm/config/cache.py`` ``MambaDType`` was ``Literal["auto", "float32"]`` there.
+
+    Raises
+    ------
+    InputError
+        ``mamba_cache_dtype`` or ``mamba_ssm_cache_dtype``: float16 / bfloat16 on an older
+        release.
+    """
+    if parse_version(version)[1] >= MAMBA_FLOAT16_SINCE:
+        return
+    for field, value in (
+        ("mamba_cache_dtype", mamba_cache_dtype),
+        ("mamba_ssm_cache_dtype", mamba_ssm_cache_dtype),
+    ):
+        if value in ("float16", "bfloat16"):
+            raise InputError(
+                field,
+                f"vLLM {version} takes auto or float32 (float16 from 0.13), got {value}",
+                "unsupported",
+            )

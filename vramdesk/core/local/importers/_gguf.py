@@ -76,7 +76,7 @@ _FILE_TYPE_ALIASES = {
     "MOSTLY_F16": "fp16",
     "MOSTLY_BF16": "bf16",
     "MOSTLY_Q2_K": "Q2_K (mix)",
-    "MOSTLY_MXFP4_MOE": "mxfp4",
+    "MOSTLY_MXFP4_MOE": "MXFP4_MOE",
 }
 
 
@@ -417,7 +417,7 @@ def _gguf_format(meta: dict[str, Any], tensors: list, notes: list[str]) -> Weigh
 
 
 def _spec(fmt: WeightFormat) -> WeightSpec:
-    return WeightSpec(fmt, experts_only=fmt is WeightFormat.MXFP4)
+    return WeightSpec(fmt)  # mxfp4 (the commonest tensor type) is experts-only by itself
 
 
 def _uniform(values: list[int]) -> int | None:

@@ -147,6 +147,7 @@ GGML_TYPES: dict[int, tuple[str, int, int]] = {
     39: ("MXFP4", 32, 17),
     40: ("NVFP4", 64, 36),
     41: ("Q1_0", 128, 18),
+    42: ("Q2_0", 64, 18),
 }
 
 #: ``LlamaFileType`` value -> name (``general.file_type``).
@@ -186,6 +187,7 @@ FILE_TYPES: dict[int, str] = {
     38: "MOSTLY_MXFP4_MOE",
     39: "MOSTLY_NVFP4",
     40: "MOSTLY_Q1_0",
+    41: "MOSTLY_Q2_0",
     1024: "GUESSED",
 }
 

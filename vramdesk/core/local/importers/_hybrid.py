@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from vramdesk.core.errors import InputError
+from vramdesk.core.model.formats import check_mamba_dtype
 from vramdesk.core.model.spec import FULL, NO_CACHE, RECURRENT
 
 #: model_type values modelled here.
@@ -55,6 +56,15 @@ def _int(cfg: dict[str, Any], *keys: str, default: int | None = None) -> int:
     return default
 
 
+def _dtype(cfg: dict[str, Any]) -> str | None:
+    """``mamba_ssm_cache_dtype`` of config.json (checked), or None when it is not there."""
+    value = cfg.get("mamba_ssm_cache_dtype")
+    if value is None:
+        return None
+    check_mamba_dtype("mamba_ssm_cache_dtype", str(value))
+    return None if str(value) == "auto" else str(value)
+
+
 def _mamba1(d_inner: int, d_state: int, d_conv: int) -> tuple[int, int]:
     return d_inner * (d_conv - 1), d_inner * d_state
 
@@ -77,6 +87,7 @@ def hybrid_fields(
     """
     mt = str(cfg.get("model_type") or "")
     parallel = False
+    hook: dict[str, Any] = {}
     if mt in ("mamba", "falcon_mamba"):
         d_inner = _int(cfg, "intermediate_size", default=2 * hidden)
         conv, ssm = _mamba1(
@@ -124,6 +135,8 @@ def hybrid_fields(
                     "unknown_choice",
                 )
             types = tuple(kinds[c] for c in pattern)
+            # vLLM's NemotronHForCausalLMConfig hook reads this key (models/config.py)
+            hook = {"ssm_dtype_hook": True, "mamba_ssm_cache_dtype": _dtype(cfg)}
             n_heads, head_dim = _int(cfg, "mamba_num_heads"), _int(cfg, "mamba_head_dim")
             d_state, n_groups = _int(cfg, "ssm_state_size"), _int(cfg, "n_groups", default=1)
             d_conv = _int(cfg, "conv_kernel", default=4)
@@ -156,6 +169,8 @@ def hybrid_fields(
             f"SSM state {n_heads} * {head_dim} * {d_state} per sequence"
         )
     recurrent = types.count(RECURRENT) + (layers if parallel else 0)
+    if hook.get("mamba_ssm_cache_dtype"):
+        notes.append(f"SSM state dtype {hook['mamba_ssm_cache_dtype']} (mamba_ssm_cache_dtype)")
     notes.append(
         f"{mt}: {recurrent} layers keep a recurrent state of {conv + ssm:,} elements per sequence, "
         f"{types.count(FULL)} attention layers keep a KV cache; the recurrent mixers' parameters "
@@ -166,4 +181,5 @@ def hybrid_fields(
         "conv_state_elements": conv,
         "ssm_state_elements": ssm,
         "parallel_ssm": parallel,
+        **hook,
     }
