@@ -136,3 +136,15 @@ def test_speed_block_shows_formulas_and_assumptions():
     assert "decode step >= max(bytes read / bandwidth, FLOPs / peak)" in text
     assert "= max(16,083,591,168 B / 3350 GB/s, 19,304,816,640 FLOP / 989.4 TFLOPS)" in text
     assert "assumption: expected:" in text
+
+
+def test_quantized_weights_leave_out_the_16_bit_embedding_at_its_own_width():
+    # Llama-3.1-70B int4 (g128, embeddings kept 16-bit): weights 40,569,946,112 bytes (README);
+    # the input embedding 128,256 * 8,192 = 1,050,673,152 params at 2 bytes = 2,101,346,304
+    # bytes is not read: 38,468,599,808 bytes a step (the mean 4.6 bits would leave out
+    # only 604 MB).
+    r = _speed("llama-3.1-70b", "H200", 8192, 16, weights=WeightSpec(WeightFormat.INT4))
+    assert r.prefill.bytes_read == 38_468_599_808
+    # + KV 327,680 * 8,192 * 16 = 42,949,672,960: 81,418,272,768 bytes / 4.8e12 = 16.962 ms
+    assert r.decode.bytes_read == 81_418_272_768
+    assert r.decode_ceiling_tokens_per_s == pytest.approx(1 / 0.016962140160, rel=1e-9)

@@ -119,6 +119,49 @@ def step_params(model: ModelSpec, tokens: int) -> StepParams:
     )
 
 
+def _group_bits(model: ModelSpec, weights: WeightSpec, name: str) -> Fraction | None:
+    """Bits per weight of the tensor group ``name`` (``embeddings``, ``linear``, ``experts``)."""
+    # on first use: the weights term is read only to split a quantized checkpoint's bytes
+    from vramdesk.core.terms.weights import weight_groups
+
+    for group, _n, bits in weight_groups(model, weights):
+        if name in group.split("+"):
+            return bits
+    return None
+
+
+def weights_read_bytes(
+    model: ModelSpec, weights: WeightSpec, breakdown: Breakdown, tokens: int
+) -> int:
+    """Bytes of weights one step of ``tokens`` tokens reads, per GPU (exact int).
+
+    The breakdown's weights less what the step does not read: the input embedding table
+    (untied: a lookup reads only its rows) and the routed experts no token touches
+    (:func:`step_params`), each at its own group's bits per weight where the format has
+    named groups (16-bit embeddings beside int4 layers), else at the weights' mean bytes per
+    parameter (a GGUF recipe, a checkpoint's own byte size), divided over the GPUs.
+    """
+    p = step_params(model, tokens)
+    if p.read == p.total:
+        return breakdown.weights.bytes
+    mean = Fraction(breakdown.weights.bytes * breakdown.gpus * 8, p.total)
+    try:
+        c = count_params(model)
+    except InputError:  # no shape: nothing is left unread (step_params reads all)
+        return breakdown.weights.bytes
+    embed = 0 if model.tie_word_embeddings else c.embedding
+    unread_experts = p.total - embed - p.read
+    exact = model.checkpoint_bytes is None or model.checkpoint_format != weights.storage_key()
+    embed_bits = (_group_bits(model, weights, "embeddings") if exact else None) or mean
+    expert_bits = (
+        (_group_bits(model, weights, "experts") or _group_bits(model, weights, "linear"))
+        if exact
+        else None
+    ) or mean
+    unread = Fraction(embed) * embed_bits / 8 + Fraction(unread_experts) * expert_bits / 8
+    return breakdown.weights.bytes - ceil_bytes(unread / breakdown.gpus)
+
+
 def attention_flops_per_context_token(model: ModelSpec, breakdown: Breakdown, e: Fraction) -> int:
     """FLOPs one query token spends per cached token (QK^T and AV, all attention layers).
 
@@ -146,13 +189,12 @@ def decode_step(
 ) -> StepCost:
     """One decode step of ``batch`` sequences, each with ``context`` tokens cached.
 
-    Bytes: ``weights_bytes * read / total params`` (the weights' mean bytes per parameter
-    applied to the parameters read) + the breakdown's KV cache + recurrent state (every
+    Bytes: :func:`weights_read_bytes` + the breakdown's KV cache + recurrent state (every
     sequence at the full context: the slowest step). FLOPs: ``batch * (2 * flops params +
     attention per cached token * context)``, divided over the GPUs as the weights are.
     """
+    w = weights_read_bytes(model, weights, breakdown, batch)
     p = step_params(model, batch)
-    w = ceil_bytes(Fraction(breakdown.weights.bytes * p.read, p.total))
     kv = breakdown.kv_cache.bytes + breakdown.state_bytes
     attn = attention_flops_per_context_token(model, breakdown, e)
     flops = batch * (2 * p.flops_per_token + attn * context)
@@ -169,7 +211,7 @@ def prefill_cost(
     every expert the uniform-routing assumption gives).
     """
     p = step_params(model, prompt)
-    w = ceil_bytes(Fraction(breakdown.weights.bytes * p.read, p.total))
+    w = weights_read_bytes(model, weights, breakdown, prompt)
     attn = attention_flops_per_context_token(model, breakdown, e)
     flops = 2 * p.flops_per_token * prompt + attn * prompt * prompt // 2
     return StepCost(w, ceil_div(flops, breakdown.gpus), prompt)
