@@ -93,3 +93,19 @@ def test_readme_names_the_debian_packages_the_window_needs():
     # the xcb libraries Qt 6.5+ asks for by name are all among them
     for soname in ("libxcb-cursor.so.0", "libxcb-icccm.so.4", "libxcb-keysyms.so.1"):
         assert DEBIAN_PACKAGES[soname] in FRESH_MACHINE_PACKAGES
+
+
+def test_readme_speed_block_is_what_the_cli_prints(capsys):
+    # the worked example on an H200 (issue 25): the block the README shows after "..."
+    text = README.read_text(encoding="utf-8")
+    start = text.index("$ vramdesk estimate --preset llama-3.1-70b", text.index("### How fast?"))
+    command, _, rest = text[start + 2 :].partition("\n")
+    shown = rest[: rest.index("```")].removeprefix("...\n")
+    assert main(shlex.split(command)[1:]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("\n\n" + shown)
+    # hand derivation (README prose): weights less the 16-bit input embedding, plus the KV
+    read = WEIGHTS - VOCAB * HIDDEN * 2 + KV
+    assert read == 81_418_272_768
+    assert f"{1 / (read / 4.8e12):.1f}" == "59.0"
+    assert "59.0" in shown

@@ -271,3 +271,35 @@ def speed(
         moe=model.num_local_experts > 0,
         quantized=quantized,
     )
+
+
+def speed_on(sc: Any, breakdown: Breakdown, gpu_name: str | None) -> Any:
+    """The speed of scenario ``sc`` on the GPU a command line named, or None when none was.
+
+    Parameters
+    ----------
+    sc : Scenario
+        Model, weights, workload and runtime.
+    breakdown : Breakdown
+        Its estimate.
+    gpu_name : str or None
+        ``--gpu``: a catalog name, or ``local[:INDEX]`` (whose bandwidth and peak are not
+        read from NVML yet: :class:`SpeedUnavailable` says so).
+
+    Raises
+    ------
+    InputError
+        ``gpu``: not a catalog GPU.
+    """
+    if gpu_name is None:
+        return None
+    if gpu_name.strip().lower().startswith("local"):
+        return SpeedUnavailable(
+            f"the local GPU ({gpu_name})",
+            ("catalog speed facts (its bandwidth and peak are not read from NVML yet)",),
+        )
+    # on first use: the GPU catalog loads only when a GPU is named
+    from vramdesk.core.store.bundled import find_gpu
+
+    gpu = find_gpu(gpu_name)
+    return speed(sc.model, sc.weights, sc.workload, sc.runtime, breakdown, gpu)

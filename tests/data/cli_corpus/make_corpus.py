@@ -182,6 +182,14 @@ def commands() -> list[list[str]]:
         "estimate --config tests/data/no-such.json --context 8192",
     ):
         add(bad)
+    # issue 25: the speed block of estimate --gpu (dense, MoE, long context, no speed facts)
+    for gpu in ("'H100 80GB'", "'RTX 4090'", "'Generic 80 GiB'"):
+        add(f"estimate {m8} --batch 1 --gpu {gpu}")
+    add(f"estimate {m8} --batch 1 --gpu 'H100 80GB' --json")
+    add("estimate --preset qwen3-30b-a3b --context 4096 --batch 4 --gpu 'H100 80GB'")
+    add("estimate --preset llama-3.1-8b --context 131072 --batch 4 --gpu H200 --engine vllm")
+    add(f"estimate {m8} --batch 1 --gpu 'Generic 80 GiB' --json")
+    add(f"estimate {m8} --gpu 'No Such GPU'")
     return [shlex.split(line) for line in lines]
 
 

@@ -101,13 +101,17 @@ _BY_ENGINE = {
     Engine.OLLAMA: LLAMA_CPP,  # Ollama runs llama.cpp's kernels
     Engine.VLLM: VLLM,
     Engine.SGLANG: VLLM,
-    Engine.TRANSFORMERS: VLLM,
-    Engine.FORMULA: VLLM,
+    Engine.TRANSFORMERS: VLLM,  # PyTorch kernels, as vLLM's
+    Engine.FORMULA: LLAMA_CPP,  # no engine named: the best-founded fit (29 measurements)
 }
 
 
 def constants_for(engine: Engine) -> SpeedConstants:
-    """The expected-speed constants of ``engine`` (SGLang, transformers, formula: vLLM's)."""
+    """The expected-speed constants of ``engine``.
+
+    Ollama: llama.cpp's; SGLang, transformers: vLLM's; formula (no engine named): llama.cpp's,
+    the fit with the most measurements behind it.
+    """
     return _BY_ENGINE[engine]
 
 
