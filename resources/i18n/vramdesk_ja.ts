@@ -638,57 +638,57 @@
 <context>
     <name>ExportMenu</name>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="35"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="33"/>
         <source>Export chart (PNG/SVG)…</source>
         <translation>グラフをエクスポート（PNG/SVG）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="36"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="34"/>
         <source>Export breakdown (CSV/Markdown/JSON)…</source>
         <translation>内訳をエクスポート（CSV/Markdown/JSON）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="37"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="35"/>
         <source>Export comparison (CSV/Markdown/JSON)…</source>
         <translation>比較をエクスポート（CSV/Markdown/JSON）…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="38"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="36"/>
         <source>Copy breakdown as Markdown</source>
         <translation>内訳を Markdown でコピー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="39"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="37"/>
         <source>Copy comparison as Markdown</source>
         <translation>比較を Markdown でコピー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="49"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="47"/>
         <source>Saved {0}</source>
         <translation>{0} を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="81"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="79"/>
         <source>Breakdown copied to the clipboard</source>
         <translation>内訳をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="89"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="87"/>
         <source>Comparison copied to the clipboard</source>
         <translation>比較をクリップボードにコピーしました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="94"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="92"/>
         <source>Export chart</source>
         <translation>グラフをエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="101"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="99"/>
         <source>Export breakdown</source>
         <translation>内訳をエクスポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="108"/>
+        <location filename="../../vramdesk/gui/dialogs/export_menu.py" line="106"/>
         <source>Export comparison</source>
         <translation>比較をエクスポート</translation>
     </message>
@@ -1307,88 +1307,88 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="204"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="210"/>
         <source>Reverse solver</source>
         <extracomment>A window never shown (tests, a screenshot tool) scans for local models and queries the local GPUs after this delay (a shown one does it after its first paint). Once, on the event-loop turn after the first paint (in a window never shown: after ``AFTER_PAINT_FALLBACK_MS``); not when the window closes first. No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="207"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="213"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="207"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="213"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="207"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="213"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="284"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="290"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="293"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="299"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="296"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="302"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="388"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="394"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="389"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="395"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="392"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="398"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="395"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="401"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="396"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="402"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="405"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="411"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="415"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="421"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="416"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="422"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="554"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="560"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="273"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="279"/>
         <source>Inputs</source>
         <extracomment>Tab index of each tab built on first use.</extracomment>
         <translation>入力</translation>
@@ -1904,13 +1904,13 @@
 <context>
     <name>ScenarioController</name>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="243"/>
+        <location filename="../../vramdesk/gui/controller.py" line="163"/>
         <source>The figures use the last accepted values ({0}) until what was typed there is valid.</source>
-        <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). What the import of the loaded model assumed (fp32 storage, defaults filled in, ...).</extracomment>
+        <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). The scenario&apos;s state machine; its events are relayed by the ``_on_session_*`` slots.</extracomment>
         <translation>入力が有効になるまで、数値は最後に受け付けた値（{0}）で計算しています。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="259"/>
+        <location filename="../../vramdesk/gui/controller.py" line="180"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
@@ -1918,80 +1918,95 @@
 <context>
     <name>SolverTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="59"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="56"/>
         <source>GPU capacity</source>
         <translation>GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="60"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="57"/>
         <source>Usable for KV + activations</source>
         <translation>KV と活性化に使える量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="61"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="58"/>
         <source>KV cache budget</source>
         <translation>KV キャッシュの予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="62"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="59"/>
         <source>vLLM would print</source>
         <translation>vLLM の表示</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="63"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="60"/>
         <source>Max concurrency at the context</source>
         <translation>このコンテキストでの最大同時数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="64"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="61"/>
         <source>Max context at the concurrency</source>
         <translation>この同時数での最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="65"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="62"/>
         <source>Smallest GPU count (TP)</source>
         <translation>必要な最小 GPU 数（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="82"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="79"/>
         <source>Lever</source>
         <translation>対策</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="82"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="79"/>
         <source>Value</source>
         <translation>値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="82"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="79"/>
         <source>Saves</source>
         <translation>削減量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="82"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="79"/>
         <source>Advice</source>
         <translation>助言</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="48"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="45"/>
         <source>Fit advisor (when it does not fit): levers, most effective first</source>
         <extracomment>Solved values: bold, in the theme&apos;s &quot;solved&quot; colour (vramdesk.gui.theme.TEXT_COLOURS).</extracomment>
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="105"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="102"/>
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="122"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="119"/>
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="127"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="124"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
+    </message>
+</context>
+<context>
+    <name>SpeedPanel</name>
+    <message>
+        <location filename="../../vramdesk/gui/panels/speed.py" line="39"/>
+        <source>Speed: pick a catalog GPU (its bandwidth and peak).</source>
+        <translation>速度: カタログの GPU を選んでください（帯域幅とピーク性能を使います）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/speed.py" line="44"/>
+        <source>Decode {0} / ceiling {2} tokens/s per sequence ({1} / {3} in all)
+Prefill {4} / ceiling {6} tokens/s; first token {5} s</source>
+        <translation>デコード {0} / 上限 {2} tokens/s（1 系列あたり、全体で {1} / {3}）
+プリフィル {4} / 上限 {6} tokens/s、最初のトークンまで {5} 秒</translation>
     </message>
 </context>
 <context>
@@ -2018,17 +2033,17 @@
         <translation>容量を指定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="153"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="156"/>
         <source>local GPU {0} (total, {1})</source>
         <translation>ローカル GPU {0}（総容量 {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="158"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="161"/>
         <source>local GPU {0} (free now)</source>
         <translation>ローカル GPU {0}（現在の空き）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="162"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="165"/>
         <source>{0} (not available now)</source>
         <translation>{0}（現在は利用不可）</translation>
     </message>
@@ -2168,6 +2183,7 @@
     <message>
         <location filename="../../vramdesk/gui/window_state.py" line="61"/>
         <source>Last session not restored: {0}</source>
+        <extracomment>``window`` below is the main window (its controller, form column, geometry and ``show_message``), typed as its Qt base so that this module does not import it back.</extracomment>
         <translation>前回のセッションを復元できませんでした: {0}</translation>
     </message>
 </context>

@@ -25,10 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from vramdesk.core._memo import memo
 from vramdesk.core.errors import InputError
 from vramdesk.core.model.formats import WeightFormat, WeightSpec
 from vramdesk.core.model.spec import ModelSpec, count_params, total_params
 from vramdesk.core.terms.breakdown import Breakdown
+from vramdesk.core.terms.weights import weight_groups
 from vramdesk.core.units import ceil_bytes, ceil_div
 
 #: Compute dtypes a weight format's matrix products can run in, best first. 16-bit formats
@@ -101,6 +103,7 @@ class StepParams:
     total: int
 
 
+@memo
 def step_params(model: ModelSpec, tokens: int) -> StepParams:
     """:class:`StepParams` for a step of ``tokens`` tokens (decode: the live sequences)."""
     total = total_params(model)
@@ -119,15 +122,17 @@ def step_params(model: ModelSpec, tokens: int) -> StepParams:
     )
 
 
-def _group_bits(model: ModelSpec, weights: WeightSpec, name: str) -> Fraction | None:
-    """Bits per weight of the tensor group ``name`` (``embeddings``, ``linear``, ``experts``)."""
-    # on first use: the weights term is read only to split a quantized checkpoint's bytes
-    from vramdesk.core.terms.weights import weight_groups
+@memo
+def _groups_bits(model: ModelSpec, weights: WeightSpec) -> dict[str, Fraction]:
+    """Bits per weight by tensor group name (``embeddings``, ``linear``, ``experts``, ...)."""
+    return {
+        name: bits for group, _n, bits in weight_groups(model, weights) for name in group.split("+")
+    }
 
-    for group, _n, bits in weight_groups(model, weights):
-        if name in group.split("+"):
-            return bits
-    return None
+
+def _group_bits(model: ModelSpec, weights: WeightSpec, name: str) -> Fraction | None:
+    """Bits per weight of the tensor group ``name``, None when the format has no such group."""
+    return _groups_bits(model, weights).get(name)
 
 
 def weights_read_bytes(
