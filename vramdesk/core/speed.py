@@ -303,3 +303,68 @@ def speed_on(sc: Any, breakdown: Breakdown, gpu_name: str | None) -> Any:
 
     gpu = find_gpu(gpu_name)
     return speed(sc.model, sc.weights, sc.workload, sc.runtime, breakdown, gpu)
+
+
+@dataclass(frozen=True, slots=True)
+class CurvePoint:
+    """Tokens/s at one concurrency: what a chart against concurrency plots.
+
+    Attributes
+    ----------
+    batch : int
+        Live sequences.
+    decode_tokens_per_s, aggregate_decode_tokens_per_s : float
+        Expected, per sequence and in all.
+    decode_ceiling_tokens_per_s, aggregate_ceiling_tokens_per_s : float
+        The ceilings, per sequence and in all.
+    bound : str
+        What sets the ceiling there: ``memory bandwidth`` or ``compute``.
+    """
+
+    batch: int
+    decode_tokens_per_s: float
+    aggregate_decode_tokens_per_s: float
+    decode_ceiling_tokens_per_s: float
+    aggregate_ceiling_tokens_per_s: float
+    bound: str
+
+
+def speed_curve(
+    model: ModelSpec,
+    weights: WeightSpec,
+    workload: Workload,
+    runtime: Runtime,
+    gpu: Any,
+    batches: list[int],
+) -> list[CurvePoint]:
+    """Decode tokens/s at each concurrency of ``batches`` (the workload's context).
+
+    Each point estimates the scenario at that concurrency (its KV cache grows with it), so
+    the curve shows where bandwidth and compute stop the workload; where memory stops it is
+    the solver's ``max_concurrency``, drawn beside it by the caller.
+
+    Returns
+    -------
+    list of CurvePoint
+        Empty when ``gpu`` lacks speed facts.
+    """
+    # on first use: the estimate loads only for a curve
+    from vramdesk.core.estimate import estimate
+
+    points = []
+    for b in batches:
+        wl = workload.replace(batch=b)
+        r = speed(model, weights, wl, runtime, estimate(model, weights, wl, runtime), gpu)
+        if not isinstance(r, SpeedReport):
+            return []
+        points.append(
+            CurvePoint(
+                b,
+                r.decode_tokens_per_s,
+                r.aggregate_decode_tokens_per_s,
+                r.decode_ceiling_tokens_per_s,
+                r.aggregate_ceiling_tokens_per_s,
+                r.decode_roof.bound,
+            )
+        )
+    return points

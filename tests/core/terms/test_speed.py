@@ -148,3 +148,23 @@ def test_quantized_weights_leave_out_the_16_bit_embedding_at_its_own_width():
     # + KV 327,680 * 8,192 * 16 = 42,949,672,960: 81,418,272,768 bytes / 4.8e12 = 16.962 ms
     assert r.decode.bytes_read == 81_418_272_768
     assert r.decode_ceiling_tokens_per_s == pytest.approx(1 / 0.016962140160, rel=1e-9)
+
+
+def test_speed_curve_per_sequence_falls_and_total_rises_with_concurrency():
+    # Llama-3.1-8B bf16 at 8,192 tokens on an H100: a step reads 15,009,849,344 bytes of
+    # weights + 1,073,741,824 per sequence. At 1 sequence 16,083,591,168 B -> 208.29 tokens/s;
+    # at 8, 15,009,849,344 + 8 * 1,073,741,824 = 23,599,783,936 B / 3.35e12 = 7.0447 ms:
+    # 141.95 per sequence, 1,135.6 in all. Each sequence slows, the total grows.
+    from vramdesk.core.speed import speed_curve
+
+    model = bundled_model("llama-3.1-8b").model
+    wl = Workload(context_tokens=8192, batch=1)
+    curve = speed_curve(model, BF16, wl, Runtime(), find_gpu("H100 80GB"), [1, 8, 32])
+    assert [p.batch for p in curve] == [1, 8, 32]
+    assert curve[0].decode_ceiling_tokens_per_s == pytest.approx(208.29, abs=0.01)
+    assert curve[1].decode_ceiling_tokens_per_s == pytest.approx(141.95, abs=0.01)
+    assert curve[1].aggregate_ceiling_tokens_per_s == pytest.approx(1135.6, abs=0.1)
+    per_seq = [p.decode_tokens_per_s for p in curve]
+    total = [p.aggregate_decode_tokens_per_s for p in curve]
+    assert per_seq == sorted(per_seq, reverse=True) and total == sorted(total)
+    assert speed_curve(model, BF16, wl, Runtime(), find_gpu("Generic 80 GiB"), [1]) == []
