@@ -120,3 +120,19 @@ def test_pasted_launch_commands_in_the_readme_are_what_the_cli_prints(capsys):
             shown = shown[: -len("  …\n")]
             printed = printed[: printed.index("\nEstimated total ") + 1]
         assert printed == shown, command
+
+
+def test_readme_speed_block_is_what_the_cli_prints(capsys):
+    # the worked example on an H200 (issue 25): the block the README shows after "..."
+    text = README.read_text(encoding="utf-8")
+    start = text.index("$ vramdesk estimate --preset llama-3.1-70b", text.index("### How fast?"))
+    command, _, rest = text[start + 2 :].partition("\n")
+    shown = rest[: rest.index("```")].removeprefix("...\n")
+    assert main(shlex.split(command)[1:]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("\n\n" + shown)
+    # hand derivation (README prose): weights less the 16-bit input embedding, plus the KV
+    read = WEIGHTS - VOCAB * HIDDEN * 2 + KV
+    assert read == 81_418_272_768
+    assert f"{1 / (read / 4.8e12):.1f}" == "59.0"
+    assert "59.0" in shown

@@ -1327,88 +1327,88 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="207"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="213"/>
         <source>Reverse solver</source>
         <extracomment>A window never shown (tests, a screenshot tool) scans for local models and queries the local GPUs after this delay (a shown one does it after its first paint). Once, on the event-loop turn after the first paint (in a window never shown: after ``AFTER_PAINT_FALLBACK_MS``); not when the window closes first. No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="210"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="216"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="210"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="216"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="210"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="216"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="290"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="296"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="299"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="305"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="302"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="308"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="396"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="402"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="397"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="403"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="400"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="406"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="403"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="409"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="404"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="410"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="413"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="419"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="423"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="429"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="424"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="430"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="563"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="569"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="279"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="285"/>
         <source>Inputs</source>
         <extracomment>Tab index of each tab built on first use.</extracomment>
         <translation>入力</translation>
@@ -1924,13 +1924,13 @@
 <context>
     <name>ScenarioController</name>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="162"/>
+        <location filename="../../vramdesk/gui/controller.py" line="163"/>
         <source>The figures use the last accepted values ({0}) until what was typed there is valid.</source>
         <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). The scenario&apos;s state machine; its events are relayed by the ``_on_session_*`` slots.</extracomment>
         <translation>入力が有効になるまで、数値は最後に受け付けた値（{0}）で計算しています。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="179"/>
+        <location filename="../../vramdesk/gui/controller.py" line="180"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
@@ -2012,6 +2012,21 @@
         <location filename="../../vramdesk/gui/tabs/solver.py" line="124"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
+    </message>
+</context>
+<context>
+    <name>SpeedPanel</name>
+    <message>
+        <location filename="../../vramdesk/gui/panels/speed.py" line="39"/>
+        <source>Speed: pick a catalog GPU (its bandwidth and peak).</source>
+        <translation>速度: カタログの GPU を選んでください（帯域幅とピーク性能を使います）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/speed.py" line="44"/>
+        <source>Decode {0} / ceiling {2} tokens/s per sequence ({1} / {3} in all)
+Prefill {4} / ceiling {6} tokens/s; first token {5} s</source>
+        <translation>デコード {0} / 上限 {2} tokens/s（1 系列あたり、全体で {1} / {3}）
+プリフィル {4} / 上限 {6} tokens/s、最初のトークンまで {5} 秒</translation>
     </message>
 </context>
 <context>

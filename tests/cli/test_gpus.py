@@ -19,6 +19,7 @@ from tests.fake_nvml import FakeGpu, FakeNvml, env_without_driver, h100, rtx_409
 from vramdesk.cli import main
 from vramdesk.core.local.gpu_info import ERROR_MESSAGES, FAKE_ENV
 from vramdesk.core.local.nvml import query_gpus, snapshot_to_dict
+from vramdesk.core.speed import SPEED_KEYS
 from vramdesk.core.units import MIB
 
 GIB = 2**30
@@ -129,8 +130,11 @@ def test_solve_on_local_gpu_equals_the_same_custom_budget(monkeypatch, capsys):
     custom = _solve_json(capsys, "--vram-gib", "20")
     assert local["capacity_bytes"] == 20 * GIB == 21474836480
     assert local["budget"] == "local GPU 0 Test 24G: 20.00 GiB free now (20,480 MiB)"
-    assert {k: v for k, v in local.items() if k != "budget"} == {
-        k: v for k, v in custom.items() if k != "budget"
+    # the local GPU adds the speed keys (null: its bandwidth is not read from NVML yet)
+    speed = {"budget", "speed_missing", *SPEED_KEYS}
+    assert all(local[k] is None for k in SPEED_KEYS) and local["speed_missing"]
+    assert {k: v for k, v in local.items() if k not in speed} == {
+        k: v for k, v in custom.items() if k not in speed
     }
 
 

@@ -116,6 +116,11 @@ ALLOWED = {
     "NVL",
     "Generic",
     "mix",
+    # GPU names of the catalog (issue 25's cards)
+    "Ada",
+    "Blackwell",
+    "PRO",
+    "Tesla",
 }
 
 #: Symbols of the formulas shown in the figures table (names, like config.json fields).

@@ -20,6 +20,12 @@ def add_parser(sub: Any) -> None:
     est = sub.add_parser("estimate", help="memory breakdown of one scenario")
     add_model_options(est)
     add_workload_options(est)
+    est.add_argument(
+        "--gpu",
+        metavar="NAME",
+        help="catalog GPU: add the speed block (decode and prefill ceilings and expected "
+        "tokens/s, time to first token for --prompt-len, default the context)",
+    )
     add_output_options(est)
     est.set_defaults(handler=run)
 
@@ -29,9 +35,11 @@ def run(args: argparse.Namespace) -> int:
     from vramdesk.core.estimate import estimate
     from vramdesk.core.model.scenario import scenario_from_args
     from vramdesk.core.present.output import breakdown_output
+    from vramdesk.core.speed import speed_on
 
     fmt = output_format(args)
     sc = scenario_from_args(vars(args))
     breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
-    print(breakdown_output(sc, breakdown, fmt, Unit.parse(args.units)).rstrip("\n"))
+    speed = speed_on(sc, breakdown, args.gpu)
+    print(breakdown_output(sc, breakdown, fmt, Unit.parse(args.units), speed).rstrip("\n"))
     return EXIT_OK

@@ -89,7 +89,11 @@ def run(args: argparse.Namespace) -> int:
         extra["catalog_fits"] = [
             dataclasses.asdict(r) for r in catalog_fits(result.breakdown, sc.runtime)
         ]
-    text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra)
+    # on first use: the speed block loads only for a solve that reaches its output
+    from vramdesk.core.speed import speed_on
+
+    speed = speed_on(sc, result.breakdown, args.gpu if args.vram_gib is None else None)
+    text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra, speed)
     print(text.rstrip("\n"))
     if offload_line and fmt == "table":
         print(offload_line)

@@ -378,6 +378,19 @@ class ScenarioSession:
             return []
         return views.catalog_fits(self._breakdown, self.runtime)
 
+    def speed(self) -> Any:
+        """Speed of the breakdown on the target (:func:`vramdesk.core.speed.speed_on`).
+
+        None without a breakdown or when the target is not a catalog GPU.
+        """
+        if self._breakdown is None or self.target.kind != "gpu":
+            return None
+        # on first use: the speed block loads only when the window shows it
+        from vramdesk.core.speed import speed
+
+        gpu = bundled.find_gpu(self.target.name)
+        return speed(self.model, self.weights, self.workload, self.runtime, self._breakdown, gpu)
+
     def kv_growth(self, contexts: list[int], batches: list[int]) -> dict[int, list[int]]:
         """KV bytes (exact ints) over ``contexts`` (tokens) for each of ``batches``."""
         return views.kv_growth(

@@ -99,6 +99,7 @@ class ScenarioController(QObject):
     # derived views
     derived = _FromSession()
     fits_rows = _FromSession()
+    speed = _FromSession()
     kv_growth = _FromSession()
     compare = _FromSession()
     compare_fits = _FromSession()

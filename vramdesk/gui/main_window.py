@@ -58,6 +58,7 @@ from vramdesk.gui.forms.workload_form import WeightsForm, WorkloadForm
 from vramdesk.gui.panels.figures_table import FiguresTable
 from vramdesk.gui.panels.library import PresetLibrary
 from vramdesk.gui.panels.presets import PresetsPanel
+from vramdesk.gui.panels.speed import SpeedPanel
 from vramdesk.gui.panels.verdict import VerdictView
 from vramdesk.gui.screen_fit import (
     FRAME_GUESS,
@@ -195,6 +196,11 @@ class MainWindow(QMainWindow):
         centre.addWidget(self.figures)
         centre.setSizes([560, 320])
         self.solver_tab = SolverTab(c)
+        # the speed on the target closes the solver's pane: the centre column has no height
+        # to spare at 1280 x 720 (the chart's legend needs it; tests/gui/test_layout.py)
+        self.speed_panel = SpeedPanel(c)
+        self.speed_panel.setObjectName("speed_panel")
+        self.solver_tab.layout().addWidget(self.speed_panel)
         self.tabs = QTabWidget()
         self.tabs.setUsesScrollButtons(True)
         # the solved values wrap to the pane's width and scroll, rather than being cut

@@ -211,6 +211,14 @@ def commands() -> list[list[str]]:
         "--engine llama.cpp --gpu 'RTX 4090' --plan-offload --json"
     )
     add(f"estimate {m8} --kv-d fp8")  # abbreviations are refused
+    # issue 25: the speed block of estimate --gpu (dense, MoE, long context, no speed facts)
+    for gpu in ("'H100 80GB'", "'RTX 4090'", "'Generic 80 GiB'"):
+        add(f"estimate {m8} --batch 1 --gpu {gpu}")
+    add(f"estimate {m8} --batch 1 --gpu 'H100 80GB' --json")
+    add("estimate --preset qwen3-30b-a3b --context 4096 --batch 4 --gpu 'H100 80GB'")
+    add("estimate --preset llama-3.1-8b --context 131072 --batch 4 --gpu H200 --engine vllm")
+    add(f"estimate {m8} --batch 1 --gpu 'Generic 80 GiB' --json")
+    add(f"estimate {m8} --gpu 'No Such GPU'")
     return [shlex.split(line) for line in lines]
 
 

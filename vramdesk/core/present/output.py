@@ -54,15 +54,29 @@ def dumps(data: Any) -> str:
 
 
 # ------------------------------------------------------------------ estimate
-def breakdown_output(sc: Any, b: Breakdown, fmt: str, unit: Unit) -> str:
-    """``vramdesk estimate --format FMT``: the breakdown of scenario ``sc``."""
+def _speed_dict(speed: Any) -> dict[str, Any]:
+    return {} if speed is None else speed.to_dict()
+
+
+def _with_speed(text: str, speed: Any) -> str:
+    """The table text, then the speed block (:mod:`vramdesk.core.speed`) when a GPU was named."""
+    return text if speed is None else text.rstrip("\n") + "\n\n" + "\n".join(speed.lines())
+
+
+def breakdown_output(sc: Any, b: Breakdown, fmt: str, unit: Unit, speed: Any = None) -> str:
+    """``vramdesk estimate --format FMT``: the breakdown of scenario ``sc``.
+
+    ``speed`` (``estimate --gpu``): a :class:`~vramdesk.core.speed.SpeedReport` or
+    ``SpeedUnavailable``, printed after the table and merged into the JSON; markdown and
+    csv carry the breakdown only (no speed figure without its assumptions).
+    """
     if fmt == "json":
-        return dumps({"model": sc.model.name, **b.to_dict()})
+        return dumps({"model": sc.model.name, **b.to_dict(), **_speed_dict(speed)})
     if fmt == "table":
         # on first use: the plain-text report loads only for the table format
         from vramdesk.core.present.report import breakdown_text
 
-        return breakdown_text(sc, b, unit)
+        return _with_speed(breakdown_text(sc, b, unit), speed)
     header, rows = views.breakdown_table(b, unit)
     return render(fmt, header, rows)
 
@@ -97,32 +111,33 @@ def _cell(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def solve_output(sc: Any, result: Any, label: str, fmt: str, unit: Unit, extra: dict) -> str:
+def solve_output(
+    sc: Any, result: Any, label: str, fmt: str, unit: Unit, extra: dict, speed: Any = None
+) -> str:
     """``vramdesk solve --format FMT``: one ``quantity, value`` row per answer.
 
-    ``extra`` is merged into the JSON object (the budget label, the catalog fits). Every
-    format carries ``verdict``, the window's headline answer (``fits``, ``tight``,
-    ``does_not_fit``; :func:`vramdesk.core.solve.verdict.headline`).
+    ``extra`` is merged into the JSON object (the budget label, the catalog fits); ``speed``
+    (a ``--gpu``) as in :func:`breakdown_output`. Every format carries ``verdict``, the
+    window's headline answer (``fits``, ``tight``, ``does_not_fit``;
+    :func:`vramdesk.core.solve.verdict.headline`).
     """
     # on first use: the verdict loads only for a solve's output
     from vramdesk.core.solve.verdict import JSON_VERDICT, headline
 
     verdict = JSON_VERDICT[headline(result, sc.workload.batch, unit).state]
     if fmt == "json":
-        return dumps(
-            {
-                "model": sc.model.name,
-                **result.breakdown.to_dict(),
-                **result.to_dict(),
-                "verdict": verdict,
-                **extra,
-            }
-        )
+        data = {
+            "model": sc.model.name,
+            **result.breakdown.to_dict(),
+            **result.to_dict(),
+            "verdict": verdict,
+        }
+        return dumps({**data, **_speed_dict(speed), **extra})
     if fmt == "table":
         # on first use: the plain-text report loads only for the table format
         from vramdesk.core.present.report import solve_text
 
-        return solve_text(sc, result, label, unit)
+        return _with_speed(solve_text(sc, result, label, unit), speed)
     data = {**result.breakdown.to_dict(), **result.to_dict(), "verdict": verdict}
     rows = [["model", sc.model.name or ""], ["budget", label]]
     keys = list(BREAKDOWN_KEYS)

@@ -70,6 +70,12 @@ class GpuSpec:
     ``cuda_total_mib`` is the total CUDA reports (``torch.cuda.mem_get_info``), which vLLM
     and SGLang budget from; it is 0.3-2 % below ``memory.total`` (memory the driver keeps)
     and is filled only where a published vLLM/PyTorch log prints it (``cuda_total_source``).
+
+    Speed facts (issue 25), each from the vendor's datasheet or whitepaper (``speed_source``):
+    ``memory_bandwidth_gb_s`` (GB/s, 10^9 bytes per second) and ``peak_tflops``, the dense
+    (not 2:4-sparse) tensor peak per compute dtype as ``(dtype, TFLOPS)`` pairs (``fp16``
+    also stands for bf16; ``fp8``, ``int8`` in TOPS, ``fp4``; ``fp32`` on cards without
+    fast fp16). None / empty where the catalog has no figure.
     """
 
     name: str
@@ -78,6 +84,9 @@ class GpuSpec:
     source: str
     cuda_total_mib: int | None = None
     cuda_total_source: str = ""
+    memory_bandwidth_gb_s: float | None = None
+    peak_tflops: tuple[tuple[str, float], ...] = ()
+    speed_source: str = ""
 
     @property
     def memory_bytes(self) -> int:
@@ -211,6 +220,9 @@ def gpu_catalog() -> tuple[GpuSpec, ...]:
             g["source"],
             g.get("cuda_total_mib"),
             g.get("cuda_total_source", ""),
+            g.get("memory_bandwidth_gb_s"),
+            tuple((k, float(v)) for k, v in g.get("peak_tflops", {}).items()),
+            g.get("speed_source", ""),
         )
         for g in data["gpus"]
     )

@@ -1,0 +1,59 @@
+"""The speed panel: expected and ceiling tokens/s on the target GPU, in the solver's pane.
+
+Every figure comes from :meth:`vramdesk.core.session.ScenarioSession.speed` (the same
+:func:`vramdesk.core.speed.speed` the command line prints); this widget only formats it.
+The tooltip is the command line's whole speed block: both formulas with the values
+substituted, and every assumption.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from vramdesk.gui.controller import ScenarioController
+
+
+class SpeedPanel(QWidget):
+    """Decode and prefill, expected beside the ceiling, in two short lines (the rest: tooltip).
+
+    Wrapped to the pane's width (the pane scrolls vertically, never sideways).
+    """
+
+    def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.summary = QLabel()
+        self.summary.setObjectName("speed_summary")
+        self.summary.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary)
+        controller.breakdownChanged.connect(self.refresh)
+        controller.solveChanged.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self, *_args: object) -> None:
+        """Show the speed of the controller's last breakdown on its target GPU."""
+        report = self.controller.speed()
+        if report is None:
+            text, tip = self.tr("Speed: pick a catalog GPU (its bandwidth and peak)."), ""
+        elif not hasattr(report, "decode"):  # SpeedUnavailable: which fact is missing
+            text, tip = report.lines()[0], ""
+        else:
+            text = self.tr(
+                "Decode {0} / ceiling {2} tokens/s per sequence ({1} / {3} in all)\n"
+                "Prefill {4} / ceiling {6} tokens/s; first token {5} s"
+            ).format(
+                f"{report.decode_tokens_per_s:,.1f}",
+                f"{report.aggregate_decode_tokens_per_s:,.0f}",
+                f"{report.decode_ceiling_tokens_per_s:,.1f}",
+                f"{report.aggregate_ceiling_tokens_per_s:,.0f}",
+                f"{report.prefill_tokens_per_s:,.0f}",
+                f"{report.time_to_first_token_s:,.2f}",
+                f"{report.prefill_ceiling_tokens_per_s:,.0f}",
+            )
+            tip = "\n".join(report.lines())
+        if self.summary.text() != text:
+            self.summary.setText(text)
+        if self.summary.toolTip() != tip:
+            self.summary.setToolTip(tip)
