@@ -71,12 +71,10 @@ def read_cases(path: str | Path) -> list[dict[str, Any]]:
         Field ``cases``: missing, too large or not UTF-8; field ``<file>:<line>``: a line that
         is too long, not JSON, not an object, of another schema, or a duplicate ``id``.
     """
+    from vramdesk.core.local.importers._files import read_prefix
+
     p = Path(path)
-    try:
-        with p.open("rb") as fh:
-            raw = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise InputError("cases", f"cannot read {p}: {exc.strerror or exc}", "unreadable") from None
+    raw = read_prefix(p, MAX_FILE_BYTES, "cases")
     if len(raw) > MAX_FILE_BYTES:
         raise InputError("cases", f"{p} is larger than {MAX_FILE_BYTES // MIB} MiB", "too_large")
     try:

@@ -79,8 +79,10 @@ def _bad(reason: str) -> GpuQueryError:
 
 
 def _load(path: Path) -> dict[str, Any]:
+    from vramdesk.core.local.importers._files import open_file
+
     try:
-        with path.open("rb") as f:
+        with open_file(path) as f:
             raw = f.read(MAX_FAKE_BYTES + 1)
     except OSError as err:
         raise _bad(f"cannot read {path}: {err.strerror or err}") from None

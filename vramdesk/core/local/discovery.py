@@ -130,7 +130,11 @@ def lmstudio_dirs() -> list[Path]:
     pointer = _home() / ".lmstudio-home-pointer"
     try:
         if pointer.is_file() and pointer.stat().st_size < 4096:
-            dirs.insert(0, Path(pointer.read_text(encoding="utf-8").strip()) / "models")
+            from vramdesk.core.local.importers._files import open_file
+
+            with open_file(pointer) as fh:
+                text = fh.read(4096).decode("utf-8")
+            dirs.insert(0, Path(text.strip()) / "models")
     except (OSError, UnicodeDecodeError):
         pass
     return dirs

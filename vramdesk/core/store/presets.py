@@ -21,6 +21,7 @@ import contextlib
 import copy
 import datetime
 import os
+import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -319,8 +320,6 @@ class PresetStore:
         """
         path = Path(path)
         try:
-            if not path.is_file():
-                raise FileReadError("path", "is not a file", "not_file")
             name, kind, data = parse_document(read_limited(path), path.stem)
             data = normalize(kind, data)
         except (ValueError, RecursionError, OSError) as exc:
@@ -342,7 +341,8 @@ class PresetStore:
         Raises
         ------
         InputError
-            ``preset``: no such preset.
+            ``preset``: no such preset; ``path``: a symbolic link, FIFO, device or folder
+            at the target (:func:`check_export_target`).
         PresetStoreError
             ``path`` could not be written.
         """
@@ -494,12 +494,57 @@ class PresetStore:
 
 def _export_doc(doc: dict[str, Any], slug: str, path: Path) -> Path:
     path = Path(path)
-    target = path / f"{slug}.json" if path.is_dir() else path
+    # a folder (itself, not a link to one) holds <slug>.json; anything else is the target
+    target = path / f"{slug}.json" if _lstat_kind(path) == "folder" else path
+    check_export_target(target)
     try:
-        write_json_atomic(target, doc)
+        write_json_atomic(target, doc, before_replace=check_export_target)
     except OSError as exc:
         raise PresetStoreError(f"could not write {target}: {error_reason(exc)}") from exc
     return target
+
+
+def _lstat_kind(path: Path) -> str | None:
+    """What the directory entry ``path`` itself is (a link is not followed); None: absent."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise PresetStoreError(f"could not write {path}: {error_reason(exc)}") from exc
+    kinds = {
+        stat.S_IFREG: "file",
+        stat.S_IFDIR: "folder",
+        stat.S_IFLNK: "symbolic link",
+        stat.S_IFIFO: "named pipe (FIFO)",
+        stat.S_IFCHR: "character device",
+        stat.S_IFBLK: "block device",
+        stat.S_IFSOCK: "socket",
+    }
+    return kinds.get(stat.S_IFMT(mode), "special file")
+
+
+def check_export_target(target: Path) -> None:
+    """Refuse an export target that exists and is not a regular file.
+
+    Checked before the temporary file is written and again just before it is renamed
+    over the target: a symbolic link is never followed (its target is never written), and
+    a FIFO, a device node or a folder is never replaced.
+
+    Raises
+    ------
+    InputError
+        ``path``: the target is a symbolic link, a folder, a FIFO, a device or a socket.
+    """
+    kind = _lstat_kind(target)
+    if kind not in (None, "file"):
+        raise InputError(
+            "path",
+            f"{target} is a {kind}; export writes only to a regular file (a new one, or one "
+            "it replaces)",
+            "not_file",
+            {"path": str(target), "kind": kind},
+        )
 
 
 def model_preset(user: UserPreset) -> ModelPreset:
@@ -545,16 +590,18 @@ def export_preset(name: str, path: Path, *, store: PresetStore | None = None) ->
     Raises
     ------
     InputError
-        ``preset``: neither a user preset nor a bundled model has that name.
+        ``preset``: neither a user preset nor a bundled model has that name; ``path``: the
+        target is not a regular file (:func:`check_export_target`).
     PresetStoreError
         ``path`` could not be written.
     """
     store = store or PresetStore()
     try:
         user = store.find(name)
-        return _export_doc(make_document(user.name, user.kind, user.data), user.slug, Path(path))
     except InputError:
         pass
+    else:
+        return _export_doc(make_document(user.name, user.kind, user.data), user.slug, Path(path))
     try:
         bundled = find_model(name)
     except InputError:

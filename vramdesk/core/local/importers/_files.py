@@ -7,10 +7,13 @@ read is ever executed (no ``trust_remote_code``, no pickle).
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from vramdesk.core.errors import FileReadError, ImportCancelled
 from vramdesk.core.units import MIB
@@ -61,6 +64,89 @@ def _describe(size: int) -> str:
     return f"{size:,} bytes ({size / MIB:.1f} MiB)" if size >= MIB else f"{size:,} bytes"
 
 
+#: What a path that is not a regular file is, for the refusal (``stat.S_IFMT`` bits).
+_KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a named pipe (FIFO)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+#: Open flags: ``O_NONBLOCK`` so that opening a FIFO returns at once (it is refused after
+#: ``fstat``) instead of waiting for a writer; ``O_CLOEXEC`` keeps it out of children.
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+class NotRegularFileError(OSError):
+    """The path names a FIFO, device, socket or folder: it is never opened for reading."""
+
+
+def open_file(path: str | Path) -> BinaryIO:
+    """Open ``path`` for binary reading only if it is a regular file (links resolved).
+
+    The one place where vramdesk opens a file it was asked to read. The path is checked
+    with ``stat`` (so a symlink to a regular file is fine) and opened with ``O_NONBLOCK``,
+    then checked again with ``fstat`` on the open descriptor: a FIFO, device, socket or
+    folder, or one swapped in between the two checks, is refused at once and never read.
+
+    Returns
+    -------
+    BinaryIO
+        The open file (blocking mode restored); the caller closes it.
+
+    Raises
+    ------
+    NotRegularFileError
+        Not a regular file (its ``strerror`` says what it is).
+    OSError
+        Missing (``FileNotFoundError``) or cannot be opened.
+    """
+    p = os.fspath(path)
+    _check_regular(os.stat(p).st_mode, p)
+    fd = os.open(p, _OPEN_FLAGS)
+    try:
+        _check_regular(os.fstat(fd).st_mode, p)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _check_regular(mode: int, path: str) -> None:
+    if not stat.S_ISREG(mode):
+        kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise NotRegularFileError(errno.EINVAL, f"is {kind}, not a regular file", path)
+
+
+def open_regular(path: str | Path, field: str = "path") -> BinaryIO:
+    """:func:`open_file`, with every failure as one :class:`FileReadError` of ``field``.
+
+    Raises
+    ------
+    FileReadError
+        ``field``: the path is missing (``missing``), not a regular file (``not_file``),
+        or cannot be opened (``unreadable``).
+    """
+    p = Path(path)
+    try:
+        return open_file(p)
+    except FileNotFoundError:
+        raise FileReadError(field, f"{p} does not exist", "missing", {"path": str(p)}) from None
+    except NotRegularFileError as exc:
+        raise FileReadError(field, f"{p} {exc.strerror}", "not_file", {"path": str(p)}) from None
+    except OSError as exc:
+        raise FileReadError(
+            field, f"cannot read {p}: {exc.strerror or exc}", "unreadable", {"path": str(p)}
+        ) from None
+
+
 def read_limited(path: Path, limit_bytes: int, field: str = "path") -> bytes:
     """Read the bytes of ``path``, refusing anything larger than ``limit_bytes``.
 
@@ -69,21 +155,39 @@ def read_limited(path: Path, limit_bytes: int, field: str = "path") -> bytes:
     FileReadError
         ``field``: the file is missing, not a regular file, unreadable or too large.
     """
-    if not path.exists():
-        raise FileReadError(field, f"{path} does not exist", "missing", {"path": str(path)})
-    if not path.is_file():
-        raise FileReadError(field, f"{path} is not a regular file", "not_file", {"path": str(path)})
-    size = path.stat().st_size
-    if size > limit_bytes:
-        raise FileReadError(
-            field,
-            f"{path.name} is too large ({_describe(size)}; the limit is {_describe(limit_bytes)})",
-            "too_large",
-            {"path": str(path)},
-        )
+    with open_regular(path, field) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit_bytes:
+            raise FileReadError(
+                field,
+                f"{path.name} is too large ({_describe(size)}; the limit is "
+                f"{_describe(limit_bytes)})",
+                "too_large",
+                {"path": str(path)},
+            )
+        data = _read_at_most(fh, path, limit_bytes + 1, field)
+    if len(data) > limit_bytes:
+        raise FileReadError(field, f"{path.name} grew past the limit while being read", "too_large")
+    return data
+
+
+def read_prefix(path: str | Path, limit_bytes: int, field: str = "path") -> bytes:
+    """At most ``limit_bytes + 1`` bytes of the regular file ``path``.
+
+    The caller decides whether a longer file is refused or truncated.
+
+    Raises
+    ------
+    FileReadError
+        ``field``: missing, not a regular file (:func:`open_regular`) or unreadable.
+    """
+    with open_regular(path, field) as fh:
+        return _read_at_most(fh, Path(path), limit_bytes + 1, field)
+
+
+def _read_at_most(fh: BinaryIO, path: Path, n: int, field: str) -> bytes:
     try:
-        with path.open("rb") as fh:
-            data = fh.read(limit_bytes + 1)
+        return fh.read(n)
     except OSError as exc:
         raise FileReadError(
             field,
@@ -91,9 +195,6 @@ def read_limited(path: Path, limit_bytes: int, field: str = "path") -> bytes:
             "unreadable",
             {"path": str(path)},
         ) from None
-    if len(data) > limit_bytes:
-        raise FileReadError(field, f"{path.name} grew past the limit while being read", "too_large")
-    return data
 
 
 def check_json_items(data: bytes, what: str, field: str, limit: int = MAX_JSON_ITEMS) -> None:
