@@ -9,6 +9,7 @@ from typing import Any
 
 from vramdesk.cli._options import add_output_options, add_runtime_options, output_format
 from vramdesk.core.errors import InputError
+from vramdesk.core.limits import check_number_text, short_text
 from vramdesk.core.units import Unit
 
 #: ``8192x8``, ``8kx8``, ``128k`` (batch 1): context tokens, then concurrent sequences.
@@ -81,6 +82,8 @@ def parse_workload(text: str):
 
     m = _SHAPE.match(text)
     if m:
+        check_number_text("workload", m[1])
+        check_number_text("workload", m[3] or "")
         context = int(m[1]) * (1024 if m[2] else 1)
         return Workload(context_tokens=context, batch=int(m[3] or 1)).validate()
     stems = [p.stem for p in sorted((presets_dir() / "workloads").glob("*.json"))]
@@ -93,7 +96,7 @@ def parse_workload(text: str):
     names = ", ".join(stems)
     raise InputError(
         "workload",
-        f"{text!r} is not a workload: give a workload preset ({names}) or CONTEXTxBATCH "
+        f"{short_text(text)} is not a workload: give a workload preset ({names}) or CONTEXTxBATCH "
         "such as 8192x8",
         "unknown_choice",
     )
@@ -119,6 +122,7 @@ def parse_budget(text: str, engine: Any) -> tuple[str, int] | None:
 
     m = _SIZE.match(text)
     if m:
+        check_number_text("budget", m[1])
         if (m[2] or "gib").lower() == "gb":
             from fractions import Fraction
 

@@ -106,14 +106,18 @@ def parse_cases(text: str, name: str = "cases") -> list[dict[str, Any]]:
 def _parse_line(line: str, where: str) -> dict[str, Any]:
     if len(line) > MAX_LINE_CHARS:
         raise InputError(where, f"line longer than {MAX_LINE_CHARS} characters", "too_long")
+    from vramdesk.core.local.importers._files import NumberTooLongError, loads_json
+
     try:
-        record = json.loads(line)
+        record = loads_json(line)
+    except NumberTooLongError as exc:
+        raise InputError(where, f"holds {exc}", "too_long") from None
     except (json.JSONDecodeError, RecursionError) as exc:
         raise InputError(
             where, f"not valid JSON ({getattr(exc, 'msg', 'too deeply nested')})", "not_json"
         ) from None
-    except ValueError:  # Python's int parser refuses more than 4,300 digits (sys.int_info)
-        raise InputError(where, "holds a number with more than 4,300 digits", "not_json") from None
+    except ValueError:  # json's own number conversion, should the hooks not be reached
+        raise InputError(where, "holds a number too long to read", "not_json") from None
     if not isinstance(record, dict):
         raise InputError(where, "must be a JSON object", "not_object")
     if record.get("schema") != SCHEMA:

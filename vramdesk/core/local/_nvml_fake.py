@@ -79,7 +79,7 @@ def _bad(reason: str) -> GpuQueryError:
 
 
 def _load(path: Path) -> dict[str, Any]:
-    from vramdesk.core.local.importers._files import open_file
+    from vramdesk.core.local.importers._files import NumberTooLongError, loads_json, open_file
 
     try:
         with open_file(path) as f:
@@ -89,13 +89,15 @@ def _load(path: Path) -> dict[str, Any]:
     if len(raw) > MAX_FAKE_BYTES:
         raise _bad(f"{path} is larger than {MAX_FAKE_BYTES} bytes")
     try:
-        return json.loads(raw.decode("utf-8"))
+        return loads_json(raw.decode("utf-8"))
+    except NumberTooLongError as err:
+        raise _bad(f"{path} holds {err}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise _bad(f"{path} is not JSON: {err}") from None
     except RecursionError:
         raise _bad(f"{path} is nested too deeply") from None
-    except ValueError:  # Python's int parser refuses more than 4,300 digits (sys.int_info)
-        raise _bad(f"{path} holds a number with more than 4,300 digits") from None
+    except ValueError:  # json's own number conversion, should the hooks not be reached
+        raise _bad(f"{path} holds a number too long to read") from None
 
 
 def _checked(

@@ -242,7 +242,9 @@ def read_limited(path: Path) -> bytes:
 
 
 def _decode(raw: bytes) -> dict[str, Any]:
-    doc = json.loads(raw.decode("utf-8-sig"))  # a byte-order mark (Windows editors) is fine
+    from vramdesk.core.local.importers._files import loads_json
+
+    doc = loads_json(raw.decode("utf-8-sig"))  # a byte-order mark (Windows editors) is fine
     if not isinstance(doc, dict):
         raise InputError("preset", "must be a JSON object", "not_object")
     return doc

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from vramdesk.core.errors import FileReadError, ImportCancelled
+from vramdesk.core.limits import MAX_NUMBER_CHARS
 from vramdesk.core.units import MIB
 
 #: config.json files are a few KiB; 4 MiB leaves room for long token lists.
@@ -218,14 +219,52 @@ def check_json_items(data: bytes, what: str, field: str, limit: int = MAX_JSON_I
         )
 
 
+class NumberTooLongError(ValueError):
+    """A JSON number longer than :data:`~vramdesk.core.limits.MAX_NUMBER_CHARS` characters."""
+
+    def __init__(self, chars: int) -> None:
+        super().__init__(
+            f"a number of {chars:,} characters (numbers have at most {MAX_NUMBER_CHARS})"
+        )
+        self.chars = chars
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS:  # before int(): Python refuses 4,300 digits, slowly
+        raise NumberTooLongError(len(text))
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise NumberTooLongError(len(text))
+    return float(text)
+
+
+def loads_json(text: str | bytes) -> Any:
+    """``json.loads`` with every number's length checked before it is converted.
+
+    Every JSON text vramdesk reads (config.json, headers, indexes, manifests, preset
+    files, cases, the fake NVML) is decoded here.
+
+    Raises
+    ------
+    NumberTooLongError
+        A number of more than :data:`~vramdesk.core.limits.MAX_NUMBER_CHARS` characters.
+    json.JSONDecodeError, RecursionError
+        Not JSON, or nested too deeply.
+    """
+    return json.loads(text, parse_int=_json_int, parse_float=_json_float)
+
+
 def parse_json(data: bytes, what: str, field: str) -> Any:
     """Decode UTF-8 JSON text, turning every failure into :class:`FileReadError`.
 
     Raises
     ------
     FileReadError
-        ``field``: not UTF-8, not JSON, nested too deeply, or a number with more than
-        4,300 digits (Python's integer-conversion limit).
+        ``field``: not UTF-8, not JSON, nested too deeply, or a number of more than
+        :data:`~vramdesk.core.limits.MAX_NUMBER_CHARS` characters (:func:`loads_json`).
     """
     try:
         text = data.decode("utf-8-sig")
@@ -234,7 +273,9 @@ def parse_json(data: bytes, what: str, field: str) -> Any:
             field, f"{what} is not UTF-8 text (is it a binary file?)", "not_text"
         ) from None
     try:
-        return json.loads(text)
+        return loads_json(text)
+    except NumberTooLongError as exc:
+        raise FileReadError(field, f"{what} holds {exc}", "too_long") from None
     except json.JSONDecodeError as exc:
         raise FileReadError(
             field,
@@ -243,10 +284,8 @@ def parse_json(data: bytes, what: str, field: str) -> Any:
         ) from None
     except RecursionError:
         raise FileReadError(field, f"{what} is nested too deeply", "not_json") from None
-    except ValueError:  # Python's int parser: more than 4,300 digits (sys.int_info)
-        raise FileReadError(
-            field, f"{what} holds a number with more than 4,300 digits", "not_json"
-        ) from None
+    except ValueError:  # json's own number conversion, should the hooks not be reached
+        raise FileReadError(field, f"{what} holds a number too long to read", "not_json") from None
 
 
 def read_json_object(path: Path, limit_bytes: int, field: str) -> dict[str, Any]:
