@@ -21,7 +21,6 @@ import contextlib
 import copy
 import datetime
 import os
-import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from typing import Any
 import platformdirs
 
 from vramdesk.core.errors import FileReadError, InputError, VramdeskError
+from vramdesk.core.store._export import check_export_target, lstat_kind
 from vramdesk.core.store._fair_lock import FairLock, lock_timeout
 from vramdesk.core.store._preset_file import (
     KINDS,
@@ -52,6 +52,7 @@ from vramdesk.core.store._preset_file import (
     write_json_atomic,
 )
 from vramdesk.core.store._preset_file import MAX_SLUG_CHARS as _MAX_SLUG_CHARS
+from vramdesk.core.store._rename import JOURNAL, finish_rename, hidden_name, rename_file
 from vramdesk.core.store.bundled import ModelPreset, find_model, model_preset_from_dict, presets_dir
 from vramdesk.core.store.serialize import to_dict
 
@@ -186,6 +187,7 @@ class PresetStore:
         self._lock = FairLock(self.directory / ".lock", timeout=lock_timeout_s)
         self._parsed: dict[str, tuple[bytes, tuple[str, str, dict[str, Any]]]] = {}
         self.removed_temps = self._remove_stale_temps()
+        self.finished_rename = self._finish_killed_rename()
         self._scan()
 
     # ------------------------------------------------------------------ reading
@@ -284,10 +286,11 @@ class PresetStore:
             own = old.slug.casefold()
             new_slug = self._free_slug(new_name, own=own)
             path = old.path if new_slug == own else self.directory / f"{new_slug}.json"
-            write_json_atomic(path, make_document(new_name, old.kind, old.data))
-            if path != old.path:
-                os.unlink(old.path)
-                fsync_dir(self.directory)
+            doc = make_document(new_name, old.kind, old.data)
+            if path == old.path:
+                write_json_atomic(path, doc)
+            else:  # two entries: journalled, so a kill never leaves both (store/_rename.py)
+                rename_file(self.directory, old.path, path, doc)
         return UserPreset(path.stem, new_name, old.kind, old.data, path)
 
     def delete(self, slug: str) -> None:
@@ -342,7 +345,7 @@ class PresetStore:
         ------
         InputError
             ``preset``: no such preset; ``path``: a symbolic link, FIFO, device or folder
-            at the target (:func:`check_export_target`).
+            at the target (:func:`._export.check_export_target`).
         PresetStoreError
             ``path`` could not be written.
         """
@@ -355,6 +358,7 @@ class PresetStore:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             with self._lock:
+                finish_rename(self.directory, self._whole)  # one a killed process left
                 yield
         except lock_timeout():
             raise PresetStoreError(
@@ -397,6 +401,28 @@ class PresetStore:
             return removed  # another vramdesk is writing: the next start cleans up
         return removed
 
+    def _finish_killed_rename(self) -> bool:
+        """At start: finish a rename a killed process left half done, if the lock is free.
+
+        Returns whether one was finished. While another vramdesk holds the lock its own
+        next write finishes it (:meth:`_locked`); scans hide the old name meanwhile.
+        """
+        if not os.path.lexists(self.directory / JOURNAL):
+            return False
+        try:
+            with self._lock.acquire(timeout=0):
+                return finish_rename(self.directory, self._whole)
+        except (lock_timeout(), OSError):
+            return False
+
+    def _whole(self, path: Path) -> bool:
+        """Whether ``path`` is a preset file that reads and parses."""
+        try:
+            parse_document(read_limited(path), path.stem)
+        except (ValueError, RecursionError, OSError):
+            return False
+        return True
+
     def _free_slug(self, name: str, own: str | None = None) -> str:
         base = slugify(name)
         taken = {p.stem.casefold() for p in self.directory.glob("*.json")} - {own}
@@ -417,7 +443,9 @@ class PresetStore:
         # os.scandir, not Path.glob: glob hides an unreadable directory as an empty one
         try:
             with os.scandir(self.directory) as entries:
-                names = [e.name for e in entries if e.name.endswith(".json")]
+                every = {e.name for e in entries}
+            hidden = hidden_name(self.directory, every)  # a rename under way or killed
+            names = sorted(n for n in every if n.endswith(".json") and n != hidden)
         except FileNotFoundError:
             missing = next((p for p in self.directory.parents if p.exists()), None)
             if missing is not None and not missing.is_dir() and not self._config_problem:
@@ -495,56 +523,15 @@ class PresetStore:
 def _export_doc(doc: dict[str, Any], slug: str, path: Path) -> Path:
     path = Path(path)
     # a folder (itself, not a link to one) holds <slug>.json; anything else is the target
-    target = path / f"{slug}.json" if _lstat_kind(path) == "folder" else path
-    check_export_target(target)
+    target = path
     try:
+        if lstat_kind(path) == "folder":
+            target = path / f"{slug}.json"
+        check_export_target(target)
         write_json_atomic(target, doc, before_replace=check_export_target)
     except OSError as exc:
         raise PresetStoreError(f"could not write {target}: {error_reason(exc)}") from exc
     return target
-
-
-def _lstat_kind(path: Path) -> str | None:
-    """What the directory entry ``path`` itself is (a link is not followed); None: absent."""
-    try:
-        mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise PresetStoreError(f"could not write {path}: {error_reason(exc)}") from exc
-    kinds = {
-        stat.S_IFREG: "file",
-        stat.S_IFDIR: "folder",
-        stat.S_IFLNK: "symbolic link",
-        stat.S_IFIFO: "named pipe (FIFO)",
-        stat.S_IFCHR: "character device",
-        stat.S_IFBLK: "block device",
-        stat.S_IFSOCK: "socket",
-    }
-    return kinds.get(stat.S_IFMT(mode), "special file")
-
-
-def check_export_target(target: Path) -> None:
-    """Refuse an export target that exists and is not a regular file.
-
-    Checked before the temporary file is written and again just before it is renamed
-    over the target: a symbolic link is never followed (its target is never written), and
-    a FIFO, a device node or a folder is never replaced.
-
-    Raises
-    ------
-    InputError
-        ``path``: the target is a symbolic link, a folder, a FIFO, a device or a socket.
-    """
-    kind = _lstat_kind(target)
-    if kind not in (None, "file"):
-        raise InputError(
-            "path",
-            f"{target} is a {kind}; export writes only to a regular file (a new one, or one "
-            "it replaces)",
-            "not_file",
-            {"path": str(target), "kind": kind},
-        )
 
 
 def model_preset(user: UserPreset) -> ModelPreset:
@@ -591,7 +578,7 @@ def export_preset(name: str, path: Path, *, store: PresetStore | None = None) ->
     ------
     InputError
         ``preset``: neither a user preset nor a bundled model has that name; ``path``: the
-        target is not a regular file (:func:`check_export_target`).
+        target is not a regular file (:func:`._export.check_export_target`).
     PresetStoreError
         ``path`` could not be written.
     """
