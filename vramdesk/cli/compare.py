@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from vramdesk.cli._options import add_output_options, add_runtime_options, output_format
+from vramdesk.cli._parser import say
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import check_number_text, short_text
 from vramdesk.core.units import Unit
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
             found = _discover_once()
         models.append(model_by_name(name, found))
     comp = compare_models(models, workload, runtime, budget)
-    print(comparison_output(comp, fmt, Unit.parse(args.units)).rstrip("\n"))
+    say(comparison_output(comp, fmt, Unit.parse(args.units)).rstrip("\n"))
     return 0
 
 

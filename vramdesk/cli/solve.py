@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from vramdesk.cli._options import (
@@ -13,7 +12,7 @@ from vramdesk.cli._options import (
     output_format,
     positive_number,
 )
-from vramdesk.cli._parser import EXIT_OK
+from vramdesk.cli._parser import EXIT_OK, say, warn
 from vramdesk.core.units import Unit
 
 
@@ -55,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if fmt == "json":
         extra["catalog_fits"] = [dataclasses.asdict(r) for r in catalog_fits(result.breakdown)]
     text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra)
-    print(text.rstrip("\n"))
+    say(text.rstrip("\n"))
     return EXIT_OK
 
 
@@ -78,5 +77,5 @@ def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | N
         return None
     label, total, warning = budget
     if warning:
-        print(f"vramdesk: warning: {warning}", file=sys.stderr)
+        warn(f"warning: {warning}")
     return label, total
