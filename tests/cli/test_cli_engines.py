@@ -90,7 +90,7 @@ def test_calibrate_garbage_log_exit_2(capsys):
     err = capsys.readouterr().err
     assert "log: no figures found" in err and err.count("\n") == 1
     assert main(["calibrate", str(LOGS / "missing.log")]) == 2
-    assert "cannot read" in capsys.readouterr().err
+    assert "missing.log does not exist" in capsys.readouterr().err
 
 
 def test_solve_vllm_on_a_catalog_gpu_budgets_from_cuda_total(capsys):

@@ -58,7 +58,7 @@ def test_huge_integer_in_config_json(tmp_path):
     path = tmp_path / "config.json"
     path.write_text(_huge_in(_REF.read_text()))
     result = _bounded(run_cli_bounded(["estimate", "--config", str(path), "--context", "1"]))
-    assert_one_line_refusal(result, "config.json", "more than 4,300 digits")
+    assert_one_line_refusal(result, "config.json", "a number of 5,000 characters")
 
 
 def test_huge_integer_in_a_safetensors_header(tmp_path):
@@ -66,7 +66,7 @@ def test_huge_integer_in_a_safetensors_header(tmp_path):
     header = ('{"a": {"dtype": "F16", "shape": [' + HUGE + '], "data_offsets": [0, 2]}}').encode()
     (tmp_path / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header + b"xx")
     result = _bounded(run_cli_bounded(["estimate", "--config", str(tmp_path), "--context", "1"]))
-    assert_one_line_refusal(result, "model.safetensors header", "more than 4,300 digits")
+    assert_one_line_refusal(result, "model.safetensors header", "a number of 5,000 characters")
 
 
 def test_huge_integer_in_a_safetensors_index(tmp_path):
@@ -75,14 +75,14 @@ def test_huge_integer_in_a_safetensors_index(tmp_path):
         '{"metadata": {"total_size": ' + HUGE + '}, "weight_map": {}}'
     )
     result = _bounded(run_cli_bounded(["estimate", "--config", str(tmp_path), "--context", "1"]))
-    assert_one_line_refusal(result, "model.safetensors.index.json", "more than 4,300 digits")
+    assert_one_line_refusal(result, "model.safetensors.index.json", "a number of 5,000 characters")
 
 
 def test_huge_integer_in_a_validate_case(tmp_path):
     path = tmp_path / "cases.jsonl"
     path.write_text('{"schema": "vramdesk-engine-case/1", "x": ' + HUGE + "}\n")
     result = _bounded(run_cli_bounded(["validate", str(path)]))
-    assert_one_line_refusal(result, "cases.jsonl:1", "more than 4,300 digits")
+    assert_one_line_refusal(result, "cases.jsonl:1", "a number of 5,000 characters")
 
 
 def test_huge_integer_in_the_fake_nvml_file(tmp_path):
@@ -91,7 +91,7 @@ def test_huge_integer_in_the_fake_nvml_file(tmp_path):
     result = _bounded(run_cli_bounded(["gpus"], env={"VRAMDESK_FAKE_NVML": str(path)}))
     # gpus: a figure could not be produced -> exit 1 (documented in main()), one line
     lines = result.stderr.splitlines()
-    assert result.rc == 1 and len(lines) == 1 and "more than 4,300 digits" in lines[0], (
+    assert result.rc == 1 and len(lines) == 1 and "a number of 5,000 characters" in lines[0], (
         result.stderr
     )
 

@@ -63,7 +63,7 @@ def test_garbage_log_and_failing_scenario(qtbot):
     assert _column(dialog, 1)["kv_cache_bytes"] == "0.875 GiB"  # 896 MiB
     assert set(_column(dialog, 2).values()) == {"-"}
     dialog.load_file(str(LOGS / "missing.log"))
-    assert "cannot read" in dialog.status.text()
+    assert "missing.log does not exist" in dialog.status.text()
 
 
 def test_dialog_keeps_its_size_shows_whole_names_and_closes(qtbot):

@@ -249,7 +249,7 @@ def test_an_import_reads_off_the_gui_thread_and_cancel_drops_it(
     window = make_main_window(show=True)
     gate, readers = threading.Event(), []
 
-    def slow_load(path):
+    def slow_load(path, **_):
         readers.append(threading.get_ident())
         # released by the test once import_path has returned; the deadline only ends a test
         # whose GUI thread never comes back (the bug), generous for a loaded machine

@@ -28,7 +28,7 @@ from vramdesk.cli import (
     solve,
     validate,
 )
-from vramdesk.cli._parser import EXIT_FAIL, EXIT_OK, EXIT_USAGE, Parser, VersionAction
+from vramdesk.cli._parser import EXIT_FAIL, EXIT_OK, EXIT_USAGE, Parser, VersionAction, warn
 from vramdesk.core.errors import InputError, VramdeskError
 
 __all__ = ["EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
@@ -89,17 +89,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except InputError as exc:
-        print(f"vramdesk: error: {exc}", file=sys.stderr)
+        warn(f"error: {exc}")
         return EXIT_USAGE
     except VramdeskError as exc:
-        print(f"vramdesk: {exc}", file=sys.stderr)
+        warn(str(exc))
         return EXIT_FAIL
     except BrokenPipeError:  # output piped into head & co.: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAIL
     except OSError as exc:
-        print(
-            f"vramdesk: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
-            file=sys.stderr,
-        )
+        warn(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
         return EXIT_USAGE

@@ -6,24 +6,37 @@ import argparse
 from typing import Any
 
 from vramdesk.core.errors import InputError
+from vramdesk.core.limits import MAX_NUMBER_CHARS, short_text
 from vramdesk.core.model.engine_flags import aliases_of, on_off
 
 
+def _short(text: str) -> str:
+    """A length check first (no conversion of a huge text), then ``text`` as a message shows it."""
+    if len(text) > MAX_NUMBER_CHARS:
+        raise argparse.ArgumentTypeError(
+            f"is {len(text):,} characters long, more than any number takes (at most "
+            f"{MAX_NUMBER_CHARS})"
+        )
+    return short_text(text)
+
+
 def positive_number(text: str) -> float:
+    shown = _short(text)
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a number, got {shown}") from None
     if not value > 0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {shown}")
     return value
 
 
 def whole(text: str) -> int:
+    shown = _short(text)
     try:
         return int(text.replace(",", "").replace("_", ""))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {shown}") from None
 
 
 def block_size(text: str) -> int | str:

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from vramdesk.core.printable import printable, printable_json, printable_lines
+
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 #: argparse's name of an option with aliases: ``argument --context/--max-model-len/-c:``.
 _ALIASED = re.compile(r"argument (-{1,2}[\w-]+)(?:/-{1,2}[\w-]+)+:")
@@ -26,13 +28,13 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        """Print ``vramdesk: error: <message>`` and exit 2.
+        """Print ``vramdesk: error: <message>`` on one line (:func:`printable`) and exit 2.
 
         An option with engine aliases is named by our spelling alone (``argument --context``,
         not ``argument --context/--max-model-len/...``).
         """
         message = _ALIASED.sub(r"argument \1:", message)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE, f"{printable(f'{self.prog}: error: {message}')}\n")
 
 
 class VersionAction(argparse.Action):
@@ -65,4 +67,24 @@ class VersionAction(argparse.Action):
 
 
 def print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
+    """One JSON document on stdout, every non-printable character escaped as JSON does."""
+    say_json(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
+
+
+def say_json(text: str) -> None:
+    r"""Print JSON text with non-printable characters as ``\uXXXX`` (the same value)."""
+    print(printable_json(text))
+
+
+def say(text: str) -> None:
+    r"""Print command output: its lines kept, every other non-printable character escaped.
+
+    Names from files and drivers (a GGUF's ``general.name``, NVML's GPU name) can hold
+    terminal escape codes; they are shown as ``\x1b`` and never reach the terminal.
+    """
+    print(printable_lines(text))
+
+
+def warn(text: str) -> None:
+    """``vramdesk: <text>`` on stderr on exactly one line (newlines escaped)."""
+    print(printable(f"vramdesk: {text}"), file=sys.stderr)

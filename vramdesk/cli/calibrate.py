@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from vramdesk.cli._options import add_model_options, block_size, positive_number, whole
-from vramdesk.cli._parser import EXIT_OK, print_json
+from vramdesk.cli._parser import EXIT_OK, print_json, say
 from vramdesk.core.errors import InputError
 
 
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({k: v for k, v in out.items() if k != "text"})
     else:
-        print(out["text"])
+        say(out["text"])
         if out["saved"]:
-            print(f"saved calibrated runtime preset: {out['saved']}")
+            say(f"saved calibrated runtime preset: {out['saved']}")
     return EXIT_OK

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from vramdesk.cli._options import add_output_options, add_runtime_options, output_format
+from vramdesk.cli._parser import say
 from vramdesk.core.errors import InputError
+from vramdesk.core.limits import check_number_text, short_text
 from vramdesk.core.model.engine_flags import aliases_of
 from vramdesk.core.units import Unit
 
@@ -66,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             found = _discover_once()
         models.append(model_by_name(name, found))
     comp = compare_models(models, workload, runtime, budget)
-    print(comparison_output(comp, fmt, Unit.parse(args.units)).rstrip("\n"))
+    say(comparison_output(comp, fmt, Unit.parse(args.units)).rstrip("\n"))
     return 0
 
 
@@ -88,6 +90,8 @@ def parse_workload(text: str):
 
     m = _SHAPE.match(text)
     if m:
+        check_number_text("workload", m[1])
+        check_number_text("workload", m[3] or "")
         context = int(m[1]) * (1024 if m[2] else 1)
         return Workload(context_tokens=context, batch=int(m[3] or 1)).validate()
     stems = [p.stem for p in sorted((presets_dir() / "workloads").glob("*.json"))]
@@ -100,7 +104,7 @@ def parse_workload(text: str):
     names = ", ".join(stems)
     raise InputError(
         "workload",
-        f"{text!r} is not a workload: give a workload preset ({names}) or CONTEXTxBATCH "
+        f"{short_text(text)} is not a workload: give a workload preset ({names}) or CONTEXTxBATCH "
         "such as 8192x8",
         "unknown_choice",
     )
@@ -128,6 +132,7 @@ def parse_budget(text: str, engine: Any) -> tuple[str, int] | None:
 
     m = _SIZE.match(text)
     if m:
+        check_number_text("budget", m[1])
         if (m[2] or "gib").lower() == "gb":
             # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
             from fractions import Fraction

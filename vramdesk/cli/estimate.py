@@ -11,7 +11,7 @@ from vramdesk.cli._options import (
     add_workload_options,
     output_format,
 )
-from vramdesk.cli._parser import EXIT_OK
+from vramdesk.cli._parser import EXIT_OK, say
 from vramdesk.core.units import Unit
 
 
@@ -41,5 +41,5 @@ def run(args: argparse.Namespace) -> int:
     sc = scenario_from_args(vars(args))
     breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
     speed = speed_on(sc, breakdown, args.gpu)
-    print(breakdown_output(sc, breakdown, fmt, Unit.parse(args.units), speed).rstrip("\n"))
+    say(breakdown_output(sc, breakdown, fmt, Unit.parse(args.units), speed).rstrip("\n"))
     return EXIT_OK

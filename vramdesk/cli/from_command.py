@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 from vramdesk.cli._options import positive_number
-from vramdesk.cli._parser import EXIT_OK, Parser, print_json
+from vramdesk.cli._parser import EXIT_OK, Parser, print_json, say
 from vramdesk.core.errors import InputError, VramdeskError
 from vramdesk.core.units import Unit
 
@@ -251,5 +251,5 @@ def run(args: argparse.Namespace) -> int:
     ]
     if sol_text:
         lines += ["", sol_text.rstrip("\n")]
-    print("\n".join(lines))
+    say("\n".join(lines))
     return EXIT_OK

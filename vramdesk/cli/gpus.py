@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from vramdesk.cli._parser import EXIT_FAIL, EXIT_OK, print_json
+from vramdesk.cli._parser import EXIT_FAIL, EXIT_OK, print_json, say
 
 
 def add_parser(sub: Any) -> None:
@@ -30,5 +30,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(snapshot_to_dict(snapshot))
     else:
-        print(gpus_text(snapshot))
+        say(gpus_text(snapshot))
     return EXIT_OK

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from vramdesk.cli._parser import say, say_json, warn
+
 
 def add_parser(sub: Any) -> None:
     """Add ``models`` to the subcommands ``sub``."""
@@ -26,15 +28,13 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``vramdesk models``: what is on this machine (problems on stderr)."""
-    import sys
-
     from vramdesk.core.local.discovery import discover, discovery_json, models_text
 
     found = discover(args.dir)
     if args.json:
-        print(discovery_json(found))
+        say_json(discovery_json(found))
         return 0
     for problem in found.problems:
-        print(f"vramdesk: warning: {problem}", file=sys.stderr)
-    print(models_text(found))
+        warn(f"warning: {problem}")
+    say(models_text(found))
     return 0

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from vramdesk.cli._parser import EXIT_OK, Parser, print_json
+from vramdesk.cli._parser import EXIT_OK, Parser, print_json, say, warn
 from vramdesk.core.errors import InputError
 
 
@@ -47,13 +46,13 @@ def run_list(args: argparse.Namespace) -> int:
     problems: list[str] = []
     rows = gpu_rows() if args.gpus else preset_list_rows(problems)
     for problem in problems:
-        print(f"vramdesk: warning: {problem}", file=sys.stderr)
+        warn(f"warning: {problem}")
     if args.json:
         print_json(rows)
         return EXIT_OK
     for row in rows:
         if args.gpus:
-            print(
+            say(
                 f"{row['name']:<16} {row['memory_mib']:>7,} MiB  {row['memory_gib']:>7.2f} GiB  "
                 f"{row['source']}"
             )
@@ -77,7 +76,7 @@ def run_show(args: argparse.Namespace) -> int:
         print_json(detail)
     else:
         for key, value in detail.items():
-            print(f"{key}: {json.dumps(value) if isinstance(value, dict | list) else value}")
+            say(f"{key}: {json.dumps(value) if isinstance(value, dict | list) else value}")
     return EXIT_OK
 
 
@@ -88,7 +87,7 @@ def run_import(args: argparse.Namespace) -> int:
 
     refuse_hf_config(args.path)
     user = import_preset(args.path)
-    print(f"imported {user.kind} preset {user.name!r} as {user.slug} ({user.path})")
+    say(f"imported {user.kind} preset {user.name!r} as {user.slug} ({user.path})")
     return EXIT_OK
 
 
@@ -101,7 +100,7 @@ def run_export(args: argparse.Namespace) -> int:
         path = export_preset(args.name, args.path)
     except PresetStoreError as exc:  # the target path is the user's input
         raise InputError("path", str(exc), "unwritable") from None
-    print(f"exported {args.name} to {path}")
+    say(f"exported {args.name} to {path}")
     return EXIT_OK
 
 
@@ -156,7 +155,7 @@ def print_preset_rows(rows: list[dict[str, Any]]) -> None:
             what = f"{row['context_tokens']:>9,} x {row['batch']:<4} sequences"
         else:
             what = " " * 26
-        print(f"{row['slug']:<28} {row['kind']:<9} {what} {flag:<8} {row['name']}")
+        say(f"{row['slug']:<28} {row['kind']:<9} {what} {flag:<8} {row['name']}")
 
 
 def gpu_detail(name: str) -> dict[str, Any] | None:
@@ -187,7 +186,7 @@ def refuse_hf_config(path: str) -> None:
     """
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.errors import VramdeskError
-    from vramdesk.core.local.importers._files import CONFIG_LIMIT_BYTES, read_json_object
+    from vramdesk.core.files import CONFIG_LIMIT_BYTES, read_json_object
 
     try:
         doc = read_json_object(Path(path), CONFIG_LIMIT_BYTES, "path")

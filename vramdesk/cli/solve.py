@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from vramdesk.cli._options import (
@@ -13,7 +12,7 @@ from vramdesk.cli._options import (
     output_format,
     positive_number,
 )
-from vramdesk.cli._parser import EXIT_OK
+from vramdesk.cli._parser import EXIT_OK, say, warn
 from vramdesk.core.errors import InputError
 from vramdesk.core.units import Unit
 
@@ -69,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if args.emit:
         command = launch_command(args, sc, result)
         if fmt != "json":
-            print(command)
+            say(command)
             return EXIT_OK
         extra["launch_command"] = command
     offload_line = None
@@ -94,9 +93,9 @@ def run(args: argparse.Namespace) -> int:
 
     speed = speed_on(sc, result.breakdown, args.gpu if args.vram_gib is None else None)
     text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra, speed)
-    print(text.rstrip("\n"))
+    say(text.rstrip("\n"))
     if offload_line and fmt == "table":
-        print(offload_line)
+        say(offload_line)
     return EXIT_OK
 
 
@@ -175,5 +174,5 @@ def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | N
         return None
     label, total, warning = budget
     if warning:
-        print(f"vramdesk: warning: {warning}", file=sys.stderr)
+        warn(f"warning: {warning}")
     return label, total

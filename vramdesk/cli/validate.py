@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from vramdesk.cli._parser import EXIT_FAIL, EXIT_OK, print_json
+from vramdesk.cli._parser import EXIT_FAIL, EXIT_OK, print_json, say
 
 
 def add_parser(sub: Any) -> None:
@@ -28,6 +28,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     else:
-        print(format_report(report))
+        say(format_report(report))
     checks = report["summary"]["checks"]
     return EXIT_OK if checks["passed"] == checks["total"] else EXIT_FAIL

@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from vramdesk.core.errors import InputError
-from vramdesk.core.limits import INT_LIMITS
+from vramdesk.core.limits import INT_LIMITS, check_number_text
 from vramdesk.core.present import views
 from vramdesk.core.store import bundled
 from vramdesk.core.store.serialize import TYPES, from_dict, type_hints
@@ -86,7 +86,7 @@ class Target:
 
 def parse_int_text(name: str, text: str) -> int | None:
     """Integer from typed text (``7,000,000,000``, ``7_000``, ``7e9``); ``""`` is None."""
-    cleaned = text.strip().replace(",", "").replace("_", "")
+    cleaned = check_number_text(name, text.strip()).replace(",", "").replace("_", "")
     if not cleaned:
         return None
     digits = typed_digits(cleaned)
@@ -119,7 +119,7 @@ def parse_real_text(name: str, text: str) -> Fraction | None:
         ``name``: not a number, or more than :data:`MAX_TYPED_DIGITS` digits before the
         point (``1e400`` is refused before a 401-digit value is built).
     """
-    cleaned = text.strip().replace(",", "").replace("_", "")
+    cleaned = check_number_text(name, text.strip()).replace(",", "").replace("_", "")
     if not cleaned:
         return None
     shown = views.compact_text(cleaned)

@@ -77,6 +77,42 @@ FLOAT_LIMITS: dict[str, tuple[float, float]] = {
 }
 
 
+#: Characters a number may have as text (typed, on the command line, in a file) before it is
+#: converted: the largest figure vramdesk takes (2**60 bytes with thousands separators) has
+#: 25, an exact decimal fraction a few dozen. Checked before ``int()``/``Fraction()``, so
+#: Python's 4,300-digit conversion limit is never reached and a huge text costs nothing.
+MAX_NUMBER_CHARS = 100
+
+
+def check_number_text(field: str, text: str, max_chars: int = MAX_NUMBER_CHARS) -> str:
+    """Return ``text`` unless it is longer than any number vramdesk takes.
+
+    Raises
+    ------
+    InputError
+        ``field``: more than ``max_chars`` characters (``too_long``).
+    """
+    if len(text) > max_chars:
+        raise InputError(
+            field,
+            f"is {len(text):,} characters long, more than any number takes (at most {max_chars})",
+            "too_long",
+            {"chars": len(text), "max": max_chars},
+        )
+    return text
+
+
+def short_text(text: str, max_chars: int = 40) -> str:
+    """``text`` for a one-line message: ``repr`` (escapes control characters), abbreviated.
+
+    A long value is cut to its first ``max_chars`` characters and its length, so a refusal
+    of a 5,000-digit argument stays one short line.
+    """
+    if len(text) <= max_chars:
+        return repr(text)
+    return f"{text[:max_chars]!r}… ({len(text):,} characters)"
+
+
 def check_int(field: str, value: object, *, optional: bool = False) -> None:
     """Raise :class:`InputError` unless ``value`` is an int within ``INT_LIMITS[field]``.
 

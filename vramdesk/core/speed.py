@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from vramdesk.core.estimate import estimate
 from vramdesk.core.model.formats import WeightFormat, WeightSpec
 from vramdesk.core.model.runtime import Runtime
 from vramdesk.core.model.spec import ModelSpec
@@ -349,7 +350,6 @@ def speed_curve(
         Empty when ``gpu`` lacks speed facts.
     """
     # on first use: the estimate loads only for a curve
-    from vramdesk.core.estimate import estimate
 
     points = []
     for b in batches:

@@ -14,6 +14,8 @@ import re
 from fractions import Fraction
 from numbers import Rational
 
+from vramdesk.core.limits import MAX_NUMBER_CHARS
+
 KIB = 2**10
 MIB = 2**20
 GIB = 2**30
@@ -100,6 +102,8 @@ def to_fraction(value: float | int | Fraction | str) -> Fraction:
             raise ValueError(f"not a finite number: {value!r}")
         return Fraction(repr(value))
     text = str(value).strip()
+    if len(text) > MAX_NUMBER_CHARS:  # before Fraction(): Python refuses 4,300 digits
+        raise ValueError(f"a number of {len(text):,} characters (at most {MAX_NUMBER_CHARS})")
     exponent = _EXPONENT.search(text)
     digits = exponent.group(1) if exponent is not None else ""
     if len(digits) > 6 or (digits and int(digits) > MAX_DECIMAL_EXPONENT):

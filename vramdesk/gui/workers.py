@@ -75,16 +75,22 @@ class Worker:
         else:
             self.signals.delivered.emit()
 
-    def start(self, pool: QThreadPool | None = None) -> Worker:
+    def start(self, pool: QThreadPool | None = None, *, daemon: bool = False) -> Worker:
         """Queue the worker on ``pool`` (default: the global pool); returns ``self``.
 
         Connect ``finished`` and ``errored`` before calling this: the strong reference is
-        released by a slot connected here, after theirs.
+        released by a slot connected here, after theirs. With ``daemon`` the function runs
+        on its own daemon thread instead of the pool: the pool waits for its threads when
+        the application quits, so a read that never returns (a file on a hung mount) would
+        keep the process alive after the window has closed; a daemon thread never does.
         """
         _RUNNING.add(self)
         for signal in (self.signals.finished, self.signals.errored, self.signals.delivered):
             signal.connect(self._on_self_delivered)
-        (pool or QThreadPool.globalInstance()).start(self.run)
+        if daemon:
+            threading.Thread(target=self.run, name="vramdesk-read", daemon=True).start()
+        else:
+            (pool or QThreadPool.globalInstance()).start(self.run)
         return self
 
     def abandon(self) -> None:
@@ -123,6 +129,7 @@ def run_in_thread(
     on_error: Callable[[Exception], None],
     *,
     pool: QThreadPool | None = None,
+    daemon: bool = False,
 ) -> Worker:
     """Run ``fn()`` on the thread pool; call ``on_result`` or ``on_error`` on this thread.
 
@@ -137,6 +144,9 @@ def run_in_thread(
         unconnected error would be lost (or, in superqt's worker, re-raised in the GUI).
     pool : QThreadPool, optional
         Default ``QThreadPool.globalInstance()``.
+    daemon : bool
+        Run on a daemon thread of its own, not the pool (:meth:`Worker.start`): for reads
+        of the user's files, which must never keep the process alive.
 
     Returns
     -------
@@ -146,4 +156,4 @@ def run_in_thread(
     worker = Worker(fn)
     worker.signals.finished.connect(on_result)
     worker.signals.errored.connect(on_error)
-    return worker.start(pool)
+    return worker.start(pool, daemon=daemon)

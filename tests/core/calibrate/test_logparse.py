@@ -127,7 +127,7 @@ def test_read_log_caps_size_and_reports_missing(tmp_path):
     big = tmp_path / "big.log"
     big.write_bytes(b"x" * (MAX_LOG_BYTES + 10))
     assert read_log(big).truncated is True
-    with pytest.raises(FileReadError, match="cannot read"):
+    with pytest.raises(FileReadError, match="does not exist"):
         read_log(tmp_path / "missing.log")
 
 

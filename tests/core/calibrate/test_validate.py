@@ -159,7 +159,7 @@ def test_file_size_capped(tmp_path):
     big.write_bytes(b" " * (MAX_FILE_BYTES + 1))
     with pytest.raises(InputError, match="larger than"):
         read_cases(big)
-    with pytest.raises(InputError, match="cannot read"):
+    with pytest.raises(InputError, match="does not exist"):
         read_cases(tmp_path / "missing.jsonl")
     (tmp_path / "bin.jsonl").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(InputError, match="not UTF-8"):

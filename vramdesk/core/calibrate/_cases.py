@@ -15,6 +15,7 @@ from typing import Any
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import validate_inputs
+from vramdesk.core.files import NumberTooLongError, loads_json, read_prefix
 from vramdesk.core.model.formats import KVDtype, WeightFormat, WeightSpec
 from vramdesk.core.model.runtime import (
     DEFAULT_BLOCK_SIZE,
@@ -72,11 +73,7 @@ def read_cases(path: str | Path) -> list[dict[str, Any]]:
         is too long, not JSON, not an object, of another schema, or a duplicate ``id``.
     """
     p = Path(path)
-    try:
-        with p.open("rb") as fh:
-            raw = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise InputError("cases", f"cannot read {p}: {exc.strerror or exc}", "unreadable") from None
+    raw = read_prefix(p, MAX_FILE_BYTES, "cases")
     if len(raw) > MAX_FILE_BYTES:
         raise InputError("cases", f"{p} is larger than {MAX_FILE_BYTES // MIB} MiB", "too_large")
     try:
@@ -108,14 +105,17 @@ def parse_cases(text: str, name: str = "cases") -> list[dict[str, Any]]:
 def _parse_line(line: str, where: str) -> dict[str, Any]:
     if len(line) > MAX_LINE_CHARS:
         raise InputError(where, f"line longer than {MAX_LINE_CHARS} characters", "too_long")
+
     try:
-        record = json.loads(line)
+        record = loads_json(line)
+    except NumberTooLongError as exc:
+        raise InputError(where, f"holds {exc}", "too_long") from None
     except (json.JSONDecodeError, RecursionError) as exc:
         raise InputError(
             where, f"not valid JSON ({getattr(exc, 'msg', 'too deeply nested')})", "not_json"
         ) from None
-    except ValueError:  # Python's int parser refuses more than 4,300 digits (sys.int_info)
-        raise InputError(where, "holds a number with more than 4,300 digits", "not_json") from None
+    except ValueError:  # json's own number conversion, should the hooks not be reached
+        raise InputError(where, "holds a number too long to read", "not_json") from None
     if not isinstance(record, dict):
         raise InputError(where, "must be a JSON object", "not_object")
     if record.get("schema") != SCHEMA:

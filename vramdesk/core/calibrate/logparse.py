@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from vramdesk.core.errors import FileReadError
+from vramdesk.core.files import read_prefix
 from vramdesk.core.model.runtime import Engine
 from vramdesk.core.units import GIB, MIB, round_half_up
 
@@ -328,14 +328,7 @@ def read_log_text(path: str | Path) -> tuple[str, bool]:
     FileReadError
         ``log``: the file cannot be read.
     """
-    p = Path(path)
-    try:
-        with p.open("rb") as fh:
-            raw = fh.read(MAX_LOG_BYTES + 1)
-    except OSError as exc:
-        raise FileReadError(
-            "log", f"cannot read {p}: {exc.strerror or exc}", "unreadable"
-        ) from None
+    raw = read_prefix(Path(path), MAX_LOG_BYTES, "log")
     return raw[:MAX_LOG_BYTES].decode("utf-8", errors="replace"), len(raw) > MAX_LOG_BYTES
 
 

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from vramdesk.core.files import NumberTooLongError, loads_json, open_file
 from vramdesk.core.local.gpu_info import (
     ERROR_KINDS,
     FAKE_ENV,
@@ -79,21 +80,24 @@ def _bad(reason: str) -> GpuQueryError:
 
 
 def _load(path: Path) -> dict[str, Any]:
+
     try:
-        with path.open("rb") as f:
+        with open_file(path) as f:
             raw = f.read(MAX_FAKE_BYTES + 1)
     except OSError as err:
         raise _bad(f"cannot read {path}: {err.strerror or err}") from None
     if len(raw) > MAX_FAKE_BYTES:
         raise _bad(f"{path} is larger than {MAX_FAKE_BYTES} bytes")
     try:
-        return json.loads(raw.decode("utf-8"))
+        return loads_json(raw.decode("utf-8"))
+    except NumberTooLongError as err:
+        raise _bad(f"{path} holds {err}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise _bad(f"{path} is not JSON: {err}") from None
     except RecursionError:
         raise _bad(f"{path} is nested too deeply") from None
-    except ValueError:  # Python's int parser refuses more than 4,300 digits (sys.int_info)
-        raise _bad(f"{path} holds a number with more than 4,300 digits") from None
+    except ValueError:  # json's own number conversion, should the hooks not be reached
+        raise _bad(f"{path} holds a number too long to read") from None
 
 
 def _checked(

@@ -38,6 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from vramdesk.core.errors import FileReadError, InputError, VramdeskError
+from vramdesk.core.files import open_file, parse_json, read_limited
+from vramdesk.core.printable import printable
 from vramdesk.core.units import GIB, KIB, MIB
 
 #: Sources, in the order they are listed and searched by name.
@@ -133,7 +135,9 @@ def lmstudio_dirs() -> list[Path]:
     pointer = _home() / ".lmstudio-home-pointer"
     try:
         if pointer.is_file() and pointer.stat().st_size < 4096:
-            dirs.insert(0, Path(pointer.read_text(encoding="utf-8").strip()) / "models")
+            with open_file(pointer) as fh:
+                text = fh.read(4096).decode("utf-8")
+            dirs.insert(0, Path(text.strip()) / "models")
     except (OSError, UnicodeDecodeError):
         pass
     return dirs
@@ -282,8 +286,8 @@ def _scan_ollama(root: Path, source: str, problems: list[str]) -> list[LocalMode
             continue
         try:
             out.append(_ollama_entry(root, path.relative_to(manifests)))
-        except (VramdeskError, OSError, ValueError, KeyError, TypeError) as exc:
-            problems.append(f"Ollama manifest {path}: {exc}")
+        except (VramdeskError, OSError, ValueError) as exc:  # ours: _manifest_layers
+            problems.append(f"Ollama manifest {path}: {getattr(exc, 'reason', None) or exc}")
     return [m for m in out if m is not None]
 
 
@@ -301,23 +305,56 @@ def ollama_tag(parts: Sequence[str]) -> str:
 
 def _ollama_entry(root: Path, rel: Path) -> LocalModel:
     # on first use: the file readers load only when a model file is read
-    from vramdesk.core.local.importers._files import parse_json, read_limited
 
     data = parse_json(
         read_limited(root / "manifests" / rel, MANIFEST_LIMIT_BYTES), rel.name, "path"
     )
-    layers = data["layers"]
-    model = next(la for la in layers if la.get("mediaType") == OLLAMA_MODEL_MEDIA)
+    layers, config = _manifest_layers(data)
+    model = next((la for la in layers if la.get("mediaType") == OLLAMA_MODEL_MEDIA), None)
+    if model is None:
+        raise FileReadError("path", "it lists no model layer (a GGUF blob)", "not_manifest")
     blob = ollama_blob(root, model["digest"])
     if not blob.is_file():
         raise FileReadError("path", f"its model blob {blob.name} is missing", "missing")
-    named = [*layers, data.get("config") or {}]  # the config blob is Ollama's too
+    named = [*layers, *config]  # the config blob is Ollama's too
     size = sum(
-        b.stat().st_size
-        for b in {ollama_blob(root, la["digest"]) for la in named if "digest" in la}
-        if b.is_file()
+        b.stat().st_size for b in {ollama_blob(root, la["digest"]) for la in named} if b.is_file()
     )
     return LocalModel(ollama_tag(rel.parts), "ollama", "gguf", size, str(blob))
+
+
+def _manifest_layers(data: object) -> tuple[list[dict], list[dict]]:
+    """The layers and config entry of a manifest that have a ``digest``, types checked.
+
+    A manifest is JSON of our choosing only in shape; anything else (``"layers": 5``, a
+    layer that is a number, a digest that is a list) is refused in our words, never with
+    Python's ("'int' object is not iterable").
+
+    Raises
+    ------
+    FileReadError
+        ``path``: the manifest is not an object with a list of layer objects.
+    """
+
+    def bad(why: str) -> FileReadError:
+        return FileReadError("path", f"not an Ollama manifest ({why})", "not_manifest")
+
+    if not isinstance(data, dict):
+        raise bad(f"a JSON {type(data).__name__}, not an object")
+    layers = data.get("layers")
+    if not isinstance(layers, list):
+        raise bad("no list of layers")
+    config = data.get("config")
+    config = [] if config in (None, {}) else [config]
+    for entry in (*layers, *config):
+        if not isinstance(entry, dict):
+            raise bad("a layer that is not an object")
+        if not isinstance(entry.get("digest", ""), str):
+            raise bad("a layer whose digest is not text")
+        if not isinstance(entry.get("mediaType", ""), str):
+            raise bad("a layer whose mediaType is not text")
+    with_digest = [e for e in layers if "digest" in e]
+    return with_digest, [e for e in config if "digest" in e]
 
 
 def ollama_blob(root: Path, digest: str) -> Path:
@@ -465,11 +502,13 @@ def models_text(found: Discovery) -> str:
     if not found.models:
         looked = "\n".join(f"  {s:<11} {r}" for s, r in found.roots)
         return "No local models found. Looked in:\n" + looked
-    width = max(len(m.name) for m in found.models)
+    names = [printable(m.name) for m in found.models]
+    width = max(map(len, names))
     lines = [f"{'NAME':<{width}}  {'SOURCE':<11} {'FORMAT':<11} {'SIZE':>12}  PATH"]
-    for m in found.models:
+    for m, name in zip(found.models, names, strict=True):
         size = human_size(m.size_bytes)
-        lines.append(f"{m.name:<{width}}  {m.source:<11} {m.format:<11} {size:>12}  {m.path}")
+        path = printable(m.path)
+        lines.append(f"{name:<{width}}  {m.source:<11} {m.format:<11} {size:>12}  {path}")
     return "\n".join(lines)
 
 

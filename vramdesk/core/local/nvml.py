@@ -54,6 +54,7 @@ from vramdesk.core.local.gpu_info import (
     GpuQueryError,
     NvmlSnapshot,
 )
+from vramdesk.core.printable import printable
 from vramdesk.core.units import Unit, format_bytes
 
 #: Seconds a whole NVML round (init, every device, shutdown) may take before it is given up.
@@ -282,13 +283,13 @@ def gpus_text(snapshot: NvmlSnapshot) -> str:
     """``vramdesk gpus``: a driver line, then one line per GPU (MiB and GiB), then notes."""
     cuda = cuda_version_text(snapshot.cuda_driver_version)
     lines = [
-        f"Driver {snapshot.driver_version}"
+        f"Driver {printable(snapshot.driver_version)}"
         + (f", CUDA {cuda}" if cuda else "")
-        + (f", NVML {snapshot.nvml_version}" if snapshot.nvml_version else "")
+        + (f", NVML {printable(snapshot.nvml_version)}" if snapshot.nvml_version else "")
     ]
     for g in snapshot.gpus:
         lines.append(
-            f"GPU {g.index}: {g.name}  "
+            f"GPU {g.index}: {printable(g.name)}  "
             + _mib_gib("total", g.total_bytes)
             + "  "
             + _mib_gib("used", g.used_bytes)
@@ -302,7 +303,7 @@ def gpus_text(snapshot: NvmlSnapshot) -> str:
             + _mib_gib("free", m.free_bytes)
             for m in g.mig_instances
         ]
-        lines += [f"  {note}" for note in (g.mig_note, g.processes_note) if note]
+        lines += [f"  {printable(note)}" for note in (g.mig_note, g.processes_note) if note]
     return "\n".join(lines)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import validate_inputs
-from vramdesk.core.limits import check_real
+from vramdesk.core.limits import check_number_text, check_real, short_text
 from vramdesk.core.model.engine_flags import context_flags, runtime_flags
 from vramdesk.core.model.formats import KVDtype, WeightFormat, WeightSpec
 from vramdesk.core.model.runtime import (
@@ -39,10 +39,13 @@ class Scenario:
 
 
 def _number(field: str, value: Any) -> Fraction:
+    if isinstance(value, str):
+        check_number_text(field, value.strip())
     try:
         return to_fraction(value)
     except (ValueError, ZeroDivisionError):
-        raise InputError(field, f"must be a number, got {value!r}", "not_number") from None
+        shown = short_text(value) if isinstance(value, str) else repr(value)
+        raise InputError(field, f"must be a number, got {shown}", "not_number") from None
 
 
 _SHAPE_FLAGS = {  # option -> ModelSpec field

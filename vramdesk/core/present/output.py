@@ -21,6 +21,7 @@ from vramdesk.core.model.runtime import Runtime
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.present import views
+from vramdesk.core.solve.verdict import JSON_VERDICT, fit_state, headline
 from vramdesk.core.units import Unit, format_bytes
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -122,7 +123,6 @@ def solve_output(
     :func:`vramdesk.core.solve.verdict.headline`).
     """
     # on first use: the verdict loads only for a solve's output
-    from vramdesk.core.solve.verdict import JSON_VERDICT, headline
 
     verdict = JSON_VERDICT[headline(result, sc.workload.batch, unit).state]
     if fmt == "json":
@@ -183,7 +183,6 @@ def compare_models(
     answer (fits / tight / does not fit).
     """
     # on first use: the verdict loads only for a comparison with a budget
-    from vramdesk.core.solve.verdict import fit_state
 
     rows = views.compare(models, workload, runtime)
     label, capacity = budget if budget else (None, None)
@@ -206,7 +205,6 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
     its yes/no (the usable memory holds the workload: fits or tight).
     """
     # on first use: the verdict's names load only for a comparison with a budget
-    from vramdesk.core.solve.verdict import JSON_VERDICT
 
     fits = comp.verdicts if comp.capacity_bytes is not None else None
     if fmt == "json":

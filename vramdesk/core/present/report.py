@@ -12,6 +12,7 @@ from vramdesk.core.estimate import Breakdown
 from vramdesk.core.model.runtime import Engine, engine_options
 from vramdesk.core.model.spec import total_params
 from vramdesk.core.present.views import catalog_fits
+from vramdesk.core.printable import printable
 from vramdesk.core.solve.result import SolveResult
 from vramdesk.core.solve.solver import min_gpus_text
 from vramdesk.core.solve.verdict import TABLE_VERDICT, headline
@@ -20,7 +21,7 @@ from vramdesk.core.units import KIB, Unit, format_bytes
 
 def _model_line(sc: Any, b: Breakdown) -> str:
     m = sc.model
-    text = f"Model: {m.name or 'custom'}  ({b.params:,} params"
+    text = f"Model: {printable(m.name or 'custom')}  ({b.params:,} params"
     if b.active_params:
         text += f", {b.active_params:,} active per token"
     text += f"; {m.num_hidden_layers} layers, {m.attention_kind()}"

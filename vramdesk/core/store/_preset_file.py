@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from vramdesk.core.errors import FileReadError, InputError
+from vramdesk.core.files import loads_json, open_file
 from vramdesk.core.store.serialize import TYPES, from_dict, to_dict
 from vramdesk.core.units import MIB
 
@@ -227,9 +228,10 @@ def read_limited(path: Path) -> bytes:
     FileReadError
         ``path``: larger than :data:`MAX_FILE_BYTES` (1 MiB).
     OSError
-        The file cannot be opened.
+        The file cannot be opened, or is not a regular file (a FIFO is never waited on:
+        :func:`vramdesk.core.files.open_file`).
     """
-    with open(path, "rb") as fh:
+    with open_file(path) as fh:
         raw = fh.read(MAX_FILE_BYTES + 1)
     if len(raw) > MAX_FILE_BYTES:
         raise FileReadError(
@@ -239,7 +241,8 @@ def read_limited(path: Path) -> bytes:
 
 
 def _decode(raw: bytes) -> dict[str, Any]:
-    doc = json.loads(raw.decode("utf-8-sig"))  # a byte-order mark (Windows editors) is fine
+
+    doc = loads_json(raw.decode("utf-8-sig"))  # a byte-order mark (Windows editors) is fine
     if not isinstance(doc, dict):
         raise InputError("preset", "must be a JSON object", "not_object")
     return doc
@@ -317,8 +320,14 @@ def _replace(src: str, dst: Path) -> None:
             time.sleep(0.05)  # Windows: another process has dst open for a moment (reading)
 
 
-def write_json_atomic(path: Path, doc: dict[str, Any]) -> None:
-    """Write ``doc`` to ``path``: temporary file beside it, flush, fsync, ``os.replace``."""
+def write_json_atomic(
+    path: Path, doc: dict[str, Any], before_replace: Callable[[Path], None] | None = None
+) -> None:
+    """Write ``doc`` to ``path``: temporary file beside it, flush, fsync, ``os.replace``.
+
+    ``before_replace(path)``, when given, runs just before the rename; an exception from it
+    removes the temporary file and leaves ``path`` as it was.
+    """
     text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
     try:
@@ -329,6 +338,8 @@ def write_json_atomic(path: Path, doc: dict[str, Any]) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        if before_replace is not None:
+            before_replace(path)
         _replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

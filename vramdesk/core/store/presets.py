@@ -34,6 +34,7 @@ from typing import Any
 import platformdirs
 
 from vramdesk.core.errors import FileReadError, InputError, VramdeskError
+from vramdesk.core.store._export import check_export_target, lstat_kind
 from vramdesk.core.store._fair_lock import FairLock, lock_timeout
 from vramdesk.core.store._preset_file import (
     KINDS,
@@ -55,6 +56,7 @@ from vramdesk.core.store._preset_file import (
     write_json_atomic,
 )
 from vramdesk.core.store._preset_file import MAX_SLUG_CHARS as _MAX_SLUG_CHARS
+from vramdesk.core.store._rename import JOURNAL, finish_rename, hidden_name, rename_file
 from vramdesk.core.store.bundled import ModelPreset, find_model, model_preset_from_dict, presets_dir
 from vramdesk.core.store.serialize import to_dict
 
@@ -189,6 +191,7 @@ class PresetStore:
         self._lock = FairLock(self.directory / ".lock", timeout=lock_timeout_s)
         self._parsed: dict[str, tuple[bytes, tuple[str, str, dict[str, Any]]]] = {}
         self.removed_temps = self._remove_stale_temps()
+        self.finished_rename = self._finish_killed_rename()
         self._scan()
 
     # ------------------------------------------------------------------ reading
@@ -287,10 +290,11 @@ class PresetStore:
             own = old.slug.casefold()
             new_slug = self._free_slug(new_name, own=own)
             path = old.path if new_slug == own else self.directory / f"{new_slug}.json"
-            write_json_atomic(path, make_document(new_name, old.kind, old.data))
-            if path != old.path:
-                os.unlink(old.path)
-                fsync_dir(self.directory)
+            doc = make_document(new_name, old.kind, old.data)
+            if path == old.path:
+                write_json_atomic(path, doc)
+            else:  # two entries: journalled, so a kill never leaves both (store/_rename.py)
+                rename_file(self.directory, old.path, path, doc)
         return UserPreset(path.stem, new_name, old.kind, old.data, path)
 
     def delete(self, slug: str) -> None:
@@ -323,8 +327,6 @@ class PresetStore:
         """
         path = Path(path)
         try:
-            if not path.is_file():
-                raise FileReadError("path", "is not a file", "not_file")
             name, kind, data = parse_document(read_limited(path), path.stem)
             data = normalize(kind, data)
         except (ValueError, RecursionError, OSError) as exc:
@@ -346,7 +348,8 @@ class PresetStore:
         Raises
         ------
         InputError
-            ``preset``: no such preset.
+            ``preset``: no such preset; ``path``: a symbolic link, FIFO, device or folder
+            at the target (:func:`._export.check_export_target`).
         PresetStoreError
             ``path`` could not be written.
         """
@@ -359,6 +362,7 @@ class PresetStore:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             with self._lock:
+                finish_rename(self.directory, self._whole)  # one a killed process left
                 yield
         except lock_timeout():
             raise PresetStoreError(
@@ -401,6 +405,28 @@ class PresetStore:
             return removed  # another vramdesk is writing: the next start cleans up
         return removed
 
+    def _finish_killed_rename(self) -> bool:
+        """At start: finish a rename a killed process left half done, if the lock is free.
+
+        Returns whether one was finished. While another vramdesk holds the lock its own
+        next write finishes it (:meth:`_locked`); scans hide the old name meanwhile.
+        """
+        if not os.path.lexists(self.directory / JOURNAL):
+            return False
+        try:
+            with self._lock.acquire(timeout=0):
+                return finish_rename(self.directory, self._whole)
+        except (lock_timeout(), OSError):
+            return False
+
+    def _whole(self, path: Path) -> bool:
+        """Whether ``path`` is a preset file that reads and parses."""
+        try:
+            parse_document(read_limited(path), path.stem)
+        except (ValueError, RecursionError, OSError):
+            return False
+        return True
+
     def _free_slug(self, name: str, own: str | None = None) -> str:
         base = slugify(name)
         taken = {p.stem.casefold() for p in self.directory.glob("*.json")} - {own}
@@ -421,7 +447,9 @@ class PresetStore:
         # os.scandir, not Path.glob: glob hides an unreadable directory as an empty one
         try:
             with os.scandir(self.directory) as entries:
-                names = [e.name for e in entries if e.name.endswith(".json")]
+                every = {e.name for e in entries}
+            hidden = hidden_name(self.directory, every)  # a rename under way or killed
+            names = sorted(n for n in every if n.endswith(".json") and n != hidden)
         except FileNotFoundError:
             missing = next((p for p in self.directory.parents if p.exists()), None)
             if missing is not None and not missing.is_dir() and not self._config_problem:
@@ -498,9 +526,13 @@ class PresetStore:
 
 def _export_doc(doc: dict[str, Any], slug: str, path: Path) -> Path:
     path = Path(path)
-    target = path / f"{slug}.json" if path.is_dir() else path
+    # a folder (itself, not a link to one) holds <slug>.json; anything else is the target
+    target = path
     try:
-        write_json_atomic(target, doc)
+        if lstat_kind(path) == "folder":
+            target = path / f"{slug}.json"
+        check_export_target(target)
+        write_json_atomic(target, doc, before_replace=check_export_target)
     except OSError as exc:
         raise PresetStoreError(f"could not write {target}: {error_reason(exc)}") from exc
     return target
@@ -549,16 +581,18 @@ def export_preset(name: str, path: Path, *, store: PresetStore | None = None) ->
     Raises
     ------
     InputError
-        ``preset``: neither a user preset nor a bundled model has that name.
+        ``preset``: neither a user preset nor a bundled model has that name; ``path``: the
+        target is not a regular file (:func:`._export.check_export_target`).
     PresetStoreError
         ``path`` could not be written.
     """
     store = store or PresetStore()
     try:
         user = store.find(name)
-        return _export_doc(make_document(user.name, user.kind, user.data), user.slug, Path(path))
     except InputError:
         pass
+    else:
+        return _export_doc(make_document(user.name, user.kind, user.data), user.slug, Path(path))
     try:
         bundled = find_model(name)
     except InputError:

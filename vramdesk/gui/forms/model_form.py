@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -237,18 +238,20 @@ class ModelForm(BoundForm):
         model was read and loaded.
         """
         # on first use: not on the window's start-up path (built or run after the first paint)
-        from vramdesk.core.local.importers import load_model
+        from vramdesk.core.local.importers import Monitor, load_model
 
         self.import_error = ""
         if self._importing:  # one import at a time (the dialog is window-modal)
             return False
         self._importing = True
+        stop = threading.Event()  # set by Cancel: the reader stops at its next 1 MiB step
         try:
             outcome = read_off_thread(
-                lambda: load_model(path),
+                lambda: load_model(path, monitor=Monitor(cancelled=stop.is_set)),
                 self,
                 self.tr("Reading {0}…").format(path.name),
                 self.tr("Cancel"),
+                on_cancel=stop.set,
             )
         finally:
             self._importing = False
@@ -282,13 +285,20 @@ PROGRESS_AFTER_MS = 400
 
 
 def read_off_thread(
-    fn: Callable[[], Any], parent: QWidget, label: str, cancel_text: str
+    fn: Callable[[], Any],
+    parent: QWidget,
+    label: str,
+    cancel_text: str,
+    on_cancel: Callable[[], None] | None = None,
 ) -> tuple[bool, Any] | None:
-    """Run ``fn`` on the thread pool while this thread keeps serving events; wait for it.
+    """Run ``fn`` on a daemon thread while this thread keeps serving events; wait for it.
 
     Returns ``(True, result)``, ``(False, exception)``, or None when the user pressed Cancel
-    on the progress dialog (shown only after :data:`PROGRESS_AFTER_MS`): the read is then
-    abandoned (it cannot be interrupted, but its result is dropped) and this returns at once.
+    on the progress dialog (shown only after :data:`PROGRESS_AFTER_MS`): ``on_cancel`` is
+    called (the importer's monitor stops the read at its next step), the read is abandoned
+    (its result is dropped) and this returns at once. The thread is a daemon
+    (:meth:`~vramdesk.gui.workers.Worker.start`): a read that never returns cannot keep the
+    process alive once the window has closed.
     """
     # on first use: not on the window's start-up path (built or run after the first paint)
     from vramdesk.gui.workers import run_in_thread
@@ -301,7 +311,7 @@ def read_off_thread(
             outcome.append(value)
             loop.quit()
 
-    worker = run_in_thread(fn, lambda r: done((True, r)), lambda e: done((False, e)))
+    worker = run_in_thread(fn, lambda r: done((True, r)), lambda e: done((False, e)), daemon=True)
     progress = QProgressDialog(label, cancel_text, 0, 0, parent)
     progress.setObjectName("import_progress")
     progress.setWindowModality(Qt.WindowModality.WindowModal)
@@ -312,6 +322,8 @@ def read_off_thread(
 
     def cancelled() -> None:
         worker.abandon()
+        if on_cancel is not None:
+            on_cancel()
         done(None)
 
     progress.canceled.connect(cancelled)

@@ -6,8 +6,8 @@ model is ever executed (no ``trust_remote_code``). Every inference is recorded i
 """
 
 from vramdesk.core.errors import FileReadError, ImportCancelled, UnsupportedModelError
+from vramdesk.core.files import Monitor
 from vramdesk.core.local.importers._config import ImportedModel, model_from_config
-from vramdesk.core.local.importers._files import Monitor
 from vramdesk.core.local.importers._load import load_model
 
 __all__ = [

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from vramdesk.core.errors import FileReadError, InputError
+from vramdesk.core.files import Monitor
 from vramdesk.core.limits import check_int
 from vramdesk.core.local.importers._config import ImportedModel
 from vramdesk.core.local.importers._families import SSM_MODEL_TYPES
-from vramdesk.core.local.importers._files import Monitor
 from vramdesk.core.local.importers._gguf_read import (
     FILE_TYPES,
     MAX_SPLITS,
@@ -311,7 +311,33 @@ def _vocab(meta: dict[str, Any], arch: str) -> int | None:
     return None
 
 
+#: Keys llama.cpp reads as one value or one entry per layer (``get_key_or_arr``).
+PER_LAYER_KEYS = ("attention.head_count", "attention.head_count_kv", "feed_forward_length")
+
+
+def _check_layer_arrays(meta: dict[str, Any], arch: str, layers: int) -> None:
+    """Refuse a per-layer array whose length is not ``block_count``.
+
+    Raises
+    ------
+    InputError
+        ``<arch>.<key>``: an array of another length (both lengths named).
+    """
+    for key in PER_LAYER_KEYS:
+        value = meta.get(f"{arch}.{key}")
+        if isinstance(value, list) and len(value) != layers:
+            raise InputError(
+                f"{arch}.{key}",
+                f"holds {len(value):,} entries, but {arch}.block_count is {layers:,} (one entry "
+                "per layer)",
+                "length",
+                {"length": len(value), "layers": layers},
+            )
+
+
 def _gguf_shape(meta: dict[str, Any], arch: str, tensors: list, notes: list[str]) -> dict[str, Any]:
+    layers = _key(meta, arch, "block_count", "num_hidden_layers", required=True)
+    _check_layer_arrays(meta, arch, layers)
     # 0 heads: a layer (or a model) without attention, e.g. Mamba layers of a hybrid
     heads = _key(meta, arch, "attention.head_count", "num_attention_heads", required=True) or None
     kv = _key(meta, arch, "attention.head_count_kv", "num_key_value_heads") or heads or 1
@@ -323,7 +349,7 @@ def _gguf_shape(meta: dict[str, Any], arch: str, tensors: list, notes: list[str]
         head_dim = None  # MLA: key_length is the absorbed latent width
     notes.append(f"GGUF architecture {arch!r}")
     return {
-        "num_hidden_layers": _key(meta, arch, "block_count", "num_hidden_layers", required=True),
+        "num_hidden_layers": layers,
         "hidden_size": _key(meta, arch, "embedding_length", "hidden_size", required=True),
         "num_attention_heads": heads,
         "num_key_value_heads": kv,

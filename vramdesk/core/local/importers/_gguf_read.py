@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from vramdesk.core.errors import FileReadError
-from vramdesk.core.local.importers._files import Monitor
+from vramdesk.core.files import Monitor, open_regular
 
 # ----------------------------------------------------------------------------- limits
 #: Metadata entries: real files have 25-60 (Llama 3.1 8B: 35 with the tokenizer's).
@@ -399,12 +399,7 @@ def read_gguf_header(path: Path, monitor: Monitor | None = None) -> GGUFHeader:
     ImportCancelled
         ``monitor.cancelled()`` returned True.
     """
-    try:
-        fh = open(path, "rb")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise FileReadError(
-            "path", f"cannot read {path.name}: {exc.strerror or exc}", "unreadable"
-        ) from None
+    fh = open_regular(path, "path")
     with fh:
         try:
             size = os.fstat(fh.fileno()).st_size

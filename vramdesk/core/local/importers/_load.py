@@ -6,8 +6,8 @@ import dataclasses
 from pathlib import Path
 
 from vramdesk.core.errors import FileReadError
+from vramdesk.core.files import CONFIG_LIMIT_BYTES, Monitor, read_json_object
 from vramdesk.core.local.importers._config import ImportedModel, model_from_config
-from vramdesk.core.local.importers._files import CONFIG_LIMIT_BYTES, Monitor, read_json_object
 from vramdesk.core.local.importers._safetensors import index_total_bytes, infer_shape, read_header
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.spec import ModelSpec

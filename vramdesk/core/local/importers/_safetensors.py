@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from vramdesk.core.errors import FileReadError
-from vramdesk.core.local.importers._files import (
+from vramdesk.core.files import (
     INDEX_LIMIT_BYTES,
     SAFETENSORS_HEADER_LIMIT_BYTES,
     Monitor,
     check_json_items,
+    open_regular,
     parse_json,
     read_json_object,
 )
@@ -67,8 +69,8 @@ def read_header(path: Path, monitor: Monitor | None = None) -> SafetensorsHeader
         ``path``: missing, shorter than its header, header over 100,000,000 bytes, not
         JSON, or tensor entries without ``dtype``/``shape``/``data_offsets``.
     """
-    size = _size(path)
-    with path.open("rb") as fh:
+    with open_regular(path, "path") as fh:
+        size = os.fstat(fh.fileno()).st_size
         prefix = fh.read(8)
         if len(prefix) < 8:
             raise FileReadError(
@@ -112,12 +114,6 @@ def _read_chunked(fh: BinaryIO, n: int, monitor: Monitor | None) -> bytes:
         parts.append(part)
         done += len(part)
     return b"".join(parts)
-
-
-def _size(path: Path) -> int:
-    if not path.is_file():
-        raise FileReadError("path", f"{path} does not exist or is not a file", "missing")
-    return path.stat().st_size
 
 
 def summarize(tensors: dict[str, Any], what: str) -> SafetensorsHeader:

@@ -1,0 +1,306 @@
+"""Reading untrusted files: size limits first, plain reasons on failure.
+
+Every reader checks the file's size before reading it and reads at most the limit,
+so a huge or hostile file can neither exhaust memory nor hang the window. Nothing
+read is ever executed (no ``trust_remote_code``, no pickle).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from vramdesk.core.errors import FileReadError, ImportCancelled
+from vramdesk.core.limits import MAX_NUMBER_CHARS
+from vramdesk.core.units import MIB
+
+#: config.json files are a few KiB; 4 MiB leaves room for long token lists.
+CONFIG_LIMIT_BYTES = 4 * MIB
+#: model.safetensors.index.json maps every tensor name to a shard (DeepSeek-V3, the largest
+#: index we know of: 91,991 entries in about 9 MiB).
+INDEX_LIMIT_BYTES = 16 * MIB
+#: The JSON header of one .safetensors file. The format allows 100,000,000 bytes
+#: (safetensors ``MAX_HEADER_SIZE``); real shards have a few thousand tensors in well under
+#: 1 MiB, and even all of DeepSeek-V3's tensors in one file would take about 12 MiB.
+SAFETENSORS_HEADER_LIMIT_BYTES = 16 * MIB
+#: JSON values (counted as commas, braces and brackets before parsing) in one header or
+#: index: Python needs up to ~60 bytes per value, so this bounds the memory of a parse to
+#: about 100 MB whatever the file holds; DeepSeek-V3's index has about 92,000.
+MAX_JSON_ITEMS = 1_500_000
+
+
+class Monitor:
+    """Progress and cancellation for a long read, called once per 1 MiB read.
+
+    Parameters
+    ----------
+    progress : callable, optional
+        ``progress(done_bytes, total_bytes)``; called from the reading thread.
+    cancelled : callable, optional
+        Returns True when the caller wants the read to stop; the reader then raises
+        :class:`ImportCancelled`.
+    """
+
+    def __init__(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> None:
+        self.progress, self.cancelled = progress, cancelled
+
+    def step(self, done: int, total: int) -> None:
+        """Report ``done`` of ``total`` bytes; raise :class:`ImportCancelled` when asked to stop."""
+        if self.cancelled is not None and self.cancelled():
+            raise ImportCancelled("path", "the import was cancelled", "cancelled")
+        if self.progress is not None:
+            self.progress(done, total)
+
+
+def _describe(size: int) -> str:
+    return f"{size:,} bytes ({size / MIB:.1f} MiB)" if size >= MIB else f"{size:,} bytes"
+
+
+#: What a path that is not a regular file is, for the refusal (``stat.S_IFMT`` bits).
+_KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a named pipe (FIFO)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+#: Open flags: ``O_NONBLOCK`` so that opening a FIFO returns at once (it is refused after
+#: ``fstat``) instead of waiting for a writer; ``O_CLOEXEC`` keeps it out of children.
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+class NotRegularFileError(OSError):
+    """The path names a FIFO, device, socket or folder: it is never opened for reading."""
+
+
+def open_file(path: str | Path) -> BinaryIO:
+    """Open ``path`` for binary reading only if it is a regular file (links resolved).
+
+    The one place where vramdesk opens a file it was asked to read. The path is checked
+    with ``stat`` (so a symlink to a regular file is fine) and opened with ``O_NONBLOCK``,
+    then checked again with ``fstat`` on the open descriptor: a FIFO, device, socket or
+    folder, or one swapped in between the two checks, is refused at once and never read.
+
+    Returns
+    -------
+    BinaryIO
+        The open file (blocking mode restored); the caller closes it.
+
+    Raises
+    ------
+    NotRegularFileError
+        Not a regular file (its ``strerror`` says what it is).
+    OSError
+        Missing (``FileNotFoundError``) or cannot be opened.
+    """
+    p = os.fspath(path)
+    _check_regular(os.stat(p).st_mode, p)
+    fd = os.open(p, _OPEN_FLAGS)
+    try:
+        _check_regular(os.fstat(fd).st_mode, p)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _check_regular(mode: int, path: str) -> None:
+    if not stat.S_ISREG(mode):
+        kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise NotRegularFileError(errno.EINVAL, f"is {kind}, not a regular file", path)
+
+
+def open_regular(path: str | Path, field: str = "path") -> BinaryIO:
+    """:func:`open_file`, with every failure as one :class:`FileReadError` of ``field``.
+
+    Raises
+    ------
+    FileReadError
+        ``field``: the path is missing (``missing``), not a regular file (``not_file``),
+        or cannot be opened (``unreadable``).
+    """
+    p = Path(path)
+    try:
+        return open_file(p)
+    except FileNotFoundError:
+        raise FileReadError(field, f"{p} does not exist", "missing", {"path": str(p)}) from None
+    except NotRegularFileError as exc:
+        raise FileReadError(field, f"{p} {exc.strerror}", "not_file", {"path": str(p)}) from None
+    except OSError as exc:
+        raise FileReadError(
+            field, f"cannot read {p}: {exc.strerror or exc}", "unreadable", {"path": str(p)}
+        ) from None
+
+
+def read_limited(path: Path, limit_bytes: int, field: str = "path") -> bytes:
+    """Read the bytes of ``path``, refusing anything larger than ``limit_bytes``.
+
+    Raises
+    ------
+    FileReadError
+        ``field``: the file is missing, not a regular file, unreadable or too large.
+    """
+    with open_regular(path, field) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit_bytes:
+            raise FileReadError(
+                field,
+                f"{path.name} is too large ({_describe(size)}; the limit is "
+                f"{_describe(limit_bytes)})",
+                "too_large",
+                {"path": str(path)},
+            )
+        data = _read_at_most(fh, path, limit_bytes + 1, field)
+    if len(data) > limit_bytes:
+        raise FileReadError(field, f"{path.name} grew past the limit while being read", "too_large")
+    return data
+
+
+def read_prefix(path: str | Path, limit_bytes: int, field: str = "path") -> bytes:
+    """At most ``limit_bytes + 1`` bytes of the regular file ``path``.
+
+    The caller decides whether a longer file is refused or truncated.
+
+    Raises
+    ------
+    FileReadError
+        ``field``: missing, not a regular file (:func:`open_regular`) or unreadable.
+    """
+    with open_regular(path, field) as fh:
+        return _read_at_most(fh, Path(path), limit_bytes + 1, field)
+
+
+def _read_at_most(fh: BinaryIO, path: Path, n: int, field: str) -> bytes:
+    try:
+        return fh.read(n)
+    except OSError as exc:
+        raise FileReadError(
+            field,
+            f"cannot read {path.name}: {exc.strerror or exc}",
+            "unreadable",
+            {"path": str(path)},
+        ) from None
+
+
+def check_json_items(data: bytes, what: str, field: str, limit: int = MAX_JSON_ITEMS) -> None:
+    """Refuse JSON text with more than ``limit`` values before it is parsed.
+
+    Counts commas, ``{`` and ``[`` (an upper bound of the values a parse would build,
+    also inside strings, which only makes it stricter), in C, without decoding.
+
+    Raises
+    ------
+    FileReadError
+        ``field``: more values than ``limit``.
+    """
+    items = data.count(b",") + data.count(b"{") + data.count(b"[")
+    if items > limit:
+        raise FileReadError(
+            field,
+            f"{what} holds about {items:,} JSON values (real checkpoints have at most a few "
+            f"hundred thousand; limit {limit:,})",
+            "too_many",
+        )
+
+
+class NumberTooLongError(ValueError):
+    """A JSON number longer than :data:`~vramdesk.core.limits.MAX_NUMBER_CHARS` characters."""
+
+    def __init__(self, chars: int) -> None:
+        super().__init__(
+            f"a number of {chars:,} characters (numbers have at most {MAX_NUMBER_CHARS})"
+        )
+        self.chars = chars
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS:  # before int(): Python refuses 4,300 digits, slowly
+        raise NumberTooLongError(len(text))
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise NumberTooLongError(len(text))
+    return float(text)
+
+
+def loads_json(text: str | bytes) -> Any:
+    """``json.loads`` with every number's length checked before it is converted.
+
+    Every JSON text vramdesk reads (config.json, headers, indexes, manifests, preset
+    files, cases, the fake NVML) is decoded here.
+
+    Raises
+    ------
+    NumberTooLongError
+        A number of more than :data:`~vramdesk.core.limits.MAX_NUMBER_CHARS` characters.
+    json.JSONDecodeError, RecursionError
+        Not JSON, or nested too deeply.
+    """
+    return json.loads(text, parse_int=_json_int, parse_float=_json_float)
+
+
+def parse_json(data: bytes, what: str, field: str) -> Any:
+    """Decode UTF-8 JSON text, turning every failure into :class:`FileReadError`.
+
+    Raises
+    ------
+    FileReadError
+        ``field``: not UTF-8, not JSON, nested too deeply, or a number of more than
+        :data:`~vramdesk.core.limits.MAX_NUMBER_CHARS` characters (:func:`loads_json`).
+    """
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise FileReadError(
+            field, f"{what} is not UTF-8 text (is it a binary file?)", "not_text"
+        ) from None
+    try:
+        return loads_json(text)
+    except NumberTooLongError as exc:
+        raise FileReadError(field, f"{what} holds {exc}", "too_long") from None
+    except json.JSONDecodeError as exc:
+        raise FileReadError(
+            field,
+            f"{what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+            "not_json",
+        ) from None
+    except RecursionError:
+        raise FileReadError(field, f"{what} is nested too deeply", "not_json") from None
+    except ValueError:  # json's own number conversion, should the hooks not be reached
+        raise FileReadError(field, f"{what} holds a number too long to read", "not_json") from None
+
+
+def read_json_object(path: Path, limit_bytes: int, field: str) -> dict[str, Any]:
+    """Read a JSON object from ``path`` within ``limit_bytes``.
+
+    Raises
+    ------
+    FileReadError
+        ``field``: missing, too large, not JSON, or not a JSON object.
+    """
+    data = read_limited(path, limit_bytes, field)
+    check_json_items(data, path.name, field)
+    value = parse_json(data, path.name, field)
+    if not isinstance(value, dict):
+        raise FileReadError(
+            field, f"{path.name} holds a JSON {type(value).__name__}, not an object", "not_object"
+        )
+    return value
