@@ -129,6 +129,12 @@ class ModelSpec:
         SSM / linear-attention state (:mod:`vramdesk.core.terms.state`).
     recurrent_params_per_layer : int or None
         Parameters of one recurrent mixer (replaces the attention block on those layers).
+    attention_output_gate : bool
+        The query projection also yields a per-head output gate (Qwen3-Next, Qwen3.5
+        ``attn_output_gate``): ``q_proj`` is twice as wide.
+    sparse_indexer_params : int
+        DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the lightning indexer's weights over
+        all layers (``wq_b``, ``wk``, ``k_norm``, ``weights_proj``), counted with attention.
     parallel_ssm : bool
         Every layer runs attention and a Mamba-2 mixer side by side (Falcon-H1): each
         keeps both a KV cache and a recurrent state.
@@ -169,6 +175,8 @@ class ModelSpec:
     norm_bias: bool = False
     norms_per_layer: int = 2
     qk_norm: bool = False
+    attention_output_gate: bool = False
+    sparse_indexer_params: int = 0
     attention_sinks: bool = False
     router_bias: bool = False
     expert_bias: bool = False
@@ -536,9 +544,10 @@ def _attention_params(m: ModelSpec, layer: LayerCache | None = None) -> int:
         d = m.resolved_head_dim
         layer = LayerCache(FULL, m.num_key_value_heads, d, m.v_head_dim or d)
     nkv, dk, dv = layer.kv_heads, layer.k_head_dim, layer.v_head_dim
-    n = h * nh * dk + h * nkv * (dk + dv) + nh * dv * h
+    gate = 2 if m.attention_output_gate else 1
+    n = gate * h * nh * dk + h * nkv * (dk + dv) + nh * dv * h
     if m.attention_bias or m.qkv_bias:
-        n += nh * dk + nkv * (dk + dv)
+        n += gate * nh * dk + nkv * (dk + dv)
     if m.attention_bias:
         n += h
     if m.qk_norm:
@@ -552,7 +561,7 @@ def _attention_params(m: ModelSpec, layer: LayerCache | None = None) -> int:
 def _attention_total(m: ModelSpec) -> int:
     """Attention (or recurrent mixer) parameters over all layers, one block per geometry."""
     if m.is_mla:
-        return m.num_hidden_layers * _attention_params(m)
+        return m.num_hidden_layers * _attention_params(m) + m.sparse_indexer_params
     shapes: dict[LayerCache, int] = {}
     for layer in m.attention_layers():
         key = LayerCache(layer.kind, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
@@ -561,7 +570,10 @@ def _attention_total(m: ModelSpec) -> int:
         elif layer.kind == SLIDING:
             key = LayerCache(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
         shapes[key] = shapes.get(key, 0) + 1
-    return sum(n * _attention_params(m, layer) for layer, n in shapes.items())
+    total = sum(n * _attention_params(m, layer) for layer, n in shapes.items())
+    if m.parallel_ssm and m.recurrent_params_per_layer:  # Falcon-H1: both mixers in each layer
+        total += m.num_hidden_layers * m.recurrent_params_per_layer
+    return total
 
 
 def _ffn_params(m: ModelSpec, width: int) -> int:
