@@ -54,7 +54,6 @@ DIFFERENCES: dict[str, tuple[int | str, str]] = {
         REFUSED,
         "Mamba-2 mixers: recurrent_params_per_layer is not derived from config.json",
     ),
-    OR + "lfm2.5-vl-1.6b.json": (REFUSED, "lfm2 short-convolution layers are refused"),
     OR + "albert-base-v2-seqcls.json": (
         159_345_408,
         "+147,654,903: ALBERT shares one layer across all 12 and factorizes the embedding "
@@ -89,15 +88,6 @@ DIFFERENCES: dict[str, tuple[int | str, str]] = {
     OR + "step-3.7-flash.json": (
         195_832_688_640,
         "-1,464,532,992: step3p7's extra per-layer tensors are not modelled",
-    ),
-    OR + "olmo-3.1-32b-instruct.json": (
-        32_233_128_960,
-        "-393,216: OLMo-3's q_norm/k_norm span all heads (5,120 + 1,024 per layer x 64)",
-    ),
-    OR + "phi-1.json": (
-        1_816_721_408,
-        "+402,158,473: phi is priced as a gated MLP without biases; it has fc1/fc2 with "
-        "biases, one LayerNorm with bias per layer and an lm_head bias",
     ),
     OR + "gpt2-seqcls-finetune.json": (
         124_440_576,

@@ -124,6 +124,21 @@ def test_gemma3_text_config_without_heads_gets_the_class_defaults():
     assert total_params(m) == oracle["params"] == 4_300_079_472
 
 
+def test_lfm2_short_convolution_mixer_ffn_width_and_siglip2_tower():
+    imported, oracle = _load("oracle/lfm2.5-vl-1.6b.json")
+    m = imported.model
+    # modeling_lfm2.py Lfm2ShortConv, h 2048, conv_L_cache 3, no conv bias: in_proj 2048*6144
+    # = 12,582,912 + conv 2048*3 = 6,144 + out_proj 2048^2 = 4,194,304 -> 16,783,360
+    assert m.recurrent_params_per_layer == 16_783_360
+    # Lfm2MLP with block_auto_adjust_ff_dim: int(2 * 12288 / 3) = 8192, x 1.0, multiple of 256
+    assert m.intermediate_size == 8192
+    # SigLIP2 tower 412,649,712 (27 blocks of 1152, 256 positions) + projector 4608*2048 +
+    # 2048 + 2048*2048 + 2048 = 13,635,584 (no LayerNorm: projector_use_layernorm false)
+    assert m.encoder_params == 426_285_296
+    assert m.tie_word_embeddings
+    assert total_params(m) == oracle["params"] == 1_596_625_904
+
+
 def test_a_qwen3_5_config_missing_a_deltanet_key_is_refused_naming_it():
     config = json.loads((DATA / "configs" / "oracle" / "qwen3.5-9b.json").read_text("utf-8"))
     del config["text_config"]["linear_num_value_heads"]

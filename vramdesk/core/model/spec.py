@@ -132,6 +132,11 @@ class ModelSpec:
     attention_output_gate : bool
         The query projection also yields a per-head output gate (Qwen3-Next, Qwen3.5
         ``attn_output_gate``): ``q_proj`` is twice as wide.
+    qk_norm_all_heads : bool
+        The q/k norms span every head (OLMo-2/3: ``heads x head_dim`` and ``kv_heads x
+        head_dim``) instead of one ``head_dim``.
+    lm_head_bias : bool
+        The output head has a bias of ``vocab_size`` (Phi-1/1.5/2).
     sparse_indexer_params : int
         DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the lightning indexer's weights over
         all layers (``wq_b``, ``wk``, ``k_norm``, ``weights_proj``), counted with attention.
@@ -176,6 +181,8 @@ class ModelSpec:
     norms_per_layer: int = 2
     qk_norm: bool = False
     attention_output_gate: bool = False
+    qk_norm_all_heads: bool = False
+    lm_head_bias: bool = False
     sparse_indexer_params: int = 0
     attention_sinks: bool = False
     router_bias: bool = False
@@ -551,7 +558,7 @@ def _attention_params(m: ModelSpec, layer: LayerCache | None = None) -> int:
     if m.attention_bias:
         n += h
     if m.qk_norm:
-        n += 2 * dk
+        n += (nh + nkv) * dk if m.qk_norm_all_heads else 2 * dk
     if m.attention_sinks:
         n += nh
     return n
@@ -669,6 +676,8 @@ def count_params(m: ModelSpec) -> ParamCount:
     h, layers = m.hidden_size, m.num_hidden_layers
     embedding = m.vocab_size * h
     lm_head = 0 if m.tie_word_embeddings or not m.causal else m.vocab_size * h
+    if lm_head and m.lm_head_bias:
+        lm_head += m.vocab_size
     try:
         attention = _attention_total(m)
     except TypeError:  # an unhashable field: no memo

@@ -20,6 +20,7 @@ from vramdesk.core.local.importers._moe import mla_fields, moe_fields
 from vramdesk.core.local.importers._quant import weights_from_config
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.spec import FULL, SLIDING, ModelSpec, sliding_layer_pattern
+from vramdesk.core.units import ceil_div
 
 #: Recurrent models without any attention layer.
 ATTENTION_FREE = frozenset({"mamba", "falcon_mamba", "mamba2"})
@@ -214,8 +215,20 @@ def _per_layer_geometry(r: _Reader) -> dict[str, Any]:
 
 
 def _intermediate(r: _Reader) -> int | None:
-    """``intermediate_size``; a per-layer list (Gemma-3n) gives its largest entry, noted."""
+    """``intermediate_size``; a per-layer list (Gemma-3n) gives its largest entry, noted.
+
+    LFM2 (``modeling_lfm2.py`` ``Lfm2MLP``) with ``block_auto_adjust_ff_dim``: ``2/3`` of it,
+    times ``block_ffn_dim_multiplier``, rounded up to ``block_multiple_of``.
+    """
     value = r.cfg.get("intermediate_size")
+    if r.family == "lfm2" and r.cfg.get("block_auto_adjust_ff_dim") and r.int("intermediate_size"):
+        width = int(2 * r.int("intermediate_size") / 3)
+        factor = r.cfg.get("block_ffn_dim_multiplier")
+        if isinstance(factor, int | float) and not isinstance(factor, bool):
+            step = r.int("block_multiple_of") or 256
+            width = step * ceil_div(int(factor * width), step)
+        r.notes.append(f"lfm2: block_auto_adjust_ff_dim gives a feed-forward width of {width}")
+        return width
     if (
         isinstance(value, list)
         and value

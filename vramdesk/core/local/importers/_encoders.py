@@ -64,6 +64,8 @@ def encoder_params(config: dict[str, Any], text_hidden: int, notes: list[str]) -
     top = config.get("model_type")
     if top == "qwen2_5_vl" or top in _QWEN3_VISION:
         return _qwen_vision(vision, top == "qwen2_5_vl", notes)
+    if top == "lfm2_vl" and vision.get("model_type") == "siglip2_vision_model":
+        return _lfm2_vl(config, vision, text_hidden, notes)
     if config.get("model_type") != "gemma3" or vision.get("model_type") != "siglip_vision_model":
         notes.append("vision_config present: the vision encoder is not counted")
         return 0
@@ -117,4 +119,32 @@ def _qwen_vision(vision: dict[str, Any], v25: bool, notes: list[str]) -> int:
         n += 2 * h + linears + len(stack) * (2 * merged + linears)
     said = f" ({', '.join(filled)} from the class defaults)" if filled else ""
     notes.append(f"vision tower + merger: {n:,} parameters (counted, they stay resident){said}")
+    return n
+
+
+def _lfm2_vl(
+    config: dict[str, Any], vision: dict[str, Any], text_hidden: int, notes: list[str]
+) -> int:
+    """LFM2-VL's SigLIP2 tower and ``Lfm2VlMultiModalProjector``.
+
+    The tower has ``num_patches`` positions and a linear patch embedding of the size of SigLIP's
+    conv; the projector maps ``h * factor^2 -> projector_hidden -> text_hidden`` with biases,
+    after a LayerNorm when ``projector_use_layernorm``.
+    """
+    v = {k: vision.get(k, d) for k, d in _SIGLIP_DEFAULTS.items()}
+    patches = vision.get("num_patches", 256)
+    factor = config.get("downsample_factor", 2)
+    width = config.get("projector_hidden_size", 2560)
+    sizes = [v[k] for k in _SIGLIP_DEFAULTS if k != "vision_use_head"] + [patches, factor, width]
+    if v["vision_use_head"] or not all(_plain_int(x) for x in sizes):
+        notes.append("SigLIP2 vision encoder with an unusual layout: not counted")
+        return 0
+    h = v["hidden_size"]
+    tower = _siglip(v) - (v["image_size"] // v["patch_size"]) ** 2 * h + patches * h
+    wide = h * factor * factor
+    projector = wide * width + width + width * text_hidden + text_hidden
+    if config.get("projector_use_layernorm", True):
+        projector += 2 * wide
+    n = tower + projector
+    notes.append(f"SigLIP2 vision encoder + projector: {n:,} parameters (counted, resident)")
     return n

@@ -59,6 +59,7 @@ TIED_BY_DEFAULT = frozenset(
         "gpt_bigcode",
         "gpt2",
         "starcoder2",
+        "lfm2",
     }
 )
 
@@ -170,8 +171,23 @@ def flags(cfg: dict[str, Any], model_type: str) -> dict[str, Any]:
         "qwen3_vl_text",
         "qwen3_vl_moe_text",
         "exaone4",
+        "lfm2",
     ):
         out["qk_norm"] = True
+    if fam in ("olmo2", "olmo3"):
+        # modeling_olmo2.py Olmo2Attention: q_norm over heads x head_dim, k_norm over kv heads
+        out.update(qk_norm=True, qk_norm_all_heads=True)
+    if fam == "phi":
+        # modeling_phi.py: q/k/v/dense with bias, fc1/fc2 with bias, one LayerNorm (with bias)
+        # before the parallel attention and MLP, lm_head with bias
+        out.update(
+            mlp_gated=False,
+            attention_bias=True,
+            mlp_bias=True,
+            norm_bias=True,
+            norms_per_layer=1,
+            lm_head_bias=True,
+        )
     if fam in ("gemma2", "gemma3_text", "gemma3"):
         out["norms_per_layer"] = 4
     if fam in ("qwen2_moe", "qwen3_next", "qwen3_5_moe_text"):

@@ -45,6 +45,7 @@ HYBRID_MODEL_TYPES = frozenset(
         "qwen3_next",
         "qwen3_5_text",
         "qwen3_5_moe_text",
+        "lfm2",
     }
 )
 
@@ -143,6 +144,16 @@ def hybrid_fields(
         rank = cfg.get("mamba_dt_rank", "auto")
         dt_rank = ceil_div(hidden, 16) if rank == "auto" else _int(cfg, "mamba_dt_rank")
         mixer = _mamba1_params(hidden, d_inner, d_state, d_conv, dt_rank)
+    elif mt == "lfm2":
+        # modeling_lfm2.py Lfm2ShortConv: in_proj h -> 3h, a depthwise conv of conv_L_cache taps,
+        # out_proj h -> h; vLLM keeps (L_cache - 1) x h of conv state per sequence, no SSM state
+        listed = cfg.get("layer_types")
+        if not isinstance(listed, list) or len(listed) != layers:
+            raise InputError("layer_types", f"must list {layers} layer types", "length")
+        types = tuple(RECURRENT if str(t) == "conv" else FULL for t in listed)
+        taps = _int(cfg, "conv_L_cache", default=3)
+        conv, ssm = hidden * (taps - 1), 0
+        mixer = 4 * hidden * hidden + hidden * taps + (hidden if cfg.get("conv_bias") else 0)
     elif mt in GDN_MODEL_TYPES:
         listed = cfg.get("layer_types")
         if isinstance(listed, list) and len(listed) == layers:
