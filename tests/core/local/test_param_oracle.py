@@ -46,13 +46,10 @@ DIFFERENCES: dict[str, tuple[int | str, str]] = {
         "(3 dense layers), unchecked",
     ),
     # -- families vramdesk refuses or cannot count from config.json alone --
-    OR + "nemotron-h-56b-base-8k.json": (
-        REFUSED,
-        "Mamba-2 mixers: recurrent_params_per_layer is not derived from config.json",
-    ),
     OR + "nemotron-3-nano-30b-a3b.json": (
         REFUSED,
-        "Mamba-2 mixers: recurrent_params_per_layer is not derived from config.json",
+        "Nemotron-3's E (MoE) blocks: a Mamba-2 / attention / MoE block per layer is not "
+        "modelled, so recurrent_params_per_layer is not derived from config.json",
     ),
     OR + "albert-base-v2-seqcls.json": (
         159_345_408,

@@ -77,6 +77,25 @@ def test_falcon_h1_counts_both_mixers_of_each_layer():
     assert total_params(m) == oracle["params"] == 8_835_151_040
 
 
+def test_nemotron_h_one_mixer_or_mlp_per_block():
+    imported, oracle = _load("oracle/nemotron-h-56b-base-8k.json")
+    m = imported.model
+    # modeling_nemotron_h.py, h 8192, 256 Mamba heads x 64 = d_inner 16384, 8 groups x 256
+    # state: conv_dim 16384 + 2*8*256 = 20,480; in_proj 8192 * (16384 + 20480 + 256) =
+    # 304,087,040; conv1d 20480*4 + 20480 = 102,400; dt_bias + A_log + D 768; gated norm
+    # 16,384; out_proj 16384*8192 = 134,217,728 -> 438,424,320 per "M" block
+    assert m.single_op_blocks and m.recurrent_params_per_layer == 438_424_320
+    # 54 "M", 10 "*" (attention only), 54 "-" (relu2 up/down MLP of 32768, no attention)
+    types = m.resolved_layer_types()
+    assert (types.count("recurrent"), types.count("full_attention"), types.count("no_cache")) == (
+        54,
+        10,
+        54,
+    )
+    assert count_params(m).mlp == 54 * 2 * 8192 * 32768
+    assert total_params(m) == oracle["params"] == 56_324_350_464
+
+
 def test_llama4_interleaved_moe_dense_layers_and_shared_expert():
     imported, oracle = _load("oracle/llama-4-maverick-17b-128e-instruct.json")
     c = count_params(imported.model)

@@ -132,6 +132,10 @@ class ModelSpec:
     attention_output_gate : bool
         The query projection also yields a per-head output gate (Qwen3-Next, Qwen3.5
         ``attn_output_gate``): ``q_proj`` is twice as wide.
+    single_op_blocks : bool
+        Each layer is one block with one norm: a mixer (recurrent or full attention) *or* a
+        feed-forward block (Nemotron-H ``hybrid_override_pattern``: ``M``/``*`` mixers, ``-``
+        MLP layers, which are :data:`NO_CACHE` and have no attention).
     qk_norm_all_heads : bool
         The q/k norms span every head (OLMo-2/3: ``heads x head_dim`` and ``kv_heads x
         head_dim``) instead of one ``head_dim``.
@@ -182,6 +186,7 @@ class ModelSpec:
     qk_norm: bool = False
     attention_output_gate: bool = False
     qk_norm_all_heads: bool = False
+    single_op_blocks: bool = False
     lm_head_bias: bool = False
     sparse_indexer_params: int = 0
     attention_sinks: bool = False
@@ -572,6 +577,8 @@ def _attention_total(m: ModelSpec) -> int:
     shapes: dict[LayerCache, int] = {}
     for layer in m.attention_layers():
         key = LayerCache(layer.kind, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
+        if layer.kind == NO_CACHE and m.single_op_blocks:  # an MLP-only block: no mixer
+            continue
         if layer.kind == NO_CACHE:  # encoder layer: the attention exists, it is just not cached
             key = LayerCache(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
         elif layer.kind == SLIDING:
@@ -685,6 +692,8 @@ def count_params(m: ModelSpec) -> ParamCount:
     norm_width = 2 * h if m.norm_bias else h
     norms = layers * m.norms_per_layer * norm_width + norm_width
     dense_layers = m.first_k_dense_replace if m.is_moe else layers
+    if m.single_op_blocks and not m.is_moe:  # only the MLP blocks have a feed-forward
+        dense_layers = m.resolved_layer_types().count(NO_CACHE)
     mlp = dense_layers * _ffn_params(m, m.intermediate_size or 0) if dense_layers else 0
     routed = router = active_routed = expert_biases = 0
     if m.is_moe:

@@ -18,8 +18,9 @@ The recurrent mixers' parameters (``recurrent_params_per_layer``) follow the tra
 modules, for the families whose layer is a mixer plus a feed-forward block: gated DeltaNet
 (``modeling_qwen3_5.py`` ``Qwen3_5GatedDeltaNet``), Mamba-1 (``modeling_jamba.py``
 ``JambaMambaMixer``) and Mamba-2 beside attention (``modeling_falcon_h1.py``
-``FalconH1Mixer``). Nemotron-H, Bamba, Granite-4.0-H and pure Mamba are not counted from
-config.json (their blocks are a mixer or an MLP, not both): import the checkpoint or give
+``FalconH1Mixer``), and Nemotron-H without MoE blocks (``NemotronHBlock``: one norm and one
+mixer or MLP per layer, ``ModelSpec.single_op_blocks``). Nemotron-3 (``E`` MoE blocks), Bamba,
+Granite-4.0-H and pure Mamba are not counted from config.json: import the checkpoint or give
 ``params``.
 """
 
@@ -121,7 +122,7 @@ def hybrid_fields(
         A key the family needs is missing or not a whole number.
     """
     mt = str(cfg.get("model_type") or "")
-    parallel = False
+    parallel = single_op = False
     mixer: int | None = None
     if mt in ("mamba", "falcon_mamba"):
         d_inner = _int(cfg, "intermediate_size", default=2 * hidden)
@@ -172,6 +173,10 @@ def hybrid_fields(
         )
     else:  # Mamba-2 families
         prefix = "" if mt == "mamba2" else "mamba_"
+        if mt == "nemotron_h" and "E" not in str(cfg.get("hybrid_override_pattern") or ""):
+            # modeling_nemotron_h.py NemotronHBlock: one RMSNorm and one mixer per layer; the
+            # Mamba-2 mixer keeps its gated norm, the "-" blocks are a relu2 up/down MLP
+            single_op = True
         if mt == "nemotron_h":
             pattern = str(cfg.get("hybrid_override_pattern") or "")
             if len(pattern) != layers:
@@ -214,6 +219,16 @@ def hybrid_fields(
         conv, ssm = _mamba2(d_inner, n_groups, d_state, n_heads, head_dim, d_conv)
         if mt == "falcon_h1":
             mixer = _mamba2_params(cfg, hidden, d_inner, d_inner + 2 * n_groups * d_state, n_heads)
+        elif single_op:
+            nemotron = {
+                "mamba_d_conv": d_conv,
+                "mamba_proj_bias": cfg.get("use_bias", False),
+                "mamba_conv_bias": cfg.get("use_conv_bias", True),
+                "mamba_rms_norm": True,
+            }
+            mixer = _mamba2_params(
+                nemotron, hidden, d_inner, d_inner + 2 * n_groups * d_state, n_heads
+            )
         notes.append(
             f"Mamba-2 layers: conv state ({d_inner} + 2 * {n_groups} * {d_state}) * "
             f"({d_conv} - 1), "
@@ -230,7 +245,10 @@ def hybrid_fields(
             "(import the checkpoint or give params)"
         )
     )
-    return {
+    out: dict[str, Any] = {}
+    if single_op:
+        out = {"single_op_blocks": True, "norms_per_layer": 1, "mlp_gated": False}
+    return out | {
         "recurrent_params_per_layer": mixer,
         "layer_types": types,
         "conv_state_elements": conv,
