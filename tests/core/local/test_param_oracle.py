@@ -74,10 +74,6 @@ DIFFERENCES: dict[str, tuple[int | str, str]] = {
         "(24 MoE layers of 128 experts + a shared expert, 24 dense layers of "
         "intermediate_size_mlp 16384) matches",
     ),
-    OR + "devstral-small-2-24b-instruct.json": (
-        23_572_403_200,
-        "-438,958,080: the Pixtral vision tower and the mistral3 projector are not counted",
-    ),
     OR + "gemma-4-26b-a4b.json": (
         24_711_765_760,
         "-1,094,168,112: gemma4's vision tower and per-layer extras are not counted",

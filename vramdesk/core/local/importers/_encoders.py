@@ -66,6 +66,8 @@ def encoder_params(config: dict[str, Any], text_hidden: int, notes: list[str]) -
         return _qwen_vision(vision, top == "qwen2_5_vl", notes)
     if top == "lfm2_vl" and vision.get("model_type") == "siglip2_vision_model":
         return _lfm2_vl(config, vision, text_hidden, notes)
+    if top == "mistral3" and vision.get("model_type") == "pixtral":
+        return _pixtral(config, vision, text_hidden, notes)
     if config.get("model_type") != "gemma3" or vision.get("model_type") != "siglip_vision_model":
         notes.append("vision_config present: the vision encoder is not counted")
         return 0
@@ -147,4 +149,40 @@ def _lfm2_vl(
         projector += 2 * wide
     n = tower + projector
     notes.append(f"SigLIP2 vision encoder + projector: {n:,} parameters (counted, resident)")
+    return n
+
+
+#: PixtralVisionConfig defaults (configuration_pixtral.py).
+_PIXTRAL_DEFAULTS = {
+    "hidden_size": 1024,
+    "intermediate_size": 4096,
+    "num_hidden_layers": 24,
+    "num_channels": 3,
+    "patch_size": 16,
+}
+
+
+def _pixtral(
+    config: dict[str, Any], vision: dict[str, Any], text_hidden: int, notes: list[str]
+) -> int:
+    """Mistral-3's Pixtral tower and ``Mistral3MultiModalProjector``.
+
+    ``modeling_pixtral.py``: a ``patch_conv`` without bias ``c p^2 h``, ``ln_pre`` (``h``), per
+    layer q/k/v/o ``4 h^2``, a gated MLP ``3 h I`` and two RMSNorms ``2 h``;
+    ``modeling_mistral3.py``: an RMSNorm ``h``, the patch merger ``h m^2 x h`` and two linears
+    ``h x text`` and ``text x text`` (biases when ``multimodal_projector_bias``).
+    """
+    v = {k: vision.get(k, d) for k, d in _PIXTRAL_DEFAULTS.items()}
+    merge = config.get("spatial_merge_size", 2)
+    if not all(_plain_int(x) for x in [*v.values(), merge]):
+        notes.append("Pixtral vision_config with an unusual layout: not counted")
+        return 0
+    h, inter = v["hidden_size"], v["intermediate_size"]
+    tower = v["num_channels"] * v["patch_size"] ** 2 * h + h
+    tower += v["num_hidden_layers"] * (4 * h * h + 3 * h * inter + 2 * h)
+    projector = h + h * merge * merge * h + h * text_hidden + text_hidden * text_hidden
+    if config.get("multimodal_projector_bias", False):
+        projector += 2 * text_hidden
+    n = tower + projector
+    notes.append(f"Pixtral vision encoder + projector: {n:,} parameters (counted, resident)")
     return n
