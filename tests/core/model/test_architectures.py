@@ -588,17 +588,19 @@ def test_qwen3next_gguf_full_attention_interval(tmp_path):
     assert b.kv_cache.bytes == 524_288
 
 
-def test_hybrid_folder_takes_its_parameter_count_from_the_checkpoint(tmp_path):
+def test_hybrid_folder_counts_jamba_from_config_json_and_weighs_the_checkpoint(tmp_path):
     # a Jamba folder with a safetensors index of total_size 103,140,000,000 bytes in bf16:
-    # params = 103,140,000,000 / 2 = 51,570,000,000 (the Mamba mixers are not counted from
-    # config.json), so the estimate runs from the folder alone
+    # the Mamba-1 mixers are now counted from config.json, so the parameter count is the
+    # oracle's 51,570,323,328 (tests/data/param-oracle.json, transformers on the meta device)
+    # and the weights still weigh what the checkpoint's index says
     folder = tmp_path / "jamba"
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps(_cfg("jamba-v0.1")))
     index = {"metadata": {"total_size": 103_140_000_000}, "weight_map": {}}
     (folder / "model.safetensors.index.json").write_text(json.dumps(index))
     imported = load_model(folder)
-    assert imported.model.params == 51_570_000_000
+    assert imported.model.params is None
+    assert count_params(imported.model).total == 51_570_323_328
     b = estimate(imported.model, imported.weights, Workload(context_tokens=4096), Runtime())
     assert b.weights.bytes == 103_140_000_000
 

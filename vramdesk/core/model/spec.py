@@ -130,6 +130,21 @@ class ModelSpec:
         SSM / linear-attention state (:mod:`vramdesk.core.terms.state`).
     recurrent_params_per_layer : int or None
         Parameters of one recurrent mixer (replaces the attention block on those layers).
+    attention_output_gate : bool
+        The query projection also yields a per-head output gate (Qwen3-Next, Qwen3.5
+        ``attn_output_gate``): ``q_proj`` is twice as wide.
+    single_op_blocks : bool
+        Each layer is one block with one norm: a mixer (recurrent or full attention) *or* a
+        feed-forward block (Nemotron-H ``hybrid_override_pattern``: ``M``/``*`` mixers, ``-``
+        MLP layers, which are :data:`NO_CACHE` and have no attention).
+    qk_norm_all_heads : bool
+        The q/k norms span every head (OLMo-2/3: ``heads x head_dim`` and ``kv_heads x
+        head_dim``) instead of one ``head_dim``.
+    lm_head_bias : bool
+        The output head has a bias of ``vocab_size`` (Phi-1/1.5/2).
+    sparse_indexer_params : int
+        DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the lightning indexer's weights over
+        all layers (``wq_b``, ``wk``, ``k_norm``, ``weights_proj``), counted with attention.
     parallel_ssm : bool
         Every layer runs attention and a Mamba-2 mixer side by side (Falcon-H1): each
         keeps both a KV cache and a recurrent state.
@@ -177,6 +192,11 @@ class ModelSpec:
     norm_bias: bool = False
     norms_per_layer: int = 2
     qk_norm: bool = False
+    attention_output_gate: bool = False
+    qk_norm_all_heads: bool = False
+    single_op_blocks: bool = False
+    lm_head_bias: bool = False
+    sparse_indexer_params: int = 0
     attention_sinks: bool = False
     router_bias: bool = False
     expert_bias: bool = False
@@ -547,13 +567,14 @@ def _attention_params(m: ModelSpec, layer: LayerCache | None = None) -> int:
         d = m.resolved_head_dim
         layer = LayerCache(FULL, m.num_key_value_heads, d, m.v_head_dim or d)
     nkv, dk, dv = layer.kv_heads, layer.k_head_dim, layer.v_head_dim
-    n = h * nh * dk + h * nkv * (dk + dv) + nh * dv * h
+    gate = 2 if m.attention_output_gate else 1
+    n = gate * h * nh * dk + h * nkv * (dk + dv) + nh * dv * h
     if m.attention_bias or m.qkv_bias:
-        n += nh * dk + nkv * (dk + dv)
+        n += gate * nh * dk + nkv * (dk + dv)
     if m.attention_bias:
         n += h
     if m.qk_norm:
-        n += 2 * dk
+        n += (nh + nkv) * dk if m.qk_norm_all_heads else 2 * dk
     if m.attention_sinks:
         n += nh
     return n
@@ -563,16 +584,21 @@ def _attention_params(m: ModelSpec, layer: LayerCache | None = None) -> int:
 def _attention_total(m: ModelSpec) -> int:
     """Attention (or recurrent mixer) parameters over all layers, one block per geometry."""
     if m.is_mla:
-        return m.num_hidden_layers * _attention_params(m)
+        return m.num_hidden_layers * _attention_params(m) + m.sparse_indexer_params
     shapes: dict[LayerCache, int] = {}
     for layer in m.attention_layers():
         key = LayerCache(layer.kind, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
+        if layer.kind == NO_CACHE and m.single_op_blocks:  # an MLP-only block: no mixer
+            continue
         if layer.kind == NO_CACHE:  # encoder layer: the attention exists, it is just not cached
             key = LayerCache(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
         elif layer.kind == SLIDING:
             key = LayerCache(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
         shapes[key] = shapes.get(key, 0) + 1
-    return sum(n * _attention_params(m, layer) for layer, n in shapes.items())
+    total = sum(n * _attention_params(m, layer) for layer, n in shapes.items())
+    if m.parallel_ssm and m.recurrent_params_per_layer:  # Falcon-H1: both mixers in each layer
+        total += m.num_hidden_layers * m.recurrent_params_per_layer
+    return total
 
 
 def _ffn_params(m: ModelSpec, width: int) -> int:
@@ -668,6 +694,8 @@ def count_params(m: ModelSpec) -> ParamCount:
     h, layers = m.hidden_size, m.num_hidden_layers
     embedding = m.vocab_size * h
     lm_head = 0 if m.tie_word_embeddings or not m.causal else m.vocab_size * h
+    if lm_head and m.lm_head_bias:
+        lm_head += m.vocab_size
     try:
         attention = _attention_total(m)
     except TypeError:  # an unhashable field: no memo
@@ -675,6 +703,8 @@ def count_params(m: ModelSpec) -> ParamCount:
     norm_width = 2 * h if m.norm_bias else h
     norms = layers * m.norms_per_layer * norm_width + norm_width
     dense_layers = m.first_k_dense_replace if m.is_moe else layers
+    if m.single_op_blocks and not m.is_moe:  # only the MLP blocks have a feed-forward
+        dense_layers = m.resolved_layer_types().count(NO_CACHE)
     mlp = dense_layers * _ffn_params(m, m.intermediate_size or 0) if dense_layers else 0
     routed = router = active_routed = expert_biases = 0
     if m.is_moe:

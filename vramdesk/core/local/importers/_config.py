@@ -16,9 +16,11 @@ from vramdesk.core.limits import INT_LIMITS, check_int
 from vramdesk.core.local.importers import _families as fam
 from vramdesk.core.local.importers._encoders import encoder_params
 from vramdesk.core.local.importers._hybrid import HYBRID_MODEL_TYPES, hybrid_fields
+from vramdesk.core.local.importers._moe import mla_fields, moe_fields
 from vramdesk.core.local.importers._quant import weights_from_config
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.spec import FULL, SLIDING, ModelSpec, sliding_layer_pattern
+from vramdesk.core.units import ceil_div
 
 #: Recurrent models without any attention layer.
 ATTENTION_FREE = frozenset({"mamba", "falcon_mamba", "mamba2"})
@@ -161,7 +163,8 @@ def model_from_config(config: dict[str, Any], name: str = "") -> ImportedModel:
     r = _Reader(cfg, fam.family(model_type), notes)
     hybrid = model_type in HYBRID_MODEL_TYPES
     fields = _shape(r, attention_free=model_type in ATTENTION_FREE)
-    fields |= _moe(r, fields["num_hidden_layers"]) | _mla(r) | fam.flags(cfg, model_type)
+    fields |= moe_fields(r, fields["num_hidden_layers"]) | mla_fields(r)
+    fields |= fam.flags(cfg, model_type)
     if hybrid:
         fields |= hybrid_fields(cfg, fields["num_hidden_layers"], fields["hidden_size"], notes)
         window = r.int("sliding_window") if cfg.get("use_sliding_window") else None
@@ -212,8 +215,20 @@ def _per_layer_geometry(r: _Reader) -> dict[str, Any]:
 
 
 def _intermediate(r: _Reader) -> int | None:
-    """``intermediate_size``; a per-layer list (Gemma-3n) gives its largest entry, noted."""
+    """``intermediate_size``; a per-layer list (Gemma-3n) gives its largest entry, noted.
+
+    LFM2 (``modeling_lfm2.py`` ``Lfm2MLP``) with ``block_auto_adjust_ff_dim``: ``2/3`` of it,
+    times ``block_ffn_dim_multiplier``, rounded up to ``block_multiple_of``.
+    """
     value = r.cfg.get("intermediate_size")
+    if r.family == "lfm2" and r.cfg.get("block_auto_adjust_ff_dim") and r.int("intermediate_size"):
+        width = int(2 * r.int("intermediate_size") / 3)
+        factor = r.cfg.get("block_ffn_dim_multiplier")
+        if isinstance(factor, int | float) and not isinstance(factor, bool):
+            step = r.int("block_multiple_of") or 256
+            width = step * ceil_div(int(factor * width), step)
+        r.notes.append(f"lfm2: block_auto_adjust_ff_dim gives a feed-forward width of {width}")
+        return width
     if (
         isinstance(value, list)
         and value
@@ -300,62 +315,6 @@ def _tied(r: _Reader) -> bool:
         f"{r.family or 'this model_type'}"
     )
     return default
-
-
-def _moe(r: _Reader, layers: int) -> dict[str, Any]:
-    experts = r.int("num_local_experts") or 0
-    if not experts:
-        return {}
-    dense = _dense_layer_count(r, layers)
-    out = {
-        "num_local_experts": experts,
-        "num_experts_per_tok": r.int("num_experts_per_tok") or 0,
-        "moe_intermediate_size": r.int("moe_intermediate_size"),
-        "n_shared_experts": r.int("n_shared_experts") or 0,
-        "shared_expert_intermediate_size": r.int("shared_expert_intermediate_size"),
-        "first_k_dense_replace": dense,
-    }
-    if dense and "first_k_dense_replace" not in r.cfg:
-        r.notes.append(
-            f"{dense} dense (non-MoE) layers from mlp_only_layers/decoder_sparse_step, "
-            "counted as first_k_dense_replace"
-        )
-    return out
-
-
-def _dense_layer_count(r: _Reader, layers: int) -> int:
-    """Count the layers with a dense MLP instead of experts.
-
-    DeepSeek: the first ``first_k_dense_replace`` layers, then every ``moe_layer_freq``-th is
-    MoE; Qwen2/3-MoE: ``mlp_only_layers`` and layers where ``(i + 1) % decoder_sparse_step``.
-
-    Raises
-    ------
-    InputError
-        One of those keys is not a whole number (``mlp_only_layers``: a list of them).
-    """
-    first = r.int("first_k_dense_replace") or 0
-    freq = max(r.int("moe_layer_freq") or 1, 1)
-    step = max(r.int("decoder_sparse_step") or 1, 1)
-    only = r.cfg.get("mlp_only_layers") or []
-    if not isinstance(only, list) or not all(isinstance(i, int) for i in only):
-        raise InputError("mlp_only_layers", "must be a list of layer indices", "not_list")
-    moe = [
-        i >= first and (i - first) % freq == 0 and i not in only and (i + 1) % step == 0
-        for i in range(layers)
-    ]
-    return layers - sum(moe)
-
-
-def _mla(r: _Reader) -> dict[str, Any]:
-    if r.cfg.get("kv_lora_rank") is None:
-        return {}
-    keys = ("kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "q_lora_rank")
-    r.notes.append(
-        "multi-head latent attention: the KV cache holds kv_lora_rank + qk_rope_head_dim "
-        "values per token per layer"
-    )
-    return {k: r.int(k) for k in keys}
 
 
 def _sliding(r: _Reader, layers: int) -> tuple[int | None, tuple[str, ...] | None]:

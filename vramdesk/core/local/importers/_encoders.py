@@ -9,6 +9,18 @@ and ``modeling_gemma3.py`` ``Gemma3MultiModalProjector``):
 * per layer: q/k/v/o with bias ``4 * (h^2 + h)``, MLP with bias ``2 * h * I + I + h``,
   two LayerNorms ``4 * h``; post-LayerNorm ``2 * h``;
 * projector: ``mm_input_projection_weight`` ``h * text_hidden`` and ``mm_soft_emb_norm`` ``h``.
+
+Qwen vision towers (``modeling_qwen2_5_vl.py``, ``modeling_qwen3_vl.py``,
+``modeling_qwen3_5.py``): a ``Conv3d(c, h, (t, p, p))`` patch embedding, ``depth`` blocks of
+two norms, ``qkv`` ``3 h^2 + 3 h``, ``proj`` ``h^2 + h`` and an MLP with biases, and a merger
+from ``h m^2`` (``m`` = ``spatial_merge_size``) to the decoder's width:
+
+* Qwen2.5-VL: patch embedding without bias, RMSNorms (``h``), gated MLP ``3 h I + 2 I + h``,
+  merger ``ln_q`` (``h``) + ``(h m^2)^2 + h m^2`` + ``h m^2 * out + out``;
+* Qwen3-VL / Qwen3.5: patch embedding with bias, a learned ``num_position_embeddings x h``
+  table, LayerNorms (``2 h``), MLP ``2 h I + I + h``, merger LayerNorm ``2 h`` and the same two
+  linears, plus one merger per ``deepstack_visual_indexes`` entry whose LayerNorm spans
+  ``h m^2``.
 """
 
 from __future__ import annotations
@@ -27,11 +39,35 @@ _SIGLIP_DEFAULTS = {
 }
 
 
+#: Vision-config class defaults (configuration_qwen2_5_vl.py, configuration_qwen3_vl.py,
+#: configuration_qwen3_5.py) for the keys a published vision_config may omit.
+_QWEN_VL_DEFAULTS = {
+    "qwen2_5_vl": {"depth": 32, "hidden_size": 3584, "intermediate_size": 3420},
+    "qwen3_vl": {"depth": 27, "hidden_size": 1152, "intermediate_size": 4304},
+}
+_QWEN_VL_COMMON = {
+    "in_channels": 3,
+    "patch_size": 14,
+    "temporal_patch_size": 2,
+    "spatial_merge_size": 2,
+    "out_hidden_size": 3584,
+    "num_position_embeddings": 2304,
+}
+_QWEN3_VISION = frozenset({"qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe"})
+
+
 def encoder_params(config: dict[str, Any], text_hidden: int, notes: list[str]) -> int:
     """Parameters outside the language model: the vision tower and its projector, or 0."""
     vision = config.get("vision_config")
     if not isinstance(vision, dict):
         return 0
+    top = config.get("model_type")
+    if top == "qwen2_5_vl" or top in _QWEN3_VISION:
+        return _qwen_vision(vision, top == "qwen2_5_vl", notes)
+    if top == "lfm2_vl" and vision.get("model_type") == "siglip2_vision_model":
+        return _lfm2_vl(config, vision, text_hidden, notes)
+    if top == "mistral3" and vision.get("model_type") == "pixtral":
+        return _pixtral(config, vision, text_hidden, notes)
     if config.get("model_type") != "gemma3" or vision.get("model_type") != "siglip_vision_model":
         notes.append("vision_config present: the vision encoder is not counted")
         return 0
@@ -57,3 +93,96 @@ def _siglip(v: dict[str, Any]) -> int:
     embed = v["num_channels"] * p * p * h + h + patches * h
     layer = 4 * (h * h + h) + 2 * h * inter + inter + h + 4 * h
     return embed + v["num_hidden_layers"] * layer + 2 * h
+
+
+def _qwen_vision(vision: dict[str, Any], v25: bool, notes: list[str]) -> int:
+    """The Qwen2.5-VL (``v25``) or Qwen3-VL / Qwen3.5 vision tower and merger."""
+    defaults = {**_QWEN_VL_COMMON, **_QWEN_VL_DEFAULTS["qwen2_5_vl" if v25 else "qwen3_vl"]}
+    if not v25:
+        defaults["patch_size"] = 16
+    v = {k: vision.get(k, vision.get("in_chans") if k == "in_channels" else None) for k in defaults}
+    filled = sorted(k for k, x in v.items() if x is None)
+    v = {k: d if v[k] is None else v[k] for k, d in defaults.items()}
+    stack = [] if v25 else vision.get("deepstack_visual_indexes", [8, 16, 24])
+    if not all(_plain_int(x) for x in v.values()) or not isinstance(stack, list):
+        notes.append("Qwen vision_config with an unusual layout: the vision tower is not counted")
+        return 0
+    h, inter, m = v["hidden_size"], v["intermediate_size"], v["spatial_merge_size"] ** 2
+    patch = v["in_channels"] * v["temporal_patch_size"] * v["patch_size"] ** 2 * h
+    qkv_proj = 3 * h * h + 3 * h + h * h + h
+    merged = h * m
+    linears = merged * merged + merged + merged * v["out_hidden_size"] + v["out_hidden_size"]
+    if v25:
+        block = 2 * h + qkv_proj + 3 * h * inter + 2 * inter + h
+        n = patch + v["depth"] * block + h + linears
+    else:
+        block = 4 * h + qkv_proj + 2 * h * inter + inter + h
+        n = patch + h + v["num_position_embeddings"] * h + v["depth"] * block
+        n += 2 * h + linears + len(stack) * (2 * merged + linears)
+    said = f" ({', '.join(filled)} from the class defaults)" if filled else ""
+    notes.append(f"vision tower + merger: {n:,} parameters (counted, they stay resident){said}")
+    return n
+
+
+def _lfm2_vl(
+    config: dict[str, Any], vision: dict[str, Any], text_hidden: int, notes: list[str]
+) -> int:
+    """LFM2-VL's SigLIP2 tower and ``Lfm2VlMultiModalProjector``.
+
+    The tower has ``num_patches`` positions and a linear patch embedding of the size of SigLIP's
+    conv; the projector maps ``h * factor^2 -> projector_hidden -> text_hidden`` with biases,
+    after a LayerNorm when ``projector_use_layernorm``.
+    """
+    v = {k: vision.get(k, d) for k, d in _SIGLIP_DEFAULTS.items()}
+    patches = vision.get("num_patches", 256)
+    factor = config.get("downsample_factor", 2)
+    width = config.get("projector_hidden_size", 2560)
+    sizes = [v[k] for k in _SIGLIP_DEFAULTS if k != "vision_use_head"] + [patches, factor, width]
+    if v["vision_use_head"] or not all(_plain_int(x) for x in sizes):
+        notes.append("SigLIP2 vision encoder with an unusual layout: not counted")
+        return 0
+    h = v["hidden_size"]
+    tower = _siglip(v) - (v["image_size"] // v["patch_size"]) ** 2 * h + patches * h
+    wide = h * factor * factor
+    projector = wide * width + width + width * text_hidden + text_hidden
+    if config.get("projector_use_layernorm", True):
+        projector += 2 * wide
+    n = tower + projector
+    notes.append(f"SigLIP2 vision encoder + projector: {n:,} parameters (counted, resident)")
+    return n
+
+
+#: PixtralVisionConfig defaults (configuration_pixtral.py).
+_PIXTRAL_DEFAULTS = {
+    "hidden_size": 1024,
+    "intermediate_size": 4096,
+    "num_hidden_layers": 24,
+    "num_channels": 3,
+    "patch_size": 16,
+}
+
+
+def _pixtral(
+    config: dict[str, Any], vision: dict[str, Any], text_hidden: int, notes: list[str]
+) -> int:
+    """Mistral-3's Pixtral tower and ``Mistral3MultiModalProjector``.
+
+    ``modeling_pixtral.py``: a ``patch_conv`` without bias ``c p^2 h``, ``ln_pre`` (``h``), per
+    layer q/k/v/o ``4 h^2``, a gated MLP ``3 h I`` and two RMSNorms ``2 h``;
+    ``modeling_mistral3.py``: an RMSNorm ``h``, the patch merger ``h m^2 x h`` and two linears
+    ``h x text`` and ``text x text`` (biases when ``multimodal_projector_bias``).
+    """
+    v = {k: vision.get(k, d) for k, d in _PIXTRAL_DEFAULTS.items()}
+    merge = config.get("spatial_merge_size", 2)
+    if not all(_plain_int(x) for x in [*v.values(), merge]):
+        notes.append("Pixtral vision_config with an unusual layout: not counted")
+        return 0
+    h, inter = v["hidden_size"], v["intermediate_size"]
+    tower = v["num_channels"] * v["patch_size"] ** 2 * h + h
+    tower += v["num_hidden_layers"] * (4 * h * h + 3 * h * inter + 2 * h)
+    projector = h + h * merge * merge * h + h * text_hidden + text_hidden * text_hidden
+    if config.get("multimodal_projector_bias", False):
+        projector += 2 * text_hidden
+    n = tower + projector
+    notes.append(f"Pixtral vision encoder + projector: {n:,} parameters (counted, resident)")
+    return n

@@ -59,6 +59,7 @@ TIED_BY_DEFAULT = frozenset(
         "gpt_bigcode",
         "gpt2",
         "starcoder2",
+        "lfm2",
     }
 )
 
@@ -69,11 +70,15 @@ CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
         "vocab_size": 262208,
         "max_position_embeddings": 131072,
         "head_dim": 256,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
         "sliding_window": 4096,
         "sliding_window_pattern": 6,
     },
     "gpt_bigcode": {"multi_query": True, "max_position_embeddings": 1024, "vocab_size": 50257},
     "gpt2": {"max_position_embeddings": 1024, "vocab_size": 50257},
+    "jamba": {"expert_layer_period": 2, "expert_layer_offset": 1},
+    "llama4_text": {"intermediate_size_mlp": 16384, "interleave_moe_layer_step": 1},
 }
 CLASS_DEFAULTS["RefinedWeb"] = CLASS_DEFAULTS["RefinedWebModel"] = CLASS_DEFAULTS["falcon"]
 
@@ -158,12 +163,38 @@ def flags(cfg: dict[str, Any], model_type: str) -> dict[str, Any]:
     fam = family(model_type)
     if fam in ("qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"):
         out["qkv_bias"] = True
-    if fam in ("qwen3", "qwen3_moe", "gemma3_text", "gemma3"):
+    if fam in (
+        "qwen3",
+        "qwen3_moe",
+        "gemma3_text",
+        "gemma3",
+        "qwen3_vl_text",
+        "qwen3_vl_moe_text",
+        "exaone4",
+        "lfm2",
+    ):
         out["qk_norm"] = True
+    if fam in ("olmo2", "olmo3"):
+        # modeling_olmo2.py Olmo2Attention: q_norm over heads x head_dim, k_norm over kv heads
+        out.update(qk_norm=True, qk_norm_all_heads=True)
+    if fam == "phi":
+        # modeling_phi.py: q/k/v/dense with bias, fc1/fc2 with bias, one LayerNorm (with bias)
+        # before the parallel attention and MLP, lm_head with bias
+        out.update(
+            mlp_gated=False,
+            attention_bias=True,
+            mlp_bias=True,
+            norm_bias=True,
+            norms_per_layer=1,
+            lm_head_bias=True,
+        )
     if fam in ("gemma2", "gemma3_text", "gemma3"):
         out["norms_per_layer"] = 4
-    if fam == "qwen2_moe":
+    if fam in ("qwen2_moe", "qwen3_next", "qwen3_5_moe_text"):
         out["shared_expert_gate"] = True
+    if fam in ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"):
+        # modeling_qwen3_5.py Qwen3_5Attention: q_proj is 2 x heads x head_dim (the output gate)
+        out.update(qk_norm=True, attention_output_gate=bool(cfg.get("attn_output_gate", True)))
     if fam == "gpt_oss":
         out.update(attention_sinks=True, router_bias=True, expert_bias=True)
     if fam == "deepseek_v3" or cfg.get("topk_method") == "noaux_tc":

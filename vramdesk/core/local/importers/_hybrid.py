@@ -11,11 +11,17 @@ mamba_utils.py`` ``MambaStateShapeCalculator`` (see :mod:`vramdesk.core.terms.st
   (``layer_types`` ``mamba``/``attention``), ``nemotron_h`` (``hybrid_override_pattern``:
   ``M`` Mamba-2, ``*`` attention, ``-``/``E`` MLP or MoE without a cache), ``falcon_h1``
   (attention and Mamba-2 side by side in every layer): Mamba-2;
-* ``qwen3_next``: gated DeltaNet (``layer_types`` ``linear_attention``, or every
-  ``full_attention_interval``-th layer full).
+* ``qwen3_next``, ``qwen3_5_text``, ``qwen3_5_moe_text``: gated DeltaNet (``layer_types``
+  ``linear_attention``, or every ``full_attention_interval``-th layer full).
 
-The parameters of the recurrent mixers are not modelled from config.json: import the
-checkpoint (safetensors index or GGUF) for the exact count, or give ``params``.
+The recurrent mixers' parameters (``recurrent_params_per_layer``) follow the transformers
+modules, for the families whose layer is a mixer plus a feed-forward block: gated DeltaNet
+(``modeling_qwen3_5.py`` ``Qwen3_5GatedDeltaNet``), Mamba-1 (``modeling_jamba.py``
+``JambaMambaMixer``) and Mamba-2 beside attention (``modeling_falcon_h1.py``
+``FalconH1Mixer``), and Nemotron-H without MoE blocks (``NemotronHBlock``: one norm and one
+mixer or MLP per layer, ``ModelSpec.single_op_blocks``). Nemotron-3 (``E`` MoE blocks), Bamba,
+Granite-4.0-H and pure Mamba are not counted from config.json: import the checkpoint or give
+``params``.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any
 from vramdesk.core.errors import InputError
 from vramdesk.core.model.formats import check_mamba_dtype
 from vramdesk.core.model.spec import FULL, NO_CACHE, RECURRENT
+from vramdesk.core.units import ceil_div
 
 #: model_type values modelled here.
 HYBRID_MODEL_TYPES = frozenset(
@@ -38,8 +45,47 @@ HYBRID_MODEL_TYPES = frozenset(
         "nemotron_h",
         "falcon_h1",
         "qwen3_next",
+        "qwen3_5_text",
+        "qwen3_5_moe_text",
+        "lfm2",
     }
 )
+
+#: Gated-DeltaNet hybrids (Qwen3-Next and the Qwen3.5 / Qwen3.6 text models).
+GDN_MODEL_TYPES = frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"})
+
+
+def _gdn_params(h: int, nk: int, dk: int, nv: int, dv: int, kernel: int) -> int:
+    """One gated-DeltaNet mixer: q/k/v, z, b, a projections, depthwise conv, A, dt, norm, out."""
+    conv_dim = 2 * nk * dk + nv * dv
+    return h * conv_dim + h * nv * dv + 2 * h * nv + conv_dim * kernel + 2 * nv + dv + nv * dv * h
+
+
+def _mamba1_params(h: int, d_inner: int, d_state: int, d_conv: int, dt_rank: int) -> int:
+    """One Jamba Mamba-1 mixer: in/x/dt/out projections, conv with bias, A, D, 3 inner norms."""
+    return (
+        h * 2 * d_inner
+        + d_inner * d_conv
+        + d_inner
+        + d_inner * (dt_rank + 2 * d_state)
+        + dt_rank * d_inner
+        + d_inner
+        + d_inner * d_state
+        + d_inner
+        + d_inner * h
+        + dt_rank
+        + 2 * d_state
+    )
+
+
+def _mamba2_params(cfg: dict[str, Any], h: int, d_inner: int, conv_dim: int, n_heads: int) -> int:
+    """One Falcon-H1 Mamba-2 mixer: in_proj, conv, dt_bias, A_log, D, gated norm, out_proj."""
+    d_conv = _int(cfg, "mamba_d_conv", default=4)
+    proj_bias = bool(cfg.get("mamba_proj_bias", False))
+    n = h * (d_inner + conv_dim + n_heads) + (d_inner + conv_dim + n_heads if proj_bias else 0)
+    n += conv_dim * d_conv + (conv_dim if cfg.get("mamba_conv_bias", True) else 0)
+    n += 3 * n_heads + (d_inner if cfg.get("mamba_rms_norm", False) else 0)
+    return n + d_inner * h + (h if cfg.get("projectors_bias", False) else 0)
 
 
 def _int(cfg: dict[str, Any], *keys: str, default: int | None = None) -> int:
@@ -86,7 +132,8 @@ def hybrid_fields(
         A key the family needs is missing or not a whole number.
     """
     mt = str(cfg.get("model_type") or "")
-    parallel = False
+    parallel = single_op = False
+    mixer: int | None = None
     hook: dict[str, Any] = {}
     if mt in ("mamba", "falcon_mamba"):
         d_inner = _int(cfg, "intermediate_size", default=2 * hidden)
@@ -101,10 +148,25 @@ def hybrid_fields(
         )
         types = tuple(FULL if i % period == offset else RECURRENT for i in range(layers))
         d_inner = _int(cfg, "mamba_expand", default=2) * hidden
-        conv, ssm = _mamba1(
-            d_inner, _int(cfg, "mamba_d_state", default=16), _int(cfg, "mamba_d_conv", default=4)
+        d_state, d_conv = (
+            _int(cfg, "mamba_d_state", default=16),
+            _int(cfg, "mamba_d_conv", default=4),
         )
-    elif mt == "qwen3_next":
+        conv, ssm = _mamba1(d_inner, d_state, d_conv)
+        rank = cfg.get("mamba_dt_rank", "auto")
+        dt_rank = ceil_div(hidden, 16) if rank == "auto" else _int(cfg, "mamba_dt_rank")
+        mixer = _mamba1_params(hidden, d_inner, d_state, d_conv, dt_rank)
+    elif mt == "lfm2":
+        # modeling_lfm2.py Lfm2ShortConv: in_proj h -> 3h, a depthwise conv of conv_L_cache taps,
+        # out_proj h -> h; vLLM keeps (L_cache - 1) x h of conv state per sequence, no SSM state
+        listed = cfg.get("layer_types")
+        if not isinstance(listed, list) or len(listed) != layers:
+            raise InputError("layer_types", f"must list {layers} layer types", "length")
+        types = tuple(RECURRENT if str(t) == "conv" else FULL for t in listed)
+        taps = _int(cfg, "conv_L_cache", default=3)
+        conv, ssm = hidden * (taps - 1), 0
+        mixer = 4 * hidden * hidden + hidden * taps + (hidden if cfg.get("conv_bias") else 0)
+    elif mt in GDN_MODEL_TYPES:
         listed = cfg.get("layer_types")
         if isinstance(listed, list) and len(listed) == layers:
             types = tuple(RECURRENT if str(t) == "linear_attention" else FULL for t in listed)
@@ -115,12 +177,17 @@ def hybrid_fields(
         dk, dv = _int(cfg, "linear_key_head_dim"), _int(cfg, "linear_value_head_dim")
         kernel = _int(cfg, "linear_conv_kernel_dim", default=4)
         conv, ssm = (2 * nk * dk + nv * dv) * (kernel - 1), nv * dv * dk
+        mixer = _gdn_params(hidden, nk, dk, nv, dv, kernel)
         notes.append(
             f"gated DeltaNet layers: conv state (2 * {nk} * {dk} + {nv} * {dv}) * ({kernel} - 1), "
             f"recurrent state {nv} * {dv} * {dk} per sequence"
         )
     else:  # Mamba-2 families
         prefix = "" if mt == "mamba2" else "mamba_"
+        if mt == "nemotron_h" and "E" not in str(cfg.get("hybrid_override_pattern") or ""):
+            # modeling_nemotron_h.py NemotronHBlock: one RMSNorm and one mixer per layer; the
+            # Mamba-2 mixer keeps its gated norm, the "-" blocks are a relu2 up/down MLP
+            single_op = True
         if mt == "nemotron_h":
             pattern = str(cfg.get("hybrid_override_pattern") or "")
             if len(pattern) != layers:
@@ -163,6 +230,18 @@ def hybrid_fields(
                 types = tuple(FULL if str(t) == "attention" else RECURRENT for t in listed)
         d_inner = _int(cfg, "mamba_d_ssm", default=n_heads * head_dim)
         conv, ssm = _mamba2(d_inner, n_groups, d_state, n_heads, head_dim, d_conv)
+        if mt == "falcon_h1":
+            mixer = _mamba2_params(cfg, hidden, d_inner, d_inner + 2 * n_groups * d_state, n_heads)
+        elif single_op:
+            nemotron = {
+                "mamba_d_conv": d_conv,
+                "mamba_proj_bias": cfg.get("use_bias", False),
+                "mamba_conv_bias": cfg.get("use_conv_bias", True),
+                "mamba_rms_norm": True,
+            }
+            mixer = _mamba2_params(
+                nemotron, hidden, d_inner, d_inner + 2 * n_groups * d_state, n_heads
+            )
         notes.append(
             f"Mamba-2 layers: conv state ({d_inner} + 2 * {n_groups} * {d_state}) * "
             f"({d_conv} - 1), "
@@ -173,10 +252,19 @@ def hybrid_fields(
         notes.append(f"SSM state dtype {hook['mamba_ssm_cache_dtype']} (mamba_ssm_cache_dtype)")
     notes.append(
         f"{mt}: {recurrent} layers keep a recurrent state of {conv + ssm:,} elements per sequence, "
-        f"{types.count(FULL)} attention layers keep a KV cache; the recurrent mixers' parameters "
-        "are not counted from config.json (import the checkpoint or give params)"
+        f"{types.count(FULL)} attention layers keep a KV cache"
+        + (
+            f"; {mixer:,} parameters per recurrent mixer"
+            if mixer is not None
+            else "; the recurrent mixers' parameters are not counted from config.json "
+            "(import the checkpoint or give params)"
+        )
     )
-    return {
+    out: dict[str, Any] = {}
+    if single_op:
+        out = {"single_op_blocks": True, "norms_per_layer": 1, "mlp_gated": False}
+    return out | {
+        "recurrent_params_per_layer": mixer,
         "layer_types": types,
         "conv_state_elements": conv,
         "ssm_state_elements": ssm,

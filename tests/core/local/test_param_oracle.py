@@ -1,0 +1,137 @@
+"""vramdesk's parameter count against an independent one, over the whole config corpus.
+
+The oracle (``tests/data/param-oracle.json``, written by ``tools/param_oracle.py``) is
+transformers' own model built on PyTorch's meta device from each config: ``sum(p.numel())``
+over ``model.parameters()``, tied weights once. For every corpus config vramdesk's
+:func:`total_params` of :func:`model_from_config` must equal the oracle's ``params``, or
+``params + buffers`` (persistent buffers that the checkpoint stores as tensors but
+transformers registers as buffers, e.g. DeepSeek-V3's ``e_score_correction_bias``: 58 MoE
+layers x 256 experts = 14,848), or appear in :data:`DIFFERENCES` with the figure vramdesk
+gives today and the reason. An entry whose figure starts to match the oracle fails too, so
+that the table only ever shrinks.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import DATA
+from vramdesk.core import InputError, UnsupportedModelError
+from vramdesk.core.local.importers import model_from_config
+from vramdesk.core.model.spec import total_params
+
+ORACLE = json.loads((DATA / "param-oracle.json").read_text(encoding="utf-8"))
+ROOT = DATA.parents[1]
+OR = "tests/data/configs/oracle/"
+REFUSED = "refused"
+
+#: config -> (vramdesk's figure today, or REFUSED, or None when transformers cannot build it;
+#: the reason). Differences in parameters are (ours - oracle).
+DIFFERENCES: dict[str, tuple[int | str, str]] = {
+    # -- configs transformers cannot build (no class for the model_type): ours is unchecked --
+    OR + "kimi-k2-instruct.json": (
+        1_026_408_232_448,
+        "model_type kimi_k2 unknown to transformers 5.24 (remote code only); ours is the "
+        "DeepSeek-V3 layout it declares, unchecked",
+    ),
+    OR + "mimo-7b-base.json": (
+        7_622_766_592,
+        "model_type mimo unknown to transformers (remote code); ours omits its MTP layers",
+    ),
+    OR + "minimax-m3.json": (
+        425_440_794_624,
+        "model_type minimax_m3 unknown to transformers; ours reads the 0/1 moe_layer_freq list "
+        "(3 dense layers), unchecked",
+    ),
+    # -- families vramdesk refuses or cannot count from config.json alone --
+    OR + "nemotron-3-nano-30b-a3b.json": (
+        REFUSED,
+        "Nemotron-3's E (MoE) blocks: a Mamba-2 / attention / MoE block per layer is not "
+        "modelled, so recurrent_params_per_layer is not derived from config.json",
+    ),
+    OR + "albert-base-v2-seqcls.json": (
+        159_345_408,
+        "+147,654,903: ALBERT shares one layer across all 12 and factorizes the embedding "
+        "(embedding_size 128); counted as 12 BERT layers",
+    ),
+    OR + "distilbert-base-uncased-mlm.json": (REFUSED, "DistilBERT's dim/n_layers not read"),
+    OR + "t5-small.json": (REFUSED, "encoder-decoder (T5 d_ff) not modelled"),
+    OR + "flan-t5-base.json": (REFUSED, "encoder-decoder (T5 d_ff) not modelled"),
+    OR + "bart-large-cnn.json": (REFUSED, "encoder-decoder (BART) not modelled"),
+    OR + "whisper-small.json": (REFUSED, "encoder-decoder (Whisper) not modelled"),
+    # -- counted, but a part is missing or wrong --
+    OR + "llama-4-scout-17b-16e-instruct.json": (
+        107_769_861_120,
+        "-455,178,240: this copy has no vision_config, so transformers builds a default "
+        "Llama4VisionConfig tower (768 wide) that vramdesk does not invent; the text model "
+        "(48 MoE layers of 16 experts + a shared expert) matches",
+    ),
+    OR + "llama-4-maverick-17b-128e-instruct.json": (
+        400_711_848_960,
+        "-455,178,240: no vision_config (the default tower, as for Scout); the text model "
+        "(24 MoE layers of 128 experts + a shared expert, 24 dense layers of "
+        "intermediate_size_mlp 16384) matches",
+    ),
+    OR + "gemma-4-26b-a4b.json": (
+        24_711_765_760,
+        "-1,094,168,112: gemma4's vision tower and per-layer extras are not counted",
+    ),
+    OR + "step-3.7-flash.json": (
+        195_832_688_640,
+        "-1,464,532,992: step3p7's extra per-layer tensors are not modelled",
+    ),
+    OR + "gpt2-seqcls-finetune.json": (
+        124_440_576,
+        "-5,376: the classifier head (score: 768 x 7 labels) of GPT2ForSequenceClassification",
+    ),
+}
+
+
+def _ours(path: str) -> int | str:
+    config = json.loads((ROOT / path).read_text(encoding="utf-8"))
+    try:
+        return total_params(model_from_config(config).model)
+    except (InputError, UnsupportedModelError):
+        return REFUSED
+
+
+def _corpus() -> list[str]:
+    folders = [DATA / "configs", DATA / "configs" / "oracle"]
+    found = [p for d in folders for p in d.glob("*.json")]
+    found += (DATA / "reference" / "models").glob("*/config.json")
+    return sorted(p.relative_to(ROOT).as_posix() for p in found)
+
+
+def test_the_oracle_covers_the_whole_corpus() -> None:
+    # The corpus (82 configs) and the oracle file move together: rerun tools/param_oracle.py.
+    assert sorted(ORACLE["configs"]) == _corpus()
+    assert len(ORACLE["configs"]) >= 60
+    types = {v["model_type"] for v in ORACLE["configs"].values()}
+    types |= {
+        json.loads((ROOT / k).read_text(encoding="utf-8")).get("model_type")
+        for k, v in ORACLE["configs"].items()
+        if v["model_type"] is None
+    }
+    assert len(types) >= 40, sorted(t for t in types if t)
+    assert ORACLE["transformers"] and ORACLE["torch"]
+
+
+@pytest.mark.parametrize("path", sorted(ORACLE["configs"]))
+def test_param_count_matches_the_oracle(path: str) -> None:
+    oracle = ORACLE["configs"][path]
+    ours = _ours(path)
+    if path in DIFFERENCES:
+        expected, reason = DIFFERENCES[path]
+        assert ours == expected, f"{path}: the listed difference moved ({reason})"
+        assert ours not in (oracle["params"], (oracle["params"] or 0) + (oracle["buffers"] or 0))
+        return
+    assert oracle["params"] is not None, f"{path}: not built by the oracle ({oracle['note']})"
+    assert ours in (oracle["params"], oracle["params"] + oracle["buffers"]), (
+        f"{path}: ours {ours} vs oracle {oracle['params']} (+{oracle['buffers']} buffers)"
+    )
+
+
+def test_the_difference_table_names_only_corpus_configs() -> None:
+    assert set(DIFFERENCES) <= set(ORACLE["configs"])

@@ -1,0 +1,176 @@
+"""Per family, the mixer / FFN / tower counts read from config.json, derived by hand.
+
+Each figure is derived in the comment from the transformers module it restates, and the total
+equals the oracle's (``tests/data/param-oracle.json``: transformers on PyTorch's meta device),
+so a planted bug in one family's count fails the test named after that family.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import DATA
+from vramdesk.core import InputError
+from vramdesk.core.local.importers import model_from_config
+from vramdesk.core.model.spec import count_params, total_params
+
+ORACLE = json.loads((DATA / "param-oracle.json").read_text(encoding="utf-8"))["configs"]
+
+
+def _load(name: str):
+    path = DATA / "configs" / name
+    imported = model_from_config(json.loads(path.read_text(encoding="utf-8")))
+    return imported, ORACLE[f"tests/data/configs/{name}"]
+
+
+def test_qwen3_5_gated_deltanet_mixer_and_gated_attention():
+    imported, oracle = _load("oracle/qwen3.5-9b.json")
+    m = imported.model
+    # modeling_qwen3_5.py Qwen3_5GatedDeltaNet, h 4096, 16 key heads x 128, 32 value heads x 128:
+    # conv_dim = 2*16*128 + 32*128 = 8,192; in_proj_qkv 4096*8192 = 33,554,432; in_proj_z
+    # 4096*4096 = 16,777,216; in_proj_b + in_proj_a 2*4096*32 = 262,144; conv1d 8192*4 =
+    # 32,768; dt_bias + A_log 64; norm 128; out_proj 16,777,216 -> 67,403,968
+    assert m.recurrent_params_per_layer == 67_403_968
+    assert m.attention_output_gate and m.qk_norm
+    # the 8 full-attention layers: q_proj 4096 * (16*256*2) = 33,554,432 (the output gate
+    # doubles it), k/v 2 * 4096 * 4*256 = 8,388,608, o 4096*4096 = 16,777,216, q/k norms 512
+    # -> 58,720,768; 24 DeltaNet layers -> 8 * 58,720,768 + 24 * 67,403,968 = 2,087,461,376
+    assert count_params(m).attention == 2_087_461_376
+    # vision tower 456,010,480 (27 blocks of 1152, merger to 4096); total = the oracle's
+    assert m.encoder_params == 456_010_480
+    assert total_params(m) == oracle["params"] == 9_409_813_744
+
+
+def test_qwen3_5_moe_composite_config_is_read_from_text_config():
+    imported, oracle = _load("oracle/qwen3.6-35b-a3b.json")
+    m = imported.model
+    # 40 layers, 256 experts of 512 + a shared expert of 512 with its gate, 30 DeltaNet layers
+    assert (m.num_local_experts, m.moe_intermediate_size, m.shared_expert_gate) == (256, 512, True)
+    assert m.resolved_layer_types().count("recurrent") == 30
+    assert total_params(m) == oracle["params"] == 35_107_181_936
+
+
+def test_jamba_mamba1_mixer_and_expert_layer_period():
+    imported, oracle = _load("jamba-v0.1.json")
+    m = imported.model
+    # modeling_jamba.py JambaMambaMixer, h 4096, d_inner 2*4096 = 8192, d_state 16, d_conv 4,
+    # dt_rank 256: in_proj 4096*16384 = 67,108,864; conv1d 8192*4 + 8192 = 40,960; x_proj
+    # 8192*(256 + 2*16) = 2,359,296; dt_proj 256*8192 + 8192 = 2,105,344; A_log 8192*16 =
+    # 131,072; D 8,192; out_proj 33,554,432; dt/B/C norms 256 + 16 + 16 = 288 -> 105,308,448
+    assert m.recurrent_params_per_layer == 105_308_448
+    # experts on every other layer (expert_layer_period 2, offset 1): 16 of 32 layers dense
+    assert m.first_k_dense_replace == 16
+    assert total_params(m) == oracle["params"] == 51_570_323_328
+
+
+def test_falcon_h1_counts_both_mixers_of_each_layer():
+    imported, oracle = _load("falcon-h1-7b.json")
+    m = imported.model
+    # modeling_falcon_h1.py FalconH1Mixer, h 3072, d_ssm 6144, 48 heads, 1 group, d_state 256:
+    # conv_dim = 6144 + 2*256 = 6,656; in_proj 3072 * (6144 + 6656 + 48) = 39,469,056; conv1d
+    # 6656*4 + 6656 bias = 33,280; dt_bias + A_log + D 3*48 = 144; no inner norm
+    # (mamba_rms_norm false); out_proj 6144*3072 = 18,874,368 -> 58,376,848, beside the
+    # attention of each of the 44 layers
+    assert m.parallel_ssm and m.recurrent_params_per_layer == 58_376_848
+    assert total_params(m) == oracle["params"] == 8_835_151_040
+
+
+def test_nemotron_h_one_mixer_or_mlp_per_block():
+    imported, oracle = _load("oracle/nemotron-h-56b-base-8k.json")
+    m = imported.model
+    # modeling_nemotron_h.py, h 8192, 256 Mamba heads x 64 = d_inner 16384, 8 groups x 256
+    # state: conv_dim 16384 + 2*8*256 = 20,480; in_proj 8192 * (16384 + 20480 + 256) =
+    # 304,087,040; conv1d 20480*4 + 20480 = 102,400; dt_bias + A_log + D 768; gated norm
+    # 16,384; out_proj 16384*8192 = 134,217,728 -> 438,424,320 per "M" block
+    assert m.single_op_blocks and m.recurrent_params_per_layer == 438_424_320
+    # 54 "M", 10 "*" (attention only), 54 "-" (relu2 up/down MLP of 32768, no attention)
+    types = m.resolved_layer_types()
+    assert (types.count("recurrent"), types.count("full_attention"), types.count("no_cache")) == (
+        54,
+        10,
+        54,
+    )
+    assert count_params(m).mlp == 54 * 2 * 8192 * 32768
+    assert total_params(m) == oracle["params"] == 56_324_350_464
+
+
+def test_llama4_interleaved_moe_dense_layers_and_shared_expert():
+    imported, oracle = _load("oracle/llama-4-maverick-17b-128e-instruct.json")
+    c = count_params(imported.model)
+    # interleave_moe_layer_step 2: 24 MoE layers of 128 experts x 3*5120*8192 =
+    # 386,547,056,640 routed; 24 dense layers of intermediate_size_mlp 16384 (3*5120*16384 =
+    # 251,658,240 each) + 24 shared experts of 8192 (125,829,120 each) = 9,059,696,640; router
+    # 24 * 5120*128 = 15,728,640
+    assert c.routed_experts == 386_547_056_640
+    assert c.mlp == 9_059_696_640
+    assert c.router == 15_728_640
+    # the corpus copy has no vision_config: transformers adds its default tower (the listed
+    # difference in test_param_oracle.py), the text model is exact
+    assert c.total == oracle["params"] - 455_178_240
+
+
+def test_deepseek_v3_2_sparse_attention_indexer():
+    imported, oracle = _load("oracle/deepseek-v3.2.json")
+    m = imported.model
+    # modeling_deepseek_v32.py indexer, 64 heads x 128, q_lora_rank 1536, h 7168: wq_b
+    # 1536*64*128 = 12,582,912; wk 7168*128 = 917,504; k_norm (LayerNorm) 256; weights_proj
+    # 7168*64 = 458,752 -> 13,959,424 per layer x 61 = 851,524,864
+    assert m.sparse_indexer_params == 851_524_864
+    # + e_score_correction_bias, a buffer to transformers (58 MoE layers x 256 = 14,848)
+    assert total_params(m) == oracle["params"] + oracle["buffers"] == 671_877_944_064
+
+
+def test_qwen2_5_vl_vision_tower_and_merger():
+    imported, oracle = _load("oracle/qwen2.5-vl-7b-instruct.json")
+    # modeling_qwen2_5_vl.py, h 1280, I 3420, 32 blocks, patch 14, temporal 2, merge 2 -> 3584:
+    # patch Conv3d 3*2*14*14*1280 = 1,505,280 (no bias); block 2*1280 (RMSNorms) + qkv
+    # 3*1280^2 + 3*1280 + proj 1280^2 + 1280 + gated MLP 3*1280*3420 + 2*3420 + 1280 =
+    # 19,702,200, x 32 = 630,470,400; merger ln_q 1280 + 5120^2 + 5120 + 5120*3584 + 3584 =
+    # 44,574,464 -> 676,550,144
+    assert imported.model.encoder_params == 676_550_144
+    assert total_params(imported.model) == oracle["params"] == 8_292_166_656
+
+
+def test_gemma3_text_config_without_heads_gets_the_class_defaults():
+    imported, oracle = _load("oracle/gemma-3-4b-it.json")
+    m = imported.model
+    # the published text_config omits num_attention_heads and num_key_value_heads:
+    # Gemma3TextConfig fills 8 and 4 (head_dim 256), and the notes say so
+    assert (m.num_attention_heads, m.num_key_value_heads, m.resolved_head_dim) == (8, 4, 256)
+    assert any("num_attention_heads absent: gemma3_text default 8" in n for n in imported.notes)
+    assert total_params(m) == oracle["params"] == 4_300_079_472
+
+
+def test_lfm2_short_convolution_mixer_ffn_width_and_siglip2_tower():
+    imported, oracle = _load("oracle/lfm2.5-vl-1.6b.json")
+    m = imported.model
+    # modeling_lfm2.py Lfm2ShortConv, h 2048, conv_L_cache 3, no conv bias: in_proj 2048*6144
+    # = 12,582,912 + conv 2048*3 = 6,144 + out_proj 2048^2 = 4,194,304 -> 16,783,360
+    assert m.recurrent_params_per_layer == 16_783_360
+    # Lfm2MLP with block_auto_adjust_ff_dim: int(2 * 12288 / 3) = 8192, x 1.0, multiple of 256
+    assert m.intermediate_size == 8192
+    # SigLIP2 tower 412,649,712 (27 blocks of 1152, 256 positions) + projector 4608*2048 +
+    # 2048 + 2048*2048 + 2048 = 13,635,584 (no LayerNorm: projector_use_layernorm false)
+    assert m.encoder_params == 426_285_296
+    assert m.tie_word_embeddings
+    assert total_params(m) == oracle["params"] == 1_596_625_904
+
+
+def test_a_qwen3_5_config_missing_a_deltanet_key_is_refused_naming_it():
+    config = json.loads((DATA / "configs" / "oracle" / "qwen3.5-9b.json").read_text("utf-8"))
+    del config["text_config"]["linear_num_value_heads"]
+    with pytest.raises(InputError) as err:
+        model_from_config(config)
+    assert err.value.field == "linear_num_value_heads"
+    assert "missing" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_moe_layer_freq_list_of_the_wrong_length_is_refused_naming_it():
+    config = json.loads((DATA / "configs" / "oracle" / "minimax-m3.json").read_text("utf-8"))
+    text = config.get("text_config", config)
+    text["moe_layer_freq"] = text["moe_layer_freq"][:-1]
+    with pytest.raises(InputError) as err:
+        model_from_config(config)
+    assert err.value.field == "moe_layer_freq"
