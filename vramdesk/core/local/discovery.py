@@ -258,9 +258,9 @@ def _listed_gguf(name: str) -> bool:
 def _split_part(name: str) -> tuple[str, bool] | tuple[str]:
     """``(stem, is_first)`` for ``NAME-0000N-of-0000M.gguf``; ``(name,)`` otherwise."""
     # on first use: the file readers load only when a model file is read
-    from vramdesk.core.local.importers._gguf import _SHARD
+    from vramdesk.core.local.importers._gguf_split import SHARD_NAME
 
-    m = _SHARD.match(Path(name).name)
+    m = SHARD_NAME.match(Path(name).name)
     return (m["stem"], int(m["index"]) == 1) if m else (name,)
 
 
