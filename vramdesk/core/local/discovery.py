@@ -3,9 +3,9 @@
 The Hugging Face cache, Ollama's store, LM Studio and llama.cpp folders, and folders
 the user adds.
 
-Nothing here touches the network: ``HF_HUB_OFFLINE=1`` is set (unless the user set it)
-before ``huggingface_hub`` is imported, and only its cache scanner
-(``huggingface_hub.scan_cache_dir``) is used, which reads the cache folder and nothing else.
+Nothing here touches the network: the Hugging Face cache is read as files
+(:mod:`vramdesk.core.local.hf_cache`, the layout of ``huggingface_hub.scan_cache_dir``),
+without importing ``huggingface_hub``.
 Estimating a found model goes through the same importers as File → Import
 (:func:`vramdesk.core.local.importers.load_model`; GGUF headers for Ollama's blobs).
 
@@ -197,57 +197,44 @@ def _unique_dirs(dirs: Iterable[Path]) -> Iterator[Path]:
 
 
 def _scan_hf(cache: Path, problems: list[str]) -> list[LocalModel]:
-    """Model repos of the HF cache through ``huggingface_hub.scan_cache_dir``."""
-    if not cache.is_dir():
-        return []
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from huggingface_hub import scan_cache_dir
-    from huggingface_hub.errors import CacheNotFound, CorruptedCacheException
+    """Model repos of the HF cache (:func:`vramdesk.core.local.hf_cache.scan`)."""
+    return list(iter_hf(cache, problems))
 
-    try:
-        info = scan_cache_dir(cache)
-    except (CacheNotFound, CorruptedCacheException, OSError) as exc:
-        problems.append(f"Hugging Face cache {cache}: {exc}")
-        return []
-    problems.extend(f"Hugging Face cache: {w}" for w in info.warnings)
-    out: list[LocalModel] = []
-    for repo in info.repos:
-        if repo.repo_type != "model" or not repo.revisions:
+
+def iter_hf(cache: Path, problems: list[str]) -> Iterator[LocalModel]:
+    """The models of the HF cache one repo at a time; each unreadable repo adds a problem.
+
+    A repo with ``config.json`` is one model (``safetensors`` when it has weights); else
+    each listed ``.gguf`` (first part of a split, no vision projector) is one model.
+    """
+    if not cache.is_dir():
+        return
+    # on first use: the cache reader loads only when there is a cache
+    from vramdesk.core.local import hf_cache
+
+    for repo in hf_cache.scan(cache):
+        if isinstance(repo, hf_cache.CacheProblem):
+            problems.append(f"Hugging Face cache: {repo.text}")
             continue
-        rev = _pick_revision(repo.revisions)
-        names = {f.file_name for f in rev.files}
-        ggufs = sorted(
-            (f for f in rev.files if f.file_name.lower().endswith(".gguf")),
-            key=lambda f: f.file_name,
-        )
+        names = {f.name for f in repo.files}
         if "config.json" in names:
             weighted = any(n.endswith((".safetensors", ".safetensors.index.json")) for n in names)
             fmt = "safetensors" if weighted else "config.json"
-            out.append(
-                LocalModel(
-                    repo.repo_id, "huggingface", fmt, rev.size_on_disk, str(rev.snapshot_path)
-                )
-            )
+            yield LocalModel(repo.repo_id, "huggingface", fmt, repo.size, repo.snapshot)
             continue
+        ggufs = sorted((f for f in repo.files if f.name.lower().endswith(".gguf")), key=_name)
         for f in _gguf_entries(ggufs):
-            size = sum(g.size_on_disk for g in ggufs if _same_split(g.file_name, f.file_name))
-            out.append(
-                LocalModel(
-                    f"{repo.repo_id}/{f.file_name}", "huggingface", "gguf", size, str(f.file_path)
-                )
-            )
-    return out
+            size = sum(g.size for g in ggufs if _same_split(g.name, f.name))
+            yield LocalModel(f"{repo.repo_id}/{f.name}", "huggingface", "gguf", size, f.path)
 
 
-def _pick_revision(revisions: Iterable[Any]) -> Any:
-    """The revision ``main`` points at, else the most recently modified one."""
-    revs = sorted(revisions, key=lambda r: r.last_modified, reverse=True)
-    return next((r for r in revs if "main" in r.refs), revs[0])
+def _name(f: Any) -> str:
+    return f.name
 
 
 def _gguf_entries(files: Sequence[Any]) -> list[Any]:
     """GGUF files worth listing: no vision projectors, only the first shard of a split."""
-    return [f for f in files if _listed_gguf(f.file_name)]
+    return [f for f in files if _listed_gguf(f.name)]
 
 
 def _listed_gguf(name: str) -> bool:
