@@ -234,7 +234,7 @@ def test_comparison_export(make_main_window, tmp_path):
     assert data == [{"name": r.name, "breakdown": r.breakdown.to_dict()} for r in rows]
 
 
-def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):
+def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot, solved):
     snapshot = one_gpu_snapshot()
     window = make_main_window(gpu_query=lambda: snapshot)
     c = window.controller
@@ -247,6 +247,7 @@ def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):
     box.setCurrentIndex(target.choices("target").index("local:0:free"))
     free = budget.local_budget_bytes(snapshot, (0,), "free")
     assert c.capacity_bytes() == budget.local_per_gpu_bytes(snapshot, (0,), "free") == free
+    solved(window)
     assert c.solve_result.capacity_bytes == free
     window.chart.redraw()
     # the capacity line is the free memory itself: no second line on top of it

@@ -62,8 +62,21 @@ class ScenarioSession:
     unit_changed = Signal(Unit)
     #: A new local-GPU snapshot arrived (see :meth:`set_local_snapshot`).
     local_changed = Signal()
+    #: With ``defer_solve``: new inputs need a solve, ``(inputs, capacity)``; run
+    #: :func:`~vramdesk.core.solve.solver.solve` on them and hand the result to
+    #: :meth:`ScenarioSession.deliver_solve` with the same job object.
+    solve_requested = Signal(object)
 
-    def __init__(self) -> None:
+    def __init__(self, defer_solve: bool = False) -> None:
+        """Start from the default model.
+
+        Parameters
+        ----------
+        defer_solve : bool
+            Do not solve here: emit :attr:`solve_requested` and wait for
+            :meth:`deliver_solve` (the window solves off its GUI thread). The breakdown is
+            computed and published at once either way.
+        """
         preset = self.default_model_preset()
         workload = Workload(context_tokens=8192, batch=8)
         parts = {"model": preset.model, "weights": preset.weights, "workload": workload}
@@ -73,7 +86,8 @@ class ScenarioSession:
         self._breakdown: Breakdown | None = None
         self._solve: SolveResult | None = None
         self._unit = Unit.GIB
-        self._evaluator = Evaluator()
+        self._evaluator = Evaluator(defer_solve)
+        self._pending: tuple | None = None  # the solve job awaited (defer_solve)
         self._problem: InputError | None = None
         #: Name of the loaded preset (or model), shown in titles and saved with the session.
         self.preset_name = preset.name
@@ -353,13 +367,40 @@ class ScenarioSession:
 
     def _publish(self, results: Results) -> None:
         self._published = results
-        inputs, breakdown, result = results
+        inputs, breakdown, result, capacity = results
         self.compute_count += 1
         self._valid = dict(zip(PARTS, inputs, strict=True))
-        self._breakdown, self._solve = breakdown, result
+        self._breakdown = breakdown
         self.inputs_changed.emit()
         self.breakdown_changed.emit(breakdown)
+        if capacity is not None:  # deferred: the last solve stays shown until this one comes
+            self._pending = (inputs, capacity)
+            self.solve_requested.emit(self._pending)
+            return
+        self._pending, self._solve = None, result
         self.solve_changed.emit(result)
+
+    @property
+    def solve_pending(self) -> bool:
+        """Whether a requested solve has not been delivered yet (``defer_solve``)."""
+        return self._pending is not None
+
+    @property
+    def pending_job(self) -> tuple | None:
+        """The solve job awaited (the latest :attr:`solve_requested`), or None."""
+        return self._pending
+
+    def deliver_solve(self, job: tuple, result: SolveResult | None) -> bool:
+        """Take the result of a :attr:`solve_requested` job; emits ``solve_changed``.
+
+        A job that is no longer the latest (the inputs changed since) is dropped.
+        Returns True when the result was taken.
+        """
+        if job is not self._pending:
+            return False
+        self._pending, self._solve = None, result
+        self.solve_changed.emit(result)
+        return True
 
     # ------------------------------------------------------- derived views
     def derived(self) -> views.Derived | None:
