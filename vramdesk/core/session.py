@@ -365,6 +365,17 @@ class ScenarioSession:
         """
         return self._evaluator.capacity_bytes(state or self._shown_state())
 
+    def shown_capacity_bytes(self) -> int | None:
+        """:meth:`capacity_bytes` of the inputs shown, None when the target has none now.
+
+        For what is drawn and compared: a local GPU that left the snapshot (unplugged, or a
+        failed query) has no capacity to draw, where :meth:`capacity_bytes` raises.
+        """
+        try:
+            return self.capacity_bytes()
+        except InputError:
+            return None
+
     def _publish(self, results: Results) -> None:
         self._published = results
         inputs, breakdown, result, capacity = results
@@ -427,7 +438,7 @@ class ScenarioSession:
 
     def compare_fits(self, rows: list[views.CompareRow]) -> list[bool | None]:
         """Per compare row: whether it fits the target's KV budget (None: no capacity/row)."""
-        capacity = self.capacity_bytes()
+        capacity = self.shown_capacity_bytes()
         return [
             None
             if capacity is None or row.breakdown is None

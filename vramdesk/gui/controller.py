@@ -89,6 +89,7 @@ class ScenarioController(QObject):
     model_edited = _FromSession()
     scenario_dict = _FromSession()
     capacity_bytes = _FromSession()
+    shown_capacity_bytes = _FromSession()
     # editing and loading
     set_field = _FromSession()
     update = _FromSession()
