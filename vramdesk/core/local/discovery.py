@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -150,13 +150,24 @@ def user_dirs(extra: Iterable[str | Path] = ()) -> list[Path]:
 
 
 # ------------------------------------------------------------------ scanning
-def discover(extra: Iterable[str | Path] = ()) -> Discovery:
+#: Models per batch handed to :func:`discover`'s ``found`` while a cache is read.
+BATCH = 500
+
+
+def discover(
+    extra: Iterable[str | Path] = (),
+    found: Callable[[list[LocalModel]], None] | None = None,
+) -> Discovery:
     """Find every model on this machine, offline, without reading any weights.
 
     Parameters
     ----------
     extra : iterable of path
         More folders to walk (the window's "add folder").
+    found : callable, optional
+        Called with each batch of models as they are found (at most :data:`BATCH` at a
+        time, in the order read, before the sort), so that a list can fill while a large
+        cache is still being read (the window's panel).
 
     Returns
     -------
@@ -169,7 +180,15 @@ def discover(extra: Iterable[str | Path] = ()) -> Discovery:
     roots: list[tuple[str, str]] = []
     hf = hf_cache_dir()
     roots.append(("huggingface", str(hf)))
-    models += _scan_hf(hf, problems)
+    batch: list[LocalModel] = []
+    for model in iter_hf(hf, problems):
+        models.append(model)
+        batch.append(model)
+        if found is not None and len(batch) >= BATCH:
+            found(batch)
+            batch = []
+    if found is not None and batch:
+        found(batch)
     for source, dirs, scan in (
         ("ollama", ollama_dirs(), _scan_ollama),
         ("lmstudio", lmstudio_dirs(), _scan_folder),
@@ -178,7 +197,10 @@ def discover(extra: Iterable[str | Path] = ()) -> Discovery:
     ):
         for root in _unique_dirs(dirs):
             roots.append((source, str(root)))
-            models += scan(root, source, problems)
+            more = scan(root, source, problems)
+            models += more
+            if found is not None and more:
+                found(more)
     order = {s: i for i, s in enumerate(SOURCES)}
     models.sort(key=lambda m: (order[m.source], m.name.lower()))
     return Discovery(tuple(models), tuple(roots), tuple(problems))
@@ -194,11 +216,6 @@ def _unique_dirs(dirs: Iterable[Path]) -> Iterator[Path]:
         if real not in seen and d.is_dir():
             seen.add(real)
             yield d
-
-
-def _scan_hf(cache: Path, problems: list[str]) -> list[LocalModel]:
-    """Model repos of the HF cache (:func:`vramdesk.core.local.hf_cache.scan`)."""
-    return list(iter_hf(cache, problems))
 
 
 def iter_hf(cache: Path, problems: list[str]) -> Iterator[LocalModel]:
