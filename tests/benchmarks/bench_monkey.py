@@ -65,6 +65,7 @@ print(json.dumps({"seed": seed, "actions": actions, "events": stats.events,
     "dialogs_closed": stats.dialogs_closed, "nvml_changes": stats.nvml_changes,
     "max_gap_ms": round(stats.max_gap_s * 1000, 1),
     "max_cpu_gap_ms": round(stats.max_cpu_gap_s * 1000, 1),
+    "max_gc_pause_ms": round(stats.max_gc_pause_s * 1000, 1),
     "rss_growth_mib": round(rss() - before, 1), "rss_mib": round(rss(), 1),
     "qt_warnings": len(warnings), "tracebacks": len(errors),
     "first_warning": warnings[:1], "first_traceback": errors[:1]}))

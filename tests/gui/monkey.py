@@ -15,6 +15,7 @@ tests/benchmarks/bench_monkey.py (a long run that prints the figures).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -96,6 +97,7 @@ class Stats:
     beats: int = 0
     max_gap_s: float = 0.0
     max_cpu_gap_s: float = 0.0
+    max_gc_pause_s: float = 0.0
 
 
 class Monkey:
@@ -166,10 +168,18 @@ class Monkey:
                 out.append(w)
         return out
 
+    def _gc(self, phase: str, _info: dict) -> None:
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+        else:
+            pause = time.perf_counter() - self._gc_start
+            self.stats.max_gc_pause_s = max(self.stats.max_gc_pause_s, pause)
+
     def run(self, actions: int, qtbot) -> Stats:
         """Do ``actions`` random actions, the event loop run after each; returns the figures."""
         self.heartbeat.start()
         self.closer.start()
+        gc.callbacks.append(self._gc)
         try:
             for i in range(actions):
                 if i % 150 == 149:
@@ -177,6 +187,7 @@ class Monkey:
                 self.act()
                 qtbot.wait(1)  # let timers, queued signals and workers' results run
         finally:
+            gc.callbacks.remove(self._gc)
             self.heartbeat.stop()
             self.closer.stop()
         return self.stats
