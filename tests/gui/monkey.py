@@ -7,7 +7,7 @@ and errors. Buttons that only open a file or name dialog are left out (a random 
 into a save dialog would write files); a dialog or menu opened all the same is closed by a
 timer, and counted. A 10 ms heartbeat measures the event loop: the longest gap between two
 beats in wall time, and in the GUI thread's own CPU time (what the window itself spent;
-another process on a loaded machine does not count there).
+another process on a loaded machine does not count there); and the longest collector pass.
 
 Used by tests/gui/test_monkey.py (a short seeded run in the suite) and
 tests/benchmarks/bench_monkey.py (a long run that prints the figures).
