@@ -235,6 +235,14 @@ EXCLUDED: dict[str, str] = {
     "tests/core/store/test_rename_kill.py": (
         "a renaming child process SIGKILLed at chosen calls; a reader under a timed lock"
     ),
+    "tests/core/local/test_discovery.py::test_the_hf_scan_reads_files_only": _CHILD,
+    "tests/core/local/test_gguf_split.py::"
+    "test_a_real_1024_part_split_is_summed_exactly_within_a_generous_bound": (
+        "a wall-clock bound on reading 1,024 split parts"
+    ),
+    "tests/core/local/test_hf_cache.py::test_a_scan_takes_a_few_system_calls_per_repo": (
+        "a wall-clock bound on a 2,000-repo scan"
+    ),
 }
 
 #: What makes a test a timing or stress test, when its body, a helper or fixture of its own

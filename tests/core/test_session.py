@@ -16,6 +16,7 @@ from __future__ import annotations
 import pytest
 
 from vramdesk.core.errors import InputError
+from vramdesk.core.estimate import estimate
 from vramdesk.core.local.gpu_info import GpuInfo, NvmlSnapshot
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.session import ScenarioSession, Target
@@ -318,3 +319,30 @@ def test_a_local_target_waits_for_a_snapshot_then_recomputes(session, events):
     assert session.capacity_bytes() == 24 * GIB
     verdict = session.local_verdict()
     assert verdict.fits is False and verdict.margin_bytes == 24 * GIB - total
+
+
+def test_a_deferred_session_asks_for_the_solve_and_drops_a_stale_one():
+    # issue 22: the window solves off its GUI thread; the session publishes the breakdown at
+    # once, asks for the solve, and takes only the result of the latest request
+    from vramdesk.core.solve.solver import solve
+
+    session = ScenarioSession(defer_solve=True)
+    asked: list[tuple] = []
+    shown: list[object] = []
+    session.solve_requested.connect(asked.append)
+    session.solve_changed.connect(shown.append)
+    first = session.pending_job
+    assert first is not None and session.solve_result is None
+    session.set_field("context_tokens", 4096)
+    session.set_field("context_tokens", 2048)
+    assert len(asked) == 2 and asked[-1] is session.pending_job
+    inputs, capacity = asked[-1]
+    assert inputs[2].context_tokens == 2048 and capacity == session.capacity_bytes()
+    assert session.breakdown.kv_cache.bytes == estimate(*inputs).kv_cache.bytes
+    assert not session.deliver_solve(asked[0], solve(*asked[0][0], asked[0][1]))  # stale
+    assert shown == [] and session.solve_pending
+    result = solve(inputs[0], inputs[1], inputs[2], inputs[3], capacity)
+    assert session.deliver_solve(asked[-1], result)
+    assert shown == [result] and session.solve_result is result and not session.solve_pending
+    plain = ScenarioSession()  # the CLI's and the core's: solved in place, nothing asked
+    assert plain.pending_job is None and plain.solve_result is not None

@@ -72,3 +72,18 @@ def make_main_window(qtbot, request):
 def _stop_gpu_worker(window):
     if window.gpu_panel is not None:
         assert window.gpu_panel.shutdown(5000)
+
+
+@pytest.fixture
+def solved(qtbot):
+    """``solved(window)``: wait until the window's reverse solve is done and shown.
+
+    The window solves off its GUI thread (vramdesk/gui/solving.py): after an edit the
+    breakdown is shown at once, the solve when its worker returns.
+    """
+
+    def wait(window, timeout: int = 10_000) -> None:
+        controller = getattr(window, "controller", window)
+        qtbot.waitUntil(lambda: not controller.solver.busy(), timeout=timeout)
+
+    return wait

@@ -234,7 +234,7 @@ def test_comparison_export(make_main_window, tmp_path):
     assert data == [{"name": r.name, "breakdown": r.breakdown.to_dict()} for r in rows]
 
 
-def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):
+def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot, solved):
     snapshot = one_gpu_snapshot()
     window = make_main_window(gpu_query=lambda: snapshot)
     c = window.controller
@@ -247,6 +247,7 @@ def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):
     box.setCurrentIndex(target.choices("target").index("local:0:free"))
     free = budget.local_budget_bytes(snapshot, (0,), "free")
     assert c.capacity_bytes() == budget.local_per_gpu_bytes(snapshot, (0,), "free") == free
+    solved(window)
     assert c.solve_result.capacity_bytes == free
     window.chart.redraw()
     # the capacity line is the free memory itself: no second line on top of it
@@ -259,6 +260,32 @@ def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot):
     assert window.chart.free_line.isVisible() and window.chart.free_line.value() == to_unit(free)
     verdict = budget.fits_now(c.breakdown.total_bytes, free)
     assert window.verdict.text() == verdict.text and not window.verdict.isHidden()
+
+
+def test_a_local_target_gone_from_the_snapshot_draws_no_capacity(make_main_window, qtbot):
+    # issue 22 item 8 (found by the random session): the chart and the compare tab asked for
+    # the target's capacity, which raises once the chosen local GPU is not in the snapshot
+    # (unplugged, or an NVML query answering no GPU); each redraw was a traceback
+    from vramdesk.core.local.gpu_info import NvmlSnapshot
+
+    snapshot = one_gpu_snapshot()
+    window = make_main_window(gpu_query=lambda: snapshot)
+    c = window.controller
+    qtbot.waitUntil(lambda: c.local_snapshot is snapshot, timeout=5000)
+    target = window.forms[4]
+    target.fields["target"].setCurrentIndex(target.choices("target").index("local:0:free"))
+    assert c.shown_capacity_bytes() == budget.local_budget_bytes(snapshot, (0,), "free")
+    window.compare_tab.set_checked(["bundled:7b-class"])
+    empty = NvmlSnapshot(
+        driver_version="550.54", nvml_version="12.550", cuda_driver_version=12040, gpus=()
+    )
+    c.set_local_snapshot(empty)
+    assert c.shown_capacity_bytes() is None
+    window.chart.redraw()
+    window.compare_tab.refresh()
+    assert not window.chart.capacity_line.isVisible()
+    fits = c.compare_fits(window.compare_tab.rows)
+    assert fits and set(fits) == {None}  # no capacity: no row is said to fit or not
 
 
 def test_a_mig_gpu_is_offered_and_drawn_as_the_instance_an_engine_gets(

@@ -200,6 +200,32 @@ def test_local_models_dock_lists_filters_and_loads(make_main_window, qtbot, stor
     assert c.breakdown.weights.bytes == ls.OLLAMA_GGUF_BYTES and c.model.name == "tiny:q8"
 
 
+def test_a_large_cache_is_listed_batch_by_batch_while_it_is_read(
+    make_main_window, qtbot, tmp_path, monkeypatch
+):
+    # issue 22: a Hugging Face cache of 10,000 repos was listed only when the whole scan had
+    # ended (16-22 s); the rows now come in batches of 500 from the scan's thread
+    from tests.slow_inputs import hf_cache
+    from vramdesk.core.local import discovery
+
+    ls.point_at(monkeypatch, tmp_path)
+    hub = hf_cache(tmp_path / "hub", 1_200, b'{"model_type": "llama"}')
+    monkeypatch.setenv("HF_HUB_CACHE", str(hub))
+    window = make_main_window()
+    panel = window.local_models
+    qtbot.waitUntil(lambda: panel.found is not None, timeout=20_000)  # the start-up scan
+    batches, rows_at_batch = [], []
+    panel.batchFound.connect(lambda models: batches.append(len(models)))
+    panel.model.rowsInserted.connect(lambda *_: rows_at_batch.append(panel.model.rowCount()))
+    with qtbot.waitSignal(panel.scanFinished, timeout=20_000):
+        panel.refresh()
+    assert batches == [discovery.BATCH, discovery.BATCH, 200]
+    assert rows_at_batch[:3] == [1, 2, 3] and panel.model.rowCount() == 1_200
+    names = sorted(f"org/m{i}" for i in range(1_200))
+    assert sorted(panel.visible_names()) == names
+    assert panel.status.text() == "1200 model(s) found"
+
+
 def test_added_folder_is_scanned_and_kept(make_main_window, qtbot, tmp_path, monkeypatch):
     ls.point_at(monkeypatch, tmp_path)
     mine = tmp_path / "my-models"
@@ -224,9 +250,9 @@ def test_scan_runs_off_the_gui_thread(make_main_window, qtbot, stores, monkeypat
     threads = []
     real = discovery.discover
 
-    def spy(extra):
+    def spy(extra, found=None):
         threads.append(threading.current_thread())
-        return real(extra)
+        return real(extra, found)
 
     monkeypatch.setattr(discovery, "discover", spy)
     window = make_main_window()

@@ -91,7 +91,7 @@ def test_each_field_gives_the_core_breakdown(make_main_window, qtbot, field, val
     ]
 
 
-def test_fixed_overhead_and_custom_target(make_main_window, qtbot):
+def test_fixed_overhead_and_custom_target(make_main_window, qtbot, solved):
     window = make_main_window()
     c = window.controller
     runtime_form, target_form = window.forms[3], window.forms[4]
@@ -99,6 +99,7 @@ def test_fixed_overhead_and_custom_target(make_main_window, qtbot):
     assert c.runtime.fixed_overhead_bytes == 5 * GIB // 2  # 2.5 GiB = 2,684,354,560 bytes
     set_widget(qtbot, target_form.custom_value, 48.0)  # switches the target to "custom"
     assert c.target.kind == "custom" and c.capacity_bytes() == 48 * GIB
+    solved(window)
     assert c.solve_result.capacity_bytes == 48 * GIB
     window.chart.redraw()
     assert window.chart.capacity_line.value() == to_unit(48 * GIB)

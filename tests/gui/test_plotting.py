@@ -1,13 +1,22 @@
-"""The corner legend follows its plot area and survives the plot's deletion quietly."""
+"""The corner legend follows its plot area, survives the plot's deletion quietly, and no legend
+moves under a mouse drag (issue 22)."""
 
 import html
 
 import pyqtgraph as pg
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from PySide6.QtWidgets import QApplication
 
-from vramdesk.gui.chart.plotting import CornerLegend, escape_html, quiet_range_changes
+from tests.gui.mouse import NOT_ACCEPTED, drag_item
+from vramdesk.gui.chart.plotting import (
+    CornerLegend,
+    FixedLegend,
+    escape_html,
+    quiet_range_changes,
+    side_legend,
+)
 
 
 @given(st.text(alphabet=st.sampled_from("&<>\"'a;#x1 重みキャッシュ"), max_size=40) | st.text())
@@ -73,3 +82,100 @@ def test_a_range_change_rebuilds_the_axis_label_only_when_its_prefix_changes(qtb
     assert len(built) == 1 and axis.labelUnitPrefix == "m"
     axis.setRange(0, 30.0)
     assert len(built) == 2 and axis.labelUnitPrefix == ""
+
+
+def _errors_during(monkeypatch) -> list[BaseException]:
+    """Exceptions raised in Qt's event loop from now on (pyqtgraph prints some and goes on)."""
+    import sys
+
+    seen: list[BaseException] = []
+    monkeypatch.setattr(sys, "excepthook", lambda _t, value, _tb: seen.append(value))
+    return seen
+
+
+def _settle(qtbot, items, rounds: int = 3) -> None:
+    """Wait until the items' positions stay as they are for ``rounds`` turns of 30 ms."""
+    still, last = 0, None
+    for _ in range(100):
+        now = [(item.pos().x(), item.pos().y()) for item in items]
+        still = still + 1 if now == last else 0
+        if still >= rounds:
+            return
+        last = now
+        qtbot.wait(30)
+    raise AssertionError(f"the legends kept moving: {last}")
+
+
+@pytest.mark.qt_log_ignore(NOT_ACCEPTED)
+@pytest.mark.parametrize("corner", ["top-left", "bottom-right"])
+def test_dragging_a_corner_legend_raises_nothing_and_leaves_it_pinned(qtbot, monkeypatch, corner):
+    # issue 22: a drag anchored the legend where it was dropped and that anchor and our
+    # placement moved it back and forth without end (RecursionError per drag, then a segfault)
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    pin = CornerLegend(plot, corner, (30, 30))
+    pin.legend.addItem(plot.plot([1, 2], [1, 2]), "a curve")
+    plot.resize(600, 400)
+    plot.show()
+    qtbot.waitExposed(plot)
+    pinned = pin.legend.pos()
+    errors = _errors_during(monkeypatch)
+    for by in ((120, 60), (-40, 200), (300, -10)):
+        drag_item(plot, pin.legend, by)
+        QApplication.processEvents()
+    assert errors == []
+    assert pin.legend.pos() == pinned  # it is not movable: it stays at its corner
+    plot.resize(800, 500)  # and still follows the plot area, not a drop-point anchor
+    QApplication.processEvents()
+    box, own = pin.vb.boundingRect(), pin.legend.boundingRect()
+    x = box.width() - own.width() - 30 if corner.endswith("right") else 30
+    y = box.height() - own.height() - 30 if corner.startswith("bottom") else 30
+    assert (pin.legend.pos().x(), pin.legend.pos().y()) == (x, y)
+
+
+@pytest.mark.qt_log_ignore(NOT_ACCEPTED)
+def test_dragging_the_side_legend_leaves_it_in_its_layout_cell(qtbot, monkeypatch):
+    # the breakdown chart's legend is a cell of the plot's layout: a drag anchored it too, and
+    # the anchor then moved it off the cell the layout gives it on every resize
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    legend = side_legend(plot)
+    legend.addItem(plot.plot([1, 2], [1, 2]), "a bar")
+    plot.resize(600, 400)
+    plot.show()
+    qtbot.waitExposed(plot)
+    cell = legend.geometry()
+    errors = _errors_during(monkeypatch)
+    drag_item(plot, legend, (-150, 80))
+    QApplication.processEvents()
+    assert errors == []
+    assert legend.geometry() == cell
+    plot.resize(800, 500)
+    QApplication.processEvents()
+    layout = plot.getPlotItem().layout
+    assert layout.itemAt(2, 3) is legend
+    # beside the plot area, where the layout puts it, not where the drag dropped it
+    assert legend.geometry().left() >= plot.getPlotItem().vb.geometry().right()
+    assert legend.geometry().right() <= plot.getPlotItem().geometry().width()
+
+
+@pytest.mark.qt_log_ignore(NOT_ACCEPTED)
+def test_every_legend_of_the_window_stays_put_under_a_drag(make_main_window, qtbot, monkeypatch):
+    # the kind: no legend of the window is both placed by us (or its layout) and movable
+    window = make_main_window(show=True)
+    qtbot.waitExposed(window)
+    window.tabs.setCurrentWidget(window.kv_tab)
+    qtbot.waitUntil(lambda: window.kv_tab.isVisible())
+    QApplication.processEvents()
+    plots = [w for w in window.findChildren(pg.PlotWidget) if w.isVisible()]
+    legends = [(p, p.getPlotItem().legend) for p in plots if p.getPlotItem().legend is not None]
+    assert {type(legend) for _p, legend in legends} == {FixedLegend}
+    assert len(legends) >= 2  # the breakdown chart's and the KV-growth chart's
+    _settle(qtbot, [legend for _p, legend in legends])  # the deferred first draws are done
+    errors = _errors_during(monkeypatch)
+    for plot, legend in legends:
+        before = legend.pos()
+        drag_item(plot, legend, (90, 45))
+        QApplication.processEvents()
+        assert legend.pos() == before
+    assert errors == []

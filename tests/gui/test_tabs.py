@@ -32,7 +32,7 @@ def load_class(window, slug):
 @pytest.mark.parametrize(
     "case_id", ["max-concurrency-80-8k", "max-concurrency-80-2k", "max-concurrency-80-8k-kvfp8"]
 )
-def test_solver_tab_reproduces_max_concurrency(make_main_window, seed_figures, case_id):
+def test_solver_tab_reproduces_max_concurrency(make_main_window, solved, seed_figures, case_id):
     case = seed_figures[case_id]
     inputs = case["inputs"]
     window = make_main_window()
@@ -50,6 +50,7 @@ def test_solver_tab_reproduces_max_concurrency(make_main_window, seed_figures, c
     c.set_field("custom_capacity", (inputs["vram_gib"], "GiB"))
     c.set_field("target", "custom")
     assert c.problem is None
+    solved(window)
     text = window.solver_tab.values["max_concurrency"].text()
     assert text.startswith(f"{case['expected']} sequences of {inputs['context']:,} tokens")
     assert text.endswith(f"(exact {case['exact_ratio']:.4f})")
@@ -59,21 +60,25 @@ def test_solver_tab_reproduces_max_concurrency(make_main_window, seed_figures, c
 
 
 @pytest.mark.parametrize("engine", [Engine.FORMULA, Engine.SGLANG, Engine.LLAMA_CPP, Engine.OLLAMA])
-def test_engine_log_lines_appear_only_for_the_engine_that_prints_them(make_main_window, engine):
+def test_engine_log_lines_appear_only_for_the_engine_that_prints_them(
+    make_main_window, solved, engine
+):
     window = make_main_window()
     window.controller.set_field("engine", engine)
+    solved(window)
     tab = window.solver_tab
     assert not tab.values["kv_tokens"].isVisibleTo(tab)
     assert not tab.row_labels["kv_tokens"].isVisibleTo(tab)
 
 
-def test_vllm_lines_are_the_vllm_profiles(make_main_window):
+def test_vllm_lines_are_the_vllm_profiles(make_main_window, solved):
     # Llama-3.1-8B bf16, 8,192 x 8 on an RTX 4090 under the vLLM profile: the profile predicts
     # 13,552 tokens and 1.65x (13,552 / 8,192 = 1.654), the figures the issue quotes for it,
     # not the formula's 46,128 tokens / 5.63x that used to be shown under every engine
     window = make_main_window()
     c = window.controller
     c.set_field("engine", Engine.VLLM)
+    solved(window)
     tab = window.solver_tab
     assert tab.values["kv_tokens"].isVisibleTo(tab)
     lines = tab.values["kv_tokens"].text().splitlines()
@@ -84,10 +89,11 @@ def test_vllm_lines_are_the_vllm_profiles(make_main_window):
     ]
 
 
-def test_solver_tab_lists_the_advisor_levers(make_main_window):
+def test_solver_tab_lists_the_advisor_levers(make_main_window, solved):
     window = make_main_window()
     c = window.controller
     c.set_field("context_tokens", 131072)  # 7B-class fp16, 128k x 8 on an RTX 4090: does not fit
+    solved(window)
     result = c.solve_result
     assert not result.fits and result.advice
     table = window.solver_tab.advice
@@ -140,9 +146,10 @@ def test_kv_growth_tab_reproduces_the_grid(make_main_window, seed_figures, key, 
     assert table.verticalHeaderItem(0).text() == f"{SOURCE_GRID_CONTEXTS[0]:,}"
 
 
-def test_kv_growth_plot_draws_core_values_and_capacity(make_main_window):
+def test_kv_growth_plot_draws_core_values_and_capacity(make_main_window, solved):
     window = make_main_window()
     c = window.controller
+    solved(window)
     window.kv_tab.refresh()
     curve = window.kv_tab.curves[c.workload.batch]
     xs, ys = curve.getOriginalDataset()
@@ -159,13 +166,14 @@ def test_kv_growth_plot_draws_core_values_and_capacity(make_main_window):
     assert list(py) == [to_unit(c.breakdown.kv_cache.bytes)]
 
 
-def test_kv_growth_says_when_the_weights_alone_exceed_the_card(make_main_window):
+def test_kv_growth_says_when_the_weights_alone_exceed_the_card(make_main_window, solved):
     # DeepSeek-V3 on one H100 80GB: the weights (627+ GiB) alone exceed the card, so there is
     # no KV budget to draw; the tab says so instead of looking "under capacity"
     window = make_main_window()
     c = window.controller
     load_class(window, "deepseek-v3")
     c.set_field("target", "gpu:H100 80GB")
+    solved(window)
     window.kv_tab.refresh()
     assert window.kv_tab.capacity.getOriginalDataset()[1] is None or not len(
         window.kv_tab.capacity.getOriginalDataset()[1]
@@ -237,7 +245,7 @@ def test_unit_toggle_switches_every_figure_to_gb(make_main_window):
     assert window.figures.row_texts()[0][2].endswith(" GB")
 
 
-def test_solver_tab_shows_one_headline_verdict_and_explains_the_total(make_main_window):
+def test_solver_tab_shows_one_headline_verdict_and_explains_the_total(make_main_window, solved):
     # Llama-3.1-8B int4 (g128, 16-bit embeddings), 30 x 4096 on an RTX 4090 (a user's case):
     # the engine-style KV budget (capacity x 0.9 - weights) has room, the forward total with
     # its 1.15 margin does not: one headline, "Tight", with the total explained beneath it
@@ -247,6 +255,7 @@ def test_solver_tab_shows_one_headline_verdict_and_explains_the_total(make_main_
     c.set_field("format", WeightFormat.INT4)
     c.set_field("context_tokens", 4096)
     c.set_field("batch", 30)
+    solved(window)
     r = c.solve_result
     assert r.fits and not r.fits_total and r.breakdown.total_bytes > r.capacity_bytes
     view = window.headline  # one headline, above the chart (not repeated in the tab)
@@ -265,11 +274,14 @@ def test_solver_tab_shows_one_headline_verdict_and_explains_the_total(make_main_
     assert not any("Verdict" in label for label in labels)  # no second verdict row
 
 
-def test_kv_growth_legend_has_one_entry_per_shown_curve_with_distinct_colours(make_main_window):
+def test_kv_growth_legend_has_one_entry_per_shown_curve_with_distinct_colours(
+    make_main_window, solved
+):
     window = make_main_window()
     c, tab = window.controller, window.kv_tab
     for batch in (4, 8, 5, 32, 6):  # 8 and 32 are grid concurrencies: no extra curve then
         c.set_field("batch", batch)
+        solved(window)
         tab.refresh()
         shown = list(SOURCE_GRID_BATCHES) + ([] if batch in SOURCE_GRID_BATCHES else [batch])
         legend = tab.plot.getPlotItem().legend
@@ -351,7 +363,7 @@ def test_a_right_click_on_the_chart_opens_no_menu(make_main_window, qtbot):
     assert view.getPlotItem().vb.menu is None
 
 
-def test_vllm_budgets_from_cuda_total_on_catalog_gpus(make_main_window):
+def test_vllm_budgets_from_cuda_total_on_catalog_gpus(make_main_window, solved):
     # vLLM sizes its budget from CUDA's total (H100 80GB: 81,085 MiB), not nvidia-smi's 81,559 MiB;
     # the window's solve must equal the CLI's for the same engine and GPU.
     from vramdesk.core import Engine, solve
@@ -361,6 +373,7 @@ def test_vllm_budgets_from_cuda_total_on_catalog_gpus(make_main_window):
     c = window.controller
     assert c.set_field("target", "gpu:H100 80GB")
     assert c.set_field("engine", Engine.VLLM)
+    solved(window)
     gpu = find_gpu("H100 80GB")
     assert c.capacity_bytes() == gpu.capacity_for(Engine.VLLM) == gpu.cuda_total_mib * 2**20
     expected = solve(c.model, c.weights, c.workload, c.runtime, gpu.cuda_total_mib * 2**20)
@@ -379,11 +392,12 @@ def test_mla_model_shows_no_per_head_width(make_main_window):
     assert d.head_dim is None and d.gqa_ratio is None and d.attention_kind == "MLA"
 
 
-def test_solver_tab_says_llama_cpp_splits_layers(make_main_window):
+def test_solver_tab_says_llama_cpp_splits_layers(make_main_window, solved):
     from vramdesk.core import Engine
 
     window = make_main_window()
     assert window.controller.set_field("engine", Engine.LLAMA_CPP)
+    solved(window)
     text = window.solver_tab.values["min_gpus"].text()
     assert text == "not computed (llama.cpp splits layers across GPUs rather than sharding heads)"
 

@@ -117,7 +117,7 @@ def test_typed_value_is_held_by_field_controller_and_figures(make_main_window, q
     assert totals[-1] == f"{expected.total_bytes:,}"
 
 
-def test_custom_capacity_typed_with_decimals(make_main_window, qtbot):
+def test_custom_capacity_typed_with_decimals(make_main_window, qtbot, solved):
     window = make_main_window(show=True)
     c = window.controller
     target_form = window.forms[4]
@@ -125,6 +125,7 @@ def test_custom_capacity_typed_with_decimals(make_main_window, qtbot):
     assert target_form.custom_value.text() == "23.5"
     assert c.target.kind == "custom"
     assert c.target.custom_bytes == 47 * GIB // 2  # 23.5 GiB = 25,232,932,864 B, not 23 GiB
+    solved(window)
     assert c.solve_result.capacity_bytes == 25_232_932_864
 
 

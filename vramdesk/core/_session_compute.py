@@ -158,12 +158,14 @@ class Results(NamedTuple):
     """What one state computes to.
 
     ``inputs`` are (model with its layer pattern applied, weights, workload, runtime);
-    ``solve`` is None when the target has no capacity.
+    ``solve`` is None when the target has no capacity, or when the solve is left to the
+    caller (:attr:`Evaluator.defer_solve`): ``capacity`` is then the bytes to solve on.
     """
 
     inputs: tuple
     breakdown: Breakdown
     solve: SolveResult | None
+    capacity: int | None = None
 
 
 class Accepted(NamedTuple):
@@ -178,9 +180,12 @@ class Accepted(NamedTuple):
 class Evaluator:
     """Computes session states against the latest local-GPU snapshot, remembering the last."""
 
-    def __init__(self) -> None:
+    def __init__(self, defer_solve: bool = False) -> None:
         #: The last NVML snapshot (None when none was read).
         self.snapshot: Any = None
+        #: Leave the solve to the caller (the window runs it off its GUI thread): results
+        #: then carry the capacity to solve on instead of the solve.
+        self.defer_solve = defer_solve
         self._memo: tuple | None = None  # (state, snapshot, results) of the last evaluation
 
     def accept_typed(
@@ -231,10 +236,14 @@ class Evaluator:
         inputs = (model, *(state.parts[part] for part in PARTS[1:]))
         validate_inputs(*inputs)  # input errors first, before a local-GPU lookup can fail
         capacity = self.capacity_bytes(state)
-        result = solve(*inputs, capacity) if capacity else None
-        breakdown = result.breakdown if result else estimate(*inputs)  # solve already estimated
-        self._memo = (state, self.snapshot, Results(inputs, breakdown, result))
-        return self._memo[2]
+        if capacity and self.defer_solve:
+            results = Results(inputs, estimate(*inputs), None, capacity)
+        else:
+            result = solve(*inputs, capacity) if capacity else None
+            breakdown = result.breakdown if result else estimate(*inputs)  # solve estimated
+            results = Results(inputs, breakdown, result)
+        self._memo = (state, self.snapshot, results)
+        return results
 
     def capacity_bytes(self, state: State) -> int | None:
         """Capacity of the target of ``state`` in bytes, exact int (None: no snapshot).

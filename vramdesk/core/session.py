@@ -66,8 +66,21 @@ class ScenarioSession:
     unit_changed = Signal(Unit)
     #: A new local-GPU snapshot arrived (see :meth:`set_local_snapshot`).
     local_changed = Signal()
+    #: With ``defer_solve``: new inputs need a solve, ``(inputs, capacity)``; run
+    #: :func:`~vramdesk.core.solve.solver.solve` on them and hand the result to
+    #: :meth:`ScenarioSession.deliver_solve` with the same job object.
+    solve_requested = Signal(object)
 
-    def __init__(self) -> None:
+    def __init__(self, defer_solve: bool = False) -> None:
+        """Start from the default model.
+
+        Parameters
+        ----------
+        defer_solve : bool
+            Do not solve here: emit :attr:`solve_requested` and wait for
+            :meth:`deliver_solve` (the window solves off its GUI thread). The breakdown is
+            computed and published at once either way.
+        """
         preset = self.default_model_preset()
         workload = Workload(context_tokens=8192, batch=8)
         parts = {"model": preset.model, "weights": preset.weights, "workload": workload}
@@ -77,7 +90,8 @@ class ScenarioSession:
         self._breakdown: Breakdown | None = None
         self._solve: SolveResult | None = None
         self._unit = Unit.GIB
-        self._evaluator = Evaluator()
+        self._evaluator = Evaluator(defer_solve)
+        self._pending: tuple | None = None  # the solve job awaited (defer_solve)
         self._problem: InputError | None = None
         #: Name of the loaded preset (or model), shown in titles and saved with the session.
         self.preset_name = preset.name
@@ -355,15 +369,53 @@ class ScenarioSession:
         """
         return self._evaluator.capacity_bytes(state or self._shown_state())
 
+    def shown_capacity_bytes(self) -> int | None:
+        """:meth:`capacity_bytes` of the inputs shown, None when the target has none now.
+
+        For what is drawn and compared: a local GPU that left the snapshot (unplugged, or a
+        failed query) has no capacity to draw, where :meth:`capacity_bytes` raises.
+        """
+        try:
+            return self.capacity_bytes()
+        except InputError:
+            return None
+
     def _publish(self, results: Results) -> None:
         self._published = results
-        inputs, breakdown, result = results
+        inputs, breakdown, result, capacity = results
         self.compute_count += 1
         self._valid = dict(zip(PARTS, inputs, strict=True))
-        self._breakdown, self._solve = breakdown, result
+        self._breakdown = breakdown
         self.inputs_changed.emit()
         self.breakdown_changed.emit(breakdown)
+        if capacity is not None:  # deferred: the last solve stays shown until this one comes
+            self._pending = (inputs, capacity)
+            self.solve_requested.emit(self._pending)
+            return
+        self._pending, self._solve = None, result
         self.solve_changed.emit(result)
+
+    @property
+    def solve_pending(self) -> bool:
+        """Whether a requested solve has not been delivered yet (``defer_solve``)."""
+        return self._pending is not None
+
+    @property
+    def pending_job(self) -> tuple | None:
+        """The solve job awaited (the latest :attr:`solve_requested`), or None."""
+        return self._pending
+
+    def deliver_solve(self, job: tuple, result: SolveResult | None) -> bool:
+        """Take the result of a :attr:`solve_requested` job; emits ``solve_changed``.
+
+        A job that is no longer the latest (the inputs changed since) is dropped.
+        Returns True when the result was taken.
+        """
+        if job is not self._pending:
+            return False
+        self._pending, self._solve = None, result
+        self.solve_changed.emit(result)
+        return True
 
     # ------------------------------------------------------- derived views
     def derived(self) -> views.Derived | None:
@@ -406,7 +458,7 @@ class ScenarioSession:
 
         ``"fits"``, ``"tight"`` or ``"no"`` (:func:`vramdesk.core.solve.verdict.fit_state`).
         """
-        capacity = self.capacity_bytes()
+        capacity = self.shown_capacity_bytes()
         return [
             None
             if capacity is None or row.breakdown is None

@@ -24,6 +24,7 @@ from vramdesk.core.fields import FIELD_PART
 from vramdesk.core.present import views
 from vramdesk.core.session import ScenarioSession
 from vramdesk.gui.messages import reason_text
+from vramdesk.gui.solving import BackgroundSolver
 
 
 class _FromSession:
@@ -88,6 +89,7 @@ class ScenarioController(QObject):
     model_edited = _FromSession()
     scenario_dict = _FromSession()
     capacity_bytes = _FromSession()
+    shown_capacity_bytes = _FromSession()
     # editing and loading
     set_field = _FromSession()
     update = _FromSession()
@@ -96,6 +98,7 @@ class ScenarioController(QObject):
     load = _FromSession()
     load_model_preset = _FromSession()
     load_scenario = _FromSession()
+    solve_pending = _FromSession()
     # derived views
     derived = _FromSession()
     fits_rows = _FromSession()
@@ -112,7 +115,9 @@ class ScenarioController(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         #: The scenario's state machine; its events are relayed by the ``_on_session_*`` slots.
-        self.session = ScenarioSession()
+        self.session = ScenarioSession(defer_solve=True)
+        #: The reverse solve runs here, off the GUI thread (``solveChanged`` when it is done).
+        self.solver = BackgroundSolver(self.session)
         events = self.session
         events.inputs_changed.connect(self._on_session_inputs_changed)
         events.breakdown_changed.connect(self._on_session_breakdown_changed)

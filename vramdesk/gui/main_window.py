@@ -576,9 +576,10 @@ class MainWindow(QMainWindow):
             self._on_library_problems(self.library.all_problems)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
-        """Save the session and stop the GPU panel's worker before closing."""
+        """Save the session and stop the GPU panel's and the solve's workers before closing."""
         self._after_paint_started = True  # closed before its first paint: start no worker
         save_session(self, self.settings)
+        self.controller.solver.shutdown()
         for panel in (self._local_models, self._gpu_panel):  # built ones only
             if panel is not None:
                 panel.shutdown()

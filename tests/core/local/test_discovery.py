@@ -55,9 +55,19 @@ def test_every_store_is_found_with_its_size_and_format(stores):
     assert [m.source for m in found.models] == ["huggingface", "ollama", "lmstudio"]
 
 
-def test_hf_offline_is_set_for_the_scan(stores):
-    discovery.discover()
-    assert os.environ["HF_HUB_OFFLINE"] == "1"
+def test_the_hf_scan_reads_files_only(stores):
+    # issue 22: the cache is read as files (vramdesk.core.local.hf_cache), not through
+    # huggingface_hub, which is neither imported nor able to reach the network from here
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from vramdesk.core.local import discovery; "
+        "found = discovery.discover(); "
+        "print(len(found.models), 'huggingface_hub' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["3", "False"]
 
 
 def test_hf_home_is_honoured(tmp_path, monkeypatch):

@@ -368,7 +368,7 @@ def test_gguf_header(tmp_path):
     )
 
 
-def _write_gguf(path, *, split=None, rows=32):
+def _write_gguf(path, *, split=None, rows=32, tensor="token_embd.weight"):
     import gguf
 
     w = gguf.GGUFWriter(str(path), "llama")
@@ -379,7 +379,7 @@ def _write_gguf(path, *, split=None, rows=32):
     w.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
     if split:
         w.add_uint16("split.count", split)
-    w.add_tensor("token_embd.weight", np.zeros((rows, 64), dtype=np.float16))
+    w.add_tensor(tensor, np.zeros((rows, 64), dtype=np.float16))
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
@@ -389,7 +389,8 @@ def _write_gguf(path, *, split=None, rows=32):
 def test_split_gguf_sums_every_shard(tmp_path):
     first = tmp_path / "m-00001-of-00002.gguf"
     _write_gguf(first, split=2, rows=32)
-    _write_gguf(tmp_path / "m-00002-of-00002.gguf", split=2, rows=16)
+    # each tensor is in one part only (llama.cpp refuses a duplicated tensor)
+    _write_gguf(tmp_path / "m-00002-of-00002.gguf", split=2, rows=16, tensor="output.weight")
     m = load_model(first).model
     # f16: (32 + 16) rows x 64 x 2 bytes
     assert m.checkpoint_bytes == (32 + 16) * 64 * 2

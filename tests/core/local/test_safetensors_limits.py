@@ -10,6 +10,8 @@ import json
 import struct
 from pathlib import Path
 
+import pytest
+
 from tests.bounded import assert_one_line_refusal, run_cli_bounded
 
 SECONDS, MIB = 10.0, 200.0
@@ -60,11 +62,11 @@ def test_header_of_many_tiny_entries_is_refused_before_parsing(tmp_path):
 
 
 def test_header_with_too_many_tensors_is_refused(tmp_path):
-    # under the value count (5 per entry) but over 131,072 tensors
+    # under the value count (5 per entry) but over 65,536 tensors
     path = tmp_path / "model.safetensors"
     _safetensors(path, _tiny_entries(140_000))
     result = _bounded(run_cli_bounded(["estimate", "--config", str(path), "--context", "1"]))
-    assert_one_line_refusal(result, "140,000 tensors", "limit 131,072")
+    assert_one_line_refusal(result, "140,000 tensors", "limit 65,536")
 
 
 def test_index_larger_than_16_mib_is_refused_by_its_size(tmp_path):
@@ -87,7 +89,7 @@ def test_index_of_many_tiny_values_is_refused_before_parsing(tmp_path):
 
 
 def test_shard_folder_beyond_real_checkpoints_is_refused_early(tmp_path):
-    # 24 shards of 15,000 tensors: over 262,144 tensors by the 18th; the issue's 512
+    # 24 shards of 15,000 tensors: over 131,072 tensors by the 9th; the issue's 512
     # shards took 120 s
     (tmp_path / "config.json").write_text(CONFIG.read_text())
     for k in range(24):
@@ -95,7 +97,7 @@ def test_shard_folder_beyond_real_checkpoints_is_refused_early(tmp_path):
             tmp_path / f"model-{k:05d}-of-00024.safetensors", _tiny_entries(15_000, f"s{k}.")
         )
     result = _bounded(_estimate(tmp_path))
-    assert_one_line_refusal(result, "262,144 tensors", "first 18 safetensors files")
+    assert_one_line_refusal(result, "131,072 tensors", "first 9 safetensors files")
 
 
 def test_real_sized_shards_still_load(tmp_path):
@@ -118,3 +120,39 @@ def test_real_sized_shards_still_load(tmp_path):
     assert result.rc == 0, result.stderr
     # bf16 checkpoint kept as is: 4 shards x 72 tensors x 4096 x 4096 x 2 bytes
     assert json.loads(result.stdout)["weights_bytes"] == 4 * 72 * 4096 * 4096 * 2
+
+
+def test_a_header_over_the_tensor_limit_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
+    # issue 22: a 131,072-tensor header was parsed and checked in full (7.4 s) to be accepted
+    from tests.slow_inputs import many_tensors_safetensors
+    from vramdesk.core.errors import FileReadError
+    from vramdesk.core.local.importers import _safetensors
+
+    parsed = []
+    monkeypatch.setattr(_safetensors, "parse_json", lambda *a: parsed.append(a) or {})
+    path = many_tensors_safetensors(tmp_path / "model.safetensors", 131_072)
+    with pytest.raises(FileReadError, match=r"131,072 tensors .*limit 65,536"):
+        _safetensors.read_header(path)
+    assert parsed == []
+
+
+def test_a_header_at_the_limit_is_read_without_a_collector_pass(tmp_path):
+    # the collector walked the header's dicts and lists again at each of its passes (about
+    # 500 for this header, a third of the time); it holds no cycle, so the parse and checks
+    # run with the collector paused: at most the one pass when it resumes
+    import gc
+
+    from tests.slow_inputs import many_tensors_safetensors
+    from vramdesk.core.local.importers import _safetensors
+
+    path = many_tensors_safetensors(tmp_path / "model.safetensors", 65_536)
+    passes = []
+    gc.callbacks.append(callback := lambda phase, _info: passes.append(phase))
+    try:
+        header = _safetensors.read_header(path)
+    finally:
+        gc.callbacks.remove(callback)
+    assert len(header.tensors) == 65_536 and header.data_bytes == 2 * 65_536
+    assert header.elements == 65_536
+    assert passes.count("start") <= 1
+    assert gc.isenabled()

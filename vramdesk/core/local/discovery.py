@@ -3,9 +3,9 @@
 The Hugging Face cache, Ollama's store, LM Studio and llama.cpp folders, and folders
 the user adds.
 
-Nothing here touches the network: ``HF_HUB_OFFLINE=1`` is set (unless the user set it)
-before ``huggingface_hub`` is imported, and only its cache scanner
-(``huggingface_hub.scan_cache_dir``) is used, which reads the cache folder and nothing else.
+Nothing here touches the network: the Hugging Face cache is read as files
+(:mod:`vramdesk.core.local.hf_cache`, the layout of ``huggingface_hub.scan_cache_dir``),
+without importing ``huggingface_hub``.
 Estimating a found model goes through the same importers as File → Import
 (:func:`vramdesk.core.local.importers.load_model`; GGUF headers for Ollama's blobs).
 
@@ -32,13 +32,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vramdesk.core.errors import FileReadError, InputError, VramdeskError
 from vramdesk.core.files import open_file, parse_json, read_limited
+from vramdesk.core.local import hf_cache
 from vramdesk.core.printable import printable
 from vramdesk.core.units import GIB, KIB, MIB
 
@@ -157,13 +158,24 @@ def user_dirs(extra: Iterable[str | Path] = ()) -> list[Path]:
 
 
 # ------------------------------------------------------------------ scanning
-def discover(extra: Iterable[str | Path] = ()) -> Discovery:
+#: Models per batch handed to :func:`discover`'s ``found`` while a cache is read.
+BATCH = 500
+
+
+def discover(
+    extra: Iterable[str | Path] = (),
+    found: Callable[[list[LocalModel]], None] | None = None,
+) -> Discovery:
     """Find every model on this machine, offline, without reading any weights.
 
     Parameters
     ----------
     extra : iterable of path
         More folders to walk (the window's "add folder").
+    found : callable, optional
+        Called with each batch of models as they are found (at most :data:`BATCH` at a
+        time, in the order read, before the sort), so that a list can fill while a large
+        cache is still being read (the window's panel).
 
     Returns
     -------
@@ -176,7 +188,15 @@ def discover(extra: Iterable[str | Path] = ()) -> Discovery:
     roots: list[tuple[str, str]] = []
     hf = hf_cache_dir()
     roots.append(("huggingface", str(hf)))
-    models += _scan_hf(hf, problems)
+    batch: list[LocalModel] = []
+    for model in iter_hf(hf, problems):
+        models.append(model)
+        batch.append(model)
+        if found is not None and len(batch) >= BATCH:
+            found(batch)
+            batch = []
+    if found is not None and batch:
+        found(batch)
     for source, dirs, scan in (
         ("ollama", ollama_dirs(), _scan_ollama),
         ("lmstudio", lmstudio_dirs(), _scan_folder),
@@ -185,7 +205,10 @@ def discover(extra: Iterable[str | Path] = ()) -> Discovery:
     ):
         for root in _unique_dirs(dirs):
             roots.append((source, str(root)))
-            models += scan(root, source, problems)
+            more = scan(root, source, problems)
+            models += more
+            if found is not None and more:
+                found(more)
     order = {s: i for i, s in enumerate(SOURCES)}
     models.sort(key=lambda m: (order[m.source], m.name.lower()))
     return Discovery(tuple(models), tuple(roots), tuple(problems))
@@ -203,59 +226,39 @@ def _unique_dirs(dirs: Iterable[Path]) -> Iterator[Path]:
             yield d
 
 
-def _scan_hf(cache: Path, problems: list[str]) -> list[LocalModel]:
-    """Model repos of the HF cache through ``huggingface_hub.scan_cache_dir``."""
-    if not cache.is_dir():
-        return []
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    # on first use, after HF_HUB_OFFLINE is set: huggingface_hub reads it at import
-    from huggingface_hub import scan_cache_dir
-    from huggingface_hub.errors import CacheNotFound, CorruptedCacheException
+def iter_hf(cache: Path, problems: list[str]) -> Iterator[LocalModel]:
+    """The models of the HF cache one repo at a time; each unreadable repo adds a problem.
 
-    try:
-        info = scan_cache_dir(cache)
-    except (CacheNotFound, CorruptedCacheException, OSError) as exc:
-        problems.append(f"Hugging Face cache {cache}: {exc}")
-        return []
-    problems.extend(f"Hugging Face cache: {w}" for w in info.warnings)
-    out: list[LocalModel] = []
-    for repo in info.repos:
-        if repo.repo_type != "model" or not repo.revisions:
+    A repo with ``config.json`` is one model (``safetensors`` when it has weights); else
+    each listed ``.gguf`` (first part of a split, no vision projector) is one model.
+    """
+    if not cache.is_dir():
+        return
+    # on first use: the cache reader loads only when there is a cache
+
+    for repo in hf_cache.scan(cache):
+        if isinstance(repo, hf_cache.CacheProblem):
+            problems.append(f"Hugging Face cache: {repo.text}")
             continue
-        rev = _pick_revision(repo.revisions)
-        names = {f.file_name for f in rev.files}
-        ggufs = sorted(
-            (f for f in rev.files if f.file_name.lower().endswith(".gguf")),
-            key=lambda f: f.file_name,
-        )
+        names = {f.name for f in repo.files}
         if "config.json" in names:
             weighted = any(n.endswith((".safetensors", ".safetensors.index.json")) for n in names)
             fmt = "safetensors" if weighted else "config.json"
-            out.append(
-                LocalModel(
-                    repo.repo_id, "huggingface", fmt, rev.size_on_disk, str(rev.snapshot_path)
-                )
-            )
+            yield LocalModel(repo.repo_id, "huggingface", fmt, repo.size, repo.snapshot)
             continue
+        ggufs = sorted((f for f in repo.files if f.name.lower().endswith(".gguf")), key=_name)
         for f in _gguf_entries(ggufs):
-            size = sum(g.size_on_disk for g in ggufs if _same_split(g.file_name, f.file_name))
-            out.append(
-                LocalModel(
-                    f"{repo.repo_id}/{f.file_name}", "huggingface", "gguf", size, str(f.file_path)
-                )
-            )
-    return out
+            size = sum(g.size for g in ggufs if _same_split(g.name, f.name))
+            yield LocalModel(f"{repo.repo_id}/{f.name}", "huggingface", "gguf", size, f.path)
 
 
-def _pick_revision(revisions: Iterable[Any]) -> Any:
-    """The revision ``main`` points at, else the most recently modified one."""
-    revs = sorted(revisions, key=lambda r: r.last_modified, reverse=True)
-    return next((r for r in revs if "main" in r.refs), revs[0])
+def _name(f: Any) -> str:
+    return f.name
 
 
 def _gguf_entries(files: Sequence[Any]) -> list[Any]:
     """GGUF files worth listing: no vision projectors, only the first shard of a split."""
-    return [f for f in files if _listed_gguf(f.file_name)]
+    return [f for f in files if _listed_gguf(f.name)]
 
 
 def _listed_gguf(name: str) -> bool:
@@ -266,9 +269,9 @@ def _listed_gguf(name: str) -> bool:
 def _split_part(name: str) -> tuple[str, bool] | tuple[str]:
     """``(stem, is_first)`` for ``NAME-0000N-of-0000M.gguf``; ``(name,)`` otherwise."""
     # on first use: the file readers load only when a model file is read
-    from vramdesk.core.local.importers._gguf import _SHARD
+    from vramdesk.core.local.importers._gguf_split import SHARD_NAME
 
-    m = _SHARD.match(Path(name).name)
+    m = SHARD_NAME.match(Path(name).name)
     return (m["stem"], int(m["index"]) == 1) if m else (name,)
 
 

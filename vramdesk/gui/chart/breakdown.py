@@ -171,7 +171,7 @@ class BreakdownChart(QWidget):
         if self._changed(self.total_text, total):
             self.total_text.setText(total)
         capacity = self._set_line(
-            self.capacity_line, self.controller.capacity_bytes(), self._capacity_label()
+            self.capacity_line, self.controller.shown_capacity_bytes(), self._capacity_label()
         )
         free_height = self._set_line(self.free_line, free, "")
         self._show_free_in_legend(free, style)

@@ -6,6 +6,13 @@ tears a window down; the callback then touches a ViewBox whose C++ object is alr
 raises "Internal C++ object (ViewBox) already deleted" inside the event loop (an intermittent
 teardown error of our GUI tests). Here the legend is placed when the ViewBox resizes or the
 legend's own size changes, and only while both C++ objects are alive.
+
+Every legend here is fixed: :class:`FixedLegend` ignores a mouse drag. pyqtgraph's
+``LegendItem.mouseDragEvent`` anchors the legend where it is dropped (``autoAnchor``), and that
+anchor then moves it on every geometry change; a legend placed by our code (or by the plot's
+layout) would be moved back and forth by both without end (a ``RecursionError`` per drag, then
+a segmentation fault in a long session; issue 22). A dragged legend lets the drag through to
+the plot under it, which pans as anywhere else.
 """
 
 from __future__ import annotations
@@ -14,6 +21,18 @@ import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSizePolicy
+
+
+class FixedLegend(pg.LegendItem):
+    """A ``pg.LegendItem`` that is never moved by the mouse (see the module's note).
+
+    Its position is ours to set (:class:`CornerLegend`) or its layout's (:func:`side_legend`);
+    a drag on it is ignored, so pyqtgraph never anchors it and the plot under it pans instead.
+    """
+
+    def mouseDragEvent(self, ev: object) -> None:  # noqa: N802 - pyqtgraph override
+        """Ignore the drag: the ViewBox under the legend receives it."""
+        ev.ignore()
 
 
 class CornerLegend:
@@ -42,7 +61,7 @@ class CornerLegend:
         self.vb = item.vb
         self.right, self.bottom = corner.endswith("right"), corner.startswith("bottom")
         self.margin = margin
-        self.legend = pg.LegendItem(offset=None, **kwargs)  # no anchor: placed by place()
+        self.legend = FixedLegend(offset=None, **kwargs)  # no anchor: placed by place()
         self.legend.setParentItem(self.vb)
         item.legend = self.legend
         self.vb.sigResized.connect(self.place)
@@ -69,7 +88,7 @@ def escape_html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def side_legend(plot: pg.PlotWidget, **kwargs: object) -> pg.LegendItem:
+def side_legend(plot: pg.PlotWidget, **kwargs: object) -> FixedLegend:
     """A ``pg.LegendItem`` in its own cell to the right of the plot area, never over the data.
 
     The legend becomes a cell of the ``PlotItem``'s grid layout (row of the ViewBox, after the
@@ -85,7 +104,7 @@ def side_legend(plot: pg.PlotWidget, **kwargs: object) -> pg.LegendItem:
         Passed to ``pg.LegendItem`` (brush, labelTextColor, ...).
     """
     item = plot.getPlotItem()
-    legend = pg.LegendItem(offset=None, **kwargs)
+    legend = FixedLegend(offset=None, **kwargs)
     # its own height, centred: the entries stay together instead of spreading over the row
     legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
     item.layout.addItem(legend, 2, 3)

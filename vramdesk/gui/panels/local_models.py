@@ -1,8 +1,10 @@
 """The "Models on this machine" panel: what :func:`vramdesk.core.local.discovery.discover` finds.
 
 The scan runs on the thread pool (:func:`vramdesk.gui.workers.run_in_thread`), one at a
-time; a filter box narrows the list by name, source or format; activating a row imports
-that model header-only and loads it into the controller, as File → Import does.
+time; the list fills batch by batch while it runs (a Hugging Face cache of 10,000 repos is
+listed as it is read, issue 22), then shows the sorted result; a filter box narrows the
+list by name, source or format; activating a row imports that model header-only and loads
+it into the controller, as File → Import does.
 Folders the user adds are kept in the settings (``local_models/dirs``).
 """
 
@@ -42,12 +44,16 @@ class LocalModelsPanel(QWidget):
 
     Signals
     -------
+    batchFound(object)
+        A list of :class:`LocalModel` found by the running scan (emitted from its thread,
+        delivered on the panel's: the rows are added as they come).
     scanFinished(object)
         The :class:`Discovery` of a finished scan (after the list is filled).
     message(str)
         A sentence for the status bar (a failed import or scan).
     """
 
+    batchFound = Signal(object)
     scanFinished = Signal(object)
     message = Signal(str)
 
@@ -62,6 +68,9 @@ class LocalModelsPanel(QWidget):
         self.found: Discovery | None = None
         self._worker: Worker | None = None
         self._pending = False
+        self._first_batch = True  # the next batch starts a new list
+        self._batched = 0
+        self.batchFound.connect(self._on_batch)
         self.filter_edit = QLineEdit()
         self.filter_edit.setObjectName("local_models_filter")
         self.filter_edit.setPlaceholderText(self.tr("Filter by name, source or format"))
@@ -140,9 +149,21 @@ class LocalModelsPanel(QWidget):
 
         self.status.setText(self.tr("Looking for models on this machine…"))
         extra = self.extra_dirs()
+        self._first_batch, self._batched = True, 0
+        emit = self.batchFound.emit  # from the worker thread: queued to this panel's thread
         self._worker = run_in_thread(
-            lambda: discovery.discover(extra), self._on_found, self._on_failed
+            lambda: discovery.discover(extra, emit), self._on_found, self._on_failed
         )
+
+    def _on_batch(self, models: list[LocalModel]) -> None:
+        """Add a batch of the running scan's models (unsorted until the scan ends)."""
+        if self._first_batch:
+            self.model.removeRows(0, self.model.rowCount())
+            self._first_batch = False
+        for entry in models:
+            self.model.appendRow(self._row(entry))
+        self._batched += len(models)
+        self.status.setText(self.tr("%n model(s) found so far…", "", self._batched))
 
     def _on_found(self, found: Discovery) -> None:
         self._worker = None

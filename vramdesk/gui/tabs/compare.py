@@ -228,7 +228,7 @@ class CompareTab(LazyBody, QWidget):
         if self._changed("axis", axis):  # the axis re-lays out on every setLabel
             self.plot.setLabel("left", axis)
         tallest = max((to_unit(r.breakdown.total_bytes, unit) for r in shown), default=1.0)
-        capacity = self.controller.capacity_bytes()
+        capacity = self.controller.shown_capacity_bytes()
         # visible before its format is set: pyqtgraph renders a label's format only when shown
         self.capacity_line.setVisible(capacity is not None)
         if capacity is not None:

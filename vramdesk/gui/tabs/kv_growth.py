@@ -74,6 +74,8 @@ class KvGrowthTab(LazyBody, QWidget):
         controller.breakdownChanged.connect(self.updates.request)
         # same figures, other unit: redrawn, not re-estimated
         controller.unitChanged.connect(self.updates.request_redraw)
+        # the KV budget line is the solve's, which arrives after the breakdown (off-thread)
+        controller.solveChanged.connect(self.updates.request_redraw)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         """Build the widgets before the first paint (hidden, the tab has none)."""

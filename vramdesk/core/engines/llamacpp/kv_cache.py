@@ -8,6 +8,8 @@ sliding-window layers' own cells), ``ggml/src/ggml-common.h`` (block sizes of th
 
 from __future__ import annotations
 
+import functools
+from collections import Counter
 from dataclasses import dataclass
 
 from vramdesk.core.engines.llamacpp.build import mla_cache_for
@@ -172,17 +174,75 @@ def layer_rows(model: ModelSpec, workload: Workload, runtime: Runtime) -> tuple[
     rows. The MLA layout follows the build (:func:`~.build.mla_cache_for`); the cache types
     are what the engine stores (:func:`cache_types`); recurrent layers, encoder layers and
     layers reading another's cache hold no row.
+
+    The rows depend on the model, the cache types and the single-GPU runtime only, not on the
+    workload's context or concurrency: they are memoised on those, so a search over contexts
+    walks the layers once, not once per point (an 8,192-layer model under partial offload
+    took 5 s per solve; issue 22).
     """
+    return _layer_rows(*_row_key(model, workload, runtime))
+
+
+def row_groups(
+    model: ModelSpec, workload: Workload, runtime: Runtime
+) -> tuple[tuple[LayerRow, int], ...]:
+    """:func:`layer_rows` grouped: each distinct row once, with how many layers have it.
+
+    The sums over rows (:func:`kv_split`, :func:`kv_bytes_per_cell`) are sums over these
+    groups times their counts: the same integers, in a few steps instead of one per layer.
+    """
+    return _row_groups(*_row_key(model, workload, runtime))
+
+
+def _row_key(
+    model: ModelSpec, workload: Workload, runtime: Runtime
+) -> tuple[ModelSpec, Runtime, KVDtype, KVDtype]:
+    """What the rows depend on: the model, the single-GPU runtime, the stored cache types."""
     if model.is_mla:
         runtime = runtime.replace(mla_cache=mla_cache_for(runtime))
-    single = runtime.replace(tensor_parallel_size=1)
     tk, tv = cache_types(workload, runtime)
+    return model, runtime.replace(tensor_parallel_size=1), tk, tv
+
+
+def _compute_rows(
+    model: ModelSpec, single: Runtime, tk: KVDtype, tv: KVDtype
+) -> tuple[LayerRow, ...]:
     rows = []
-    for layer, on_device in zip(model.attention_layers(), offloaded(model, runtime), strict=True):
+    for layer, on_device in zip(model.attention_layers(), offloaded(model, single), strict=True):
         if layer.holds_kv:
             k_el, v_el = layer_row_elements(model, layer, single)
             rows.append(LayerRow(layer.kind, row_bytes(k_el, tk), row_bytes(v_el, tv), on_device))
     return tuple(rows)
+
+
+_memo_rows = functools.lru_cache(maxsize=64)(_compute_rows)
+
+
+def _layer_rows(
+    model: ModelSpec, single: Runtime, tk: KVDtype, tv: KVDtype
+) -> tuple[LayerRow, ...]:
+    try:
+        return _memo_rows(model, single, tk, tv)
+    except TypeError:  # an unhashable field (a list where a tuple belongs): no memo
+        return _compute_rows(model, single, tk, tv)
+
+
+def _compute_groups(
+    model: ModelSpec, single: Runtime, tk: KVDtype, tv: KVDtype
+) -> tuple[tuple[LayerRow, int], ...]:
+    return tuple(Counter(_layer_rows(model, single, tk, tv)).items())
+
+
+_memo_groups = functools.lru_cache(maxsize=64)(_compute_groups)
+
+
+def _row_groups(
+    model: ModelSpec, single: Runtime, tk: KVDtype, tv: KVDtype
+) -> tuple[tuple[LayerRow, int], ...]:
+    try:
+        return _memo_groups(model, single, tk, tv)
+    except TypeError:  # as in _layer_rows
+        return _compute_groups(model, single, tk, tv)
 
 
 def kv_split(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str, int]:
@@ -204,8 +264,8 @@ def kv_split(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str
         ),
         0,
     )
-    for row in layer_rows(model, workload, runtime):
-        k, v = row.k_bytes * n[row.kind], row.v_bytes * n[row.kind]
+    for row, count in row_groups(model, workload, runtime):
+        k, v = row.k_bytes * n[row.kind] * count, row.v_bytes * n[row.kind] * count
         if not row.on_device:
             out["kv_cache_bytes_host"] += k + v
             continue
@@ -225,4 +285,5 @@ def kv_bytes_per_cell(model: ModelSpec, workload: Workload, runtime: Runtime) ->
     The solver's unit (cells that fit a budget); bytes, exact int. Only layers that hold a
     cache count (recurrent layers and layers reading another's cache hold none).
     """
-    return sum(r.k_bytes + r.v_bytes for r in layer_rows(model, workload, runtime) if r.on_device)
+    groups = row_groups(model, workload, runtime)
+    return sum((r.k_bytes + r.v_bytes) * count for r, count in groups if r.on_device)

@@ -17,9 +17,14 @@ from vramdesk.core.units import ceil_bytes
 
 def offloaded(model: ModelSpec, runtime: Runtime) -> list[bool]:
     """Per layer: True when it sits on the device (the last ``n_gpu_layers`` layers)."""
-    layers = model.num_hidden_layers
-    ngl = layers if runtime.n_gpu_layers is None else min(runtime.n_gpu_layers, layers)
+    layers, ngl = model.num_hidden_layers, offloaded_count(model, runtime)
     return [i >= layers - ngl for i in range(layers)]
+
+
+def offloaded_count(model: ModelSpec, runtime: Runtime) -> int:
+    """How many layers sit on the device: ``sum(offloaded(...))`` without a per-layer list."""
+    layers = model.num_hidden_layers
+    return layers if runtime.n_gpu_layers is None else max(0, min(runtime.n_gpu_layers, layers))
 
 
 def weight_split(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> dict[str, int]:
@@ -36,7 +41,7 @@ def weight_split(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> dict[s
     """
     single = runtime.replace(tensor_parallel_size=1, pipeline_parallel_size=1)
     total = weights_part(model, spec, single).bytes
-    on = sum(offloaded(model, runtime))
+    on = offloaded_count(model, runtime)
     try:
         counts = count_params(model)
     except InputError:  # shape incomplete (count_params names the field): no split

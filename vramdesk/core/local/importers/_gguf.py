@@ -16,11 +16,10 @@ fields, beside the exact tensor bytes; the per-family keys are to become data (i
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
-from vramdesk.core.errors import FileReadError, InputError
+from vramdesk.core.errors import InputError
 from vramdesk.core.files import Monitor
 from vramdesk.core.limits import check_int
 from vramdesk.core.local.importers._config import ImportedModel
@@ -28,10 +27,10 @@ from vramdesk.core.local.importers._families import SSM_MODEL_TYPES
 from vramdesk.core.local.importers._gguf_read import (
     FILE_TYPES,
     MAX_SPLITS,
-    MAX_TENSORS,
     Skipped,
     read_gguf_header,
 )
+from vramdesk.core.local.importers._gguf_split import other_shards
 from vramdesk.core.model.formats import WeightFormat, WeightSpec
 from vramdesk.core.model.spec import (
     FULL,
@@ -118,7 +117,7 @@ def load_gguf(path: Path, monitor: Monitor | None = None) -> ImportedModel:
             "split.count", f"must be a whole number from 1 to {MAX_SPLITS}, got {_show(count)}"
         )
     if count is not None and count > 1:
-        tensors = tensors + _other_shards(path, count, monitor)
+        tensors = tensors + other_shards(path, count, tensors, monitor)
     return gguf_from_metadata(meta, tensors, str(path), path.stem)
 
 
@@ -141,41 +140,6 @@ def _read_header(
     if header.vocab_rows is not None:
         meta.setdefault("tokenizer.ggml.vocab_rows", header.vocab_rows)
     return meta, header.tensors
-
-
-_SHARD = re.compile(r"^(?P<stem>.*)-(?P<index>\d{5})-of-(?P<count>\d{5})\.gguf$")
-
-
-def _other_shards(
-    path: Path, count: int, monitor: Monitor | None = None
-) -> list[tuple[str, int, int, str]]:
-    """Tensors of the other files of a split GGUF (``name-0000N-of-0000M.gguf``).
-
-    Raises
-    ------
-    FileReadError
-        ``path``: a shard is missing, so the exact size cannot be known.
-    """
-    m = _SHARD.match(path.name)
-    if m is None or int(m["count"]) != count:
-        raise FileReadError(
-            "path",
-            f"{path.name} is one of {count} split files, but its name does "
-            "not say which (expected NAME-0000N-of-0000M.gguf)",
-            "split",
-        )
-    tensors: list[tuple[str, int, int, str]] = []
-    for i in range(1, count + 1):
-        if i != int(m["index"]):
-            shard = path.with_name(f"{m['stem']}-{i:05d}-of-{count:05d}.gguf")
-            if not shard.is_file():
-                raise FileReadError("path", f"split GGUF: {shard.name} is missing", "split")
-            tensors += _read_header(shard, monitor)[1]
-            if len(tensors) > MAX_TENSORS:
-                raise FileReadError(
-                    "path", f"split GGUF: more than {MAX_TENSORS:,} tensors in all", "too_many"
-                )
-    return tensors
 
 
 def gguf_from_metadata(
