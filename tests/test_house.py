@@ -86,29 +86,37 @@ def test_long_modules_say_why():
     assert silent == []
 
 
-def _indented_imports(path: Path) -> list[int]:
+def _indented_imports(path: Path) -> list[tuple[int, set[int]]]:
+    """``(line, lines of import statements)`` of every import inside a function."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    lines = []
+    out = []
     subcommand = path.parent.name == "cli"
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             if subcommand and node.name == "run":
                 continue
-            lines += [
-                sub.lineno for sub in ast.walk(node) if isinstance(sub, ast.Import | ast.ImportFrom)
-            ]
-    return sorted(set(lines))
+            imports = [s for s in ast.walk(node) if isinstance(s, ast.Import | ast.ImportFrom)]
+            spans = {n for s in imports for n in range(s.lineno, s.end_lineno + 1)}
+            out += [(s.lineno, spans) for s in imports]
+    return sorted(set((line, frozenset(spans)) for line, spans in out))
+
+
+def _says_why(source: list[str], line: int, spans: frozenset[int]) -> bool:
+    """A comment on the import's line, or above it past blank lines and other imports."""
+    if "#" in source[line - 1]:
+        return True
+    above = line - 1
+    while above >= 1 and (above in spans or not source[above - 1].strip()):
+        above -= 1
+    return above >= 1 and source[above - 1].strip().startswith("#")
 
 
 def test_imports_inside_functions_say_why():
     silent = []
     for path in sorted(PACKAGE.rglob("*.py")):
         source = path.read_text(encoding="utf-8").splitlines()
-        for line in _indented_imports(path):
-            above = [source[i].strip() for i in range(line - 2, max(line - 5, -1), -1)]
-            # a comment on the line, or above it (a group of imports shares one comment)
-            reasons = [s for s in above if s and not s.startswith(("from ", "import "))][:1]
-            if "#" not in source[line - 1] and not (reasons and reasons[0].startswith("#")):
+        for line, spans in _indented_imports(path):
+            if not _says_why(source, line, spans):
                 silent.append(f"{path.relative_to(ROOT)}:{line}")
     assert silent == []
 

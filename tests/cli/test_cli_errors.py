@@ -153,3 +153,42 @@ def test_version_is_the_packages(capsys):
     version = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"vramdesk {version}\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["compare", "llama-3.1-8b", "8192x4", "H100 80GB", "--engine", "vllm"]
+            + ["--kv-dtype", "q4_0"],
+            "kv_dtype: vLLM has no q4_0 KV cache",
+        ),
+        (
+            ["compare", "llama-3.1-8b", "qwen3-8b", "8192x4", "--engine", "llama.cpp", "--tp"]
+            + ["3"],
+            "tensor_parallel_size:",
+        ),
+    ],
+)
+def test_compare_refused_for_every_model_exits_2_like_estimate(capsys, argv, message):
+    # a refusal that is the command's, not a model's, is an error (exit 2, one line), as
+    # estimate and solve give it; before, compare printed a table of error rows and exit 0
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("vramdesk: error: " + message) and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["estimate", "--preset", "llama-3.1-8b", "--context", "8k"],
+        ["solve", "--preset", "llama-3.1-8b", "--context", "8192", "--vram-gib", "-1"],
+        ["presets", "show"],
+        ["compare", "llama-3.1-8b", "8192x8", "--format", "xml"],
+    ],
+)
+def test_usage_errors_start_like_every_refusal(capsys, argv):
+    # found by a new-user test: argparse's errors said "vramdesk estimate: error:"
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("vramdesk: error: ") and err.count("\n") == 1

@@ -150,3 +150,20 @@ def test_host_offload_flags_are_noted_and_a_command_without_a_model_asks_for_one
     assert got["notes"][-1].startswith("not modelled yet: --n-cpu-moe, -nkvo")
     assert main(["from-command", "OLLAMA_CONTEXT_LENGTH=8192 ollama serve"]) == 2
     assert "the command names no model; give --preset NAME" in capsys.readouterr().err
+
+
+def test_flags_that_change_memory_are_never_listed_as_harmless(capsys):
+    # found by a new-user test: --quantization awq and --cpu-offload-gb were only "ignored",
+    # and the figures silently assumed bf16 weights all on the GPU
+    argv = ["from-command", "--preset", "qwen2.5-7b", "--vram-gib", "24"]
+    cmd = "vllm serve Qwen/Qwen2.5-7B-Instruct-AWQ --quantization awq --cpu-offload-gb 10"
+    assert main([*argv, cmd + " --max-model-len 8192"]) == 0
+    out = capsys.readouterr().out
+    assert "not modelled: --quantization, --cpu-offload-gb (they change memory" in out
+
+
+def test_weights_from_a_flag_are_not_said_to_come_from_the_models_name(capsys):
+    argv = ["from-command", "--preset", "llama-3.1-8b", "--vram-gib", "80"]
+    assert main([*argv, "vllm serve meta-llama/Llama-3.1-8B --quantization fp8"]) == 0
+    out = capsys.readouterr().out
+    assert "weights fp8: the command's flag" in out and "model's name" not in out

@@ -31,10 +31,12 @@ class Parser(argparse.ArgumentParser):
         """Print ``vramdesk: error: <message>`` on one line (:func:`printable`) and exit 2.
 
         An option with engine aliases is named by our spelling alone (``argument --context``,
-        not ``argument --context/--max-model-len/...``).
+        not ``argument --context/--max-model-len/...``). The prefix is the program's alone
+        (``vramdesk: error:``, not ``vramdesk estimate: error:``): every refusal starts alike.
         """
         message = _ALIASED.sub(r"argument \1:", message)
-        self.exit(EXIT_USAGE, f"{printable(f'{self.prog}: error: {message}')}\n")
+        prog = self.prog.split()[0]
+        self.exit(EXIT_USAGE, f"{printable(f'{prog}: error: {message}')}\n")
 
 
 class VersionAction(argparse.Action):

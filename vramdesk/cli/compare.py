@@ -68,6 +68,12 @@ def run(args: argparse.Namespace) -> int:
             found = _discover_once()
         models.append(model_by_name(name, found))
     comp = compare_models(models, workload, runtime, budget)
+    errors = {r.error for r in comp.rows}
+    if all(r.breakdown is None for r in comp.rows) and len(errors) == 1:
+        # the same refusal for every model is the command's (a KV dtype or a TP the engine
+        # refuses), not a model's: exit 2 with it, as estimate and solve do
+        field, _, reason = errors.pop().partition(": ")
+        raise InputError(field, reason, "refused")
     say(comparison_output(comp, fmt, Unit.parse(args.units)).rstrip("\n"))
     return 0
 

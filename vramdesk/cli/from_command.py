@@ -131,15 +131,22 @@ def prepare(text: str, args: argparse.Namespace) -> tuple[Any, list[str], list[s
         ``command``: not a launch command; ``model``: not on this machine (one line).
     """
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
-    from vramdesk.core.model.launch import host_offload_flags, parse_launch
+    from vramdesk.core.model.launch import (
+        host_offload_flags,
+        memory_flags_not_modelled,
+        parse_launch,
+    )
     from vramdesk.core.model.scenario import model_from_args
 
     launch = parse_launch(text)
     argv = vramdesk_argv(launch, _model_args(launch, args))
     notes = []
+    named = _file_type(launch.model) if launch.engine in ("llama.cpp", "ollama") else None
     if "--weights" in argv and getattr(args, "weights", None) is None:
         fmt = argv[argv.index("--weights") + 1]
-        notes.append(f"weights {fmt}: the file type the model's name says")
+        # the weights come from the model's name (a GGUF file type) or from a flag
+        where = "the file type the model's name says" if fmt == named else "the command's flag"
+        notes.append(f"weights {fmt}: {where}")
     if not {"context", "ctx_size"} & set(launch.options):
         default = DEFAULT_CONTEXT[launch.engine]
         if default is None:
@@ -161,6 +168,12 @@ def prepare(text: str, args: argparse.Namespace) -> tuple[Any, list[str], list[s
         notes.append(
             f"not modelled yet: {', '.join(offload)} (kept in host RAM; the figures assume "
             "the GPU holds it)"
+        )
+    unmodelled = memory_flags_not_modelled(launch)
+    if unmodelled:
+        notes.append(
+            f"not modelled: {', '.join(unmodelled)} (they change memory; the figures do not "
+            "include them)"
         )
     return launch, argv, notes
 

@@ -128,3 +128,15 @@ def test_quantizing_weights_that_cannot_help_says_why():
     assert weights.need_bytes == 128 * GIB
     assert weights.room_bytes == r.usable_bytes + r.breakdown.weights.bytes < 128 * GIB
     assert "the KV cache and activations alone (128.00 GiB)" in weights.text
+
+
+def test_a_kv_lever_the_engine_refuses_here_is_left_out_not_raised(llama8):
+    # llama.cpp with flash attention off refuses a quantized V cache (src/llama-context.cpp),
+    # so its compact q8_0 cache is no lever under these settings: the solve still answers
+    # (found by a new-user test: solve exited 2 with the q8_0 refusal nobody asked for).
+    # 131,072 x 4 fp16 tokens x 131,072 B = 64 GiB of cache cannot fit a 23.99 GiB card.
+    rt = Runtime(engine=Engine.LLAMA_CPP, flash_attn=False)
+    r = solve(llama8.model, llama8.weights, Workload(131_072, 4), rt, 24_564 * 2**20)
+    assert not r.fits
+    assert "kv_dtype" not in {a.lever for a in r.advice}
+    assert {a.lever for a in r.advice} >= {"context_tokens", "weights"}

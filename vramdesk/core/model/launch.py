@@ -29,6 +29,7 @@ from typing import Any
 from vramdesk.core.errors import InputError
 from vramdesk.core.model.launch_flags import (
     HOST_OFFLOAD,
+    MEMORY_NOT_MODELLED,
     READ,
     SWITCHES,
     Flag,
@@ -385,4 +386,9 @@ def host_offload_flags(launch: Launch) -> list[str]:
     return [f for f in launch.ignored if f in HOST_OFFLOAD]
 
 
-__all__ = ["Launch", "parse_int", "parse_launch", "host_offload_flags"]
+def memory_flags_not_modelled(launch: Launch) -> list[str]:
+    """The ignored flags that change memory all the same (:data:`MEMORY_NOT_MODELLED`)."""
+    return [f for f in launch.ignored if f in MEMORY_NOT_MODELLED]
+
+
+__all__ = ["Launch", "host_offload_flags", "memory_flags_not_modelled", "parse_int", "parse_launch"]

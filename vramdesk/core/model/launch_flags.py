@@ -161,6 +161,12 @@ SWITCHES: dict[str, set[str]] = {
 #: Flags that keep weights or the KV cache in host RAM, which we do not model yet: noted.
 HOST_OFFLOAD = ("--n-cpu-moe", "-ncmoe", "--cpu-moe", "-cmoe", "-ot", "--override-tensor", "-nkvo")
 HOST_OFFLOAD += ("--no-kv-offload",)
+#: Flags read but not modelled that do change memory, so the answer says so rather than
+#: listing them among the ignored ones: a weight format or dtype we do not read from the flag
+#: (vLLM ``--quantization awq``, ``--dtype float32``), weights kept in host RAM
+#: (``--cpu-offload-gb``), SGLang's prefill chunk, llama.cpp's multi-GPU split.
+MEMORY_NOT_MODELLED = ("--quantization", "-q", "--dtype", "--cpu-offload-gb", "--swap-space")
+MEMORY_NOT_MODELLED += ("--chunked-prefill-size", "-ts", "--tensor-split", "-sm", "--split-mode")
 
 
 def parse_int(text: str, field: str, human: bool = False) -> int:

@@ -10,6 +10,7 @@ from typing import Any
 
 from vramdesk.core._memo import memo
 from vramdesk.core.engines import profile_for
+from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import estimate
 from vramdesk.core.model.formats import WeightFormat, WeightSpec
 from vramdesk.core.model.workload import Workload
@@ -123,13 +124,17 @@ def advise(p: Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> lis
     out: list[Advice] = []
     compact = profile_for(p.runtime.engine).compact_kv_dtype  # fp8; q8_0 for llama.cpp
     if wl.kv_dtype.bytes_per_element > compact.bytes_per_element:
-        alt = p.profile.budget_check_at(
-            p.model, p.weights, _with_kv_dtype(wl, compact), p.runtime, p.capacity
-        )
-        saves = base.kv_cache.bytes - alt.kv
-        ok = alt.need <= alt.usable
-        label = compact.label
-        out.append(Advice("kv_dtype", label, saves, ok, f"Store the KV cache in {label}"))
+        try:
+            alt = p.profile.budget_check_at(
+                p.model, p.weights, _with_kv_dtype(wl, compact), p.runtime, p.capacity
+            )
+        except InputError:  # the engine refuses that cache here (llama.cpp's q8_0 V without
+            alt = None  # flash attention): not a lever under these settings
+        if alt is not None:
+            saves = base.kv_cache.bytes - alt.kv
+            ok = alt.need <= alt.usable
+            label = compact.label
+            out.append(Advice("kv_dtype", label, saves, ok, f"Store the KV cache in {label}"))
     if max_ctx >= 1:
         saves = current - _total_at(p, wl.batch, max_ctx)
         out.append(
