@@ -50,11 +50,12 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         print_json(rows)
         return EXIT_OK
+    name_w = max([16, *(len(row.get("name", "")) for row in rows)])
     for row in rows:
         if args.gpus:
             say(
-                f"{row['name']:<16} {row['memory_mib']:>7,} MiB  {row['memory_gib']:>7.2f} GiB  "
-                f"{row['source']}"
+                f"{row['name']:<{name_w}} {row['memory_mib']:>7,} MiB  "
+                f"{row['memory_gib']:>7.2f} GiB  {row['source']}"
             )
     if not args.gpus:
         print_preset_rows(rows)
@@ -145,17 +146,25 @@ def preset_list_rows(problems: list[str]) -> list[dict[str, Any]]:
 
 
 def print_preset_rows(rows: list[dict[str, Any]]) -> None:
-    """One line per preset: slug, kind, what it holds, bundled or saved, name."""
+    """One line per preset: slug, kind, what it holds, bundled or saved, name.
+
+    Each column is as wide as its widest cell (at least the widths of a short list), so a
+    long slug or weight label never pushes the columns after it out of line.
+    """
+    whats = []
     for row in rows:
-        flag = "bundled" if row["read_only"] else "saved"
         if row["kind"] == "model":
             params = f"{row['params'] / 1e9:,.2f}B" if row["params"] else "?"
-            what = f"{params:>9} params  {row['weights']:<8}"
+            whats.append(f"{params:>9} params  {row['weights']}")
         elif "context_tokens" in row:
-            what = f"{row['context_tokens']:>9,} x {row['batch']:<4} sequences"
+            whats.append(f"{row['context_tokens']:>9,} x {row['batch']:<4} sequences")
         else:
-            what = " " * 26
-        say(f"{row['slug']:<28} {row['kind']:<9} {what} {flag:<8} {row['name']}")
+            whats.append("")
+    slug_w = max([28, *(len(r["slug"]) for r in rows)])
+    what_w = max([26, *(len(w) for w in whats)])
+    for row, what in zip(rows, whats, strict=True):
+        flag = "bundled" if row["read_only"] else "saved"
+        say(f"{row['slug']:<{slug_w}} {row['kind']:<9} {what:<{what_w}} {flag:<8} {row['name']}")
 
 
 def gpu_detail(name: str) -> dict[str, Any] | None:

@@ -110,10 +110,12 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
         f"Estimated total {format_bytes(r.breakdown.total_bytes, unit)} on every catalog GPU "
         "(verdict as the headline's):"
     )
-    for row in catalog_fits(r.breakdown, rt):
+    rows = catalog_fits(r.breakdown, rt)
+    name_w = max([16, *(len(row.name) for row in rows)])  # the widest GPU name sets the column
+    for row in rows:
         mark = TABLE_VERDICT[row.verdict]
         lines.append(
-            f"  {row.name:<16} {format_bytes(row.capacity_bytes, unit):>12}  "
+            f"  {row.name:<{name_w}} {format_bytes(row.capacity_bytes, unit):>12}  "
             f"headroom {format_bytes(row.headroom_bytes, unit):>12}  {mark}"
         )
     return "\n".join(lines)
