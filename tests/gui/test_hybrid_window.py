@@ -8,6 +8,7 @@ from tests.conftest import REFERENCE
 from vramdesk.core.local.importers import model_from_config
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.present.views import comparison_table
+from vramdesk.core.units import format_bytes
 
 
 def _jamba():
@@ -35,3 +36,18 @@ def test_hybrid_model_shows_state_bar_and_kind_summary(make_main_window):
     window.chart.redraw()
     assert "state" not in window.chart.bars
     assert window.model_form.fields["derived_kv_token"].text().endswith(" MiB)")
+
+
+def test_the_compare_tab_shows_a_hybrid_models_state_column(make_main_window):
+    # found in review: the tab's header had the five plain parts while its rows carried a
+    # recurrent-state column for a hybrid model, so filling the table raised on the extra cell
+    window = make_main_window()
+    c = window.controller
+    assert c.load(model=_jamba(), weights=WeightSpec(), name="Jamba")
+    tab = window.compare_tab
+    tab.refresh()
+    table = tab.table
+    header = [table.horizontalHeaderItem(i).text() for i in range(table.columnCount())]
+    assert header[2].startswith("KV cache") and header[3].startswith("Recurrent state")
+    state = format_bytes(c.breakdown.state_bytes, c.unit)
+    assert table.item(0, 3).text() == state

@@ -29,5 +29,19 @@ def test_speed_panel_follows_the_target(qtbot):
 def test_the_window_shows_it_in_the_solver_pane(make_main_window):
     window = make_main_window()
     layout = window.solver_tab.layout()
-    assert window.speed_panel.summary.text()
+    # the default target (RTX 4090) has speed facts: the figures, not a hint
+    assert window.speed_panel.summary.text().startswith("Decode ")
     assert layout.itemAt(layout.count() - 1).widget() is window.speed_panel
+
+
+def test_one_edit_computes_the_speed_once(make_main_window, monkeypatch, qtbot):
+    # found in review: breakdownChanged and solveChanged each recomputed it
+    from vramdesk.core import speed as speed_module
+
+    window = make_main_window()
+    calls = []
+    real = speed_module.speed
+    monkeypatch.setattr(speed_module, "speed", lambda *a, **k: calls.append(1) or real(*a, **k))
+    window.controller.set_field("batch", 3)
+    qtbot.wait(300)
+    assert len(calls) == 1

@@ -349,8 +349,6 @@ def speed_curve(
     list of CurvePoint
         Empty when ``gpu`` lacks speed facts.
     """
-    # on first use: the estimate loads only for a curve
-
     points = []
     for b in batches:
         wl = workload.replace(batch=b)

@@ -72,7 +72,7 @@ class WindowHost:
 
     def open_window(self) -> None:
         """Build and show the window (restoring the last session from the settings)."""
-        # on first use: not on the window's start-up path (built or run after the first paint)
+        # imported here, after the QApplication exists and with the cyclic GC off (cli._run_gui)
         from vramdesk.gui.main_window import MainWindow
 
         self.window = MainWindow(self.settings)

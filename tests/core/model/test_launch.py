@@ -109,3 +109,18 @@ def test_what_is_not_a_launch_command_is_refused_by_field(text):
     with pytest.raises(InputError) as err:
         parse_launch(text)
     assert err.value.field in ("command", "context")
+
+
+def test_command_separators_without_spaces_split_as_a_shell_splits_them():
+    # found in review: shlex.split kept "/app;" and "m&&echo" as words, so the first command
+    # was refused and the second read the model as "m&&echo"
+    assert parse_launch("cd /app;vllm serve m --max-model-len 8k").options["context"] == 8000
+    launch = parse_launch("cd /app;vllm serve m&&echo 'a;b'")
+    assert (launch.engine, launch.model) == ("vllm", "m")
+
+
+def test_a_number_too_long_for_any_flag_is_refused_not_overflowed():
+    # found in review: 400 digits and a k suffix went through float() to OverflowError
+    with pytest.raises(InputError) as err:
+        parse_launch("vllm serve m --max-model-len " + "9" * 400 + "k")
+    assert err.value.field == "context" and "characters long" in err.value.reason

@@ -234,7 +234,6 @@ def iter_hf(cache: Path, problems: list[str]) -> Iterator[LocalModel]:
     """
     if not cache.is_dir():
         return
-    # on first use: the cache reader loads only when there is a cache
 
     for repo in hf_cache.scan(cache):
         if isinstance(repo, hf_cache.CacheProblem):
@@ -307,7 +306,6 @@ def ollama_tag(parts: Sequence[str]) -> str:
 
 
 def _ollama_entry(root: Path, rel: Path) -> LocalModel:
-    # on first use: the file readers load only when a model file is read
 
     data = parse_json(
         read_limited(root / "manifests" / rel, MANIFEST_LIMIT_BYTES), rel.name, "path"

@@ -21,7 +21,6 @@ Variables in front (``A=1 B=2 cmd``, ``export A=1``) are read, lines are joined 
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -39,7 +38,13 @@ from vramdesk.core.model.launch_flags import (
     parse_int,
     takes_value,
 )
-from vramdesk.core.model.launch_forms import compose_service, docker_run, env_pairs, image_engine
+from vramdesk.core.model.launch_forms import (
+    compose_service,
+    docker_run,
+    env_pairs,
+    image_engine,
+    shell_words,
+)
 
 #: The most text read from a pasted command (a compose file fits many times over).
 MAX_COMMAND_CHARS = 100_000
@@ -136,7 +141,7 @@ def parse_launch(text: str) -> Launch:
             params.append((m[1].lower(), m[2]))
             continue
         try:
-            tokens = shlex.split(line, comments=True)
+            tokens = shell_words(line)
         except ValueError as exc:
             raise InputError(
                 "command", f"cannot split it as a shell line: {exc}", "bad_syntax"

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from vramdesk.core.errors import InputError
+from vramdesk.core.limits import check_number_text
 from vramdesk.core.model.engine_flags import ALIASES, on_off
 
 
@@ -177,11 +179,11 @@ def parse_int(text: str, field: str, human: bool = False) -> int:
     InputError
         ``field``: not a whole number.
     """
-    s = str(text).strip().replace("_", "").replace(",", "")
+    s = check_number_text(field, str(text).strip().replace("_", "").replace(",", ""))
     m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgG]?)", s) if human else None
     if m and m[2]:
         unit = {"k": 10**3, "m": 10**6, "g": 10**9, "K": 2**10, "M": 2**20, "G": 2**30}[m[2]]
-        return int(float(m[1]) * unit)
+        return int(Fraction(m[1]) * unit)  # exact: a float would lose digits or overflow
     try:
         return int(s)
     except ValueError:

@@ -118,3 +118,15 @@ def _yaml_items(rest: str, block: list[str]) -> list[str]:
 
 def _unquote(s: str) -> str:
     return s[1:-1] if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"" else s
+
+
+def shell_words(line: str) -> list[str]:
+    """The words of one shell line, as a shell splits them.
+
+    ``;``, ``&&`` and ``|`` are words of their own even when no space surrounds them
+    (``cd /app;vllm serve m``); quoted text stays one word (``"a;b"``); ``#`` starts a comment.
+    """
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    return list(lexer)

@@ -122,8 +122,11 @@ def solve_output(
     window's headline answer (``fits``, ``tight``, ``does_not_fit``;
     :func:`vramdesk.core.solve.verdict.headline`).
     """
-    # on first use: the verdict loads only for a solve's output
+    if fmt == "table":
+        # on first use: the plain-text report loads only for the table format
+        from vramdesk.core.present.report import solve_text
 
+        return _with_speed(solve_text(sc, result, label, unit), speed)  # its own headline
     verdict = JSON_VERDICT[headline(result, sc.workload.batch, unit).state]
     if fmt == "json":
         data = {
@@ -133,11 +136,6 @@ def solve_output(
             "verdict": verdict,
         }
         return dumps({**data, **_speed_dict(speed), **extra})
-    if fmt == "table":
-        # on first use: the plain-text report loads only for the table format
-        from vramdesk.core.present.report import solve_text
-
-        return _with_speed(solve_text(sc, result, label, unit), speed)
     data = {**result.breakdown.to_dict(), **result.to_dict(), "verdict": verdict}
     rows = [["model", sc.model.name or ""], ["budget", label]]
     keys = list(BREAKDOWN_KEYS)
@@ -182,8 +180,6 @@ def compare_models(
     The verdict is :func:`vramdesk.core.solve.verdict.fit_state`, the window's headline
     answer (fits / tight / does not fit).
     """
-    # on first use: the verdict loads only for a comparison with a budget
-
     rows = views.compare(models, workload, runtime)
     label, capacity = budget if budget else (None, None)
     verdicts = [
@@ -204,8 +200,6 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
     "verdict"}]}`` with ``verdict`` ``"fits"``, ``"tight"`` or ``"does_not_fit"`` and ``fits``
     its yes/no (the usable memory holds the workload: fits or tight).
     """
-    # on first use: the verdict's names load only for a comparison with a budget
-
     fits = comp.verdicts if comp.capacity_bytes is not None else None
     if fmt == "json":
         items = json.loads(views.comparison_json(comp.rows))

@@ -28,12 +28,21 @@ class SpeedPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.summary)
+        # what the figures depend on when last shown: an edit emits both signals below, and a
+        # target change only the second; the speed is computed once per change of either
+        self._shown_for: tuple[object, object] | None = None
         controller.breakdownChanged.connect(self.refresh)
         controller.solveChanged.connect(self.refresh)
         self.refresh()
 
     def refresh(self, *_args: object) -> None:
         """Show the speed of the controller's last breakdown on its target GPU."""
+        key = (self.controller.breakdown, self.controller.target)
+        if self._shown_for is not None and all(
+            a is b or a == b for a, b in zip(key, self._shown_for, strict=True)
+        ):
+            return
+        self._shown_for = key
         report = self.controller.speed()
         if report is None:
             text, tip = self.tr("Speed: pick a catalog GPU (its bandwidth and peak)."), ""

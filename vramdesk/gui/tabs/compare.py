@@ -268,7 +268,7 @@ class CompareTab(LazyBody, QWidget):
         unit = self.controller.unit.label
         header = [  # the same columns, as a reader names them in the UI language
             self.tr("Preset"),
-            *(f"{tr_core(views.PART_TITLES[k])} ({unit})" for k in views.PART_COLUMNS),
+            *(f"{tr_core(views.PART_TITLES[k])} ({unit})" for k in views.part_columns(self._rows)),
             self.tr("Error"),
             self.tr("Verdict"),
         ]

@@ -40,10 +40,14 @@ def test_per_cell_bytes_follow_the_builds_mla_layout(build, per_cell):
     rt = Runtime(engine=Engine.LLAMA_CPP, engine_version=build)
     wl = Workload(context_tokens=4096, kv_dtype=KVDtype.FP16)
     assert kv_bytes_per_cell(DSV2_LITE.model, wl, rt) == per_cell
-    # the solver's cells: a budget of 1,000 cells' bytes holds 1,000 // 256 * 256 = 768 cells
+    # the solver's cells, in whole 256-cell pads: a byte short of 1,000 cells holds 999, so
+    # 768; a byte short of 256 cells holds none (a wrong per-cell figure moves both)
     b = estimate(DSV2_LITE.model, DSV2_LITE.weights, wl, rt)
-    fit, _, _ = LlamaCppProfile().kv_capacity(b, DSV2_LITE.model, wl, rt, 1000 * per_cell)
+    profile = LlamaCppProfile()
+    fit, _, _ = profile.kv_capacity(b, DSV2_LITE.model, wl, rt, 1000 * per_cell - 1)
     assert fit == 768
+    fit, _, _ = profile.kv_capacity(b, DSV2_LITE.model, wl, rt, 256 * per_cell - 1)
+    assert fit == 0
     # and the forward estimate stores exactly that many bytes per cell: 4,096 cells
     assert b.kv_cache.bytes == per_cell * 4096
 
