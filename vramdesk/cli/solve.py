@@ -44,6 +44,12 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="llama.cpp/Ollama: the largest -ngl that fits (max_n_gpu_layers in --json)",
     )
+    sol.add_argument(
+        "--speed-curve",
+        action="store_true",
+        help="with a catalog --gpu: decode tokens/s per sequence and in all against "
+        "concurrency, expected and ceiling, with the memory limit (speed_curve in --json)",
+    )
     sol.set_defaults(handler=run)
 
 
@@ -92,8 +98,13 @@ def run(args: argparse.Namespace) -> int:
     from vramdesk.core.speed import speed_on
 
     speed = speed_on(sc, result.breakdown, args.gpu if args.vram_gib is None else None)
+    curve = _speed_curve(args, sc, result) if args.speed_curve else None
+    if curve is not None and fmt == "json":
+        extra["speed_curve"] = curve.to_dict()
     text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra, speed)
     say(text.rstrip("\n"))
+    if curve is not None and fmt == "table":
+        say("\n" + "\n".join(curve.lines()))
     if offload_line and fmt == "table":
         say(offload_line)
     return EXIT_OK
@@ -176,3 +187,28 @@ def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | N
     if warning:
         warn(f"warning: {warning}")
     return label, total
+
+
+def _speed_curve(args: argparse.Namespace, sc: Any, result: Any) -> Any:
+    """``--speed-curve``: the speed chart's figures on the catalog ``--gpu``.
+
+    Raises
+    ------
+    InputError
+        ``speed_curve``: no catalog GPU named, or it lacks a speed fact.
+    """
+    gpu_name = args.gpu if args.vram_gib is None else None
+    if gpu_name is None or gpu_name.strip().lower().startswith("local"):
+        raise InputError(
+            "speed_curve", "--speed-curve needs a catalog --gpu (its bandwidth and peak)"
+        )
+    # on first use: the speed chart loads only when asked for
+    from vramdesk.core.speed_chart import speed_chart
+    from vramdesk.core.store.bundled import find_gpu
+
+    chart = speed_chart(
+        sc.model, sc.weights, sc.workload, sc.runtime, find_gpu(gpu_name), result.max_concurrency
+    )
+    if not hasattr(chart, "points"):
+        raise InputError("speed_curve", chart.lines()[0])
+    return chart
