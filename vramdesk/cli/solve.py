@@ -101,8 +101,14 @@ def run(args: argparse.Namespace) -> int:
     curve = _speed_curve(args, sc, result) if args.speed_curve else None
     if curve is not None and fmt == "json":
         extra["speed_curve"] = curve.to_dict()
+    levers = _lever_speeds(args, sc, result, speed)
+    if levers and fmt == "json":
+        extra["advice_speed"] = [lv.to_dict() for lv in levers]
     text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra, speed)
     say(text.rstrip("\n"))
+    if levers and fmt == "table":
+        say("  levers, expected decode of all sequences (as asked -> with the lever alone):")
+        say("\n".join(f"    {lv.line()}" for lv in levers))
     if curve is not None and fmt == "table":
         say("\n" + "\n".join(curve.lines()))
     if offload_line and fmt == "table":
@@ -212,3 +218,17 @@ def _speed_curve(args: argparse.Namespace, sc: Any, result: Any) -> Any:
     if not hasattr(chart, "points"):
         raise InputError("speed_curve", chart.lines()[0])
     return chart
+
+
+def _lever_speeds(args: argparse.Namespace, sc: Any, result: Any, speed: Any) -> list:
+    """What each advised lever costs or gains in speed, on a catalog ``--gpu`` with facts."""
+    if not result.advice or not hasattr(speed, "decode"):  # no advice, or no speed figure
+        return []
+    if args.gpu is None or args.vram_gib is not None or args.gpu.lower().startswith("local"):
+        return []
+    # on first use: only a solve with advice and a speed block loads it
+    from vramdesk.core.speed_levers import lever_speeds
+    from vramdesk.core.store.bundled import find_gpu
+
+    gpu = find_gpu(args.gpu)
+    return lever_speeds(sc.model, sc.weights, sc.workload, sc.runtime, result.advice, gpu)
