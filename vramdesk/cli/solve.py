@@ -44,6 +44,12 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="llama.cpp/Ollama: the largest -ngl that fits (max_n_gpu_layers in --json)",
     )
+    sol.add_argument(
+        "--speed-curve",
+        action="store_true",
+        help="with a catalog --gpu: decode tokens/s per sequence and in all against "
+        "concurrency, expected and ceiling, with the memory limit (speed_curve in --json)",
+    )
     sol.set_defaults(handler=run)
 
 
@@ -92,8 +98,19 @@ def run(args: argparse.Namespace) -> int:
     from vramdesk.core.speed import speed_on
 
     speed = speed_on(sc, result.breakdown, args.gpu if args.vram_gib is None else None)
+    curve = _speed_curve(args, sc, result) if args.speed_curve else None
+    if curve is not None and fmt == "json":
+        extra["speed_curve"] = curve.to_dict()
+    levers = _lever_speeds(args, sc, result, speed)
+    if levers and fmt == "json":
+        extra["advice_speed"] = [lv.to_dict() for lv in levers]
     text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra, speed)
     say(text.rstrip("\n"))
+    if levers and fmt == "table":
+        say("  levers, expected decode of all sequences (as asked -> with the lever alone):")
+        say("\n".join(f"    {lv.line()}" for lv in levers))
+    if curve is not None and fmt == "table":
+        say("\n" + "\n".join(curve.lines()))
     if offload_line and fmt == "table":
         say(offload_line)
     return EXIT_OK
@@ -176,3 +193,42 @@ def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | N
     if warning:
         warn(f"warning: {warning}")
     return label, total
+
+
+def _speed_curve(args: argparse.Namespace, sc: Any, result: Any) -> Any:
+    """``--speed-curve``: the speed chart's figures on the catalog ``--gpu``.
+
+    Raises
+    ------
+    InputError
+        ``speed_curve``: no catalog GPU named, or it lacks a speed fact.
+    """
+    gpu_name = args.gpu if args.vram_gib is None else None
+    if gpu_name is None or gpu_name.strip().lower().startswith("local"):
+        raise InputError(
+            "speed_curve", "--speed-curve needs a catalog --gpu (its bandwidth and peak)"
+        )
+    # on first use: the speed chart loads only when asked for
+    from vramdesk.core.speed_chart import speed_chart
+    from vramdesk.core.store.bundled import find_gpu
+
+    chart = speed_chart(
+        sc.model, sc.weights, sc.workload, sc.runtime, find_gpu(gpu_name), result.max_concurrency
+    )
+    if not hasattr(chart, "points"):
+        raise InputError("speed_curve", chart.lines()[0])
+    return chart
+
+
+def _lever_speeds(args: argparse.Namespace, sc: Any, result: Any, speed: Any) -> list:
+    """What each advised lever costs or gains in speed, on a catalog ``--gpu`` with facts."""
+    if not result.advice or not hasattr(speed, "decode"):  # no advice, or no speed figure
+        return []
+    if args.gpu is None or args.vram_gib is not None or args.gpu.lower().startswith("local"):
+        return []
+    # on first use: only a solve with advice and a speed block loads it
+    from vramdesk.core.speed_levers import lever_speeds
+    from vramdesk.core.store.bundled import find_gpu
+
+    gpu = find_gpu(args.gpu)
+    return lever_speeds(sc.model, sc.weights, sc.workload, sc.runtime, result.advice, gpu)

@@ -443,6 +443,22 @@ class ScenarioSession:
         gpu = bundled.find_gpu(self.target.name)
         return speed(self.model, self.weights, self.workload, self.runtime, self._breakdown, gpu)
 
+    def speed_chart(self) -> Any:
+        """Decode tokens/s against concurrency on the target (:mod:`vramdesk.core.speed_chart`).
+
+        The memory limit is the last solve's ``max_concurrency`` (None while it is pending).
+        None without a breakdown or when the target is not a catalog GPU; a
+        ``SpeedUnavailable`` when the GPU lacks a speed fact.
+        """
+        if self._breakdown is None or self.target.kind != "gpu":
+            return None
+        # on first use: the speed chart loads only when the window shows it
+        from vramdesk.core.speed_chart import speed_chart
+
+        gpu = bundled.find_gpu(self.target.name)
+        limit = None if self._solve is None else self._solve.max_concurrency
+        return speed_chart(self.model, self.weights, self.workload, self.runtime, gpu, limit)
+
     def kv_growth(self, contexts: list[int], batches: list[int]) -> dict[int, list[int]]:
         """KV bytes (exact ints) over ``contexts`` (tokens) for each of ``batches``."""
         return views.kv_growth(

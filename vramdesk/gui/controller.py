@@ -103,6 +103,7 @@ class ScenarioController(QObject):
     derived = _FromSession()
     fits_rows = _FromSession()
     speed = _FromSession()
+    speed_chart = _FromSession()
     kv_growth = _FromSession()
     compare = _FromSession()
     compare_fits = _FromSession()
