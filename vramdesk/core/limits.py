@@ -29,6 +29,8 @@ INT_LIMITS: dict[str, tuple[int, int]] = {
     "kv_lora_rank": (1, 65_536),
     "qk_rope_head_dim": (0, 65_536),
     "sliding_window": (1, 1 << 31),
+    "attention_chunk_size": (1, 1 << 31),
+    "no_rope_layer_interval": (1, 10_000),
     "global_key_value_heads": (1, 65_536),
     "global_head_dim": (1, 65_536),
     "global_v_head_dim": (1, 65_536),

@@ -159,6 +159,10 @@ def commands() -> list[list[str]]:
                 f"solve --config {rel} --context 16384 --batch 4 --engine vllm"
                 " --gpu 'H100 80GB' --json"
             )
+    # Llama-4: chunked local attention on 36 of 48 layers, priced by each engine (issue 20)
+    scout = "tests/data/configs/oracle/llama-4-scout-17b-16e-instruct.json"
+    for engine in ("formula", "vllm", "llama.cpp"):
+        add(f"estimate --config {scout} --context 32768 --engine {engine}")
     # compare, validate, calibrate, presets
     add("compare llama-3.1-8b mistral-7b-v0.3 qwen2.5-7b sources-4k-x8")
     add("compare llama-3.1-70b qwen2.5-72b long-128k-x1 H200 --kv-dtype fp8 --engine vllm")

@@ -14,6 +14,7 @@ from typing import Any
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import INT_LIMITS, check_int
 from vramdesk.core.local.importers import _families as fam
+from vramdesk.core.local.importers._chunked import chunked_fields
 from vramdesk.core.local.importers._encoders import encoder_params
 from vramdesk.core.local.importers._hybrid import HYBRID_MODEL_TYPES, hybrid_fields
 from vramdesk.core.local.importers._moe import mla_fields, moe_fields
@@ -175,6 +176,7 @@ def model_from_config(config: dict[str, Any], name: str = "") -> ImportedModel:
     else:
         window, types = _sliding(r, fields["num_hidden_layers"])
         fields.update(sliding_window=window, layer_types=types)
+        fields.update(chunked_fields(r, fields["num_hidden_layers"], types))
     fields |= _per_layer_geometry(r)
     fields["name"] = name or str(cfg.get("_name_or_path") or "")
     fields["encoder_params"] = encoder_params(config, fields["hidden_size"], notes)

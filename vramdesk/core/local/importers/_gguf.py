@@ -33,6 +33,7 @@ from vramdesk.core.local.importers._gguf_read import (
 from vramdesk.core.local.importers._gguf_split import other_shards
 from vramdesk.core.model.formats import WeightFormat, WeightSpec
 from vramdesk.core.model.spec import (
+    CHUNKED,
     FULL,
     NO_CACHE,
     RECURRENT,
@@ -368,6 +369,8 @@ def _gguf_moe_mla(meta: dict[str, Any], arch: str) -> dict[str, Any]:
 
 def _gguf_sliding(meta: dict[str, Any], arch: str, layers: int, notes: list[str]) -> dict[str, Any]:
     """Sliding window and layer layout; ``layers`` has already been checked against its limit."""
+    if arch == "llama4":
+        return _gguf_chunked(meta, arch, layers, notes)
     window = _key(meta, arch, "attention.sliding_window", "sliding_window")
     if not window:
         return {}
@@ -387,6 +390,56 @@ def _gguf_sliding(meta: dict[str, Any], arch: str, layers: int, notes: list[str]
         types = sliding_layer_pattern(layers, f"{pattern - 1}:1")
     notes.append(f"sliding window {window} on {types.count(SLIDING)} of {layers} layers")
     return {"sliding_window": window, "layer_types": types}
+
+
+#: llama.cpp's chunk for llama4 (``src/models/llama4.cpp`` ``load_arch_hparams``: ``n_swa =
+#: 8192``, a literal, whatever the file says).
+LLAMA4_CHUNK = 8192
+
+
+def _gguf_chunked(meta: dict[str, Any], arch: str, layers: int, notes: list[str]) -> dict[str, Any]:
+    """Llama-4's chunked local-attention layers, as llama.cpp reads a llama4 GGUF.
+
+    ``src/models/llama4.cpp`` ``load_arch_hparams``: an ``attention.sliding_window`` of 0
+    means no chunking (every layer full, MobileLLM); otherwise ``swa_type`` is
+    ``LLAMA_SWA_TYPE_CHUNKED`` with ``n_swa = 8192`` and ``set_swa_pattern(period)``, the
+    period from ``attention.sliding_window_pattern`` (default 4: 3 chunked then 1 full; layer
+    ``il`` chunked when ``il % period < period - 1``, every layer when it is 0,
+    ``src/llama-hparams.cpp``). The chunk is
+    ``attention.chunk_size`` where the file has it (Ollama's converter writes it,
+    ``convert/convert_llama4.go``), else llama.cpp's 8,192 (its own converter writes none).
+
+    Raises
+    ------
+    InputError
+        ``llama4.attention.sliding_window_pattern``: a list of the wrong length, or a period
+        out of limits; ``llama4.attention.chunk_size``: out of limits.
+    """
+    window_key = f"{arch}.attention.sliding_window"
+    if window_key in meta and _key(meta, arch, "attention.sliding_window", "sliding_window") == 0:
+        notes.append(f"{window_key} = 0: no chunked attention, every layer full")
+        return {}
+    chunk = _key(meta, arch, "attention.chunk_size", "attention_chunk_size")
+    if not chunk:
+        chunk = LLAMA4_CHUNK
+        notes.append(f"{arch}: chunk {LLAMA4_CHUNK} (llama.cpp's, src/models/llama4.cpp)")
+    key = f"{arch}.attention.sliding_window_pattern"
+    pattern = meta.get(key, 4)
+    if isinstance(pattern, list):
+        if len(pattern) != layers or not all(isinstance(p, (bool, int)) for p in pattern):
+            raise InputError(
+                key, f"must hold one flag per layer ({layers}), got {_show(pattern)}", "length"
+            )
+        types = tuple(CHUNKED if p else FULL for p in pattern)
+    elif pattern == 0 and not isinstance(pattern, bool):  # set_swa_pattern(0): every layer
+        types = (CHUNKED,) * layers
+    else:
+        _check(key, "num_hidden_layers", pattern)
+        types = tuple(CHUNKED if i % pattern < pattern - 1 else FULL for i in range(layers))
+    notes.append(
+        f"chunked local attention ({chunk} tokens) on {types.count(CHUNKED)} of {layers} layers"
+    )
+    return {"attention_chunk_size": chunk, "layer_types": types}
 
 
 def _gguf_format(meta: dict[str, Any], tensors: list, notes: list[str]) -> WeightSpec:
@@ -455,7 +508,7 @@ def _gguf_layers(
             types = [RECURRENT] * layers
         out.update(_gguf_state(meta, arch, notes))
     if kv_list is not None:
-        sliding = [n for n, t in zip(kv_list, types, strict=True) if t == SLIDING and n]
+        sliding = [n for n, t in zip(kv_list, types, strict=True) if t in (SLIDING, CHUNKED) and n]
         full = [n for n, t in zip(kv_list, types, strict=True) if t == FULL and n]
         base = _uniform(sliding) or (_uniform(full) if not sliding else None)
         if base is not None and (not full or _uniform(full) is not None):
