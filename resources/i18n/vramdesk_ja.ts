@@ -1166,39 +1166,50 @@
 <context>
     <name>HelpMenu</name>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="57"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="62"/>
         <source>&amp;Help</source>
+        <extracomment>Where Qt for Python&apos;s licences and terms are (The Qt Company).</extracomment>
         <translation>ヘルプ(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="60"/>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="114"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="65"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="131"/>
         <source>How the numbers are computed</source>
         <translation>数値の計算方法</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="66"/>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="101"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="71"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="118"/>
         <source>About vramdesk</source>
         <translation>vramdesk について</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="76"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="81"/>
         <source>Will this LLM fit in GPU memory under this traffic?</source>
         <translation>この LLM は、このトラフィックで GPU メモリに収まるか？</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="79"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="84"/>
         <source>Licence: {0}</source>
         <translation>ライセンス: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="80"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="85"/>
+        <source>Licence text: {0}</source>
+        <translation>ライセンス文: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="88"/>
+        <source>The window uses Qt for Python (PySide6 and Qt), under the GNU LGPL 3.0: its licences and terms are at {0}.</source>
+        <translation>ウィンドウは Qt for Python (PySide6 と Qt) を GNU LGPL 3.0 のもとで使っています。そのライセンスと条件は {0} にあります。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="93"/>
         <source>Python {0}, Qt {1}, PySide6 {2}</source>
         <translation>Python {0}、Qt {1}、PySide6 {2}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="83"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="96"/>
         <source>Offline: nothing is sent anywhere. The command line gives the same numbers (vramdesk --help).</source>
         <translation>オフライン：どこにも何も送信しません。コマンドラインでも同じ数値が得られます（vramdesk --help）。</translation>
     </message>

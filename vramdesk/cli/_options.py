@@ -50,13 +50,27 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="bundled or saved model preset (see 'vramdesk presets list')",
     )
-    g.add_argument("--config", metavar="PATH", help="Hugging Face config.json or model folder")
-    g.add_argument("--gguf", metavar="PATH", help=".gguf file (header only is read)")
+    g.add_argument(
+        "--config",
+        metavar="PATH",
+        help="Hugging Face config.json or model folder ('-': config.json on standard input)",
+    )
+    g.add_argument(
+        "--gguf",
+        metavar="PATH",
+        help=".gguf file (header only is read; '-': standard input redirected from the file)",
+    )
     g.add_argument(
         "--model",
         metavar="NAME",
         help="a model on this machine: repo id (Qwen/Qwen3-8B), Ollama tag "
         "(qwen3:8b) or path (see 'vramdesk models'); offline",
+    )
+    g.add_argument(
+        "--revision",
+        metavar="REV",
+        help="with --model: the Hugging Face cache revision to read, a branch or tag (refs/) or "
+        "a commit hash, 7+ characters (default: main)",
     )
     g.add_argument("--params-b", type=positive_number, metavar="P", help="parameters in billions")
     g.add_argument("--layers", type=whole, metavar="L", help="num_hidden_layers")

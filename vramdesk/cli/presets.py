@@ -30,7 +30,7 @@ def add_parser(sub: Any) -> None:
     show.add_argument("--json", action="store_true")
     show.set_defaults(handler=run_show)
     imp = psub.add_parser("import", help="import a preset file into the config directory")
-    imp.add_argument("path")
+    imp.add_argument("path", help="preset file ('-': standard input)")
     imp.set_defaults(handler=run_import)
     exp = psub.add_parser("export", help="export a saved preset to a file")
     exp.add_argument("name")
@@ -86,8 +86,14 @@ def run_import(args: argparse.Namespace) -> int:
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.store.presets import import_preset
 
-    refuse_hf_config(args.path)
-    user = import_preset(args.path)
+    raw = None
+    if args.path == "-":  # standard input is read once: the check and the import share it
+        # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
+        from vramdesk.core.store._preset_file import read_limited
+
+        raw = read_limited(Path("-"))  # at most 1 MiB + 1 byte; a larger one is refused
+    refuse_hf_config(args.path, raw)
+    user = import_preset(args.path, raw=raw)
     say(f"imported {user.kind} preset {user.name!r} as {user.slug} ({user.path})")
     return EXIT_OK
 
@@ -184,7 +190,7 @@ def gpu_detail(name: str) -> dict[str, Any] | None:
     return json.loads(json.dumps(out, default=str))
 
 
-def refuse_hf_config(path: str) -> None:
+def refuse_hf_config(path: str, raw: bytes | None = None) -> None:
     """Refuse, with the right command, a Hugging Face config.json given as a preset file.
 
     Raises
@@ -195,16 +201,22 @@ def refuse_hf_config(path: str) -> None:
     """
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.errors import VramdeskError
-    from vramdesk.core.files import CONFIG_LIMIT_BYTES, read_json_object
+    from vramdesk.core.files import CONFIG_LIMIT_BYTES, parse_json, read_json_object
 
     try:
-        doc = read_json_object(Path(path), CONFIG_LIMIT_BYTES, "path")
+        if raw is None:
+            doc = read_json_object(Path(path), CONFIG_LIMIT_BYTES, "path")
+        else:  # standard input, already read
+            doc = parse_json(raw, "standard input", "path")
     except (VramdeskError, OSError):
         return  # the importer reports it in its own words
+    if not isinstance(doc, dict):
+        return
     if "schema_version" not in doc and ("model_type" in doc or "architectures" in doc):
         raise InputError(
             "path",
-            f"{Path(path).name} is a Hugging Face model config, not a vramdesk preset: "
+            f"{'standard input' if raw is not None else Path(path).name} is a Hugging Face "
+            "model config, not a vramdesk preset: "
             f"use it directly with 'vramdesk estimate --config {path}' (or File → Import "
             "in the window)",
             "hf_config",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from vramdesk.core.errors import InputError
@@ -62,7 +63,9 @@ _SHAPE_FLAGS = {  # option -> ModelSpec field
 def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
     """The model and its default weights from ``--preset``/``--config``/``--gguf`` or shape flags.
 
-    Shape flags given together with a preset or a config override its fields.
+    Shape flags given together with a preset or a config override its fields. ``--config -``
+    and ``--gguf -`` read standard input; ``--revision`` picks a Hugging Face cache entry's
+    revision for ``--model``.
 
     Raises
     ------
@@ -79,7 +82,14 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
     overrides = {f: opts[o] for o, f in _SHAPE_FLAGS.items() if opts.get(o) is not None}
     if opts.get("params_b") is not None:
         overrides["params"] = round(_number("params_b", opts["params_b"]) * 10**9)
-    if sources == ["gguf"] and not str(opts["gguf"]).lower().endswith(".gguf"):
+    if opts.get("revision") is not None and sources != ["model"]:
+        raise InputError(
+            "revision",
+            "goes with --model, a Hugging Face cache entry (org/name); see 'vramdesk models'",
+            "conflict",
+        )
+    stdin = sources in (["config"], ["gguf"]) and opts[sources[0]] == "-"
+    if sources == ["gguf"] and not stdin and not str(opts["gguf"]).lower().endswith(".gguf"):
         raise InputError(
             "gguf",
             f"expects a .gguf file, got {opts['gguf']!r} (use --config for config.json "
@@ -93,7 +103,13 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
         # on first use: the file readers load only when a model file is read
         from vramdesk.core.local.discovery import load_named
 
-        imported = load_named(opts["model"])
+        imported = load_named(opts["model"], opts.get("revision"))
+        return imported.model.replace(**overrides), imported.weights
+    if stdin and sources == ["gguf"]:
+        # on first use: the file readers load only when a model file is read
+        from vramdesk.core.local.importers._gguf import load_gguf
+
+        imported = load_gguf(Path("-"))
         return imported.model.replace(**overrides), imported.weights
     if sources:
         # on first use: the file readers load only when a model file is read

@@ -19,8 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from vramdesk.core.errors import InputError
-from vramdesk.core.files import Monitor
+from vramdesk.core.errors import FileReadError, InputError
+from vramdesk.core.files import Monitor, is_stdin
 from vramdesk.core.limits import check_int
 from vramdesk.core.local.importers._config import ImportedModel
 from vramdesk.core.local.importers._families import SSM_MODEL_TYPES
@@ -118,8 +118,15 @@ def load_gguf(path: Path, monitor: Monitor | None = None) -> ImportedModel:
             "split.count", f"must be a whole number from 1 to {MAX_SPLITS}, got {_show(count)}"
         )
     if count is not None and count > 1:
+        if is_stdin(path):  # its other parts are found beside it, by name
+            raise FileReadError(
+                "path",
+                f"standard input holds one part of a split GGUF ({count} parts): give the path "
+                "of its first part",
+                "split_stdin",
+            )
         tensors = tensors + other_shards(path, count, tensors, monitor)
-    return gguf_from_metadata(meta, tensors, str(path), path.stem)
+    return gguf_from_metadata(meta, tensors, str(path), "stdin" if is_stdin(path) else path.stem)
 
 
 def _read_header(

@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 
 from vramdesk.core.errors import FileReadError
-from vramdesk.core.files import CONFIG_LIMIT_BYTES, Monitor, read_json_object
+from vramdesk.core.files import CONFIG_LIMIT_BYTES, Monitor, is_stdin, read_json_object
 from vramdesk.core.local.importers._config import ImportedModel, model_from_config
 from vramdesk.core.local.importers._safetensors import index_total_bytes, infer_shape, read_header
 from vramdesk.core.model.formats import WeightSpec
@@ -31,6 +31,7 @@ def load_model(path: str | Path, *, monitor: Monitor | None = None) -> ImportedM
         A ``config.json`` file; a model folder (``config.json`` plus, for the exact weight
         bytes, ``model.safetensors.index.json`` or ``*.safetensors``); a ``.safetensors``
         file (its header; ``config.json`` beside it when present); or a ``.gguf`` file.
+        ``-`` is a config.json on standard input (a GGUF there: ``load_gguf(Path("-"))``).
 
     Returns
     -------
@@ -51,6 +52,8 @@ def load_model(path: str | Path, *, monitor: Monitor | None = None) -> ImportedM
     ImportCancelled
         ``monitor.cancelled()`` returned True.
     """
+    if is_stdin(path):  # `--config -`: a config.json on standard input
+        return _config_file(Path(path), "stdin")
     p = Path(path).expanduser()
     if not p.exists():
         raise FileReadError("path", f"{p} does not exist", "missing", {"path": str(p)})
