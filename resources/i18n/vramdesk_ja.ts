@@ -1210,34 +1210,34 @@
 <context>
     <name>KvGrowthTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="87"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="89"/>
         <source>context (tokens per sequence)</source>
         <extracomment>One colour per curve slot (Okabe-Ito): the grid&apos;s concurrencies, then the current one.</extracomment>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="101"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="103"/>
         <source>KV budget</source>
         <translation>KV 予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="112"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="114"/>
         <source>this workload</source>
         <translation>このワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="172"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="174"/>
         <source>KV cache ({0})</source>
         <translation>KV キャッシュ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="200"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="202"/>
         <source>No KV budget on this GPU: {0}</source>
         <translation>この GPU には KV 予算がありません: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="215"/>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="228"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="217"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="230"/>
         <source>{0} concurrent</source>
         <translation>同時 {0}</translation>
     </message>
@@ -1245,81 +1245,88 @@
 <context>
     <name>LocalModelsPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="67"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="76"/>
         <source>Filter by name, source or format</source>
         <translation>名前・出所・形式で絞り込み</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="71"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="80"/>
         <source>Name</source>
         <translation>名前</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="71"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="80"/>
         <source>Source</source>
         <translation>出所</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="71"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="80"/>
         <source>Format</source>
         <translation>形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="71"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="80"/>
         <source>Size on disk</source>
         <translation>ディスク上のサイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="82"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="91"/>
         <source>Refresh</source>
         <translation>更新</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="84"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="93"/>
         <source>Add folder…</source>
         <translation>フォルダーを追加…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="86"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="95"/>
         <source>Use this model</source>
         <translation>このモデルを使う</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="141"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="150"/>
         <source>Looking for models on this machine…</source>
         <translation>このマシンのモデルを探しています…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="156"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="166"/>
+        <source>%n model(s) found so far…</source>
+        <translation>
+            <numerusform>これまでに %n 個のモデルが見つかりました…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="177"/>
         <source>%n model(s) found</source>
         <translation>
             <numerusform>%n 個のモデルが見つかりました</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="158"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="179"/>
         <source>%n could not be read</source>
         <translation>
             <numerusform>%n 個は読めませんでした</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="166"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="187"/>
         <source>The scan failed: {0}</source>
         <translation>走査に失敗しました: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="218"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="239"/>
         <source>Cannot read {0}: {1}</source>
         <translation>{0} を読めません: {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="224"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="245"/>
         <source>Local: {0}</source>
         <translation>ローカル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="229"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="250"/>
         <source>Add a folder of models</source>
         <translation>モデルのフォルダーを追加</translation>
     </message>
@@ -1327,88 +1334,88 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="213"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="214"/>
         <source>Reverse solver</source>
         <extracomment>A window never shown (tests, a screenshot tool) scans for local models and queries the local GPUs after this delay (a shown one does it after its first paint). Once, on the event-loop turn after the first paint (in a window never shown: after ``AFTER_PAINT_FALLBACK_MS``); not when the window closes first. No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="216"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="217"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="216"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="217"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="216"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="217"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="296"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="297"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="305"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="306"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="308"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="309"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="402"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="403"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="403"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="404"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="406"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="407"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="409"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="410"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="410"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="411"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="419"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="420"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="429"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="430"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="430"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="431"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="569"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="570"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="285"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="286"/>
         <source>Inputs</source>
         <extracomment>Tab index of each tab built on first use.</extracomment>
         <translation>入力</translation>
@@ -1417,269 +1424,269 @@
 <context>
     <name>ModelForm</name>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="41"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="42"/>
         <source>Model</source>
         <extracomment>A preset picked could not be loaded (the one-line reason). The path of a model imported and loaded (for File → Open recent).</extracomment>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="59"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="60"/>
         <source>Import config.json / model folder…</source>
         <translation>config.json / モデルフォルダーをインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="63"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="64"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="67"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="68"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="68"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="69"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="69"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="70"/>
         <source>Layers (num_hidden_layers)</source>
         <translation>層数（num_hidden_layers）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="70"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="71"/>
         <source>hidden_size</source>
         <translation>hidden_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="71"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="72"/>
         <source>Attention heads</source>
         <translation>アテンションヘッド数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="72"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="73"/>
         <source>KV heads (num_key_value_heads)</source>
         <translation>KV ヘッド数（num_key_value_heads）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="73"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="74"/>
         <source>head_dim</source>
         <translation>head_dim</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="74"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="75"/>
         <source>intermediate_size</source>
         <translation>intermediate_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="75"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="76"/>
         <source>vocab_size</source>
         <translation>vocab_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="76"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="77"/>
         <source>Tied embeddings</source>
         <translation>埋め込みを共有（tie_word_embeddings）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="77"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="78"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="79"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="80"/>
         <source>the checkpoint (fixed)</source>
         <translation>チェックポイント（固定）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="80"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="81"/>
         <source>the shape (follows the fields)</source>
         <translation>形状（各欄に追従）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="82"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="83"/>
         <source>Parameter count from</source>
         <translation>パラメータ数の出所</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="85"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="86"/>
         <source>A preset or import pins the checkpoint&apos;s published parameter count (and its byte size), so shape edits do not move the weights. Choose the shape to compute the count from the layers, widths and vocabulary instead.</source>
         <translation>プリセットやインポートはチェックポイントの公表パラメータ数（とバイト数）に固定するため、形状を編集しても重みは変わりません。層数・幅・語彙から数えるには「形状」を選んでください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="91"/>
         <source>Parameters</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="91"/>
         <source>computed from the shape</source>
         <translation>構成から計算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="91"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="92"/>
         <source>MoE experts (0 = dense)</source>
         <translation>MoE エキスパート数（0 = 密）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="92"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="93"/>
         <source>Experts per token</source>
         <translation>トークンあたりのエキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="93"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="94"/>
         <source>Expert intermediate size</source>
         <translation>エキスパートの中間次元</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="94"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="95"/>
         <source>Shared experts</source>
         <translation>共有エキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="95"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="96"/>
         <source>Dense leading layers</source>
         <translation>先頭の密な層の数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="96"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="97"/>
         <source>Sliding window (tokens)</source>
         <translation>スライディングウィンドウ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="96"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="97"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="98"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="99"/>
         <source>every layer slides</source>
         <translation>全層がスライディング</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="99"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="100"/>
         <source>no sliding layers</source>
         <translation>スライディング層なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="100"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="101"/>
         <source>alternating</source>
         <translation>交互</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="101"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="102"/>
         <source>5 local : 1 global</source>
         <translation>ローカル 5 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="102"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="103"/>
         <source>3 local : 1 global</source>
         <translation>ローカル 3 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="103"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="104"/>
         <source>per-layer list (from preset)</source>
         <translation>層ごとの一覧（プリセットから）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="105"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="106"/>
         <source>Sliding layers</source>
         <translation>スライディング層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="106"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="107"/>
         <source>head_dim (derived)</source>
         <translation>head_dim（導出値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="107"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="108"/>
         <source>GQA ratio</source>
         <translation>GQA 比</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="108"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="109"/>
         <source>Parameter count</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="109"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="110"/>
         <source>KV bytes per token</source>
         <translation>トークンあたりの KV バイト数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="130"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="131"/>
         <source> (shape gives {0:,})</source>
         <translation>（構成から計算すると {0:,}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="132"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="133"/>
         <source>, active {0:,}</source>
         <translation>、アクティブ {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="140"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="141"/>
         <source>the checkpoint: {0:,}</source>
         <translation>チェックポイント: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="142"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="143"/>
         <source>the checkpoint (none loaded)</source>
         <translation>チェックポイント（読み込みなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="145"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="146"/>
         <source>the shape: {0:,}</source>
         <translation>形状: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="162"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="163"/>
         <source> (bundled, read-only)</source>
         <translation>（同梱・読み取り専用）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="162"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="163"/>
         <source> (mine)</source>
         <translation>（ユーザー）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="190"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="191"/>
         <source>Custom (edited)</source>
         <translation>カスタム (編集済み)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="218"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="225"/>
         <source>Preset not loaded: {0}</source>
         <translation>プリセットを読み込めませんでした: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="224"/>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="229"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="231"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="236"/>
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="226"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="233"/>
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="250"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="258"/>
         <source>Reading {0}…</source>
         <translation>{0} を読み込み中…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="251"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="259"/>
         <source>Cancel</source>
         <translation>キャンセル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="256"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="265"/>
         <source>Import of {0} cancelled</source>
         <translation>{0} のインポートを取り消しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="272"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="281"/>
         <source>Imported: {0}</source>
         <translation>インポート: {0}</translation>
     </message>
@@ -1687,10 +1694,20 @@
 <context>
     <name>PresetLibrary</name>
     <message>
-        <location filename="../../vramdesk/gui/panels/library.py" line="109"/>
+        <location filename="../../vramdesk/gui/panels/library.py" line="117"/>
         <source>{0} (saved)</source>
-        <extracomment>What each kind of preset stores from the current inputs. Every problem sentence seen since start (files moved aside), for the window to report.</extracomment>
+        <extracomment>What each kind of preset stores from the current inputs (and the target GPU). A sentence for the status bar about a preset just applied (what it assumed). Every problem sentence seen since start (files moved aside), for the window to report.</extracomment>
         <translation>{0} (保存済み)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/library.py" line="122"/>
+        <source>“{0}” was saved without a target GPU (by an older vramdesk): the target GPU chosen is kept</source>
+        <translation>「{0}」はターゲット GPU なしで保存されています（古い vramdesk による保存）。選択中のターゲット GPU をそのまま使います</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/library.py" line="129"/>
+        <source>“{0}” names the GPU {1}, which the catalog does not have: the target GPU chosen is kept</source>
+        <translation>「{0}」が指定する GPU {1} はカタログにありません。選択中のターゲット GPU をそのまま使います</translation>
     </message>
 </context>
 <context>
@@ -1924,13 +1941,13 @@
 <context>
     <name>ScenarioController</name>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="163"/>
+        <location filename="../../vramdesk/gui/controller.py" line="169"/>
         <source>The figures use the last accepted values ({0}) until what was typed there is valid.</source>
-        <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). The scenario&apos;s state machine; its events are relayed by the ``_on_session_*`` slots.</extracomment>
+        <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). The scenario&apos;s state machine; its events are relayed by the ``_on_session_*`` slots. The reverse solve runs here, off the GUI thread (``solveChanged`` when it is done).</extracomment>
         <translation>入力が有効になるまで、数値は最後に受け付けた値（{0}）で計算しています。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="180"/>
+        <location filename="../../vramdesk/gui/controller.py" line="186"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
@@ -2017,12 +2034,12 @@
 <context>
     <name>SpeedPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/panels/speed.py" line="39"/>
+        <location filename="../../vramdesk/gui/panels/speed.py" line="48"/>
         <source>Speed: pick a catalog GPU (its bandwidth and peak).</source>
         <translation>速度: カタログの GPU を選んでください（帯域幅とピーク性能を使います）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/speed.py" line="44"/>
+        <location filename="../../vramdesk/gui/panels/speed.py" line="53"/>
         <source>Decode {0} / ceiling {2} tokens/s per sequence ({1} / {3} in all)
 Prefill {4} / ceiling {6} tokens/s; first token {5} s</source>
         <translation>デコード {0} / 上限 {2} tokens/s（1 系列あたり、全体で {1} / {3}）

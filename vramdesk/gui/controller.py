@@ -97,6 +97,7 @@ class ScenarioController(QObject):
     set_unit = _FromSession()
     load = _FromSession()
     load_model_preset = _FromSession()
+    load_preset = _FromSession()
     load_scenario = _FromSession()
     solve_pending = _FromSession()
     # derived views
