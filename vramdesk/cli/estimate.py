@@ -33,7 +33,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the breakdown in the format asked for."""
     from vramdesk.core.estimate import estimate
-    from vramdesk.core.model.scenario import scenario_from_args, with_saved_target
+    from vramdesk.core.model.scenario import export_target, scenario_from_args, with_saved_target
     from vramdesk.core.present.output import breakdown_output
     from vramdesk.core.speed import speed_on
 
@@ -42,5 +42,7 @@ def run(args: argparse.Namespace) -> int:
     sc = scenario_from_args(opts)
     breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
     speed = speed_on(sc, breakdown, opts.get("gpu"))
-    say(breakdown_output(sc, breakdown, fmt, Unit.parse(args.units), speed).rstrip("\n"))
+    target = export_target(opts, sc.runtime.engine)
+    text = breakdown_output(sc, breakdown, fmt, Unit.parse(args.units), speed, target)
+    say(text.rstrip("\n"))
     return EXIT_OK

@@ -401,6 +401,14 @@ class ScenarioSession:
         """
         return self._evaluator.capacity_bytes(state or self._shown_state())
 
+    def export_target(self) -> tuple[str, int | None]:
+        """The target as an export carries it: ``(name, budget bytes per GPU or None)``.
+
+        The name is :meth:`~vramdesk.core.model.target.Target.shown_name`; the bytes
+        :meth:`shown_capacity_bytes` (a catalog GPU's for the engine in force).
+        """
+        return self.target.shown_name(), self.shown_capacity_bytes()
+
     def shown_capacity_bytes(self) -> int | None:
         """:meth:`capacity_bytes` of the inputs shown, None when the target has none now.
 

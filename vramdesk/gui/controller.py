@@ -90,6 +90,7 @@ class ScenarioController(QObject):
     scenario_dict = _FromSession()
     capacity_bytes = _FromSession()
     shown_capacity_bytes = _FromSession()
+    export_target = _FromSession()
     # editing and loading
     set_field = _FromSession()
     update = _FromSession()

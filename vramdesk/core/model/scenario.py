@@ -402,6 +402,32 @@ def target_from_args(opts: dict[str, Any]) -> Target | None:
     return Target(kind="custom", custom_bytes=n_bytes).validate()
 
 
+def export_target(opts: dict[str, Any], engine: Engine) -> tuple[str, int | None] | None:
+    """The target an export of the breakdown carries: ``(name, budget bytes)``, or None.
+
+    ``--gpu NAME`` (or a saved scenario's GPU): the catalog name and its budget for ``engine``
+    (:meth:`~vramdesk.core.store.bundled.GpuSpec.capacity_for`); a custom budget (``--vram-gib``
+    or a saved one): ``("custom", bytes)``; ``--gpu local[:INDEX]``: its name, bytes None (not
+    read for an estimate).
+
+    Raises
+    ------
+    InputError
+        As :func:`target_from_args`.
+    """
+    target = target_from_args(opts)
+    if target is None:
+        return None
+    if target.kind == "local":
+        return target.shown_name(), None
+    if target.kind == "custom":
+        return target.shown_name(), target.custom_bytes
+    # on first use: the preset store loads only when a preset is looked up
+    from vramdesk.core.store.bundled import find_gpu
+
+    return target.name, find_gpu(target.name).capacity_for(engine)
+
+
 def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
     """The GPU budget ``(label, capacity_bytes)`` from ``--vram-gib`` or ``--gpu NAME``.
 

@@ -98,6 +98,17 @@ class Target:
                 )
         return self
 
+    def shown_name(self) -> str:
+        """The target as an export names it: catalog name, ``custom`` or ``local GPU I (which)``.
+
+        Used as the ``target_gpu`` of a breakdown export.
+        """
+        if self.kind == "gpu":
+            return self.name
+        if self.kind == "custom":
+            return "custom"
+        return f"local GPU {self.local_index} ({self.which})"
+
     def to_saved(self) -> dict[str, Any]:
         """The target as a scenario preset file keeps it (see the module docstring)."""
         if self.kind == "gpu":
