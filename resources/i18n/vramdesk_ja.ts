@@ -1390,93 +1390,93 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="214"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="215"/>
         <source>Reverse solver</source>
         <extracomment>A window never shown (tests, a screenshot tool) scans for local models and queries the local GPUs after this delay (a shown one does it after its first paint). Once, on the event-loop turn after the first paint (in a window never shown: after ``AFTER_PAINT_FALLBACK_MS``); not when the window closes first. No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="217"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="217"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="217"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="217"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="307"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="308"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="316"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="317"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="319"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="320"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="413"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="414"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="414"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="415"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="417"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="418"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="420"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="421"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="421"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="422"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="430"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="431"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="440"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="441"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="441"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="442"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="580"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="581"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="296"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="297"/>
         <source>Inputs</source>
         <extracomment>Tab index of each tab built on first use.</extracomment>
         <translation>入力</translation>
@@ -1716,38 +1716,38 @@
         <translation>カスタム (編集済み)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="219"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="225"/>
         <source>Preset not loaded: {0}</source>
         <translation>プリセットを読み込めませんでした: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="225"/>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="230"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="231"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="236"/>
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="227"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="233"/>
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="252"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="258"/>
         <source>Reading {0}…</source>
         <translation>{0} を読み込み中…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="253"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="259"/>
         <source>Cancel</source>
         <translation>キャンセル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="259"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="265"/>
         <source>Import of {0} cancelled</source>
         <translation>{0} のインポートを取り消しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="275"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="281"/>
         <source>Imported: {0}</source>
         <translation>インポート: {0}</translation>
     </message>
@@ -1755,10 +1755,20 @@
 <context>
     <name>PresetLibrary</name>
     <message>
-        <location filename="../../vramdesk/gui/panels/library.py" line="109"/>
+        <location filename="../../vramdesk/gui/panels/library.py" line="117"/>
         <source>{0} (saved)</source>
-        <extracomment>What each kind of preset stores from the current inputs. Every problem sentence seen since start (files moved aside), for the window to report.</extracomment>
+        <extracomment>What each kind of preset stores from the current inputs (and the target GPU). A sentence for the status bar about a preset just applied (what it assumed). Every problem sentence seen since start (files moved aside), for the window to report.</extracomment>
         <translation>{0} (保存済み)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/library.py" line="122"/>
+        <source>“{0}” was saved without a target GPU (by an older vramdesk): the target GPU chosen is kept</source>
+        <translation>「{0}」はターゲット GPU なしで保存されています（古い vramdesk による保存）。選択中のターゲット GPU をそのまま使います</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/library.py" line="129"/>
+        <source>“{0}” names the GPU {1}, which the catalog does not have: the target GPU chosen is kept</source>
+        <translation>「{0}」が指定する GPU {1} はカタログにありません。選択中のターゲット GPU をそのまま使います</translation>
     </message>
 </context>
 <context>
@@ -1992,13 +2002,13 @@
 <context>
     <name>ScenarioController</name>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="169"/>
+        <location filename="../../vramdesk/gui/controller.py" line="171"/>
         <source>The figures use the last accepted values ({0}) until what was typed there is valid.</source>
         <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). The scenario&apos;s state machine; its events are relayed by the ``_on_session_*`` slots. The reverse solve runs here, off the GUI thread (``solveChanged`` when it is done).</extracomment>
         <translation>入力が有効になるまで、数値は最後に受け付けた値（{0}）で計算しています。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="186"/>
+        <location filename="../../vramdesk/gui/controller.py" line="188"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>

@@ -48,7 +48,8 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--preset",
         metavar="NAME",
-        help="bundled or saved model preset (see 'vramdesk presets list')",
+        help="bundled or saved model preset (see 'vramdesk presets list'); a saved scenario "
+        "also sets its workload, engine, runtime and target GPU, each flag given overriding it",
     )
     g.add_argument(
         "--config",
@@ -120,9 +121,8 @@ def add_workload_options(p: argparse.ArgumentParser) -> None:
         "--batch",
         *aliases_of("--batch"),
         type=whole,
-        default=1,
         metavar="B",
-        help="concurrent sequences (default 1)",
+        help="concurrent sequences (default 1, or a saved scenario's)",
     )
     g.add_argument(
         "--prompt-len", type=whole, metavar="P", help="prefill length (enables activations)"
@@ -137,14 +137,12 @@ def add_workload_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--live-buffers",
         type=whole,
-        default=4,
         metavar="N",
         help="activation buffers alive at the prefill peak (assumption, default 4)",
     )
     g.add_argument(
         "--kv-dtype",
         *aliases_of("--kv-dtype"),
-        default="fp16",
         metavar="DTYPE",
         help="fp16, bf16, fp32, fp8, int8, q8_0, q4_0, ... (default fp16)",
     )

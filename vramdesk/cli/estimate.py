@@ -33,13 +33,16 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the breakdown in the format asked for."""
     from vramdesk.core.estimate import estimate
-    from vramdesk.core.model.scenario import scenario_from_args
+    from vramdesk.core.model.scenario import export_target, scenario_from_args, with_saved_target
     from vramdesk.core.present.output import breakdown_output
     from vramdesk.core.speed import speed_on
 
     fmt = output_format(args)
-    sc = scenario_from_args(vars(args))
+    opts = with_saved_target(vars(args))  # a saved scenario's GPU, unless --gpu is given
+    sc = scenario_from_args(opts)
     breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
-    speed = speed_on(sc, breakdown, args.gpu)
-    say(breakdown_output(sc, breakdown, fmt, Unit.parse(args.units), speed).rstrip("\n"))
+    speed = speed_on(sc, breakdown, opts.get("gpu"))
+    target = export_target(opts, sc.runtime.engine)
+    text = breakdown_output(sc, breakdown, fmt, Unit.parse(args.units), speed, target)
+    say(text.rstrip("\n"))
     return EXIT_OK

@@ -223,13 +223,13 @@ def run(args: argparse.Namespace) -> int:
     breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
     budget = None
     if budget_args:
-        budget = _local_budget(ns, sc.runtime) or budget_from_args(
+        budget = _local_budget(vars(ns), sc.runtime) or budget_from_args(
             {**vars(ns), "engine": sc.runtime.engine.value}
         )
     else:
         try:
             ns.gpu = "local"
-            budget = _local_budget(ns, sc.runtime)
+            budget = _local_budget(vars(ns), sc.runtime)
         except VramdeskError:
             notes.append("no local GPU readable: give --gpu NAME or --vram-gib V to solve")
     fmt = "json" if args.json else "table"

@@ -1,7 +1,8 @@
-"""``vramdesk presets``: list, show, import and export presets.
+"""``vramdesk presets``: list, show, save, import and export presets.
 
 The listing holds models, workloads and runtimes, bundled and saved; ``show`` also takes a
-catalog GPU; ``import`` refuses a Hugging Face config.json with the command that reads it.
+catalog GPU; ``save`` keeps a scenario with its target GPU; ``import`` refuses a Hugging Face
+config.json with the command that reads it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from vramdesk.cli._options import add_model_options, add_workload_options, positive_number
 from vramdesk.cli._parser import EXIT_OK, Parser, print_json, say, warn
 from vramdesk.core.errors import InputError
 
@@ -32,6 +34,19 @@ def add_parser(sub: Any) -> None:
     imp = psub.add_parser("import", help="import a preset file into the config directory")
     imp.add_argument("path", help="preset file ('-': standard input)")
     imp.set_defaults(handler=run_import)
+    save = psub.add_parser(
+        "save",
+        help="save a scenario (model, weights, workload, engine and runtime, target GPU) as a "
+        "preset, as the window's 'Save scenario…' does",
+    )
+    save.add_argument("name")
+    add_model_options(save)
+    add_workload_options(save)
+    target = save.add_argument_group("target GPU (optional, one of)")
+    target.add_argument("--gpu", metavar="NAME", help="catalog GPU name, or local[:INDEX]")
+    target.add_argument("--vram-gib", type=positive_number, metavar="V", help="a budget in GiB")
+    save.add_argument("--force", action="store_true", help="replace a scenario of that name")
+    save.set_defaults(handler=run_save)
     exp = psub.add_parser("export", help="export a saved preset to a file")
     exp.add_argument("name")
     exp.add_argument("path")
@@ -95,6 +110,24 @@ def run_import(args: argparse.Namespace) -> int:
     refuse_hf_config(args.path, raw)
     user = import_preset(args.path, raw=raw)
     say(f"imported {user.kind} preset {user.name!r} as {user.slug} ({user.path})")
+    return EXIT_OK
+
+
+def run_save(args: argparse.Namespace) -> int:
+    """Save the scenario the options describe (and its target GPU) as a scenario preset."""
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
+    from vramdesk.core.model.scenario import scenario_from_args, target_from_args, with_saved_target
+    from vramdesk.core.store.presets import PresetStore
+    from vramdesk.core.store.serialize import scenario_to_dict
+
+    opts = with_saved_target(vars(args))  # re-saving a saved scenario keeps its target
+    sc = scenario_from_args(opts)
+    data = scenario_to_dict(sc.model, sc.weights, sc.workload, sc.runtime)
+    target = target_from_args(opts)
+    if target is not None:
+        data["target"] = target.to_saved()
+    user = PresetStore().save(args.name, "scenario", data, overwrite=args.force)
+    say(f"saved scenario preset {user.name!r} as {user.slug} ({user.path})")
     return EXIT_OK
 
 

@@ -57,13 +57,13 @@ def run(args: argparse.Namespace) -> int:
     """Solve on the budget given and print the answer in the format asked for."""
     import dataclasses
 
-    from vramdesk.core.model.scenario import budget_from_args, scenario_from_args
+    from vramdesk.core.model.scenario import budget_from_args, scenario_from_args, with_saved_target
     from vramdesk.core.present.views import catalog_fits
     from vramdesk.core.solve.solver import solve
 
-    opts = _emit_engine(args)
+    opts = with_saved_target(_emit_engine(args))  # a saved scenario's target, unless typed
     sc = scenario_from_args(opts)
-    label, capacity = _local_budget(args, sc.runtime) or budget_from_args(
+    label, capacity = _local_budget(opts, sc.runtime) or budget_from_args(
         {**opts, "engine": sc.runtime.engine.value}
     )
     from vramdesk.core.present.output import solve_output
@@ -97,11 +97,12 @@ def run(args: argparse.Namespace) -> int:
     # on first use: the speed block loads only for a solve that reaches its output
     from vramdesk.core.speed import speed_on
 
-    speed = speed_on(sc, result.breakdown, args.gpu if args.vram_gib is None else None)
-    curve = _speed_curve(args, sc, result) if args.speed_curve else None
+    gpu_name = opts.get("gpu") if args.vram_gib is None else None
+    speed = speed_on(sc, result.breakdown, gpu_name)
+    curve = _speed_curve(gpu_name, sc, result) if args.speed_curve else None
     if curve is not None and fmt == "json":
         extra["speed_curve"] = curve.to_dict()
-    levers = _lever_speeds(args, sc, result, speed)
+    levers = _lever_speeds(gpu_name, sc, result, speed)
     if levers and fmt == "json":
         extra["advice_speed"] = [lv.to_dict() for lv in levers]
     text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra, speed)
@@ -162,14 +163,15 @@ def launch_command(args: argparse.Namespace, sc: Any, result: Any) -> str:
     )
 
 
-def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | None:
-    """The budget of ``--gpu local[:INDEX]``, or None when another option sets it.
+def _local_budget(opts: dict[str, Any], runtime: Any) -> tuple[str, int] | None:
+    """The budget of ``--gpu local[:INDEX]`` (``opts``), or None when another option sets it.
 
     The free memory now; for vLLM the total (it asks for ``util x total`` and refuses to
     start when less is free: then a warning); for SGLang the least free memory of the chosen
     GPUs (``sglang_local_budget``). Every figure is one GPU's, the tightest rank's.
     """
-    if args.gpu is None or args.vram_gib is not None:
+    gpu = opts.get("gpu")
+    if gpu is None or opts.get("vram_gib") is not None:
         return None  # budget_from_args handles (and refuses) the rest
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.engines import profile_for
@@ -182,11 +184,11 @@ def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | N
     tp = runtime.tensor_parallel_size
     profile = profile_for(runtime.engine)
     if profile.budgets_from_free_memory:
-        budget = sglang_local_budget(args.gpu, tp)
+        budget = sglang_local_budget(gpu, tp)
     elif not profile.budgets_from_cuda_total:
-        return local_gpu_budget(args.gpu, tp)
+        return local_gpu_budget(gpu, tp)
     else:
-        budget = engine_local_budget(args.gpu, tp, runtime.gpu_memory_utilization)
+        budget = engine_local_budget(gpu, tp, runtime.gpu_memory_utilization)
     if budget is None:
         return None
     label, total, warning = budget
@@ -195,15 +197,14 @@ def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | N
     return label, total
 
 
-def _speed_curve(args: argparse.Namespace, sc: Any, result: Any) -> Any:
-    """``--speed-curve``: the speed chart's figures on the catalog ``--gpu``.
+def _speed_curve(gpu_name: str | None, sc: Any, result: Any) -> Any:
+    """``--speed-curve``: the speed chart's figures on the catalog GPU ``gpu_name``.
 
     Raises
     ------
     InputError
         ``speed_curve``: no catalog GPU named, or it lacks a speed fact.
     """
-    gpu_name = args.gpu if args.vram_gib is None else None
     if gpu_name is None or gpu_name.strip().lower().startswith("local"):
         raise InputError(
             "speed_curve", "--speed-curve needs a catalog --gpu (its bandwidth and peak)"
@@ -220,15 +221,15 @@ def _speed_curve(args: argparse.Namespace, sc: Any, result: Any) -> Any:
     return chart
 
 
-def _lever_speeds(args: argparse.Namespace, sc: Any, result: Any, speed: Any) -> list:
-    """What each advised lever costs or gains in speed, on a catalog ``--gpu`` with facts."""
+def _lever_speeds(gpu_name: str | None, sc: Any, result: Any, speed: Any) -> list:
+    """What each advised lever costs or gains in speed, on the catalog GPU ``gpu_name``."""
     if not result.advice or not hasattr(speed, "decode"):  # no advice, or no speed figure
         return []
-    if args.gpu is None or args.vram_gib is not None or args.gpu.lower().startswith("local"):
+    if gpu_name is None or gpu_name.strip().lower().startswith("local"):
         return []
     # on first use: only a solve with advice and a speed block loads it
     from vramdesk.core.speed_levers import lever_speeds
     from vramdesk.core.store.bundled import find_gpu
 
-    gpu = find_gpu(args.gpu)
+    gpu = find_gpu(gpu_name)
     return lever_speeds(sc.model, sc.weights, sc.workload, sc.runtime, result.advice, gpu)

@@ -1,5 +1,8 @@
 """Input fields: their names, typed text read by the core's rules, the target GPU.
 
+:class:`Target` and ``DEFAULT_GPU`` live in :mod:`vramdesk.core.model.target` (so that the
+preset store can read a saved target) and are re-exported here.
+
 Widgets (and scripts) hand raw values to :class:`vramdesk.core.session.ScenarioSession`:
 spin-box ints, combo values, typed text. :func:`convert_field` turns them into the typed
 value of the named input field through :func:`vramdesk.core.store.serialize.from_dict`, so
@@ -14,14 +17,13 @@ import dataclasses
 import enum
 import re
 import typing
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import INT_LIMITS, check_number_text
+from vramdesk.core.model.target import DEFAULT_GPU, Target
 from vramdesk.core.present import views
-from vramdesk.core.store import bundled
 from vramdesk.core.store.serialize import TYPES, from_dict, type_hints
 from vramdesk.core.units import gib_to_bytes, mib_to_bytes, to_fraction
 
@@ -30,7 +32,6 @@ FIELD_PART: dict[str, str] = {
     f.name: part for part, cls in TYPES.items() for f in dataclasses.fields(cls)
 }
 
-DEFAULT_GPU = "RTX 4090"
 #: Typed whole numbers longer than this many digits are refused before they are built:
 #: every limit in ``INT_LIMITS`` is far below it, and ``1e400`` must not become a 401-digit int.
 MAX_TYPED_DIGITS = 30
@@ -40,48 +41,6 @@ _NUMBER = re.compile(r"[+-]?(\d*)\.?(\d*)(?:[eE]([+-]?\d+))?")
 
 #: Units the custom capacity may be typed in, and their exact conversion to bytes.
 CAPACITY_UNITS = {"GiB": gib_to_bytes, "MiB": mib_to_bytes, "B": int}
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """The GPU the estimate is checked against.
-
-    ``kind`` is ``"gpu"`` (catalog ``name``), ``"custom"`` (``custom_bytes``) or
-    ``"local"`` (NVML GPU ``local_index``, its ``which`` = ``"total"`` or ``"free"`` memory).
-    """
-
-    kind: str = "gpu"
-    name: str = DEFAULT_GPU
-    custom_bytes: int = 80 * 2**30
-    local_index: int = 0
-    which: str = "total"
-
-    def key(self) -> str:
-        """The picker key: ``gpu:NAME``, ``custom`` or ``local:INDEX:WHICH``."""
-        if self.kind == "gpu":
-            return f"gpu:{self.name}"
-        if self.kind == "local":
-            return f"local:{self.local_index}:{self.which}"
-        return "custom"
-
-    def with_key(self, key: str) -> Target:
-        """The target a picker key names (see :meth:`key`), other settings kept.
-
-        Raises
-        ------
-        InputError
-            ``gpu``: no catalog GPU of that name.
-        """
-        kind, _, rest = key.partition(":")
-        if kind == "gpu":
-            bundled.find_gpu(rest)
-            return dataclasses.replace(self, kind="gpu", name=rest)
-        if kind == "local":
-            index, _, which = rest.partition(":")
-            return dataclasses.replace(
-                self, kind="local", local_index=int(index), which=which or "total"
-            )
-        return dataclasses.replace(self, kind="custom")
 
 
 def parse_int_text(name: str, text: str) -> int | None:
@@ -216,3 +175,17 @@ def _short_number(value: Any) -> str:
         return f"{float(value):.6g}"
     except (OverflowError, ValueError, TypeError):
         return views.compact_text(str(value))
+
+
+__all__ = [
+    "CAPACITY_UNITS",
+    "DEFAULT_GPU",
+    "FIELD_PART",
+    "MAX_TYPED_DIGITS",
+    "Target",
+    "capacity_bytes_of",
+    "convert_field",
+    "parse_int_text",
+    "parse_real_text",
+    "typed_digits",
+]

@@ -144,6 +144,7 @@ class MainWindow(QMainWindow):
         self.presets_panel.message.connect(self.show_message)
         self.model_form.importFailed.connect(self.show_message)
         self.model_form.loadFailed.connect(self.show_message)
+        self.library.notice.connect(self.show_message)
         self._field_message = ""
         self.controller.fieldInvalid.connect(self._on_field_invalid)
         self.controller.fieldsValid.connect(self._on_fields_valid)

@@ -1,15 +1,22 @@
 """A scenario (model + weights + workload + runtime) and how to build one from plain options.
 
 The command line hands its parsed options here as a dict, so that parsing
-numbers, checking them and naming the field at fault happen in one place.
+numbers, checking them and naming the field at fault happen in one place. A saved scenario
+preset (``--preset NAME``) is applied here as the window applies it
+(:mod:`vramdesk.core.store.applied`), each flag typed overriding its field.
+
+Longer than 400 lines: the one place where options become a scenario and its target, saved
+scenario applied; splitting the model, workload, runtime and target readers apart would
+split the rule of which value wins (typed flag, saved preset, default) across modules.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import validate_inputs
@@ -24,9 +31,14 @@ from vramdesk.core.model.runtime import (
     foreign_option_error,
 )
 from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.target import Target
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.store.lookup import resolve_model_preset
-from vramdesk.core.units import gib_to_bytes, to_fraction
+from vramdesk.core.store.lookup import saved_scenario as saved_scenario_named
+from vramdesk.core.units import GIB, gib_to_bytes, to_fraction
+
+if TYPE_CHECKING:
+    from vramdesk.core.store.applied import AppliedPreset
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,16 +160,32 @@ def weights_from_args(opts: dict[str, Any], default: WeightSpec) -> WeightSpec:
     return spec
 
 
-def workload_from_args(opts: dict[str, Any]) -> Workload:
-    """Workload from ``--context``, ``--batch``, ``--prompt-len``, ``--chunk``, ``--kv-dtype``."""
-    return Workload(
-        context_tokens=opts["context"],
-        batch=opts.get("batch", 1),
-        kv_dtype=KVDtype.parse(opts.get("kv_dtype") or "fp16"),
-        prompt_len=opts.get("prompt_len"),
-        chunk_tokens=opts.get("chunk"),
-        live_buffers=opts.get("live_buffers", 4),
-    )
+#: Workload options: option name -> Workload field.
+_WORKLOAD_OPTIONS = {
+    "context": "context_tokens",
+    "batch": "batch",
+    "prompt_len": "prompt_len",
+    "chunk": "chunk_tokens",
+    "live_buffers": "live_buffers",
+}
+
+
+def workload_from_args(opts: dict[str, Any], base: Workload | None = None) -> Workload:
+    """Workload from ``--context``, ``--batch``, ``--prompt-len``, ``--chunk``, ``--kv-dtype``.
+
+    Each option given (not ``None``) replaces its field of ``base`` (a saved scenario's
+    workload), else of :class:`Workload`'s defaults (batch 1, fp16, 4 live buffers).
+    """
+    changes: dict[str, Any] = {
+        field: opts[option]
+        for option, field in _WORKLOAD_OPTIONS.items()
+        if opts.get(option) is not None
+    }
+    if opts.get("kv_dtype"):
+        changes["kv_dtype"] = KVDtype.parse(opts["kv_dtype"])
+    if base is None:
+        return Workload(**changes)
+    return dataclasses.replace(base, **changes)
 
 
 def fixed_overhead_bytes(value: Any) -> int:
@@ -246,10 +274,13 @@ def runtime_preset(name: str) -> Runtime:
     return runtime
 
 
-def runtime_from_args(opts: dict[str, Any]) -> Runtime:
-    """The runtime: ``--runtime-preset`` (or the defaults), then every runtime option given.
+def runtime_from_args(opts: dict[str, Any], saved: Runtime | None = None) -> Runtime:
+    """The runtime: ``--runtime-preset`` (or ``saved``, or the defaults), then the options given.
 
-    Options left out (``None``) keep the preset's value, or :class:`Runtime`'s default.
+    ``saved`` is a saved scenario's runtime (``--preset``); ``--runtime-preset`` replaces it.
+    Options left out (``None``) keep the preset's value, or :class:`Runtime`'s default. An
+    ``--engine`` other than the preset's keeps only the preset's fields the new engine has
+    (:func:`~vramdesk.core.model.runtime.engine_options`), and not its engine version.
 
     Raises
     ------
@@ -258,7 +289,12 @@ def runtime_from_args(opts: dict[str, Any]) -> Runtime:
         vLLM), named by its field, even when it equals the default.
     """
     opts = runtime_flags(opts)
-    base = runtime_preset(opts["runtime_preset"]) if opts.get("runtime_preset") else Runtime()
+    if opts.get("runtime_preset"):
+        base = runtime_preset(opts["runtime_preset"])
+    else:
+        base = saved if saved is not None else Runtime()
+    if opts.get("engine") is not None:
+        base = _for_engine(base, Engine.parse(opts["engine"]))
     changes = {
         field: convert(opts[option])
         for option, (field, convert) in _RUNTIME_OPTIONS.items()
@@ -273,25 +309,139 @@ def runtime_from_args(opts: dict[str, Any]) -> Runtime:
     return runtime
 
 
+def _for_engine(runtime: Runtime, engine: Engine) -> Runtime:
+    """``runtime`` under ``engine``: a preset's fields of another engine go back to default."""
+    if runtime.engine is engine:
+        return runtime
+    has = set(engine_options(engine)) - {"engine_version"}  # another engine's version
+    defaults = Runtime()
+    kept = {
+        f.name: getattr(runtime, f.name) if f.name in has else getattr(defaults, f.name)
+        for f in dataclasses.fields(Runtime)
+    }
+    return Runtime(**{**kept, "engine": engine})
+
+
+def saved_scenario(opts: dict[str, Any]) -> AppliedPreset | None:
+    """The saved scenario preset ``--preset`` names (None: none named, or not a scenario).
+
+    See :func:`vramdesk.core.store.lookup.saved_scenario`: a bundled model of that name
+    comes first.
+    """
+    name = opts.get("preset")
+    return saved_scenario_named(name) if name else None
+
+
 def scenario_from_args(opts: dict[str, Any]) -> Scenario:
     """Build and validate a :class:`Scenario` from command-line style options.
+
+    A saved scenario preset (``--preset NAME``) is applied as the window applies it
+    (:mod:`vramdesk.core.store.applied`): its model, weights, workload and runtime (engine,
+    engine version, knobs), each flag given overriding that field, so that the preset's
+    context needs no ``--context``. Its target is :func:`with_saved_target`'s.
 
     Raises
     ------
     InputError
         The first invalid or missing field, named.
     """
+    saved = saved_scenario(opts)
+    saved_workload = saved.get("workload") if saved else None
+    if saved_workload is not None:
+        opts = {**opts}
+        if opts.get("ctx_size") is None and opts.get("context") is None:
+            opts["context"] = saved_workload.context_tokens
+        if opts.get("batch") is None:
+            opts["batch"] = saved_workload.batch  # -c N divides by the preset's slots too
     model, default_weights = model_from_args(opts)
     opts = context_flags(opts, model.max_position_embeddings)
     sc = Scenario(
         model,
         weights_from_args(opts, default_weights),
-        workload_from_args(opts),
-        runtime_from_args(opts),
+        workload_from_args(opts, saved_workload),
+        runtime_from_args(opts, saved.get("runtime") if saved else None),
     )
 
     validate_inputs(sc.model, sc.weights, sc.workload, sc.runtime)
     return sc
+
+
+def with_saved_target(opts: dict[str, Any]) -> dict[str, Any]:
+    """``opts`` with a saved scenario's target GPU where no ``--gpu``/``--vram-gib`` is given.
+
+    A catalog GPU becomes ``gpu`` (its name), a custom budget ``budget_bytes`` (exact
+    bytes, read by :func:`budget_from_args`), a local GPU ``gpu = "local:INDEX"`` (the
+    command line reads a local GPU's free memory now). A scenario saved without a target
+    (schema 1) adds none: as before, the command takes its target from the flags only.
+    """
+    if opts.get("gpu") is not None or opts.get("vram_gib") is not None:
+        return opts  # typed: it overrides the preset's
+    saved = saved_scenario(opts)
+    target = saved.target if saved else None
+    if target is None:
+        return opts
+    if target.kind == "gpu":
+        return {**opts, "gpu": target.name}
+    if target.kind == "local":
+        return {**opts, "gpu": f"local:{target.local_index}"}
+    return {**opts, "budget_bytes": target.custom_bytes}
+
+
+def target_from_args(opts: dict[str, Any]) -> Target | None:
+    """The target GPU the options name, as a scenario preset keeps it (None: none named).
+
+    ``--gpu NAME`` a catalog GPU (by its catalog name), ``--gpu local[:INDEX]`` that local
+    GPU's free memory, ``--vram-gib V`` (or a saved ``budget_bytes``) a custom budget.
+
+    Raises
+    ------
+    InputError
+        ``budget``: both given; ``gpu``: not a catalog GPU or a bad local index;
+        ``vram_gib``: out of range.
+    """
+    vram, gpu = opts.get("vram_gib"), opts.get("gpu")
+    if vram is not None and gpu is not None:
+        raise InputError("budget", "give one of --vram-gib V or --gpu NAME", "conflict")
+    if gpu is not None:
+        head, _, index = str(gpu).strip().partition(":")
+        if head.lower() == "local":
+            if index and not index.isdigit():
+                raise InputError("gpu", f"expected local or local:INDEX, got {gpu!r}", "invalid")
+            return Target(kind="local", local_index=int(index or 0), which="free").validate()
+        # on first use: the preset store loads only when a preset is looked up
+        from vramdesk.core.store.bundled import find_gpu
+
+        return Target(kind="gpu", name=find_gpu(gpu).name)
+    if vram is None and opts.get("budget_bytes") is None:
+        return None
+    _label, n_bytes = budget_from_args(opts)
+    return Target(kind="custom", custom_bytes=n_bytes).validate()
+
+
+def export_target(opts: dict[str, Any], engine: Engine) -> tuple[str, int | None] | None:
+    """The target an export of the breakdown carries: ``(name, budget bytes)``, or None.
+
+    ``--gpu NAME`` (or a saved scenario's GPU): the catalog name and its budget for ``engine``
+    (:meth:`~vramdesk.core.store.bundled.GpuSpec.capacity_for`); a custom budget (``--vram-gib``
+    or a saved one): ``("custom", bytes)``; ``--gpu local[:INDEX]``: its name, bytes None (not
+    read for an estimate).
+
+    Raises
+    ------
+    InputError
+        As :func:`target_from_args`.
+    """
+    target = target_from_args(opts)
+    if target is None:
+        return None
+    if target.kind == "local":
+        return target.shown_name(), None
+    if target.kind == "custom":
+        return target.shown_name(), target.custom_bytes
+    # on first use: the preset store loads only when a preset is looked up
+    from vramdesk.core.store.bundled import find_gpu
+
+    return target.name, find_gpu(target.name).capacity_for(engine)
 
 
 def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
@@ -299,6 +449,8 @@ def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
 
     A catalog GPU gives :meth:`~vramdesk.core.store.bundled.GpuSpec.capacity_for` the ``--engine``:
     vLLM and SGLang budget from CUDA's total, below nvidia-smi's (the label says which).
+    ``budget_bytes`` (a saved scenario's custom budget, :func:`with_saved_target`) is used
+    when neither is given.
 
     Raises
     ------
@@ -306,6 +458,9 @@ def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
         ``budget``: none or both given; ``gpu``: unknown name.
     """
     vram, gpu = opts.get("vram_gib"), opts.get("gpu")
+    if vram is None and gpu is None and opts.get("budget_bytes") is not None:
+        n_bytes = opts["budget_bytes"]
+        return f"{format(float(Fraction(n_bytes, GIB)), 'g')} GiB", n_bytes
     if (vram is None) == (gpu is None):
         raise InputError("budget", "give exactly one of --vram-gib V or --gpu NAME", "required")
     if vram is not None:

@@ -6,7 +6,9 @@ A preset file is human-readable JSON named by the preset's slug, ``<slug>.json``
      "model": {...}, "weights": {...}}
 
 The parts (``model``, ``weights``, ``workload``, ``runtime``) are what
-:func:`vramdesk.core.store.serialize.to_dict` writes: only the fields the user set.
+:func:`vramdesk.core.store.serialize.to_dict` writes: only the fields the user set. A scenario
+also keeps its ``target`` GPU (schema 2, :mod:`vramdesk.core.model.target`); applying a
+preset is :mod:`vramdesk.core.store.applied`.
 Every write is atomic (temporary file in the same directory, flush, fsync,
 ``os.replace``, fsync of the directory) and happens under an inter-process lock
 (``<dir>/.lock``), so two running windows never lose each other's saves. Reads
@@ -46,6 +48,7 @@ from vramdesk.core.store._preset_file import (
     NewerSchemaError,
     check_kind,
     check_name,
+    encode_part,
     error_reason,
     fsync_dir,
     make_document,
@@ -662,6 +665,7 @@ __all__ = [
     "PresetStoreError",
     "UserPreset",
     "config_dir",
+    "encode_part",
     "export_preset",
     "import_preset",
     "model_preset",
