@@ -16,6 +16,7 @@ from vramdesk.core.limits import INT_LIMITS, check_int
 from vramdesk.core.local.importers import _families as fam
 from vramdesk.core.local.importers._encoders import encoder_params
 from vramdesk.core.local.importers._hybrid import HYBRID_MODEL_TYPES, hybrid_fields
+from vramdesk.core.local.importers._hybrid_blocks import fill_layer_count
 from vramdesk.core.local.importers._moe import mla_fields, moe_fields
 from vramdesk.core.local.importers._quant import weights_from_config
 from vramdesk.core.model.formats import WeightSpec
@@ -159,6 +160,7 @@ def model_from_config(config: dict[str, Any], name: str = "") -> ImportedModel:
     fam.refuse_hybrids(config)
     cfg = _text_config(config, notes)
     fam.refuse_hybrids(cfg)
+    cfg = fill_layer_count(cfg, notes)
     model_type = str(cfg.get("model_type") or "")
     r = _Reader(cfg, fam.family(model_type), notes)
     hybrid = model_type in HYBRID_MODEL_TYPES

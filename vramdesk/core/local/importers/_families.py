@@ -60,6 +60,7 @@ TIED_BY_DEFAULT = frozenset(
         "gpt2",
         "starcoder2",
         "lfm2",
+        "lfm2_moe",
     }
 )
 
@@ -172,6 +173,7 @@ def flags(cfg: dict[str, Any], model_type: str) -> dict[str, Any]:
         "qwen3_vl_moe_text",
         "exaone4",
         "lfm2",
+        "lfm2_moe",
     ):
         out["qk_norm"] = True
     if fam in ("olmo2", "olmo3"):
