@@ -47,8 +47,9 @@ DEFAULT_DIRS = (
 CLASS_DEFAULTS_DIR = ROOT / "tests" / "data" / "configs" / "class-defaults"
 #: Families whose configuration class defaults are written by ``--write-class-defaults``:
 #: BambaConfig (Bamba-9B's widths, no attention layer by default), GraniteMoeHybridConfig
-#: (every layer Mamba-2, 8 experts), Qwen3NextConfig (Qwen3-Next-80B-A3B).
-CLASS_DEFAULTS = ("bamba", "granitemoehybrid", "qwen3_next")
+#: (every layer Mamba-2, 8 experts), Qwen3NextConfig (Qwen3-Next-80B-A3B), Zamba2Config
+#: (Zamba2-2.7B's widths with one shared block).
+CLASS_DEFAULTS = ("bamba", "granitemoehybrid", "qwen3_next", "zamba2")
 OUTPUT = ROOT / "tests" / "data" / "param-oracle.json"
 
 

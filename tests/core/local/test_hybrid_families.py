@@ -320,3 +320,55 @@ def test_lfm2_moe_state_per_sequence_under_each_engine():
     assert _state(m, VLLM) == 18 * 32_768
     # llama.cpp f32: 18 * 4,096 * 4
     assert _state(m, LLAMACPP) == 18 * 4096 * 4
+
+
+# -------------------------------------------------------------------------- Zamba2
+def test_zamba2_shared_blocks_counted_once():
+    config = _config("class-defaults/zamba2.json")
+    imported = model_from_config(config)
+    m = imported.model
+    # Zamba2Config defaults: 54 layers, 9 "hybrid" (a shared attention + MLP block, then the
+    # layer's Mamba-2), 45 Mamba-2 alone; every one of the 54 keeps a state
+    assert _kinds(m) == (45, 9, 0) and m.parallel_ssm
+    # modeling_zamba2.py Zamba2MambaMixer, h 2560, d_inner 5120, 8 heads x 640, 1 group x 64:
+    # conv_dim 5,248; in_proj 2560 * (5120 + 5248 + 8) = 26,562,560; conv1d 5248 * 4 + 5248 =
+    # 26,240; 24; gated norm 5,120; out_proj 5120 * 2560 = 13,107,200 -> 39,701,144
+    assert m.recurrent_params_per_layer == 39_701_144
+    # the shared Zamba2AttentionDecoderLayer, stored once (num_mem_blocks 1): RMSNorms 5120 +
+    # 2560; q/k/v 3 * 5120 * 32*160 = 78,643,200; o 5120 * 2560 = 13,107,200; gate_up 2560 *
+    # 20480 = 52,428,800; down 10240 * 2560 = 26,214,400 -> 170,401,280. Per hybrid layer an
+    # adapter 2560 * 128 + 128 * 20480 = 2,949,120 and a linear 2560^2 = 6,553,600. Tied
+    # embedding 32000 * 2560; 54 input RMSNorms and the final one
+    total = 32000 * 2560 + 54 * (39_701_144 + 2560) + 170_401_280
+    total += 9 * (2_949_120 + 6_553_600) + 2560
+    params, _ = _oracle("class-defaults/zamba2.json")
+    assert total_params(m) == total == params == 2_481_848_336
+    # two blocks alternate over the hybrid layers: one more block, the same 9 adapters
+    two = model_from_config(config | {"num_mem_blocks": 2}).model
+    assert total_params(two) == params + 170_401_280
+
+
+def test_zamba2_state_and_kv_per_sequence_under_each_engine():
+    m = model_from_config(_config("class-defaults/zamba2.json")).model
+    # attention_head_dim 2 * 2560 / 32 = 160, 32 KV heads: 2 * 32 * 160 * 2 = 20,480 B per
+    # token per hybrid layer, 9 layers -> 184,320 B per token
+    assert m.resolved_head_dim == 160
+    b = estimate(m, WeightSpec(), CONTEXT, FORMULA)
+    assert b.kv_bytes_per_token == 184_320 and b.kv_cache.bytes == 184_320 * 32_768
+    # conv (5120 + 2 * 64) * 3 = 15,744; SSM 8 * 640 * 64 = 327,680: 343,424 per layer, 54
+    # layers; formula 54 * 343,424 * 2 = 37,089,792 B; llama.cpp f32 twice that
+    assert (m.conv_state_elements, m.ssm_state_elements) == (15_744, 327_680)
+    assert _state(m, FORMULA) == 37_089_792
+    assert _state(m, LLAMACPP) == 74_179_584
+    # vLLM: page 686,848 B; block 16 * cdiv(686,848, 16 * 20,480) = 48 tokens; page 48 *
+    # 20,480 = 983,040 B per layer; KV rounded to cdiv(32,768, 48) = 683 blocks = 32,784
+    assert _state(m, VLLM) == 54 * 983_040
+    assert estimate(m, WeightSpec(), CONTEXT, VLLM).kv_cache.bytes == 184_320 * 32_784
+
+
+def test_a_zamba2_config_without_its_block_list_names_it():
+    config = _config("class-defaults/zamba2.json")
+    del config["layers_block_type"]
+    with pytest.raises(InputError) as err:
+        model_from_config(config)
+    assert err.value.field == "layers_block_type" and "\n" not in str(err.value)

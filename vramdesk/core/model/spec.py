@@ -606,7 +606,8 @@ def _attention_total(m: ModelSpec) -> int:
         shapes[key] = shapes.get(key, 0) + 1
     total = sum(n * _attention_params(m, layer) for layer, n in shapes.items())
     if m.parallel_ssm and m.recurrent_params_per_layer:  # Falcon-H1: both mixers in each layer
-        total += m.num_hidden_layers * m.recurrent_params_per_layer
+        beside = sum(1 for layer in m.attention_layers() if layer.kind != RECURRENT)
+        total += beside * m.recurrent_params_per_layer
     return total
 
 

@@ -61,6 +61,7 @@ TIED_BY_DEFAULT = frozenset(
         "starcoder2",
         "lfm2",
         "lfm2_moe",
+        "zamba2",
     }
 )
 

@@ -10,7 +10,9 @@ mamba_utils.py`` ``MambaStateShapeCalculator`` (see :mod:`vramdesk.core.terms.st
 * ``mamba2`` (every layer), ``bamba`` (``attn_layer_indices``), ``granitemoehybrid``
   (``layer_types`` ``mamba``/``attention``), ``nemotron_h`` (``hybrid_override_pattern`` or the
   ``layers_block_type`` list: ``M`` Mamba-2, ``*`` attention, ``-`` MLP, ``E`` MoE, the last two
-  without a cache), ``falcon_h1`` (attention and Mamba-2 side by side in every layer): Mamba-2;
+  without a cache), ``falcon_h1`` (attention and Mamba-2 side by side in every layer),
+  ``zamba2`` (``layers_block_type`` ``hybrid`` layers add shared attention to their Mamba-2):
+  Mamba-2;
 * ``qwen3_next``, ``qwen3_5_text``, ``qwen3_5_moe_text``: gated DeltaNet (``layer_types``
   ``linear_attention``, or every ``full_attention_interval``-th layer full);
 * ``lfm2``, ``lfm2_moe``: short convolution (``layer_types`` ``conv``).
@@ -24,8 +26,9 @@ modules: gated DeltaNet (``modeling_qwen3_5.py`` ``Qwen3_5GatedDeltaNet``), Mamb
 has one norm and one mixer, MLP or MoE per layer (``ModelSpec.single_op_blocks``); its ``E``
 blocks are ``NemotronHMoE`` (relu2 experts, optionally in ``moe_latent_size``, a shared expert,
 the router and ``e_score_correction_bias``). Granite-4.0-H has experts and a shared MLP on every
-layer. Pure Mamba / Mamba-2 are not counted from config.json: import the checkpoint or give
-``params``.
+layer. Zamba2's shared blocks are stored once: its exact total is set as ``params``
+(:func:`_zamba2_fields`). Pure Mamba / Mamba-2 are not counted from config.json: import the
+checkpoint or give ``params``.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from vramdesk.core.local.importers._hybrid_blocks import (
     granite_layers,
     nemotron_moe,
     nemotron_pattern,
+    zamba2_layout,
 )
 from vramdesk.core.model.formats import check_mamba_dtype
 from vramdesk.core.model.spec import FULL, NO_CACHE, RECURRENT
@@ -62,6 +66,7 @@ HYBRID_MODEL_TYPES = frozenset(
         "qwen3_5_moe_text",
         "lfm2",
         "lfm2_moe",
+        "zamba2",
     }
 )
 
@@ -119,6 +124,37 @@ def _mamba2(
     d_inner: int, n_groups: int, d_state: int, n_heads: int, head_dim: int, d_conv: int
 ) -> tuple[int, int]:
     return (d_inner + 2 * n_groups * d_state) * (d_conv - 1), n_heads * head_dim * d_state
+
+
+def _zamba2_fields(
+    cfg: dict[str, Any],
+    hidden: int,
+    layers: int,
+    mixer: int,
+    zamba: dict[str, Any],
+    notes: list[str],
+) -> dict[str, Any]:
+    """Zamba2's KV geometry and its exact parameter count (``params``).
+
+    The shared blocks are stored once but run on several layers, which the per-layer count does
+    not describe: ``params`` is the embedding (tied by default), every layer's mixer and input
+    RMSNorm, the shared part of :func:`zamba2_layout` and the final RMSNorm; the linear layers
+    of the per-layer shape absorb the difference (``ModelSpec.params``).
+    """
+    vocab = _int(cfg, "vocab_size", default=32000)
+    tied = cfg.get("tie_word_embeddings", True) is not False
+    total = vocab * hidden * (1 if tied else 2) + layers * (mixer + hidden) + hidden
+    total += zamba["shared_params"]
+    notes.append(
+        f"zamba2: {len(zamba['hybrid'])} hybrid layers share "
+        f"{min(_int(cfg, 'num_mem_blocks', default=1), len(zamba['hybrid']))} attention + MLP "
+        f"block(s), stored once: {total:,} parameters in all"
+    )
+    return {
+        "params": total,
+        "head_dim": zamba["head_dim"],
+        "intermediate_size": zamba["intermediate_size"],
+    }
 
 
 def hybrid_fields(
@@ -223,6 +259,17 @@ def hybrid_fields(
             else:
                 types = granite_layers(cfg, layers)
                 extra |= granite_ffn(cfg, notes)
+        elif mt == "zamba2":
+            # configuration_zamba2.py: mamba_headdim = mamba_expand * hidden / n_mamba_heads
+            d_inner = _int(cfg, "mamba_expand", default=2) * hidden
+            n_heads = _int(cfg, "n_mamba_heads", default=8)
+            head_dim, d_state = d_inner // n_heads, _int(cfg, "mamba_d_state", default=64)
+            n_groups = _int(cfg, "mamba_ngroups", default=1)
+            d_conv = _int(cfg, "mamba_d_conv", default=4)
+            zamba = zamba2_layout(cfg, hidden, layers)
+            # the hybrid layers run attention and keep a Mamba-2 state as well
+            types = tuple(FULL if i in zamba["hybrid"] else RECURRENT for i in range(layers))
+            parallel = True
         else:
             d_state = _int(cfg, f"{prefix}d_state", "state_size", default=128)
             n_groups = _int(cfg, f"{prefix}n_groups", "n_groups", default=1)
@@ -240,7 +287,7 @@ def hybrid_fields(
         conv, ssm = _mamba2(d_inner, n_groups, d_state, n_heads, head_dim, d_conv)
         if mt == "falcon_h1":
             mixer = _mamba2_params(cfg, hidden, d_inner, d_inner + 2 * n_groups * d_state, n_heads)
-        elif single_op or mt in ("bamba", "granitemoehybrid"):
+        elif single_op or mt in ("bamba", "granitemoehybrid", "zamba2"):
             # modeling_nemotron_h.py NemotronHMamba2Mixer, modeling_bamba.py BambaMixer,
             # modeling_granitemoehybrid.py GraniteMoeHybridMambaLayer: in_proj, conv1d, dt_bias,
             # A_log, D, the gated RMSNorm of d_inner, out_proj
@@ -252,19 +299,22 @@ def hybrid_fields(
             gated = {
                 "mamba_d_conv": d_conv,
                 "mamba_proj_bias": cfg.get(bias_keys[0], False),
-                "mamba_conv_bias": cfg.get(bias_keys[1], True),
+                # Zamba2MambaMixer's conv1d always has a bias
+                "mamba_conv_bias": mt == "zamba2" or cfg.get(bias_keys[1], True),
                 "mamba_rms_norm": True,
                 "projectors_bias": cfg.get(bias_keys[0], False),  # out_proj has the same bias
             }
             mixer = _mamba2_params(
                 gated, hidden, d_inner, d_inner + 2 * n_groups * d_state, n_heads
             )
+        if mt == "zamba2":
+            extra |= _zamba2_fields(cfg, hidden, layers, mixer or 0, zamba, notes)
         notes.append(
             f"Mamba-2 layers: conv state ({d_inner} + 2 * {n_groups} * {d_state}) * "
             f"({d_conv} - 1), "
             f"SSM state {n_heads} * {head_dim} * {d_state} per sequence"
         )
-    recurrent = types.count(RECURRENT) + (layers if parallel else 0)
+    recurrent = types.count(RECURRENT) + (types.count(FULL) if parallel else 0)
     if extra.get("mamba_ssm_cache_dtype"):
         notes.append(f"SSM state dtype {extra['mamba_ssm_cache_dtype']} (mamba_ssm_cache_dtype)")
     notes.append(

@@ -165,3 +165,56 @@ def granite_ffn(cfg: dict[str, Any], notes: list[str]) -> dict[str, Any]:
         return {"shared_expert_intermediate_size": shared, "n_shared_experts": 1}
     notes.append(f"granitemoehybrid: no experts; the shared MLP ({shared}) is the dense MLP")
     return {"intermediate_size": shared}
+
+
+def zamba2_layout(cfg: dict[str, Any], hidden: int, layers: int) -> dict[str, Any]:
+    """Zamba2's blocks and the parameters of what its hybrid layers share.
+
+    ``configuration_zamba2.py``: ``layers_block_type`` ``mamba`` (or ``linear_attention``) and
+    ``hybrid``; derived widths: ``attention_hidden_size`` 2 * hidden, ``attention_head_dim``
+    2 * hidden / heads. ``modeling_zamba2.py``: every layer has a Mamba-2 mixer with its input
+    RMSNorm; each hybrid layer adds its own ``linear`` (hidden x hidden) and one of
+    ``num_mem_blocks`` shared ``Zamba2AttentionDecoderLayer`` blocks (stored once each: RMSNorms
+    of 2 * hidden and hidden, q/k/v from 2 * hidden, o to hidden, a gated MLP
+    ``gate_up_proj`` hidden -> 2 * intermediate, ``down_proj``), and one adapter per hybrid
+    layer on ``gate_up_proj`` (hidden -> adapter_rank -> 2 * intermediate), plus q/k/v adapters
+    (2 * hidden -> rank -> 2 * hidden each) with ``use_shared_attention_adapter``.
+
+    Returns ``hybrid`` (the hybrid layers' indices), ``head_dim``, ``intermediate_size`` and
+    ``shared_params`` (all of the above but the mixers and their norms).
+
+    Raises
+    ------
+    InputError
+        ``layers_block_type`` is missing, of the wrong length or names another block, or
+        ``add_bias_linear`` is true (not modelled).
+    """
+    listed = cfg.get("layers_block_type")
+    if not isinstance(listed, list) or len(listed) != layers:
+        raise InputError("layers_block_type", f"must list {layers} block types", "length")
+    odd = sorted({str(b) for b in listed if b not in ("mamba", "linear_attention", "hybrid")})
+    if odd:
+        raise InputError(
+            "layers_block_type", f"lists an unknown block type {odd[0]!r}", "unknown_choice"
+        )
+    if cfg.get("add_bias_linear"):
+        raise InputError("add_bias_linear", "true is not modelled for Zamba2", "unsupported")
+    hybrid = [i for i, b in enumerate(listed) if b == "hybrid"]
+    heads = config_int(cfg, "num_attention_heads")
+    kv_heads = config_int(cfg, "num_key_value_heads", default=heads)
+    inter = config_int(cfg, "intermediate_size", default=4 * hidden)
+    rank = config_int(cfg, "adapter_rank", default=128)
+    width, head_dim = 2 * hidden, 2 * hidden // heads
+    block = width + hidden  # input_layernorm, pre_ff_layernorm
+    block += width * heads * head_dim + 2 * width * kv_heads * head_dim + heads * head_dim * hidden
+    block += hidden * 2 * inter + inter * hidden
+    blocks = min(config_int(cfg, "num_mem_blocks", default=1), len(hybrid))
+    adapters = len(hybrid) * (hidden * rank + rank * 2 * inter)
+    if cfg.get("use_shared_attention_adapter"):
+        adapters += len(hybrid) * 3 * 2 * width * rank
+    return {
+        "hybrid": hybrid,
+        "head_dim": head_dim,
+        "intermediate_size": inter,
+        "shared_params": blocks * block + adapters + len(hybrid) * hidden * hidden,
+    }
