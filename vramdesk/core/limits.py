@@ -20,6 +20,7 @@ INT_LIMITS: dict[str, tuple[int, int]] = {
     "head_dim": (1, 65_536),
     "intermediate_size": (1, 16_777_216),
     "moe_intermediate_size": (1, 16_777_216),
+    "moe_latent_size": (1, 1_048_576),
     "vocab_size": (1, 16_777_216),
     "max_position_embeddings": (1, 1 << 31),
     "num_local_experts": (0, 65_536),

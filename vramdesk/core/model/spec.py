@@ -157,7 +157,14 @@ class ModelSpec:
     single_op_blocks : bool
         Each layer is one block with one norm: a mixer (recurrent or full attention) *or* a
         feed-forward block (Nemotron-H ``hybrid_override_pattern``: ``M``/``*`` mixers, ``-``
-        MLP layers, which are :data:`NO_CACHE` and have no attention).
+        MLP and ``E`` MoE layers, which are :data:`NO_CACHE` and have no attention). With
+        experts, the ``num_hidden_layers - first_k_dense_replace`` MoE blocks are among the
+        :data:`NO_CACHE` layers and the rest of those are dense MLP blocks.
+    moe_latent_size : int or None
+        The routed experts work in a latent width instead of ``hidden_size``: one
+        ``hidden -> latent`` and one ``latent -> hidden`` projection per MoE layer around them
+        (Nemotron-3 Super/Ultra ``moe_latent_size``, ``modeling_nemotron_h.py``
+        ``NemotronHMoE.fc1_latent_proj`` / ``fc2_latent_proj``). ``None``: no latent.
     qk_norm_all_heads : bool
         The q/k norms span every head (OLMo-2/3: ``heads x head_dim`` and ``kv_heads x
         head_dim``) instead of one ``head_dim``.
@@ -196,6 +203,7 @@ class ModelSpec:
     n_shared_experts: int = 0
     shared_expert_intermediate_size: int | None = None
     first_k_dense_replace: int = 0
+    moe_latent_size: int | None = None
     # multi-head latent attention
     kv_lora_rank: int | None = None
     qk_rope_head_dim: int | None = None
@@ -355,6 +363,7 @@ class ModelSpec:
             "sliding_window",
             "attention_chunk_size",
             "moe_intermediate_size",
+            "moe_latent_size",
         ):
             check_int(name, getattr(self, name), optional=True)
         for name in (
@@ -648,13 +657,18 @@ def _attention_total(m: ModelSpec) -> int:
         shapes[key] = shapes.get(key, 0) + 1
     total = sum(n * _attention_params(m, layer) for layer, n in shapes.items())
     if m.parallel_ssm and m.recurrent_params_per_layer:  # Falcon-H1: both mixers in each layer
-        total += m.num_hidden_layers * m.recurrent_params_per_layer
+        beside = sum(1 for layer in m.attention_layers() if layer.kind != RECURRENT)
+        total += beside * m.recurrent_params_per_layer
     return total
 
 
-def _ffn_params(m: ModelSpec, width: int) -> int:
-    """Parameters of one feed-forward block of inner ``width`` (gated: 3 matrices)."""
-    h = m.hidden_size
+def _ffn_params(m: ModelSpec, width: int, outer: int | None = None) -> int:
+    """Parameters of one feed-forward block of inner ``width`` (gated: 3 matrices).
+
+    ``outer``: the block's input / output width when it is not ``hidden_size`` (experts in a
+    latent width, ``moe_latent_size``).
+    """
+    h = outer or m.hidden_size
     mats = 3 if m.mlp_gated else 2
     n = mats * h * width
     if m.mlp_bias or m.expert_bias:
@@ -753,16 +767,20 @@ def count_params(m: ModelSpec) -> ParamCount:
         attention = _attention_total.__wrapped__(m)
     norm_width = 2 * h if m.norm_bias else h
     norms = layers * m.norms_per_layer * norm_width + norm_width
-    dense_layers = m.first_k_dense_replace if m.is_moe else layers
-    if m.single_op_blocks and not m.is_moe:  # only the MLP blocks have a feed-forward
-        dense_layers = m.resolved_layer_types().count(NO_CACHE)
-    mlp = dense_layers * _ffn_params(m, m.intermediate_size or 0) if dense_layers else 0
+    moe_layers = layers - m.first_k_dense_replace if m.is_moe else 0
+    dense_layers = layers - moe_layers
+    if m.single_op_blocks:  # only the MLP (and MoE) blocks have a feed-forward
+        dense_layers = m.resolved_layer_types().count(NO_CACHE) - moe_layers
+    mlp = dense_layers * _ffn_params(m, m.intermediate_size or 0) if dense_layers > 0 else 0
     routed = router = active_routed = expert_biases = 0
     if m.is_moe:
-        moe_layers = layers - dense_layers
         width = m.moe_intermediate_size or m.intermediate_size
-        per_expert = _ffn_params(m, width)
-        expert_bias = per_expert - _ffn_params(m.replace(expert_bias=False, mlp_bias=False), width)
+        latent = m.moe_latent_size
+        per_expert = _ffn_params(m, width, latent)
+        plain = m.replace(expert_bias=False, mlp_bias=False)
+        expert_bias = per_expert - _ffn_params(plain, width, latent)
+        if latent:  # fc1_latent_proj h -> latent, fc2_latent_proj latent -> h (mlp_bias)
+            mlp += moe_layers * (2 * h * latent + ((latent + h) if m.mlp_bias else 0))
         routed = moe_layers * m.num_local_experts * (per_expert - expert_bias)
         expert_biases = moe_layers * m.num_local_experts * expert_bias
         active_routed = moe_layers * m.num_experts_per_tok * per_expert
