@@ -182,7 +182,7 @@ def model_from_config(config: dict[str, Any], name: str = "") -> ImportedModel:
         fields |= fam.encoder_fields(config, fields["hidden_size"], fields["vocab_size"], notes)
         notes[:] = [n for n in notes if not n.startswith("tie_word_embeddings absent")]
     model = ModelSpec(**fields).validate()
-    weights, wnotes = weights_from_config(cfg, model_type)
+    weights, wnotes = weights_from_config(cfg, model_type, model)
     return ImportedModel(model=model, weights=weights.validate(), notes=tuple(notes + wnotes))
 
 
