@@ -202,6 +202,13 @@ def add_runtime_options(g: Any) -> None:
         "float32, float16, bfloat16",
     )
     g.add_argument(
+        "--mxfp4-backend",
+        metavar="NAME",
+        help="vLLM MXFP4 MoE backend, which pads the experts: auto (what vLLM picks on an "
+        "H100/H200), triton, marlin (A100, Ada, RTX; VLLM_MXFP4_USE_MARLIN=1), "
+        "flashinfer-trtllm (B200), flashinfer-cutlass",
+    )
+    g.add_argument(
         "--n-gpu-layers",
         *aliases_of("--n-gpu-layers"),
         type=whole,

@@ -85,6 +85,8 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", 'Fits in the {0} GiB free right now with {1} GiB to spare'),
     QT_TRANSLATE_NOOP("Core", 'MLA cache expanded to per-head K and V (older llama.cpp layout)'),
     QT_TRANSLATE_NOOP("Core", 'MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank'),
+    QT_TRANSLATE_NOOP("Core", 'MXFP4 MoE backend triton: what vLLM (newest) picks on an H100/H200 (SM90); A100, L40S and RTX cards take marlin, B200 flashinfer-trtllm: set mxfp4_backend'),
+    QT_TRANSLATE_NOOP("Core", "MXFP4 experts padded for the triton kernel: {0} bytes per GPU, +{1} on the checkpoint's {2} (vLLM quantization/mxfp4.py create_weights)"),
     QT_TRANSLATE_NOOP("Core", 'MoE: a step reads the routed experts its tokens touch, each token picking experts uniformly and independently ({0} - ({1} - k/E)^tokens of them)'),
     QT_TRANSLATE_NOOP("Core", 'Needs {0} GiB more than is free right now'),
     QT_TRANSLATE_NOOP("Core", 'SGLang leaves total * ({0} - mem_fraction_static) for activations and CUDA graphs'),

@@ -225,6 +225,7 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
     "cache_type_v": ("cache_type_v", lambda v: KVDtype.parse(v, "cache_type_v")),
     "mamba_cache_dtype": ("mamba_cache_dtype", lambda v: _mamba_dtype(v)),
     "mamba_ssm_cache_dtype": ("mamba_ssm_cache_dtype", lambda v: _mamba_dtype(v)),
+    "mxfp4_backend": ("mxfp4_backend", lambda v: None if str(v).lower() == "auto" else str(v)),
 }
 
 

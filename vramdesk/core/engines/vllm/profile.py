@@ -23,6 +23,7 @@ from vramdesk.core.engines.vllm.kv_cache_utils import (
     kv_groups,
     layer_types_per_gpu,
 )
+from vramdesk.core.engines.vllm.mxfp4 import check_backend
 from vramdesk.core.engines.vllm.profile_run import (
     V0_LONG_CONTEXT,
     activation_peak_part,
@@ -86,6 +87,7 @@ class VllmProfile(FormulaProfile):
         check_mamba_dtypes(
             runtime.mamba_cache_dtype, runtime.mamba_ssm_cache_dtype, runtime.engine_version
         )
+        check_backend(runtime.mxfp4_backend, runtime.engine_version)
 
     #: ``requested_memory = torch.cuda.mem_get_info()[1] * gpu_memory_utilization`` (gpu_worker.py)
     budgets_from_cuda_total = True

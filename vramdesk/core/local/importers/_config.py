@@ -199,7 +199,7 @@ def model_from_config(config: dict[str, Any], name: str = "") -> ImportedModel:
             config, fields["hidden_size"], fields["encoder_params"], notes
         )
     model = ModelSpec(**fields).validate()
-    weights, wnotes = weights_from_config(cfg, model_type)
+    weights, wnotes = weights_from_config(cfg, model_type, model)
     return ImportedModel(model=model, weights=weights.validate(), notes=tuple(notes + wnotes))
 
 

@@ -13,6 +13,8 @@ from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.spec import ModelSpec
 
 INDEX_NAME = "model.safetensors.index.json"
+#: ModelOpt's quantization file beside config.json (vLLM ``modelopt.py`` ``get_config_filenames``).
+QUANT_SIDECAR = "hf_quant_config.json"
 #: A sharded checkpoint without an index: at most this many shard headers are read.
 MAX_SHARDS = 512
 #: Header bytes and tensors over all the shards of a folder without an index (DeepSeek-V3:
@@ -85,6 +87,10 @@ def _config_file(path: Path, name: str) -> ImportedModel:
             "not_config",
         )
     cfg = read_json_object(path, CONFIG_LIMIT_BYTES, "config")
+    sidecar = path.parent / QUANT_SIDECAR
+    if "quantization_config" not in cfg and sidecar.is_file():
+        # ModelOpt exports keep their quantization in hf_quant_config.json (vLLM reads it)
+        cfg["quantization_config"] = read_json_object(sidecar, CONFIG_LIMIT_BYTES, "config")
     imported = model_from_config(cfg, name=str(cfg.get("_name_or_path") or name))
     return _with(imported, source=str(path))
 
