@@ -628,7 +628,7 @@ def fit_serving(
         fitted_on=f"a serving benchmark on {gpu.name} (vramdesk calibrate)",
     )  # fmt: skip
     new = _report(model, weights, wl, engine, gpu, after)
-    point = FitPoint(f"decode at concurrency {b}, per sequence", 1 / step,
+    point = FitPoint(f"decode of {b} sequences, each", 1 / step,
                      rep.decode_tokens_per_s, new.decode_tokens_per_s,
                      rep.decode_ceiling_tokens_per_s)  # fmt: skip
     return BenchFit("serving benchmark", gpu.name, base, after, (point,), tuple(notes))
