@@ -67,70 +67,85 @@
 <context>
     <name>CalibrateDialog</name>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="79"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="91"/>
         <source>Calibrate from an engine log</source>
         <extracomment>At most this many characters of pasted text are parsed: the core&apos;s cap on a log file.</extracomment>
         <translation>エンジンのログから較正</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="84"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="101"/>
+        <source>Load that model</source>
+        <translation>そのモデルを読み込む</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="106"/>
         <source>Paste a vLLM, SGLang, llama.cpp or Ollama start-up log here</source>
         <translation>vLLM・SGLang・llama.cpp・Ollama の起動ログをここに貼り付けてください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="86"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="108"/>
         <source>Open log…</source>
         <translation>ログを開く…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="96"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="118"/>
         <source>Figure</source>
         <translation>数値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="96"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="118"/>
         <source>Measured</source>
         <translation>実測</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="96"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="118"/>
         <source>vramdesk</source>
         <translation>vramdesk</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="96"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="118"/>
         <source>Difference</source>
         <translation>差</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="108"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="130"/>
         <source>Preset name</source>
         <translation>プリセット名</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="109"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="131"/>
         <source>Save as calibrated runtime</source>
         <translation>較正済みランタイムとして保存</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="169"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="196"/>
         <source>Open engine log</source>
         <translation>エンジンのログを開く</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="169"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="196"/>
         <source>Logs (*.log *.txt);;All files (*)</source>
         <translation>ログ (*.log *.txt);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="187"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="220"/>
         <source>Saved runtime preset “{0}”</source>
         <translation>ランタイムプリセット「{0}」を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="207"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="240"/>
         <source>No log yet</source>
         <translation>ログはまだありません</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="259"/>
+        <source>This log is about {0}, not the model shown ({1}): its differences compare two models.</source>
+        <translation>このログは表示中のモデル（{1}）ではなく {0} のものです。差は二つの別のモデルを比べています。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="261"/>
+        <source>another model</source>
+        <translation>別のモデル</translation>
     </message>
 </context>
 <context>
@@ -1382,17 +1397,17 @@
         <translation>走査に失敗しました: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="239"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="242"/>
         <source>Cannot read {0}: {1}</source>
         <translation>{0} を読めません: {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="245"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="248"/>
         <source>Local: {0}</source>
         <translation>ローカル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="250"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="253"/>
         <source>Add a folder of models</source>
         <translation>モデルのフォルダーを追加</translation>
     </message>
@@ -1481,7 +1496,7 @@
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="581"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="600"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>

@@ -8,8 +8,10 @@ from typing import Any
 from vramdesk.cli._options import (
     add_model_options,
     add_output_options,
+    add_speed_constants_option,
     add_workload_options,
     output_format,
+    speed_constants,
 )
 from vramdesk.cli._parser import EXIT_OK, say
 from vramdesk.core.units import Unit
@@ -26,6 +28,7 @@ def add_parser(sub: Any) -> None:
         help="catalog GPU: add the speed block (decode and prefill ceilings and expected "
         "tokens/s, time to first token for --prompt-len, default the context)",
     )
+    add_speed_constants_option(est)
     add_output_options(est)
     est.set_defaults(handler=run)
 
@@ -41,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     opts = with_saved_target(vars(args))  # a saved scenario's GPU, unless --gpu is given
     sc = scenario_from_args(opts)
     breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
-    speed = speed_on(sc, breakdown, opts.get("gpu"))
+    speed = speed_on(sc, breakdown, opts.get("gpu"), speed_constants(args))
     target = export_target(opts, sc.runtime.engine)
     text = breakdown_output(sc, breakdown, fmt, Unit.parse(args.units), speed, target)
     say(text.rstrip("\n"))

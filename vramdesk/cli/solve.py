@@ -8,9 +8,11 @@ from typing import Any
 from vramdesk.cli._options import (
     add_model_options,
     add_output_options,
+    add_speed_constants_option,
     add_workload_options,
     output_format,
     positive_number,
+    speed_constants,
 )
 from vramdesk.cli._parser import EXIT_OK, say, warn
 from vramdesk.core.errors import InputError
@@ -50,6 +52,7 @@ def add_parser(sub: Any) -> None:
         help="with a catalog --gpu: decode tokens/s per sequence and in all against "
         "concurrency, expected and ceiling, with the memory limit (speed_curve in --json)",
     )
+    add_speed_constants_option(sol)
     sol.set_defaults(handler=run)
 
 
@@ -98,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     from vramdesk.core.speed import speed_on
 
     gpu_name = opts.get("gpu") if args.vram_gib is None else None
-    speed = speed_on(sc, result.breakdown, gpu_name)
+    speed = speed_on(sc, result.breakdown, gpu_name, speed_constants(args))
     curve = _speed_curve(gpu_name, sc, result) if args.speed_curve else None
     if curve is not None and fmt == "json":
         extra["speed_curve"] = curve.to_dict()

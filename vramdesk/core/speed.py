@@ -274,7 +274,9 @@ def speed(
     )
 
 
-def speed_on(sc: Any, breakdown: Breakdown, gpu_name: str | None) -> Any:
+def speed_on(
+    sc: Any, breakdown: Breakdown, gpu_name: str | None, constants: SpeedConstants | None = None
+) -> Any:
     """The speed of scenario ``sc`` on the GPU a command line named, or None when none was.
 
     Parameters
@@ -287,6 +289,9 @@ def speed_on(sc: Any, breakdown: Breakdown, gpu_name: str | None) -> Any:
         ``--gpu``: a catalog name, or ``local[:INDEX]``: the catalog's facts for that card
         (:func:`vramdesk.core.local.speed_gpu.local_speed_gpu`), else NVML's bandwidth and
         no peak (:class:`SpeedUnavailable` then names the peak).
+    constants : SpeedConstants, optional
+        ``--speed-constants``: a user's own fit (``vramdesk calibrate BENCHFILE``); default
+        the engine's.
 
     Raises
     ------
@@ -307,12 +312,12 @@ def speed_on(sc: Any, breakdown: Breakdown, gpu_name: str | None) -> Any:
         if index not in gpus:
             return SpeedUnavailable(f"the local GPU ({gpu_name})", ("such GPU on this machine",))
         gpu = local_speed_gpu(gpus[index])
-        return speed(sc.model, sc.weights, sc.workload, sc.runtime, breakdown, gpu)
+        return speed(sc.model, sc.weights, sc.workload, sc.runtime, breakdown, gpu, constants)
     # on first use: the GPU catalog loads only when a GPU is named
     from vramdesk.core.store.bundled import find_gpu
 
     gpu = find_gpu(gpu_name)
-    return speed(sc.model, sc.weights, sc.workload, sc.runtime, breakdown, gpu)
+    return speed(sc.model, sc.weights, sc.workload, sc.runtime, breakdown, gpu, constants)
 
 
 @dataclass(frozen=True, slots=True)

@@ -530,11 +530,30 @@ class MainWindow(QMainWindow):
         from vramdesk.gui.dialogs.calibrate import CalibrateDialog
 
         c = self.controller
-        dialog = CalibrateDialog(self, lambda: (c.model, c.weights, c.workload, c.runtime))
+        dialog = CalibrateDialog(
+            self,
+            lambda: (c.model, c.weights, c.workload, c.runtime),
+            self._load_log_model,
+            lambda: (
+                list(self._local_models.found.models)
+                if self._local_models is not None and self._local_models.found is not None
+                else []
+            ),
+        )
         dialog.calibrationSaved.connect(lambda _name: self.library.presetsChanged.emit())
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog
+
+    def _load_log_model(self, target: tuple[str, object]) -> bool:
+        """Load the model a calibration log names: a bundled preset (slug) or a local model."""
+        kind, what = target
+        if kind == "local":
+            return self.local_models.load_entry(what)
+        # on first use: the bundled presets load only when a log names one
+        from vramdesk.core.store.bundled import bundled_model
+
+        return self.controller.load_model_preset(bundled_model(str(what)))
 
     def _sync_unit_actions(self, unit: Unit) -> None:
         for action in self.unit_actions:

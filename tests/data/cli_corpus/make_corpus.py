@@ -170,6 +170,11 @@ def commands() -> list[list[str]]:
     add("validate tests/data/reference/engine-cases.jsonl")
     for log in sorted((ROOT / "tests" / "data" / "engine-logs").glob("*.log")):
         add(f"calibrate {log.relative_to(ROOT).as_posix()}")
+    # a log of another model than the one given: one warning line on stderr, exit 0 (issue 23)
+    add("calibrate tests/data/engine-logs/vllm-v1-0.11-llama8b.log --preset qwen3-30b-a3b")
+    # a user's own benchmark output fitted into speed constants (issue 25 item 3)
+    bench = "tests/data/bench/llama-bench-4766-rtx4090.md"
+    add(f"calibrate {bench} --preset llama-2-7b-hf --gpu 'RTX 4090'")
     add("presets list")
     add("presets list --gpus")
     for name in ("llama-3.1-8b", "deepseek-v3", "'H100 80GB'", "chat-8k-x8"):
