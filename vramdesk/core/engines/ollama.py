@@ -63,8 +63,10 @@ class OllamaProfile(LlamaCppProfile):
     kv_dtypes = (KVDtype.FP16, KVDtype.Q8_0, KVDtype.Q4_0)
 
     def check_engine_version(self, version: str | None) -> None:
-        """Accept any Ollama version ("0.5.7"): Llama-4's chunked layers and Ollama's own
-        estimate (:mod:`~vramdesk.core.engines.ollama_estimate`) depend on it.
+        """Accept any Ollama version ("0.5.7"): chunked layers and the estimate depend on it.
+
+        Llama-4's chunked layers and Ollama's own estimate
+        (:mod:`~vramdesk.core.engines.ollama_estimate`) follow the release.
 
         A version without ``major.minor`` reads as the newest (:func:`ollama_release`).
         """
