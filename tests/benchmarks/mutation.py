@@ -80,6 +80,7 @@ MODULES: dict[str, list[str]] = {
         "vramdesk/core/engines/base.py",
         "vramdesk/core/engines/formula.py",
         "vramdesk/core/engines/ollama.py",
+        "vramdesk/core/engines/ollama_estimate.py",
         "vramdesk/core/engines/sglang.py",
         "vramdesk/core/engines/transformers.py",
     ],
