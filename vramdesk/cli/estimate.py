@@ -1,13 +1,15 @@
-"""``vramdesk estimate``: the memory breakdown of one scenario."""
+"""``vramdesk estimate``: the memory breakdown of one scenario, and its verdict on a target."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
+from vramdesk.cli import _grammar
 from vramdesk.cli._options import (
     add_model_options,
     add_output_options,
+    add_target_options,
     add_workload_options,
     output_format,
 )
@@ -17,29 +19,47 @@ from vramdesk.core.units import Unit
 
 def add_parser(sub: Any) -> None:
     """Add ``estimate`` to the subcommands ``sub``."""
-    est = sub.add_parser("estimate", help="memory breakdown of one scenario")
+    est = sub.add_parser(
+        "estimate",
+        help="memory breakdown of one scenario (and its verdict on a target GPU)",
+        description="vramdesk estimate [MODEL] [WORKLOAD [TARGET]], or the same as flags "
+        "(--preset, --workload or --context/--batch, --gpu). With a target: the headline "
+        "verdict (fits / tight / does not fit), as 'vramdesk solve' and the window give it.",
+    )
+    _grammar.add_positionals(est, many=False)
     add_model_options(est)
     add_workload_options(est)
-    est.add_argument(
-        "--gpu",
-        metavar="NAME",
-        help="catalog GPU: add the speed block (decode and prefill ceilings and expected "
-        "tokens/s, time to first token for --prompt-len, default the context)",
+    add_target_options(
+        est,
+        "the headline verdict; a catalog GPU also the speed block (decode and prefill "
+        "ceilings and expected tokens/s, time to first token for --prompt-len, default the "
+        "context)",
     )
     add_output_options(est)
     est.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the breakdown in the format asked for."""
+    """Print the breakdown (and the verdict on the target) in the format asked for."""
     from vramdesk.core.estimate import estimate
     from vramdesk.core.model.scenario import scenario_from_args
     from vramdesk.core.present.output import breakdown_output
     from vramdesk.core.speed import speed_on
 
     fmt = output_format(args)
-    sc = scenario_from_args(vars(args))
+    models, opts = _grammar.split(args, many=False)
+    sc = scenario_from_args({**opts, "name": models[0] if models else None})
     breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
-    speed = speed_on(sc, breakdown, args.gpu)
-    say(breakdown_output(sc, breakdown, fmt, Unit.parse(args.units), speed).rstrip("\n"))
+    target = _grammar.budget(opts, sc.runtime)
+    verdict = None
+    if target is not None:
+        # on first use: the reverse solver only for an estimate with a target
+        from vramdesk.core.solve.solver import solve
+
+        label, capacity, speed_gpu = target
+        result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
+        verdict = (label, result)
+    speed = speed_on(sc, breakdown, target[2] if target else None)
+    unit = Unit.parse(args.units)
+    say(breakdown_output(sc, breakdown, fmt, unit, speed, verdict).rstrip("\n"))
     return EXIT_OK

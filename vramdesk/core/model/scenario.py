@@ -69,11 +69,12 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
     InputError
         ``model``: no source or more than one; a missing shape field, named.
     """
-    sources = [k for k in ("preset", "config", "gguf", "model") if opts.get(k)]
+    sources = [k for k in ("preset", "config", "gguf", "model", "name") if opts.get(k)]
     if len(sources) > 1:
         raise InputError(
             "model",
-            f"give only one of --preset, --config, --gguf, --model (got {', '.join(sources)})",
+            f"give only one of MODEL, --preset, --config, --gguf, --model (got "
+            f"{', '.join(sources)})",
             "conflict",
         )
     overrides = {f: opts[o] for o, f in _SHAPE_FLAGS.items() if opts.get(o) is not None}
@@ -89,6 +90,12 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
     if sources == ["preset"]:
         preset = resolve_model_preset(opts["preset"])
         return preset.model.replace(**overrides), preset.weights
+    if sources == ["name"]:  # a positional MODEL: as compare reads it
+        # on first use: the file readers load only when a model file is read
+        from vramdesk.core.local.discovery import model_by_name
+
+        _label, model, weights = model_by_name(opts["name"])
+        return model.replace(**overrides), weights
     if sources == ["model"]:
         # on first use: the file readers load only when a model file is read
         from vramdesk.core.local.discovery import load_named
@@ -104,7 +111,7 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
     if "params" not in overrides:
         raise InputError(
             "model",
-            "give --preset NAME, --config PATH, --gguf PATH, or --params-b with "
+            "give MODEL, --preset NAME, --config PATH, --gguf PATH, or --params-b with "
             "--layers, --kv-heads and --head-dim",
             "required",
         )
@@ -133,15 +140,58 @@ def weights_from_args(opts: dict[str, Any], default: WeightSpec) -> WeightSpec:
 
 
 def workload_from_args(opts: dict[str, Any]) -> Workload:
-    """Workload from ``--context``, ``--batch``, ``--prompt-len``, ``--chunk``, ``--kv-dtype``."""
+    """Workload from ``--context``, ``--batch``, ``--prompt-len``, ``--chunk``, ``--kv-dtype``.
+
+    Options left out (``None``) are :class:`Workload`'s defaults (batch 1, fp16, 4 buffers).
+    """
+    default = Workload(context_tokens=1)
+    given = lambda key, fallback: fallback if opts.get(key) is None else opts[key]  # noqa: E731
     return Workload(
         context_tokens=opts["context"],
-        batch=opts.get("batch", 1),
-        kv_dtype=KVDtype.parse(opts.get("kv_dtype") or "fp16"),
+        batch=given("batch", default.batch),
+        kv_dtype=KVDtype.parse(given("kv_dtype", default.kv_dtype.label)),
         prompt_len=opts.get("prompt_len"),
         chunk_tokens=opts.get("chunk"),
-        live_buffers=opts.get("live_buffers", 4),
+        live_buffers=given("live_buffers", default.live_buffers),
     )
+
+
+#: Workload options: option name -> Workload field a workload preset fills when it is left out.
+_WORKLOAD_OPTIONS = {
+    "context": "context_tokens",
+    "batch": "batch",
+    "kv_dtype": "kv_dtype",
+    "prompt_len": "prompt_len",
+    "chunk": "chunk_tokens",
+    "live_buffers": "live_buffers",
+}
+
+
+def with_workload_base(opts: dict[str, Any]) -> dict[str, Any]:
+    """``opts`` with the fields of ``--workload`` (or the positional WORKLOAD) filled in.
+
+    The workload is read by :func:`vramdesk.core.fields.parse_workload_text` (a workload
+    preset or ``CONTEXTxBATCH``); every option given (``--context``, ``--batch``,
+    ``--kv-dtype``, ...) overrides its field. ``--ctx-size`` replaces the context.
+
+    Raises
+    ------
+    InputError
+        ``workload``: not a workload preset or shape.
+    """
+    text = opts.get("workload")
+    if text is None:
+        return opts
+    # on first use: the typed-text rules (and the preset store) only for a typed workload
+    from vramdesk.core.fields import parse_workload_text
+
+    base = parse_workload_text(text) if isinstance(text, str) else text
+    out = dict(opts)
+    for option, field in _WORKLOAD_OPTIONS.items():
+        if out.get(option) is None and not (option == "context" and out.get("ctx_size")):
+            value = getattr(base, field)
+            out[option] = value.label if isinstance(value, KVDtype) else value
+    return out
 
 
 def fixed_overhead_bytes(value: Any) -> int:
@@ -266,7 +316,7 @@ def scenario_from_args(opts: dict[str, Any]) -> Scenario:
         The first invalid or missing field, named.
     """
     model, default_weights = model_from_args(opts)
-    opts = context_flags(opts, model.max_position_embeddings)
+    opts = context_flags(with_workload_base(opts), model.max_position_embeddings)
     sc = Scenario(
         model,
         weights_from_args(opts, default_weights),
@@ -279,25 +329,37 @@ def scenario_from_args(opts: dict[str, Any]) -> Scenario:
 
 
 def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
-    """The GPU budget ``(label, capacity_bytes)`` from ``--vram-gib`` or ``--gpu NAME``.
+    """The GPU budget ``(label, capacity_bytes)`` from ``--vram-gib`` or ``--gpu TARGET``.
 
-    A catalog GPU gives :meth:`~vramdesk.core.store.bundled.GpuSpec.capacity_for` the ``--engine``:
-    vLLM and SGLang budget from CUDA's total, below nvidia-smi's (the label says which).
+    ``TARGET`` is read by :func:`vramdesk.core.fields.parse_target_text`: a size (``80GiB``,
+    ``80GB``; its bytes exactly) or a catalog GPU, which gives
+    :meth:`~vramdesk.core.store.bundled.GpuSpec.capacity_for` the ``--engine``: vLLM and
+    SGLang budget from CUDA's total, below nvidia-smi's (the label says which).
 
     Raises
     ------
     InputError
-        ``budget``: none or both given; ``gpu``: unknown name.
+        ``budget``: none or both given; ``gpu``: unknown name, or ``local`` with no GPU read.
     """
     vram, gpu = opts.get("vram_gib"), opts.get("gpu")
     if (vram is None) == (gpu is None):
-        raise InputError("budget", "give exactly one of --vram-gib V or --gpu NAME", "required")
+        raise InputError(
+            "budget",
+            "give exactly one target: TARGET, --gpu TARGET or --vram-gib V",
+            "required" if vram is None else "conflict",
+        )
     if vram is not None:
         check_real("vram_gib", _number("vram_gib", vram))
         return f"{vram:g} GiB", gib_to_bytes(vram)
-    # on first use: the preset store loads only when a preset is looked up
+    # on first use: the typed-text rules and the GPU catalog only when a GPU is named
+    from vramdesk.core.fields import parse_target_text
     from vramdesk.core.store.bundled import find_gpu
 
-    spec = find_gpu(gpu)
+    target, label = parse_target_text(gpu)
+    if target.kind == "custom":
+        return label, target.custom_bytes
+    if target.kind == "local":
+        raise InputError("gpu", f"{label}: no local GPU was read (NVML)", "not_found")
+    spec = find_gpu(target.name)
     engine = Engine.parse(opts.get("engine") or "formula")
     return spec.capacity_label(engine), spec.capacity_for(engine)

@@ -64,20 +64,41 @@ def _with_speed(text: str, speed: Any) -> str:
     return text if speed is None else text.rstrip("\n") + "\n\n" + "\n".join(speed.lines())
 
 
-def breakdown_output(sc: Any, b: Breakdown, fmt: str, unit: Unit, speed: Any = None) -> str:
+def breakdown_output(
+    sc: Any,
+    b: Breakdown,
+    fmt: str,
+    unit: Unit,
+    speed: Any = None,
+    verdict: tuple[str, Any] | None = None,
+) -> str:
     """``vramdesk estimate --format FMT``: the breakdown of scenario ``sc``.
 
     ``speed`` (``estimate --gpu``): a :class:`~vramdesk.core.speed.SpeedReport` or
     ``SpeedUnavailable``, printed after the table and merged into the JSON; markdown and
     csv carry the breakdown only (no speed figure without its assumptions).
+    ``verdict`` (``estimate`` with a target): ``(budget label, SolveResult)``; the table
+    adds the headline verdict (:func:`vramdesk.core.solve.verdict.headline`), the JSON
+    ``budget``, ``capacity_bytes`` and ``verdict`` (``fits``, ``tight``, ``does_not_fit``).
     """
     if fmt == "json":
-        return dumps({"model": sc.model.name, **b.to_dict(), **_speed_dict(speed)})
+        judged = {}
+        if verdict is not None:
+            label, result = verdict
+            judged = {
+                "budget": label,
+                "capacity_bytes": result.capacity_bytes,
+                "verdict": JSON_VERDICT[headline(result, sc.workload.batch, unit).state],
+            }
+        return dumps({"model": sc.model.name, **b.to_dict(), **judged, **_speed_dict(speed)})
     if fmt == "table":
         # on first use: the plain-text report loads only for the table format
-        from vramdesk.core.present.report import breakdown_text
+        from vramdesk.core.present.report import breakdown_text, verdict_text
 
-        return _with_speed(breakdown_text(sc, b, unit), speed)
+        text = breakdown_text(sc, b, unit)
+        if verdict is not None:
+            text += "\n" + verdict_text(verdict[1], verdict[0], sc.workload.batch, unit)
+        return _with_speed(text, speed)
     header, rows = views.breakdown_table(b, unit)
     return render(fmt, header, rows)
 
@@ -196,7 +217,7 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
 
     ``table``: parts in ``unit``; ``markdown``/``csv``: exact bytes per part plus the total
     in ``unit`` as a plain number (:func:`views.comparison_table` exact mode); ``json``:
-    ``{"budget", "capacity_bytes", "models": [{"name", "breakdown" | "error", "fits",
+    ``{"budget", "capacity_bytes", "models": [{"model", "breakdown" | "error", "fits",
     "verdict"}]}`` with ``verdict`` ``"fits"``, ``"tight"`` or ``"does_not_fit"`` and ``fits``
     its yes/no (the usable memory holds the workload: fits or tight).
     """
@@ -218,7 +239,7 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
         text = _aligned(header, rows)
         if comp.budget_label is not None:
             cap = format_bytes(comp.capacity_bytes, unit)
-            text += f"\nVerdict on {comp.budget_label} ({cap} per GPU), as the window's headline:"
+            text += f"\nVerdict on {comp.budget_label} = {cap} per GPU, as the window's headline:"
             text += " the KV cache and activations within what the engine leaves for them"
             text += " (tight: little to spare, or the estimated total over the card)."
         return text
