@@ -157,7 +157,9 @@ def print_preset_rows(rows: list[dict[str, Any]]) -> None:
             params = f"{row['params'] / 1e9:,.2f}B" if row["params"] else "?"
             whats.append(f"{params:>9} params  {row['weights']}")
         elif "context_tokens" in row:
-            whats.append(f"{row['context_tokens']:>9,} x {row['batch']:<4} sequences")
+            batch = row["batch"]
+            seqs = f"{batch:,} {'sequence' if batch == 1 else 'sequences'}"
+            whats.append(f"{row['context_tokens']:>9,} x {seqs}")
         else:
             whats.append("")
     slug_w = max([28, *(len(r["slug"]) for r in rows)])

@@ -339,7 +339,7 @@ def _kv_layout(model: ModelSpec, kv_dtype: KVDtype, tp: int, pp: int, mla: MlaCa
         )
     if n_slide:
         notes.append(
-            f"{n_slide} sliding-window layers cache at most {model.sliding_window} tokens per sequence"  # noqa: E501 - one sentence for lupdate
+            f"{n_slide} sliding-window layers cache at most {model.sliding_window:,} tokens per sequence"  # noqa: E501 - one sentence for lupdate
         )
     shared = sum(g.count for g in stage if g.kind_label == "shared")
     if shared:
