@@ -130,6 +130,11 @@ def split(args: argparse.Namespace, many: bool) -> tuple[list[str], dict[str, An
                 "conflict",
             )
         opts["workload"] = items.pop()
+    if isinstance(opts.get("workload"), str):  # read here: a saved preset needs --config-dir
+        # on first use: the typed-text rules (and the preset store) only for a workload
+        from vramdesk.core.fields import parse_workload_text
+
+        opts["workload"] = parse_workload_text(opts["workload"])
     limit = None if many else (0 if flagged_models else 1)
     if limit is not None and len(items) > limit:
         extra = items[limit]
@@ -166,18 +171,19 @@ def budget(opts: dict[str, Any], runtime: Any) -> tuple[str, int, str | None] | 
     gpu = opts.get("gpu")
     if gpu is None and opts.get("vram_gib") is None:
         return None
-    if gpu is not None and opts.get("vram_gib") is None:
-        target, _label = parse_target_text(gpu)
-        if target.kind == "local":
-            local = local_budget(gpu, runtime)
-            if local is not None:
-                return (*local, gpu)
-    label, capacity = budget_from_args({**opts, "engine": runtime.engine.value})
-    speed_gpu = None
-    if gpu is not None:
-        target, _label = parse_target_text(gpu)
-        speed_gpu = None if target.kind == "custom" else target.name
-    return label, capacity, speed_gpu
+    if gpu is None or opts.get("vram_gib") is not None:
+        label, capacity = budget_from_args({**opts, "engine": runtime.engine.value})
+        return label, capacity, None
+    target, label = parse_target_text(gpu)
+    if target.kind == "custom":
+        return label, target.custom_bytes, None
+    if target.kind == "local":
+        local = local_budget(gpu, runtime)
+        if local is None:
+            raise InputError("gpu", f"{label}: no local GPU was read (NVML)", "not_found")
+        return (*local, gpu)
+    label, capacity = budget_from_args({**opts, "gpu": target.name, "engine": runtime.engine.value})
+    return label, capacity, target.name
 
 
 def local_budget(text: str, runtime: Any) -> tuple[str, int] | None:

@@ -170,22 +170,13 @@ _WORKLOAD_OPTIONS = {
 def with_workload_base(opts: dict[str, Any]) -> dict[str, Any]:
     """``opts`` with the fields of ``--workload`` (or the positional WORKLOAD) filled in.
 
-    The workload is read by :func:`vramdesk.core.fields.parse_workload_text` (a workload
-    preset or ``CONTEXTxBATCH``); every option given (``--context``, ``--batch``,
-    ``--kv-dtype``, ...) overrides its field. ``--ctx-size`` replaces the context.
-
-    Raises
-    ------
-    InputError
-        ``workload``: not a workload preset or shape.
+    ``opts["workload"]`` is a :class:`Workload` (the command line reads the typed text with
+    :func:`vramdesk.core.fields.parse_workload_text`); every option given (``--context``,
+    ``--batch``, ``--kv-dtype``, ...) overrides its field. ``--ctx-size`` replaces the context.
     """
-    text = opts.get("workload")
-    if text is None:
+    base = opts.get("workload")
+    if not isinstance(base, Workload):
         return opts
-    # on first use: the typed-text rules (and the preset store) only for a typed workload
-    from vramdesk.core.fields import parse_workload_text
-
-    base = parse_workload_text(text) if isinstance(text, str) else text
     out = dict(opts)
     for option, field in _WORKLOAD_OPTIONS.items():
         if out.get(option) is None and not (option == "context" and out.get("ctx_size")):
@@ -329,17 +320,17 @@ def scenario_from_args(opts: dict[str, Any]) -> Scenario:
 
 
 def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
-    """The GPU budget ``(label, capacity_bytes)`` from ``--vram-gib`` or ``--gpu TARGET``.
+    """The GPU budget ``(label, capacity_bytes)`` from ``--vram-gib`` or ``--gpu NAME``.
 
-    ``TARGET`` is read by :func:`vramdesk.core.fields.parse_target_text`: a size (``80GiB``,
-    ``80GB``; its bytes exactly) or a catalog GPU, which gives
-    :meth:`~vramdesk.core.store.bundled.GpuSpec.capacity_for` the ``--engine``: vLLM and
-    SGLang budget from CUDA's total, below nvidia-smi's (the label says which).
+    A catalog GPU gives :meth:`~vramdesk.core.store.bundled.GpuSpec.capacity_for` the
+    ``--engine``: vLLM and SGLang budget from CUDA's total, below nvidia-smi's (the label says
+    which). The command line reads a typed target (a size, ``local``) before it comes here
+    (:func:`vramdesk.cli._grammar.budget`).
 
     Raises
     ------
     InputError
-        ``budget``: none or both given; ``gpu``: unknown name, or ``local`` with no GPU read.
+        ``budget``: none or both given; ``gpu``: unknown name.
     """
     vram, gpu = opts.get("vram_gib"), opts.get("gpu")
     if (vram is None) == (gpu is None):
@@ -351,15 +342,9 @@ def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
     if vram is not None:
         check_real("vram_gib", _number("vram_gib", vram))
         return f"{vram:g} GiB", gib_to_bytes(vram)
-    # on first use: the typed-text rules and the GPU catalog only when a GPU is named
-    from vramdesk.core.fields import parse_target_text
+    # on first use: the preset store loads only when a preset is looked up
     from vramdesk.core.store.bundled import find_gpu
 
-    target, label = parse_target_text(gpu)
-    if target.kind == "custom":
-        return label, target.custom_bytes
-    if target.kind == "local":
-        raise InputError("gpu", f"{label}: no local GPU was read (NVML)", "not_found")
-    spec = find_gpu(target.name)
+    spec = find_gpu(gpu)
     engine = Engine.parse(opts.get("engine") or "formula")
     return spec.capacity_label(engine), spec.capacity_for(engine)
