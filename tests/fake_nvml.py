@@ -39,6 +39,10 @@ class FakeGpu:
     # NVML code raised by both memory calls (v1 and v2): a MIG parent read without
     # administrator rights, or inside a container, answers NVML_ERROR_NO_PERMISSION
     memory_error: int | None = None
+    # nvmlDeviceGetMaxClockInfo(NVML_CLOCK_MEM) and nvmlDeviceGetMemoryBusWidth; None: the
+    # call raises NotSupported
+    memory_clock_mhz: int | None = None
+    memory_bus_width_bits: int | None = None
 
     @property
     def free_bytes(self) -> int:
@@ -185,6 +189,19 @@ class FakeNvml:
         if pid == 5001:  # a process of another user
             raise pynvml.NVMLError(pynvml.NVML_ERROR_NO_PERMISSION)
         return f"python{pid}"
+
+    def nvmlDeviceGetMaxClockInfo(self, handle, clock_type: int) -> int:
+        self._enter("nvmlDeviceGetMaxClockInfo", handle[1])
+        assert clock_type == pynvml.NVML_CLOCK_MEM  # the only clock vramdesk reads
+        if handle[0].memory_clock_mhz is None:
+            raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED)
+        return handle[0].memory_clock_mhz
+
+    def nvmlDeviceGetMemoryBusWidth(self, handle) -> int:
+        self._enter("nvmlDeviceGetMemoryBusWidth", handle[1])
+        if handle[0].memory_bus_width_bits is None:
+            raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED)
+        return handle[0].memory_bus_width_bits
 
     def nvmlDeviceGetMigMode(self, handle):
         self._enter("nvmlDeviceGetMigMode", handle[1])

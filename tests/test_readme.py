@@ -84,15 +84,24 @@ def test_worked_example_is_what_the_cli_prints(capsys):
     assert capsys.readouterr().out == shown
 
 
-def test_readme_names_the_debian_packages_the_window_needs():
-    from vramdesk.gui.display import DEBIAN_PACKAGES, FRESH_MACHINE_PACKAGES
-
+def test_readme_install_command_is_the_install_script():
+    # one command installs the system libraries, the app and its menu entry, and opens it
     text = README.read_text(encoding="utf-8")
-    line = next(li for li in text.splitlines() if li.startswith("sudo apt install "))
-    assert line.split()[3:] == list(FRESH_MACHINE_PACKAGES)
-    # the xcb libraries Qt 6.5+ asks for by name are all among them
-    for soname in ("libxcb-cursor.so.0", "libxcb-icccm.so.4", "libxcb-keysyms.so.1"):
-        assert DEBIAN_PACKAGES[soname] in FRESH_MACHINE_PACKAGES
+    section = text[text.index("## Install and open the app") : text.index("## Install and run")]
+    first = section[section.index("```bash\n") + 8 :].split("\n", 1)[0]
+    assert first == "tools/install.sh"
+    script = (README.parent / first).read_text(encoding="utf-8")
+    assert "apt-get install" in script and ".venv/bin/vramdesk install-desktop" in script
+    assert script.rstrip().endswith("fi") and "exec .venv/bin/vramdesk" in script
+    assert "sudo apt install" not in section  # no second step for the reader to notice
+
+
+def test_readme_names_the_licences():
+    text = README.read_text(encoding="utf-8")
+    section = " ".join(text[text.index("## Licence") :].split("## Development")[0].split())
+    assert "MIT" in section and "`LICENSE`" in section
+    assert "Qt for Python" in section and "LGPL 3.0" in section
+    assert "https://www.qt.io/licensing/" in section
 
 
 def _console_examples(prefix: str) -> list[tuple[str, str]]:

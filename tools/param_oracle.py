@@ -15,6 +15,13 @@ does not know is recorded as not built. The count is ``sum(p.numel())`` over
 before building (the oracle counts the unquantized architecture; a quantized checkpoint stores
 packed tensors whose element count is not the parameter count), and said so in the note.
 
+``--write-class-defaults`` first writes ``tests/data/configs/class-defaults/<model_type>.json``,
+the ``to_dict()`` of the configuration class built with no arguments, for the families in
+:data:`CLASS_DEFAULTS` (hybrids whose published ``config.json`` is not in the stored copies of
+public repositories this project draws on): the class defaults are the flagship model's shape,
+or close to it, by each class's docstring. They are counted like every other corpus file; they
+are not published configs, and ``tests/data/configs/oracle/SOURCES.md`` says so.
+
 The output maps each config file (relative to the repository root) to ``params``,
 ``model_type``, ``architecture`` (the class used), ``buffers`` (the elements of persistent
 buffers, which a checkpoint may store but are not parameters) and ``note``, with the
@@ -31,7 +38,18 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DIRS = ("tests/data/configs", "tests/data/configs/oracle", "tests/data/reference/models")
+DEFAULT_DIRS = (
+    "tests/data/configs",
+    "tests/data/configs/oracle",
+    "tests/data/configs/class-defaults",
+    "tests/data/reference/models",
+)
+CLASS_DEFAULTS_DIR = ROOT / "tests" / "data" / "configs" / "class-defaults"
+#: Families whose configuration class defaults are written by ``--write-class-defaults``:
+#: BambaConfig (Bamba-9B's widths, no attention layer by default), GraniteMoeHybridConfig
+#: (every layer Mamba-2, 8 experts), Qwen3NextConfig (Qwen3-Next-80B-A3B), Zamba2Config
+#: (Zamba2-2.7B's widths with one shared block).
+CLASS_DEFAULTS = ("bamba", "granitemoehybrid", "qwen3_next", "zamba2")
 OUTPUT = ROOT / "tests" / "data" / "param-oracle.json"
 
 
@@ -99,14 +117,29 @@ def count(path: Path) -> dict[str, Any]:
     }
 
 
+def write_class_defaults() -> None:
+    """Write each :data:`CLASS_DEFAULTS` family's default configuration as a corpus file."""
+    from transformers import CONFIG_MAPPING
+
+    CLASS_DEFAULTS_DIR.mkdir(parents=True, exist_ok=True)
+    for model_type in CLASS_DEFAULTS:
+        config = CONFIG_MAPPING[model_type]().to_dict()
+        text = json.dumps(config, indent=2, sort_keys=True) + "\n"
+        (CLASS_DEFAULTS_DIR / f"{model_type}.json").write_text(text, encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Count every corpus config and write the oracle file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dirs", nargs="*", default=list(DEFAULT_DIRS))
     parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--write-class-defaults", action="store_true")
     args = parser.parse_args(argv)
     import torch
     import transformers
+
+    if args.write_class_defaults:
+        write_class_defaults()
 
     out: dict[str, Any] = {}
     for path in corpus_files(args.dirs):

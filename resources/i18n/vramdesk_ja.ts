@@ -496,116 +496,171 @@
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="88"/>
+        <source>MXFP4 MoE backend triton: what vLLM (newest) picks on an H100/H200 (SM90); A100, L40S and RTX cards take marlin, B200 flashinfer-trtllm: set mxfp4_backend</source>
+        <translation>MXFP4 MoE バックエンド triton：vLLM（最新版）が H100/H200（SM90）で選ぶもの。A100・L40S・RTX 系は marlin、B200 は flashinfer-trtllm を使う：mxfp4_backend で指定してください</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
+        <source>MXFP4 experts padded for the triton kernel: {0} bytes per GPU, +{1} on the checkpoint&apos;s {2} (vLLM quantization/mxfp4.py create_weights)</source>
+        <translation>triton カーネル向けにパディングされた MXFP4 エキスパート：GPU あたり {0} バイト、チェックポイントの {2} に対して +{1}（vLLM quantization/mxfp4.py create_weights）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
+        <source>MoE: a step reads the routed experts its tokens touch, each token picking experts uniformly and independently ({0} - ({1} - k/E)^tokens of them)</source>
+        <translation>MoE: 1 ステップはそのトークンが触れるルーティング先エキスパートを読む。各トークンは一様かつ独立にエキスパートを選ぶ（そのうち {0} - ({1} - k/E)^tokens）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
         <source>Needs {0} GiB more than is free right now</source>
         <translation>現在の空きより {0} GiB 多く必要です</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
         <source>SGLang leaves total * ({0} - mem_fraction_static) for activations and CUDA graphs</source>
         <translation>SGLang は活性化と CUDA グラフ用に total * ({0} - mem_fraction_static) を残す</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
         <source>V1 non-torch memory + NCCL buffers when TP/PP &gt; {0} (fitted)</source>
         <translation>V1 の torch 外メモリ + TP/PP &gt; {0} のときの NCCL バッファ（当てはめ値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
+        <source>ceiling: datasheet {0} GB/s and dense fp16 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
+        <translation>上限: データシートの {0} GB/s と密行列 fp16 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
+        <source>ceiling: datasheet {0} GB/s and dense fp32 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
+        <translation>上限: データシートの {0} GB/s と密行列 fp32 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
+        <source>ceiling: datasheet {0} GB/s and dense fp4 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
+        <translation>上限: データシートの {0} GB/s と密行列 fp4 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
+        <source>ceiling: datasheet {0} GB/s and dense fp8 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
+        <translation>上限: データシートの {0} GB/s と密行列 fp8 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
+        <source>ceiling: datasheet {0} GB/s and dense int8 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
+        <translation>上限: データシートの {0} GB/s と密行列 int8 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
         <source>context_tokens {0} exceeds max_position_embeddings {1}: computed anyway (rope scaling may allow it)</source>
         <translation>context_tokens {0} が max_position_embeddings {1} を超えています: そのまま計算しました（RoPE スケーリングで可能な場合があります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
         <source>embeddings and output head kept {0}-bit, as real checkpoints store them</source>
         <translation>埋め込みと出力ヘッドは実際のチェックポイントと同じく {0} ビットのまま</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
+        <source>every sequence at its full {0}-token context (the slowest step); no communication between GPUs modelled</source>
+        <translation>すべてのシーケンスが {0} トークンのコンテキストを満たしている（最も遅いステップ）。GPU 間の通信はモデル化しない</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
+        <source>expected: {0} of the bandwidth + {1} ms per step, compute {2} x M / (M + {3}) of the peak for M tokens a step, prefill in chunks of {4} tokens; fitted on {5} published llama.cpp measurements (tests/data/speed-measurements.jsonl)</source>
+        <translation>予想: 帯域幅の {0} + 1 ステップあたり {1} ms、1 ステップ M トークンで演算はピークの {2} x M / (M + {3})、プリフィルは {4} トークンずつ。公開済みの llama.cpp 測定値 {5} 件に当てはめた定数</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
+        <source>expected: {0} of the bandwidth + {1} ms per step, compute {2} x M / (M + {3}) of the peak for M tokens a step, prefill in chunks of {4} tokens; fitted on {5} published vLLM measurements only (memory terms; compute terms llama.cpp&apos;s)</source>
+        <translation>予想: 帯域幅の {0} + 1 ステップあたり {1} ms、1 ステップ M トークンで演算はピークの {2} x M / (M + {3})、プリフィルは {4} トークンずつ。公開済みの vLLM 測定値 {5} 件のみに当てはめた定数（メモリ項のみ。演算項は llama.cpp のもの）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="104"/>
         <source>factor {0} covers allocator fragmentation; fixed {1} GiB covers the CUDA context and workspaces</source>
         <translation>係数 {0} はアロケーターの断片化分、固定 {1} GiB は CUDA コンテキストとワークスペース分</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="105"/>
         <source>fitted to published vLLM logs; +-{0} % across models: calibrate from a start-up log</source>
         <translation>公開された vLLM ログへの当てはめ値。モデル間で ±{0} %: 起動ログから較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="108"/>
         <source>group quantization: {0} + ({1} + {2}) / {3} = {4} bits per weight</source>
         <translation>グループ量子化: {0} + ({1} + {2}) / {3} = 重みあたり {4} ビット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="109"/>
         <source>live_buffers = {0} is an assumption; calibrate it by measurement</source>
         <translation>live_buffers = {0} は仮定です。測定で較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="110"/>
         <source>max(hidden * intermediate, hidden * heads * head_dim) * {0} (bitsandbytes only)</source>
         <translation>max(hidden * intermediate, hidden * heads * head_dim) * {0}（bitsandbytes のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="111"/>
         <source>modelled within about {0} %: calibrate from the log&apos;s compute buffer line</source>
         <translation>誤差は約 {0} %: ログの compute buffer 行から較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="112"/>
         <source>the CUDA context (about {0}-{1} GiB) is outside llama.cpp&apos;s buffers</source>
         <translation>CUDA コンテキスト（約 {0}-{1} GiB）は llama.cpp のバッファ外</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="113"/>
         <source>the input embedding ({0} bytes) stays in host memory</source>
         <translation>入力埋め込み（{0} バイト）はホストメモリに置かれる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="114"/>
         <source>torch.cuda.max_memory_allocated excludes the CUDA context</source>
         <translation>torch.cuda.max_memory_allocated は CUDA コンテキストを含まない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="105"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="116"/>
         <source>vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)</source>
         <translation>語彙を {0} 行単位に詰め、各 GPU に {1} ビットの RoPE cos/sin キャッシュ（vLLM/SGLang の VocabParallelEmbedding と回転埋め込み）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="106"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="117"/>
         <source>{0} (give a prompt length to model the prefill peak)</source>
         <translation>{0}（プロンプト長を入れるとプリフィルのピークを見積もります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="107"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="118"/>
         <source>{0} (no prefill modelled)</source>
         <translation>{0}（プリフィルは見積もりなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="108"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="119"/>
         <source>{0} (not in llama.cpp&apos;s buffers)</source>
         <translation>{0}（llama.cpp のバッファ外）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="109"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="120"/>
         <source>{0} MiB (CUDA context) in use before the weights load comes out of the pool, times mem_fraction_static (model_runner.py profile_max_num_token)</source>
         <translation>重みの読み込み前に使用中の {0} MiB（CUDA コンテキスト）は、mem_fraction_static 倍してプールから差し引かれる（model_runner.py profile_max_num_token）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="110"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="121"/>
         <source>{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}</source>
         <translation>GPU あたり {0} MiB（discover/gpu.go）。OLLAMA_GPU_OVERHEAD の既定は {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="111"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="122"/>
         <source>{0} cells (padded to {1})</source>
         <translation>{0} セル（{1} 単位に詰める）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="112"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="123"/>
         <source>{0} sliding-window layers cache at most {1} tokens per sequence</source>
         <translation>スライディングウィンドウ層 {0} 層は系列あたり最大 {1} トークンをキャッシュ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="107"/>
         <source>flash attention on: no f32 KQ scores in the compute buffer</source>
         <translation>Flash Attention オン: 計算バッファに f32 の KQ スコアは載らない</translation>
     </message>
@@ -621,12 +676,12 @@
         <translation>{usable}（{exact} B）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="106"/>
         <source>flash attention off: the f32 KQ scores are in the compute buffer</source>
         <translation>Flash Attention オフ: f32 の KQ スコアが計算バッファに載る</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="104"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="115"/>
         <source>vLLM&apos;s hybrid allocator reserves, per request, blocks in every KV group; a sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)</source>
         <translation>vLLM のハイブリッドアロケーターはリクエストごとに各 KV グループのブロックを確保する。スライディンググループはウィンドウ + max_num_batched_tokens を保持（kv_cache_utils.py）</translation>
     </message>
@@ -1121,39 +1176,50 @@
 <context>
     <name>HelpMenu</name>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="57"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="62"/>
         <source>&amp;Help</source>
+        <extracomment>Where Qt for Python&apos;s licences and terms are (The Qt Company).</extracomment>
         <translation>ヘルプ(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="60"/>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="114"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="65"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="131"/>
         <source>How the numbers are computed</source>
         <translation>数値の計算方法</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="66"/>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="101"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="71"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="118"/>
         <source>About vramdesk</source>
         <translation>vramdesk について</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="76"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="81"/>
         <source>Will this LLM fit in GPU memory under this traffic?</source>
         <translation>この LLM は、このトラフィックで GPU メモリに収まるか？</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="79"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="84"/>
         <source>Licence: {0}</source>
         <translation>ライセンス: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="80"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="85"/>
+        <source>Licence text: {0}</source>
+        <translation>ライセンス文: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="88"/>
+        <source>The window uses Qt for Python (PySide6 and Qt), under the GNU LGPL 3.0: its licences and terms are at {0}.</source>
+        <translation>ウィンドウは Qt for Python (PySide6 と Qt) を GNU LGPL 3.0 のもとで使っています。そのライセンスと条件は {0} にあります。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="93"/>
         <source>Python {0}, Qt {1}, PySide6 {2}</source>
         <translation>Python {0}、Qt {1}、PySide6 {2}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="83"/>
+        <location filename="../../vramdesk/gui/dialogs/help_menu.py" line="96"/>
         <source>Offline: nothing is sent anywhere. The command line gives the same numbers (vramdesk --help).</source>
         <translation>オフライン：どこにも何も送信しません。コマンドラインでも同じ数値が得られます（vramdesk --help）。</translation>
     </message>
@@ -1210,34 +1276,34 @@
 <context>
     <name>KvGrowthTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="87"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="89"/>
         <source>context (tokens per sequence)</source>
         <extracomment>One colour per curve slot (Okabe-Ito): the grid&apos;s concurrencies, then the current one.</extracomment>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="101"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="103"/>
         <source>KV budget</source>
         <translation>KV 予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="112"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="114"/>
         <source>this workload</source>
         <translation>このワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="172"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="174"/>
         <source>KV cache ({0})</source>
         <translation>KV キャッシュ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="200"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="202"/>
         <source>No KV budget on this GPU: {0}</source>
         <translation>この GPU には KV 予算がありません: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="215"/>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="228"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="217"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="230"/>
         <source>{0} concurrent</source>
         <translation>同時 {0}</translation>
     </message>
@@ -1245,81 +1311,88 @@
 <context>
     <name>LocalModelsPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="67"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="76"/>
         <source>Filter by name, source or format</source>
         <translation>名前・出所・形式で絞り込み</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="71"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="80"/>
         <source>Name</source>
         <translation>名前</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="71"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="80"/>
         <source>Source</source>
         <translation>出所</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="71"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="80"/>
         <source>Format</source>
         <translation>形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="71"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="80"/>
         <source>Size on disk</source>
         <translation>ディスク上のサイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="82"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="91"/>
         <source>Refresh</source>
         <translation>更新</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="84"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="93"/>
         <source>Add folder…</source>
         <translation>フォルダーを追加…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="86"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="95"/>
         <source>Use this model</source>
         <translation>このモデルを使う</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="141"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="150"/>
         <source>Looking for models on this machine…</source>
         <translation>このマシンのモデルを探しています…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="156"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="166"/>
+        <source>%n model(s) found so far…</source>
+        <translation>
+            <numerusform>これまでに %n 個のモデルが見つかりました…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="177"/>
         <source>%n model(s) found</source>
         <translation>
             <numerusform>%n 個のモデルが見つかりました</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="158"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="179"/>
         <source>%n could not be read</source>
         <translation>
             <numerusform>%n 個は読めませんでした</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="166"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="187"/>
         <source>The scan failed: {0}</source>
         <translation>走査に失敗しました: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="218"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="239"/>
         <source>Cannot read {0}: {1}</source>
         <translation>{0} を読めません: {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="224"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="245"/>
         <source>Local: {0}</source>
         <translation>ローカル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="229"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="250"/>
         <source>Add a folder of models</source>
         <translation>モデルのフォルダーを追加</translation>
     </message>
@@ -1327,88 +1400,93 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="213"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="215"/>
         <source>Reverse solver</source>
         <extracomment>A window never shown (tests, a screenshot tool) scans for local models and queries the local GPUs after this delay (a shown one does it after its first paint). Once, on the event-loop turn after the first paint (in a window never shown: after ``AFTER_PAINT_FALLBACK_MS``); not when the window closes first. No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="216"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="216"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="216"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="296"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/main_window.py" line="308"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="305"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="317"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="308"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="320"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="402"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="414"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="403"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="415"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="406"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="418"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="409"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="421"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="410"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="422"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="419"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="431"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="429"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="441"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="430"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="442"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="569"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="581"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="285"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="297"/>
         <source>Inputs</source>
         <extracomment>Tab index of each tab built on first use.</extracomment>
         <translation>入力</translation>
@@ -1417,269 +1495,269 @@
 <context>
     <name>ModelForm</name>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="41"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="42"/>
         <source>Model</source>
         <extracomment>A preset picked could not be loaded (the one-line reason). The path of a model imported and loaded (for File → Open recent).</extracomment>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="59"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="60"/>
         <source>Import config.json / model folder…</source>
         <translation>config.json / モデルフォルダーをインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="63"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="64"/>
         <source>Preset</source>
         <translation>プリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="67"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="68"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="68"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="69"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="69"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="70"/>
         <source>Layers (num_hidden_layers)</source>
         <translation>層数（num_hidden_layers）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="70"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="71"/>
         <source>hidden_size</source>
         <translation>hidden_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="71"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="72"/>
         <source>Attention heads</source>
         <translation>アテンションヘッド数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="72"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="73"/>
         <source>KV heads (num_key_value_heads)</source>
         <translation>KV ヘッド数（num_key_value_heads）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="73"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="74"/>
         <source>head_dim</source>
         <translation>head_dim</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="74"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="75"/>
         <source>intermediate_size</source>
         <translation>intermediate_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="75"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="76"/>
         <source>vocab_size</source>
         <translation>vocab_size</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="76"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="77"/>
         <source>Tied embeddings</source>
         <translation>埋め込みを共有（tie_word_embeddings）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="77"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="78"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="79"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="80"/>
         <source>the checkpoint (fixed)</source>
         <translation>チェックポイント（固定）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="80"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="81"/>
         <source>the shape (follows the fields)</source>
         <translation>形状（各欄に追従）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="82"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="83"/>
         <source>Parameter count from</source>
         <translation>パラメータ数の出所</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="85"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="86"/>
         <source>A preset or import pins the checkpoint&apos;s published parameter count (and its byte size), so shape edits do not move the weights. Choose the shape to compute the count from the layers, widths and vocabulary instead.</source>
         <translation>プリセットやインポートはチェックポイントの公表パラメータ数（とバイト数）に固定するため、形状を編集しても重みは変わりません。層数・幅・語彙から数えるには「形状」を選んでください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="91"/>
         <source>Parameters</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="90"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="91"/>
         <source>computed from the shape</source>
         <translation>構成から計算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="91"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="92"/>
         <source>MoE experts (0 = dense)</source>
         <translation>MoE エキスパート数（0 = 密）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="92"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="93"/>
         <source>Experts per token</source>
         <translation>トークンあたりのエキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="93"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="94"/>
         <source>Expert intermediate size</source>
         <translation>エキスパートの中間次元</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="94"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="95"/>
         <source>Shared experts</source>
         <translation>共有エキスパート数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="95"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="96"/>
         <source>Dense leading layers</source>
         <translation>先頭の密な層の数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="96"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="97"/>
         <source>Sliding window (tokens)</source>
         <translation>スライディングウィンドウ（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="96"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="97"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="98"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="99"/>
         <source>every layer slides</source>
         <translation>全層がスライディング</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="99"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="100"/>
         <source>no sliding layers</source>
         <translation>スライディング層なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="100"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="101"/>
         <source>alternating</source>
         <translation>交互</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="101"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="102"/>
         <source>5 local : 1 global</source>
         <translation>ローカル 5 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="102"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="103"/>
         <source>3 local : 1 global</source>
         <translation>ローカル 3 : グローバル 1</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="103"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="104"/>
         <source>per-layer list (from preset)</source>
         <translation>層ごとの一覧（プリセットから）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="105"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="106"/>
         <source>Sliding layers</source>
         <translation>スライディング層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="106"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="107"/>
         <source>head_dim (derived)</source>
         <translation>head_dim（導出値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="107"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="108"/>
         <source>GQA ratio</source>
         <translation>GQA 比</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="108"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="109"/>
         <source>Parameter count</source>
         <translation>パラメーター数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="109"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="110"/>
         <source>KV bytes per token</source>
         <translation>トークンあたりの KV バイト数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="130"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="131"/>
         <source> (shape gives {0:,})</source>
         <translation>（構成から計算すると {0:,}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="132"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="133"/>
         <source>, active {0:,}</source>
         <translation>、アクティブ {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="140"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="141"/>
         <source>the checkpoint: {0:,}</source>
         <translation>チェックポイント: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="142"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="143"/>
         <source>the checkpoint (none loaded)</source>
         <translation>チェックポイント（読み込みなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="145"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="146"/>
         <source>the shape: {0:,}</source>
         <translation>形状: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="162"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="163"/>
         <source> (bundled, read-only)</source>
         <translation>（同梱・読み取り専用）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="162"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="163"/>
         <source> (mine)</source>
         <translation>（ユーザー）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="190"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="191"/>
         <source>Custom (edited)</source>
         <translation>カスタム (編集済み)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="218"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="225"/>
         <source>Preset not loaded: {0}</source>
         <translation>プリセットを読み込めませんでした: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="224"/>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="229"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="231"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="236"/>
         <source>Import a model config</source>
         <translation>モデル設定をインポート</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="226"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="233"/>
         <source>config.json (*.json);;All files (*)</source>
         <translation>config.json (*.json);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="250"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="258"/>
         <source>Reading {0}…</source>
         <translation>{0} を読み込み中…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="251"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="259"/>
         <source>Cancel</source>
         <translation>キャンセル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="256"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="265"/>
         <source>Import of {0} cancelled</source>
         <translation>{0} のインポートを取り消しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/model_form.py" line="272"/>
+        <location filename="../../vramdesk/gui/forms/model_form.py" line="281"/>
         <source>Imported: {0}</source>
         <translation>インポート: {0}</translation>
     </message>
@@ -1687,10 +1765,20 @@
 <context>
     <name>PresetLibrary</name>
     <message>
-        <location filename="../../vramdesk/gui/panels/library.py" line="109"/>
+        <location filename="../../vramdesk/gui/panels/library.py" line="117"/>
         <source>{0} (saved)</source>
-        <extracomment>What each kind of preset stores from the current inputs. Every problem sentence seen since start (files moved aside), for the window to report.</extracomment>
+        <extracomment>What each kind of preset stores from the current inputs (and the target GPU). A sentence for the status bar about a preset just applied (what it assumed). Every problem sentence seen since start (files moved aside), for the window to report.</extracomment>
         <translation>{0} (保存済み)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/library.py" line="122"/>
+        <source>“{0}” was saved without a target GPU (by an older vramdesk): the target GPU chosen is kept</source>
+        <translation>「{0}」はターゲット GPU なしで保存されています（古い vramdesk による保存）。選択中のターゲット GPU をそのまま使います</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/library.py" line="129"/>
+        <source>“{0}” names the GPU {1}, which the catalog does not have: the target GPU chosen is kept</source>
+        <translation>「{0}」が指定する GPU {1} はカタログにありません。選択中のターゲット GPU をそのまま使います</translation>
     </message>
 </context>
 <context>
@@ -1924,13 +2012,13 @@
 <context>
     <name>ScenarioController</name>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="163"/>
+        <location filename="../../vramdesk/gui/controller.py" line="171"/>
         <source>The figures use the last accepted values ({0}) until what was typed there is valid.</source>
-        <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). The scenario&apos;s state machine; its events are relayed by the ``_on_session_*`` slots.</extracomment>
+        <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). The scenario&apos;s state machine; its events are relayed by the ``_on_session_*`` slots. The reverse solve runs here, off the GUI thread (``solveChanged`` when it is done).</extracomment>
         <translation>入力が有効になるまで、数値は最後に受け付けた値（{0}）で計算しています。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="180"/>
+        <location filename="../../vramdesk/gui/controller.py" line="188"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
@@ -2015,14 +2103,92 @@
     </message>
 </context>
 <context>
+    <name>SpeedChartTab</name>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="78"/>
+        <source>concurrency (live sequences)</source>
+        <extracomment>Okabe-Ito: all sequences together, one sequence.</extracomment>
+        <translation>同時実行数（処理中のシーケンス）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="79"/>
+        <source>decode tokens/s</source>
+        <translation>デコード トークン/秒</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="88"/>
+        <source>total, expected</source>
+        <translation>合計・予想</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="93"/>
+        <source>total, ceiling</source>
+        <translation>合計・上限</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="98"/>
+        <source>per seq., expected</source>
+        <translation>シーケンスあたり・予想</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="103"/>
+        <source>per seq., ceiling</source>
+        <translation>シーケンスあたり・上限</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="125"/>
+        <source>this workload</source>
+        <translation>このワークロード</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="177"/>
+        <source>Speed: pick a catalog GPU (its bandwidth and peak).</source>
+        <translation>速度: カタログの GPU を選んでください（帯域幅とピーク性能）。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="211"/>
+        <source>memory limit
+{0} sequences</source>
+        <translation>メモリの上限
+{0} シーケンス</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="222"/>
+        <source>compute bound
+from {0}</source>
+        <translation>{0} から
+演算律速</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="227"/>
+        <source>Not even one sequence fits on {0}.</source>
+        <translation>{0} には 1 シーケンスも収まりません。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="229"/>
+        <source>The memory limit follows when the solve is done.</source>
+        <translation>メモリの上限は求解が終わると表示されます。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="233"/>
+        <source>Decode on {0} at {1} tokens per sequence; memory holds {2} sequences.</source>
+        <translation>{0} で 1 シーケンスあたり {1} トークンのデコード。メモリには {2} シーケンスが収まります。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="238"/>
+        <source>Assumes: {0}</source>
+        <translation>前提: {0}</translation>
+    </message>
+</context>
+<context>
     <name>SpeedPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/panels/speed.py" line="39"/>
+        <location filename="../../vramdesk/gui/panels/speed.py" line="48"/>
         <source>Speed: pick a catalog GPU (its bandwidth and peak).</source>
         <translation>速度: カタログの GPU を選んでください（帯域幅とピーク性能を使います）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/speed.py" line="44"/>
+        <location filename="../../vramdesk/gui/panels/speed.py" line="53"/>
         <source>Decode {0} / ceiling {2} tokens/s per sequence ({1} / {3} in all)
 Prefill {4} / ceiling {6} tokens/s; first token {5} s</source>
         <translation>デコード {0} / 上限 {2} tokens/s（1 系列あたり、全体で {1} / {3}）

@@ -243,6 +243,12 @@ EXCLUDED: dict[str, str] = {
     "tests/core/local/test_hf_cache.py::test_a_scan_takes_a_few_system_calls_per_repo": (
         "a wall-clock bound on a 2,000-repo scan"
     ),
+    "tests/cli/test_cli_install_desktop.py::test_installed_entry_validates": (
+        "runs desktop-file-validate, a child process with a timeout"
+    ),
+    "tests/core/local/test_hf_cache_revision.py::test_a_fifo_under_refs_is_a_problem_not_a_hang": (
+        "a wall-clock bound (a thread joined with a timeout) on reading a FIFO under refs/"
+    ),
 }
 
 #: What makes a test a timing or stress test, when its body, a helper or fixture of its own

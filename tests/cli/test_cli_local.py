@@ -10,6 +10,7 @@ import json
 import pytest
 
 from tests import local_stores as ls
+from tests.export_parsing import read_csv, read_markdown
 from vramdesk.cli import main
 
 PARTS = ("weights_bytes", "kv_cache_bytes", "activation_bytes", "overhead_bytes", "total_bytes")
@@ -197,12 +198,14 @@ def test_estimate_and_solve_formats_parse_back(stores, capsys):
     args = ("--model", "Qwen/Qwen3-8B", "--context", "8192", "--batch", "4")
     exact = json.loads(run(capsys, "estimate", *args, "--json"))
     assert json.loads(run(capsys, "estimate", *args, "--format", "json")) == exact
-    rows = list(csv.reader(io.StringIO(run(capsys, "estimate", *args, "--format", "csv"))))
+    facts, rows = read_csv(run(capsys, "estimate", *args, "--format", "csv"))
+    assert facts["model"] == exact["model"] and int(facts["batch"]) == 4
     assert rows[0] == ["part", "bytes", "GiB", "formula", "substituted"]
     assert [int(r[1]) for r in rows[1:]] == [exact[k] for k in PARTS]
     assert float(rows[-1][2]) == round(exact["total_bytes"] / 2**30, 4)
-    md = run(capsys, "estimate", *args, "--format", "markdown").splitlines()
-    assert [int(line.split("|")[2]) for line in md[2:]] == [exact[k] for k in PARTS]
+    facts, md = read_markdown(run(capsys, "estimate", *args, "--format", "markdown"))
+    assert facts["context_tokens"] == "8192"
+    assert [int(row[1]) for row in md[1:]] == [exact[k] for k in PARTS]
     assert "Total" in run(capsys, "estimate", *args, "--format", "table")
     solve = ("solve", *args, "--gpu", "H100 80GB")
     sj = json.loads(run(capsys, *solve, "--json"))

@@ -54,7 +54,42 @@ def _scan() -> tuple[set[str], set[str]]:
 
     for needed in (1, 3 * 2**30):  # the local-GPU verdict: fits, and short
         prose.add(number_template(fits_now(needed, 2**30).text)[0])
+    prose.update(_speed_notes())
     return labels, prose
+
+
+def _speed_notes() -> set[str]:
+    """The speed figures' assumptions (``SpeedReport.assumptions``), numbers taken out.
+
+    Every catalog GPU with speed facts x a 16-bit, fp8, int4 and mxfp4 model (each compute
+    dtype a ceiling names) x each engine's constants, dense and MoE.
+    """
+    from vramdesk.core.errors import InputError
+    from vramdesk.core.estimate import estimate
+    from vramdesk.core.model.formats import WeightFormat, WeightSpec
+    from vramdesk.core.model.runtime import Engine, Runtime
+    from vramdesk.core.model.workload import Workload
+    from vramdesk.core.speed import SpeedReport, speed
+    from vramdesk.core.store.bundled import bundled_model, gpu_catalog
+    from vramdesk.gui.core_text import number_template
+
+    out: set[str] = set()
+    wl = Workload(context_tokens=4096, batch=2)
+    formats = [WeightSpec(f) for f in (WeightFormat.BF16, WeightFormat.FP8)]
+    formats += [WeightSpec(WeightFormat.INT4), WeightSpec(WeightFormat.MXFP4)]
+    for slug in ("llama-3.1-8b", "qwen3-30b-a3b"):
+        model = bundled_model(slug).model
+        for engine, weights in itertools.product((Engine.LLAMA_CPP, Engine.VLLM), formats):
+            rt = Runtime(engine=engine)
+            try:
+                b = estimate(model, weights, wl, rt)
+            except InputError:  # mxfp4 on a dense model: refused
+                continue
+            for gpu in gpu_catalog():
+                r = speed(model, weights, wl, rt, b, gpu)
+                if isinstance(r, SpeedReport):
+                    out.update(number_template(a)[0] for a in r.assumptions())
+    return out
 
 
 def core_strings() -> list[str]:

@@ -41,3 +41,23 @@ def type_text(qtbot, widget: QWidget, text: str, finish: bool = True) -> None:
         qtbot.keyClick(widget, Qt.Key.Key_Delete)
     if finish:
         qtbot.keyClick(widget, Qt.Key.Key_Tab)
+
+
+def pick(qtbot, box, data, values=None) -> None:
+    """Choose the entry of combo box ``box`` holding ``data`` with the arrow keys, as a person
+    does on a focused, closed combo box (each step emits ``activated``, as a pick does).
+
+    ``values()`` gives the value of each entry in order (a form's ``choices``, kept on the
+    Python side); without it the entries' item data. The index is looked up again after
+    every step: the model picker inserts and removes its "Custom (edited)" entry.
+    """
+    focus(qtbot, box)
+    for _ in range(4 * box.count() + 4):
+        held = values() if values else [box.itemData(i) for i in range(box.count())]
+        index = next((i for i, v in enumerate(held) if v == data), -1)
+        assert index >= 0, f"no entry holds {data!r}"
+        if box.currentIndex() == index:
+            return
+        key = Qt.Key.Key_Down if index > box.currentIndex() else Qt.Key.Key_Up
+        qtbot.keyClick(box, key)
+    raise AssertionError(f"the arrow keys never reached {data!r}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import subprocess
@@ -14,6 +13,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 from PySide6.QtGui import QGuiApplication
 
+from tests.export_parsing import read_csv, read_markdown
 from tests.gui.conftest import one_gpu_snapshot
 from vramdesk.core.local import budget, nvml
 from vramdesk.core.model.formats import WeightFormat
@@ -206,13 +206,13 @@ def test_exports_carry_the_core_figures(make_main_window, tmp_path):
     b = window.controller.breakdown
     exports = window.exports
     data = json.loads(exports.export_breakdown(tmp_path / "b.json").read_text(encoding="utf-8"))
-    assert data == b.to_dict()
+    assert data == {**data, **b.to_dict()}  # every figure, after what it is of
     exports.export_breakdown(tmp_path / "b.csv")
-    with (tmp_path / "b.csv").open(encoding="utf-8", newline="") as fh:
-        rows = list(csv.reader(fh))
+    _facts, rows = read_csv((tmp_path / "b.csv").read_bytes().decode("utf-8"))
     assert [r[1] for r in rows[1:]] == [str(p.bytes) for p in b.parts] + [str(b.total_bytes)]
     md = exports.export_breakdown(tmp_path / "b.md").read_text(encoding="utf-8")
-    assert md.splitlines()[0].startswith("| part | bytes |") and f"| {b.total_bytes} |" in md
+    _facts, table = read_markdown(md)
+    assert table[0][:2] == ["part", "bytes"] and table[-1][1] == str(b.total_bytes)
     png = exports.export_chart(tmp_path / "chart.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     svg = exports.export_chart(tmp_path / "chart.svg")

@@ -35,7 +35,12 @@ def test_about_gives_the_package_version_and_licence(make_main_window, qtbot):
     dialog = _open_dialog(qtbot, _help_actions(window)["help_about"], "about_dialog")
     text = dialog.findChild(QLabel, "about_text").text()
     assert f"vramdesk {PYPROJECT['version']}" in text  # pyproject.toml: the one source
-    assert PYPROJECT["license"]["text"] == "MIT" and "Licence: MIT" in text
+    assert PYPROJECT["license"] == "MIT" and "Licence: MIT" in text
+    # the licence file's path (a source checkout: the repository's LICENSE)
+    assert f"Licence text: {ROOT / 'LICENSE'}" in text
+    # Qt for Python is LGPL: named, with where its licence is
+    assert "Qt for Python" in text and "GNU LGPL 3.0" in text
+    assert '<a href="https://www.qt.io/licensing/">https://www.qt.io/licensing/</a>' in text
     dialog.close()
     qtbot.waitUntil(lambda: not dialog.isVisible())
 

@@ -39,6 +39,7 @@ ALLOWED = {
     "bytes",
     "tokens",
     "bpw",
+    "TFLOPS",
     "TP",
     "PP",
     # products, engines, formats, vendors

@@ -332,20 +332,21 @@ def test_the_tabs_behind_the_solver_are_built_when_first_shown(make_main_window,
     from vramdesk.gui.tabs.compare import CompareTab
     from vramdesk.gui.tabs.fits import FitsTab
     from vramdesk.gui.tabs.kv_growth import KvGrowthTab
+    from vramdesk.gui.tabs.speed_chart import SpeedChartTab
 
     window = make_main_window(show=True)
     tabs = window.tabs
     titles = [tabs.tabText(i) for i in range(tabs.count())]
-    assert titles == ["Reverse solver", "Fits", "KV growth", "Compare"]
-    built = (FitsTab, KvGrowthTab, CompareTab)
-    assert not any(isinstance(tabs.widget(i), built) for i in (1, 2, 3))
+    assert titles == ["Reverse solver", "Fits", "KV growth", "Speed", "Compare"]
+    built = (FitsTab, KvGrowthTab, SpeedChartTab, CompareTab)
+    assert not any(isinstance(tabs.widget(i), built) for i in (1, 2, 3, 4))
     bar = tabs.tabBar()
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(1).center())
     assert isinstance(tabs.currentWidget(), FitsTab) and tabs.currentIndex() == 1
     assert tabs.currentWidget() is window.fits_tab and window.fits_tab.table.rowCount() > 0
     assert [tabs.tabText(i) for i in range(tabs.count())] == titles
     compare = window.compare_tab  # built on use, left behind the tab shown
-    assert tabs.widget(3) is compare and tabs.currentIndex() == 1
+    assert tabs.widget(4) is compare and tabs.currentIndex() == 1
     assert not isinstance(tabs.widget(2), KvGrowthTab)
 
 

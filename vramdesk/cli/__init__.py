@@ -2,8 +2,9 @@
 
 ``vramdesk`` alone opens the window; every subcommand runs without loading Qt. The parser is
 built here from one module per subcommand (``estimate``, ``solve``, ``compare``, ``models``,
-``gpus``, ``presets``, ``validate``, ``calibrate``, ``from-command``), each with
-``add_parser(sub)`` and ``run(args)``; the options they share are in :mod:`vramdesk.cli._options`.
+``gpus``, ``presets``, ``validate``, ``calibrate``, ``from-command``, ``install-desktop``), each
+with ``add_parser(sub)`` and ``run(args)``; the options they share are in
+:mod:`vramdesk.cli._options`.
 A ``run`` imports its core modules inside itself, so that plain ``vramdesk`` (the window) and
 ``--help`` load none.
 Bad input exits with status 2 and one line naming the field and the reason.
@@ -23,6 +24,7 @@ from vramdesk.cli import (
     estimate,
     from_command,
     gpus,
+    install_desktop,
     models,
     presets,
     solve,
@@ -31,7 +33,7 @@ from vramdesk.cli import (
 from vramdesk.cli._parser import EXIT_FAIL, EXIT_OK, EXIT_USAGE, Parser, VersionAction, warn
 from vramdesk.core.errors import InputError, VramdeskError
 
-__all__ = ["EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
+__all__ = ["EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main", "window_main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,7 +50,18 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: $VRAMDESK_CONFIG_DIR or the platform's config dir)",
     )
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
-    modules = (estimate, solve, gpus, presets, models, compare, validate, calibrate, from_command)
+    modules = (
+        estimate,
+        solve,
+        gpus,
+        presets,
+        models,
+        compare,
+        validate,
+        calibrate,
+        from_command,
+        install_desktop,
+    )
     for module in modules:
         module.add_parser(sub)
     return parser
@@ -65,6 +78,15 @@ def _run_gui(argv: Sequence[str]) -> int:
         return gui_main(list(argv))
     finally:
         gc.enable()
+
+
+def window_main() -> int:
+    """The ``vramdesk-gui`` entry (``[project.gui-scripts]``): always the window, no console.
+
+    On Windows a gui-script runs under ``pythonw`` (no console window opens); its arguments go
+    to Qt, never to a subcommand.
+    """
+    return _run_gui(sys.argv[1:])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -155,7 +155,9 @@ def budget(opts: dict[str, Any], runtime: Any) -> tuple[str, int, str | None] | 
     """The target ``(label, capacity_bytes, speed GPU)`` of ``--gpu``/``--vram-gib``/TARGET.
 
     ``speed GPU`` is what :func:`vramdesk.core.speed.speed_on` is given: the catalog name or
-    the ``local`` text, None for a size (no speed facts). None when no target was given.
+    the ``local`` text, None for a size (no speed facts). None when no target was given. A
+    saved scenario's custom budget (``budget_bytes``, set by
+    :func:`vramdesk.core.model.scenario.with_saved_target` when no target is typed) is a size.
     A catalog GPU is sized as the engine sees it
     (:meth:`~vramdesk.core.store.bundled.GpuSpec.capacity_for`); ``local`` is NVML's.
 
@@ -169,9 +171,9 @@ def budget(opts: dict[str, Any], runtime: Any) -> tuple[str, int, str | None] | 
     from vramdesk.core.model.scenario import budget_from_args
 
     gpu = opts.get("gpu")
-    if gpu is None and opts.get("vram_gib") is None:
+    if gpu is None and opts.get("vram_gib") is None and opts.get("budget_bytes") is None:
         return None
-    if gpu is None or opts.get("vram_gib") is not None:
+    if gpu is None or opts.get("vram_gib") is not None:  # --vram-gib, or a saved budget
         label, capacity = budget_from_args({**opts, "engine": runtime.engine.value})
         return label, capacity, None
     target, label = parse_target_text(gpu)
@@ -184,6 +186,31 @@ def budget(opts: dict[str, Any], runtime: Any) -> tuple[str, int, str | None] | 
         return (*local, gpu)
     label, capacity = budget_from_args({**opts, "gpu": target.name, "engine": runtime.engine.value})
     return label, capacity, target.name
+
+
+def saved_form(opts: dict[str, Any]) -> dict[str, Any]:
+    """``opts`` with a typed size target (``--gpu 80GiB``, TARGET ``80GB``) as ``budget_bytes``.
+
+    The core's :func:`vramdesk.core.model.scenario.target_from_args` (what ``presets save``
+    keeps and what an export of the breakdown names) reads ``--gpu`` as a catalog GPU or
+    ``local[:INDEX]`` and a custom budget as ``--vram-gib`` or ``budget_bytes``; a size is
+    that custom budget in exact bytes (:func:`vramdesk.core.fields.parse_target_text`).
+
+    Raises
+    ------
+    InputError
+        ``gpu``: no catalog GPU of that name, a size out of range.
+    """
+    gpu = opts.get("gpu")
+    if gpu is None:
+        return opts
+    # on first use: the typed-text rules load only when a target is given
+    from vramdesk.core.fields import parse_target_text
+
+    target, _label = parse_target_text(gpu)
+    if target.kind != "custom":
+        return opts
+    return {**opts, "gpu": None, "budget_bytes": target.custom_bytes}
 
 
 def local_budget(text: str, runtime: Any) -> tuple[str, int] | None:

@@ -71,13 +71,27 @@ def add_model_options(p: argparse.ArgumentParser, many: bool = False) -> None:
     g.add_argument(
         "--preset",
         metavar="NAME",
-        help="bundled or saved model preset (see 'vramdesk presets list')",
+        help="bundled or saved model preset (see 'vramdesk presets list')"
+        + (
+            ""
+            if many
+            else "; a saved scenario also sets its workload, engine, runtime and target GPU, "
+            "each flag given overriding it"
+        ),
         **source,
     )
     g.add_argument(
-        "--config", metavar="PATH", help="Hugging Face config.json or model folder", **source
+        "--config",
+        metavar="PATH",
+        help="Hugging Face config.json or model folder ('-': config.json on standard input)",
+        **source,
     )
-    g.add_argument("--gguf", metavar="PATH", help=".gguf file (header only is read)", **source)
+    g.add_argument(
+        "--gguf",
+        metavar="PATH",
+        help=".gguf file (header only is read; '-': standard input redirected from the file)",
+        **source,
+    )
     g.add_argument(
         "--model",
         metavar="NAME",
@@ -86,6 +100,12 @@ def add_model_options(p: argparse.ArgumentParser, many: bool = False) -> None:
         **source,
     )
     if not many:
+        g.add_argument(
+            "--revision",
+            metavar="REV",
+            help="with --model or MODEL: the Hugging Face cache revision to read, a branch or tag "
+            "(refs/) or a commit hash, 7+ characters (default: main)",
+        )
         _add_shape_options(g)
     _add_weight_options(g, many)
 
@@ -154,7 +174,7 @@ def add_workload_options(p: argparse.ArgumentParser) -> None:
         *aliases_of("--batch"),
         type=whole,
         metavar="B",
-        help="concurrent sequences (default: the workload's, else 1)",
+        help="concurrent sequences (default: the workload's or a saved scenario's, else 1)",
     )
     g.add_argument(
         "--prompt-len", type=whole, metavar="P", help="prefill length (enables activations)"
@@ -232,6 +252,13 @@ def add_runtime_options(g: Any) -> None:
         metavar="DTYPE",
         help="vLLM SSM state dtype: auto (the conv state's, or the model's config hook), "
         "float32, float16, bfloat16",
+    )
+    g.add_argument(
+        "--mxfp4-backend",
+        metavar="NAME",
+        help="vLLM MXFP4 MoE backend, which pads the experts: auto (what vLLM picks on an "
+        "H100/H200), triton, marlin (A100, Ada, RTX; VLLM_MXFP4_USE_MARLIN=1), "
+        "flashinfer-trtllm (B200), flashinfer-cutlass",
     )
     g.add_argument(
         "--n-gpu-layers",

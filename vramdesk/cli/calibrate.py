@@ -16,7 +16,9 @@ def add_parser(sub: Any) -> None:
         "calibrate",
         help="parse an engine's start-up log, compare with vramdesk, keep the measured overheads",
     )
-    cal.add_argument("log", metavar="LOGFILE", help="vLLM, SGLang, llama.cpp or Ollama log")
+    cal.add_argument(
+        "log", metavar="LOGFILE", help="vLLM, SGLang, llama.cpp or Ollama log ('-': standard input)"
+    )
     cal.add_argument("--save", metavar="NAME", help="keep measured overheads as a runtime preset")
     cal.add_argument(
         "--force", action="store_true", help="with --save: replace a preset of that name"

@@ -42,13 +42,15 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the breakdown (and the verdict on the target) in the format asked for."""
     from vramdesk.core.estimate import estimate
-    from vramdesk.core.model.scenario import scenario_from_args
+    from vramdesk.core.model.scenario import export_target, scenario_from_args, with_saved_target
     from vramdesk.core.present.output import breakdown_output
     from vramdesk.core.speed import speed_on
 
     fmt = output_format(args)
     models, opts = _grammar.split(args, many=False)
-    sc = scenario_from_args({**opts, "name": models[0] if models else None})
+    opts = {**opts, "name": models[0] if models else None}
+    opts = with_saved_target(opts)  # a saved scenario's target, unless one is typed
+    sc = scenario_from_args(opts)
     breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
     target = _grammar.budget(opts, sc.runtime)
     verdict = None
@@ -56,10 +58,12 @@ def run(args: argparse.Namespace) -> int:
         # on first use: the reverse solver only for an estimate with a target
         from vramdesk.core.solve.solver import solve
 
-        label, capacity, speed_gpu = target
+        label, capacity, _speed_gpu = target
         result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
         verdict = (label, result)
     speed = speed_on(sc, breakdown, target[2] if target else None)
+    exported = export_target(_grammar.saved_form(opts), sc.runtime.engine)
     unit = Unit.parse(args.units)
-    say(breakdown_output(sc, breakdown, fmt, unit, speed, verdict).rstrip("\n"))
+    text = breakdown_output(sc, breakdown, fmt, unit, speed, exported, verdict)
+    say(text.rstrip("\n"))
     return EXIT_OK

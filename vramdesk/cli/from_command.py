@@ -230,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         try:
             ns.gpu = "local"
-            budget = _local_budget(ns, sc.runtime)
+            budget = _local_budget(vars(ns), sc.runtime)
         except VramdeskError:
             notes.append("no local GPU readable: give --gpu NAME or --vram-gib V to solve")
     fmt = "json" if args.json else "table"

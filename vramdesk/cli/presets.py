@@ -1,7 +1,8 @@
-"""``vramdesk presets``: list, show, import and export presets.
+"""``vramdesk presets``: list, show, save, import and export presets.
 
 The listing holds models, workloads and runtimes, bundled and saved; ``show`` also takes a
-catalog GPU; ``import`` refuses a Hugging Face config.json with the command that reads it.
+catalog GPU; ``save`` keeps a scenario with its target GPU; ``import`` refuses a Hugging Face
+config.json with the command that reads it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from vramdesk.cli import _grammar
+from vramdesk.cli._options import add_model_options, add_target_options, add_workload_options
 from vramdesk.cli._parser import EXIT_OK, Parser, print_json, say, warn
 from vramdesk.core.errors import InputError
 
@@ -30,8 +33,20 @@ def add_parser(sub: Any) -> None:
     show.add_argument("--json", action="store_true")
     show.set_defaults(handler=run_show)
     imp = psub.add_parser("import", help="import a preset file into the config directory")
-    imp.add_argument("path")
+    imp.add_argument("path", help="preset file ('-': standard input)")
     imp.set_defaults(handler=run_import)
+    save = psub.add_parser(
+        "save",
+        help="save a scenario (model, weights, workload, engine and runtime, target GPU) as a "
+        "preset, as the window's 'Save scenario…' does",
+    )
+    save.add_argument("name", help="the preset's name")
+    _grammar.add_positionals(save, many=False)  # estimate's words: MODEL WORKLOAD TARGET
+    add_model_options(save)
+    add_workload_options(save)
+    add_target_options(save, "saved with the scenario (optional)")
+    save.add_argument("--force", action="store_true", help="replace a scenario of that name")
+    save.set_defaults(handler=run_save)
     exp = psub.add_parser("export", help="export a saved preset to a file")
     exp.add_argument("name")
     exp.add_argument("path")
@@ -86,9 +101,35 @@ def run_import(args: argparse.Namespace) -> int:
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.store.presets import import_preset
 
-    refuse_hf_config(args.path)
-    user = import_preset(args.path)
+    raw = None
+    if args.path == "-":  # standard input is read once: the check and the import share it
+        # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
+        from vramdesk.core.store._preset_file import read_limited
+
+        raw = read_limited(Path("-"))  # at most 1 MiB + 1 byte; a larger one is refused
+    refuse_hf_config(args.path, raw)
+    user = import_preset(args.path, raw=raw)
     say(f"imported {user.kind} preset {user.name!r} as {user.slug} ({user.path})")
+    return EXIT_OK
+
+
+def run_save(args: argparse.Namespace) -> int:
+    """Save the scenario the options describe (and its target GPU) as a scenario preset."""
+    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
+    from vramdesk.core.model.scenario import scenario_from_args, target_from_args, with_saved_target
+    from vramdesk.core.store.presets import PresetStore
+    from vramdesk.core.store.serialize import scenario_to_dict
+
+    models, opts = _grammar.split(args, many=False)  # as estimate reads them
+    opts = {**opts, "name": models[0] if models else None}  # MODEL, not the preset's name
+    opts = with_saved_target(opts)  # re-saving a saved scenario keeps its target
+    sc = scenario_from_args(opts)
+    data = scenario_to_dict(sc.model, sc.weights, sc.workload, sc.runtime)
+    target = target_from_args(_grammar.saved_form(opts))  # a size is kept in exact bytes
+    if target is not None:
+        data["target"] = target.to_saved()
+    user = PresetStore().save(args.name, "scenario", data, overwrite=args.force)
+    say(f"saved scenario preset {user.name!r} as {user.slug} ({user.path})")
     return EXIT_OK
 
 
@@ -186,7 +227,7 @@ def gpu_detail(name: str) -> dict[str, Any] | None:
     return json.loads(json.dumps(out, default=str))
 
 
-def refuse_hf_config(path: str) -> None:
+def refuse_hf_config(path: str, raw: bytes | None = None) -> None:
     """Refuse, with the right command, a Hugging Face config.json given as a preset file.
 
     Raises
@@ -197,16 +238,22 @@ def refuse_hf_config(path: str) -> None:
     """
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.errors import VramdeskError
-    from vramdesk.core.files import CONFIG_LIMIT_BYTES, read_json_object
+    from vramdesk.core.files import CONFIG_LIMIT_BYTES, parse_json, read_json_object
 
     try:
-        doc = read_json_object(Path(path), CONFIG_LIMIT_BYTES, "path")
+        if raw is None:
+            doc = read_json_object(Path(path), CONFIG_LIMIT_BYTES, "path")
+        else:  # standard input, already read
+            doc = parse_json(raw, "standard input", "path")
     except (VramdeskError, OSError):
         return  # the importer reports it in its own words
+    if not isinstance(doc, dict):
+        return
     if "schema_version" not in doc and ("model_type" in doc or "architectures" in doc):
         raise InputError(
             "path",
-            f"{Path(path).name} is a Hugging Face model config, not a vramdesk preset: "
+            f"{'standard input' if raw is not None else Path(path).name} is a Hugging Face "
+            "model config, not a vramdesk preset: "
             f"use it directly with 'vramdesk estimate --config {path}' (or File → Import "
             "in the window)",
             "hf_config",

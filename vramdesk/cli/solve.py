@@ -43,6 +43,12 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="llama.cpp/Ollama: the largest -ngl that fits (max_n_gpu_layers in --json)",
     )
+    sol.add_argument(
+        "--speed-curve",
+        action="store_true",
+        help="with a catalog --gpu: decode tokens/s per sequence and in all against "
+        "concurrency, expected and ceiling, with the memory limit (speed_curve in --json)",
+    )
     sol.set_defaults(handler=run)
 
 
@@ -50,18 +56,19 @@ def run(args: argparse.Namespace) -> int:
     """Solve on the budget given and print the answer in the format asked for."""
     import dataclasses
 
-    from vramdesk.core.model.scenario import budget_from_args, scenario_from_args
+    from vramdesk.core.model.scenario import budget_from_args, scenario_from_args, with_saved_target
     from vramdesk.core.present.views import catalog_fits
     from vramdesk.core.solve.solver import solve
 
     models, opts = _grammar.split(args, many=False)
-    opts = _emit_engine(args, opts)
-    sc = scenario_from_args({**opts, "name": models[0] if models else None})
+    opts = _emit_engine(args, {**opts, "name": models[0] if models else None})
+    opts = with_saved_target(opts)  # a saved scenario's target, unless typed
+    sc = scenario_from_args(opts)
     target = _grammar.budget(opts, sc.runtime)
     if target is None:
         budget_from_args(opts)  # says that a target is required, in one line
         return EXIT_OK  # not reached
-    label, capacity, speed_gpu = target
+    label, capacity, gpu_name = target  # gpu_name: the catalog GPU or local text, for speed
     from vramdesk.core.present.output import solve_output
 
     fmt = output_format(args)
@@ -93,9 +100,20 @@ def run(args: argparse.Namespace) -> int:
     # on first use: the speed block loads only for a solve that reaches its output
     from vramdesk.core.speed import speed_on
 
-    speed = speed_on(sc, result.breakdown, speed_gpu)
+    speed = speed_on(sc, result.breakdown, gpu_name)
+    curve = _speed_curve(gpu_name, sc, result) if args.speed_curve else None
+    if curve is not None and fmt == "json":
+        extra["speed_curve"] = curve.to_dict()
+    levers = _lever_speeds(gpu_name, sc, result, speed)
+    if levers and fmt == "json":
+        extra["advice_speed"] = [lv.to_dict() for lv in levers]
     text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra, speed)
     say(text.rstrip("\n"))
+    if levers and fmt == "table":
+        say("  levers, expected decode of all sequences (as asked -> with the lever alone):")
+        say("\n".join(f"    {lv.line()}" for lv in levers))
+    if curve is not None and fmt == "table":
+        say("\n" + "\n".join(curve.lines()))
     if offload_line and fmt == "table":
         say(offload_line)
     return EXIT_OK
@@ -157,11 +175,50 @@ def launch_command(
     )
 
 
-def _local_budget(args: argparse.Namespace, runtime: Any) -> tuple[str, int] | None:
-    """The budget of ``--gpu local[:INDEX]``, or None when another option sets it.
+def _local_budget(opts: dict[str, Any], runtime: Any) -> tuple[str, int] | None:
+    """The budget of ``--gpu local[:INDEX]`` (``opts``), or None when another option sets it.
 
     :func:`vramdesk.cli._grammar.local_budget` (``vramdesk from-command`` calls it).
     """
-    if args.gpu is None or args.vram_gib is not None:
+    gpu = opts.get("gpu")
+    if gpu is None or opts.get("vram_gib") is not None:
         return None  # budget_from_args handles (and refuses) the rest
-    return _grammar.local_budget(args.gpu, runtime)
+    return _grammar.local_budget(gpu, runtime)
+
+
+def _speed_curve(gpu_name: str | None, sc: Any, result: Any) -> Any:
+    """``--speed-curve``: the speed chart's figures on the catalog GPU ``gpu_name``.
+
+    Raises
+    ------
+    InputError
+        ``speed_curve``: no catalog GPU named, or it lacks a speed fact.
+    """
+    if gpu_name is None or gpu_name.strip().lower().startswith("local"):
+        raise InputError(
+            "speed_curve", "--speed-curve needs a catalog --gpu (its bandwidth and peak)"
+        )
+    # on first use: the speed chart loads only when asked for
+    from vramdesk.core.speed_chart import speed_chart
+    from vramdesk.core.store.bundled import find_gpu
+
+    chart = speed_chart(
+        sc.model, sc.weights, sc.workload, sc.runtime, find_gpu(gpu_name), result.max_concurrency
+    )
+    if not hasattr(chart, "points"):
+        raise InputError("speed_curve", chart.lines()[0])
+    return chart
+
+
+def _lever_speeds(gpu_name: str | None, sc: Any, result: Any, speed: Any) -> list:
+    """What each advised lever costs or gains in speed, on the catalog GPU ``gpu_name``."""
+    if not result.advice or not hasattr(speed, "decode"):  # no advice, or no speed figure
+        return []
+    if gpu_name is None or gpu_name.strip().lower().startswith("local"):
+        return []
+    # on first use: only a solve with advice and a speed block loads it
+    from vramdesk.core.speed_levers import lever_speeds
+    from vramdesk.core.store.bundled import find_gpu
+
+    gpu = find_gpu(gpu_name)
+    return lever_speeds(sc.model, sc.weights, sc.workload, sc.runtime, result.advice, gpu)

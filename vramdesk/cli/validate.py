@@ -15,7 +15,7 @@ def add_parser(sub: Any) -> None:
         help="predictions vs real engine measurements "
         "(vramdesk-engine-case/1 JSON lines); exit 1 if a check fails",
     )
-    val.add_argument("cases", metavar="CASES.jsonl")
+    val.add_argument("cases", metavar="CASES.jsonl", help="engine cases ('-': standard input)")
     val.add_argument("--json", action="store_true", help="one JSON object: cases and summary")
     val.set_defaults(handler=run)
 

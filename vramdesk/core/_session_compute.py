@@ -149,8 +149,8 @@ def effective_model(model: ModelSpec, pattern: str) -> ModelSpec:
     """``model`` with the named sliding-window layout ``pattern`` expanded."""
     if pattern == "custom":
         return model
-    if pattern == "none" and not model.sliding_window:
-        return model.replace(layer_types=None)
+    if pattern == "none" and not model.sliding_window and not model.attention_chunk_size:
+        return model.replace(layer_types=None)  # (with a chunk, None would read as all chunked)
     return model.replace(layer_types=sliding_layer_pattern(model.num_hidden_layers, pattern))
 
 

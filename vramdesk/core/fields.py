@@ -5,6 +5,9 @@ of the command line: a token count (:func:`parse_tokens_text`: ``8192``, ``8,192
 a workload (:func:`parse_workload_text`: a workload preset or ``CONTEXTxBATCH``) and a target
 (:func:`parse_target_text`: a catalog GPU, a size such as ``80GiB``, or ``local[:INDEX]``).
 
+:class:`Target` and ``DEFAULT_GPU`` live in :mod:`vramdesk.core.model.target` (so that the
+preset store can read a saved target) and are re-exported here.
+
 Widgets (and scripts) hand raw values to :class:`vramdesk.core.session.ScenarioSession`:
 spin-box ints, combo values, typed text. :func:`convert_field` turns them into the typed
 value of the named input field through :func:`vramdesk.core.store.serialize.from_dict`, so
@@ -19,12 +22,12 @@ import dataclasses
 import enum
 import re
 import typing
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import INT_LIMITS, check_number_text
+from vramdesk.core.model.target import DEFAULT_GPU, Target
 from vramdesk.core.present import views
 from vramdesk.core.store import bundled
 from vramdesk.core.store.serialize import TYPES, from_dict, type_hints
@@ -35,7 +38,6 @@ FIELD_PART: dict[str, str] = {
     f.name: part for part, cls in TYPES.items() for f in dataclasses.fields(cls)
 }
 
-DEFAULT_GPU = "RTX 4090"
 #: Typed whole numbers longer than this many digits are refused before they are built:
 #: every limit in ``INT_LIMITS`` is far below it, and ``1e400`` must not become a 401-digit int.
 MAX_TYPED_DIGITS = 30
@@ -58,48 +60,6 @@ _TOKENS = re.compile(r"\s*([+-]?\d[\d,_]*)\s*([kK])?\s*")
 _SHAPE = re.compile(r"\s*(\d[\d,_]*\s*[kK]?)\s*(?:[xX*]\s*(\d[\d,_]*))?\s*")
 #: A typed size: a number and a unit of :data:`CAPACITY_UNITS` (a bare number is GiB).
 _SIZE = re.compile(r"\s*(\d[\d,_]*(?:\.\d*)?|\.\d+)\s*(GiB|GB|MiB|B)?\s*", re.IGNORECASE)
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """The GPU the estimate is checked against.
-
-    ``kind`` is ``"gpu"`` (catalog ``name``), ``"custom"`` (``custom_bytes``) or
-    ``"local"`` (NVML GPU ``local_index``, its ``which`` = ``"total"`` or ``"free"`` memory).
-    """
-
-    kind: str = "gpu"
-    name: str = DEFAULT_GPU
-    custom_bytes: int = 80 * 2**30
-    local_index: int = 0
-    which: str = "total"
-
-    def key(self) -> str:
-        """The picker key: ``gpu:NAME``, ``custom`` or ``local:INDEX:WHICH``."""
-        if self.kind == "gpu":
-            return f"gpu:{self.name}"
-        if self.kind == "local":
-            return f"local:{self.local_index}:{self.which}"
-        return "custom"
-
-    def with_key(self, key: str) -> Target:
-        """The target a picker key names (see :meth:`key`), other settings kept.
-
-        Raises
-        ------
-        InputError
-            ``gpu``: no catalog GPU of that name.
-        """
-        kind, _, rest = key.partition(":")
-        if kind == "gpu":
-            bundled.find_gpu(rest)
-            return dataclasses.replace(self, kind="gpu", name=rest)
-        if kind == "local":
-            index, _, which = rest.partition(":")
-            return dataclasses.replace(
-                self, kind="local", local_index=int(index), which=which or "total"
-            )
-        return dataclasses.replace(self, kind="custom")
 
 
 def parse_int_text(name: str, text: str) -> int | None:
@@ -366,3 +326,21 @@ def parse_target_text(text: str) -> tuple[Target, str]:
         raise InputError("gpu", exc.reason, exc.code, exc.params) from None
     gpu = bundled.find_gpu(key)
     return Target(kind="gpu", name=gpu.name), gpu.name
+
+
+__all__ = [
+    "CAPACITY_UNITS",
+    "DEFAULT_GPU",
+    "FIELD_PART",
+    "MAX_TYPED_DIGITS",
+    "Target",
+    "capacity_bytes_of",
+    "convert_field",
+    "parse_int_text",
+    "parse_real_text",
+    "parse_shape_text",
+    "parse_target_text",
+    "parse_tokens_text",
+    "parse_workload_text",
+    "typed_digits",
+]

@@ -3,6 +3,10 @@
 Every reader checks the file's size before reading it and reads at most the limit,
 so a huge or hostile file can neither exhaust memory nor hang the window. Nothing
 read is ever executed (no ``trust_remote_code``, no pickle).
+
+The path ``-`` is standard input (:data:`STDIN`), as in every Unix tool: the same readers
+read it within the same limits (a pipe has no size to check first, so the limit is what
+is read). A reader that seeks (a GGUF header) asks :func:`require_seekable`.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import errno
 import json
 import os
 import stat
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -83,12 +88,57 @@ _OPEN_FLAGS = (
 )
 
 
+#: The path that names standard input.
+STDIN = "-"
+
+
+def is_stdin(path: str | Path) -> bool:
+    """Whether ``path`` is ``-``, standard input."""
+    return os.fspath(path) == STDIN
+
+
+def shown_name(path: str | Path) -> str:
+    """A file's name as messages give it: ``standard input`` for ``-``."""
+    return "standard input" if is_stdin(path) else Path(path).name
+
+
+def _open_stdin() -> BinaryIO:
+    """Standard input as a binary file of its own (a duplicate descriptor; the caller closes it)."""
+    stream = sys.stdin
+    if stream is None:  # pythonw: no standard input at all
+        raise OSError(errno.EBADF, "there is no standard input", STDIN)
+    return os.fdopen(os.dup(stream.fileno()), "rb")
+
+
+def require_seekable(fh: BinaryIO, path: str | Path, field: str, what: str) -> None:
+    """Refuse standard input that is a pipe or terminal where ``what`` must be seeked in.
+
+    Raises
+    ------
+    FileReadError
+        ``field``: ``path`` is ``-`` and standard input is not a regular file (``< FILE``).
+    """
+    if is_stdin(path) and not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+        raise FileReadError(
+            field,
+            f"{what} cannot be read from standard input that is not a file (a pipe or a "
+            "terminal): the reader seeks through the file; redirect the file itself "
+            "(- < FILE) or give its path",
+            "not_seekable",
+        )
+
+
 class NotRegularFileError(OSError):
     """The path names a FIFO, device, socket or folder: it is never opened for reading."""
 
 
-def open_file(path: str | Path) -> BinaryIO:
+def open_file(path: str | Path, *, seen_regular: bool = False) -> BinaryIO:
     """Open ``path`` for binary reading only if it is a regular file (links resolved).
+
+    ``-`` is standard input, whatever it is (a pipe, a terminal, a redirected file).
+    ``seen_regular``: the caller's ``os.scandir`` entry already said "a regular file, not a
+    link" (``DirEntry.is_file(follow_symlinks=False)``, no system call): the first ``stat`` is
+    skipped and the ``fstat`` on the open descriptor still refuses anything swapped in.
 
     The one place where vramdesk opens a file it was asked to read. The path is checked
     with ``stat`` (so a symlink to a regular file is fine) and opened with ``O_NONBLOCK``,
@@ -108,7 +158,10 @@ def open_file(path: str | Path) -> BinaryIO:
         Missing (``FileNotFoundError``) or cannot be opened.
     """
     p = os.fspath(path)
-    _check_regular(os.stat(p).st_mode, p)
+    if p == STDIN:
+        return _open_stdin()
+    if not seen_regular:
+        _check_regular(os.stat(p).st_mode, p)
     fd = os.open(p, _OPEN_FLAGS)
     try:
         _check_regular(os.fstat(fd).st_mode, p)
@@ -126,7 +179,7 @@ def _check_regular(mode: int, path: str) -> None:
         raise NotRegularFileError(errno.EINVAL, f"is {kind}, not a regular file", path)
 
 
-def open_regular(path: str | Path, field: str = "path") -> BinaryIO:
+def open_regular(path: str | Path, field: str = "path", *, seen_regular: bool = False) -> BinaryIO:
     """:func:`open_file`, with every failure as one :class:`FileReadError` of ``field``.
 
     Raises
@@ -137,7 +190,7 @@ def open_regular(path: str | Path, field: str = "path") -> BinaryIO:
     """
     p = Path(path)
     try:
-        return open_file(p)
+        return open_file(p, seen_regular=seen_regular)
     except FileNotFoundError:
         raise FileReadError(field, f"{p} does not exist", "missing", {"path": str(p)}) from None
     except NotRegularFileError as exc:
@@ -161,28 +214,36 @@ def read_limited(path: Path, limit_bytes: int, field: str = "path") -> bytes:
         if size > limit_bytes:
             raise FileReadError(
                 field,
-                f"{path.name} is too large ({_describe(size)}; the limit is "
+                f"{shown_name(path)} is too large ({_describe(size)}; the limit is "
                 f"{_describe(limit_bytes)})",
                 "too_large",
                 {"path": str(path)},
             )
         data = _read_at_most(fh, path, limit_bytes + 1, field)
     if len(data) > limit_bytes:
-        raise FileReadError(field, f"{path.name} grew past the limit while being read", "too_large")
+        what = shown_name(path)
+        if is_stdin(path):
+            raise FileReadError(
+                field, f"{what} holds more than {_describe(limit_bytes)}", "too_large"
+            )
+        raise FileReadError(field, f"{what} grew past the limit while being read", "too_large")
     return data
 
 
-def read_prefix(path: str | Path, limit_bytes: int, field: str = "path") -> bytes:
+def read_prefix(
+    path: str | Path, limit_bytes: int, field: str = "path", *, seen_regular: bool = False
+) -> bytes:
     """At most ``limit_bytes + 1`` bytes of the regular file ``path``.
 
-    The caller decides whether a longer file is refused or truncated.
+    The caller decides whether a longer file is refused or truncated; ``seen_regular`` as
+    :func:`open_file`.
 
     Raises
     ------
     FileReadError
         ``field``: missing, not a regular file (:func:`open_regular`) or unreadable.
     """
-    with open_regular(path, field) as fh:
+    with open_regular(path, field, seen_regular=seen_regular) as fh:
         return _read_at_most(fh, Path(path), limit_bytes + 1, field)
 
 
@@ -297,10 +358,11 @@ def read_json_object(path: Path, limit_bytes: int, field: str) -> dict[str, Any]
         ``field``: missing, too large, not JSON, or not a JSON object.
     """
     data = read_limited(path, limit_bytes, field)
-    check_json_items(data, path.name, field)
-    value = parse_json(data, path.name, field)
+    name = shown_name(path)
+    check_json_items(data, name, field)
+    value = parse_json(data, name, field)
     if not isinstance(value, dict):
         raise FileReadError(
-            field, f"{path.name} holds a JSON {type(value).__name__}, not an object", "not_object"
+            field, f"{name} holds a JSON {type(value).__name__}, not an object", "not_object"
         )
     return value

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from psygnal import Signal
 
-from vramdesk.core._session_compute import PARTS, Evaluator, Results, State, budget_module
+from vramdesk.core._session_compute import (
+    PARTS,
+    Evaluator,
+    Results,
+    State,
+    budget_module,
+    effective_model,
+)
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown
 from vramdesk.core.fields import FIELD_PART, Target
@@ -33,6 +40,7 @@ from vramdesk.core.present import views
 from vramdesk.core.solve.result import SolveResult
 from vramdesk.core.solve.verdict import fit_state
 from vramdesk.core.store import bundled
+from vramdesk.core.store.applied import AppliedPreset
 from vramdesk.core.store.serialize import TYPES, scenario_to_dict
 from vramdesk.core.units import Unit
 
@@ -216,8 +224,15 @@ class ScenarioSession:
         return self._loaded_model[0].params
 
     def model_edited(self) -> bool:
-        """Whether the draft model or weight format differs from the one last loaded."""
-        return (self.draft("model"), self.draft("weights")) != self._loaded_model
+        """Whether the draft model's own fields differ from the model last loaded.
+
+        Only the model is compared (its architecture: layers, widths, heads, experts,
+        sliding window and layout, the parameter count): the weight format, the KV dtype,
+        the engine and the workload are not the model, and editing them keeps its name.
+        """
+        loaded = self._loaded_model[0]
+        shown = effective_model(self.draft("model"), self.layer_pattern)
+        return shown != effective_model(loaded, views.describe_layer_pattern(loaded))
 
     def scenario_dict(self) -> dict[str, Any]:
         """The last valid inputs as a JSON-ready dict (non-default fields only)."""
@@ -316,6 +331,23 @@ class ScenarioSession:
         """Load a model preset's model and weight format; compute once."""
         return self.load(model=preset.model, weights=preset.weights, name=preset.name)
 
+    def load_preset(self, preset: AppliedPreset, origin: str | None = None) -> bool:
+        """Apply a user preset: every part it holds and its target GPU; compute once.
+
+        The one way a saved preset reaches the window, picked in the Model picker or loaded
+        with "Load" (:mod:`vramdesk.core.store.applied`): a scenario sets its model, weights,
+        workload, runtime and target; a part or target it lacks stays as it is (a scenario
+        saved before targets were kept leaves the target chosen), and so does a catalog GPU
+        name the catalog no longer has. ``origin`` as in :meth:`load`.
+        """
+        target = preset.target
+        if target is not None and target.kind == "gpu":
+            try:
+                bundled.find_gpu(target.name)
+            except InputError:
+                target = None  # renamed or dropped from the catalog: the inputs still load
+        return self.load(**preset.parts, name=preset.name, origin=origin, target=target)
+
     def load_scenario(
         self,
         parts: dict[str, Any],
@@ -368,6 +400,14 @@ class ScenarioSession:
             ``gpu``: the local GPU index is not in the snapshot.
         """
         return self._evaluator.capacity_bytes(state or self._shown_state())
+
+    def export_target(self) -> tuple[str, int | None]:
+        """The target as an export carries it: ``(name, budget bytes per GPU or None)``.
+
+        The name is :meth:`~vramdesk.core.model.target.Target.shown_name`; the bytes
+        :meth:`shown_capacity_bytes` (a catalog GPU's for the engine in force).
+        """
+        return self.target.shown_name(), self.shown_capacity_bytes()
 
     def shown_capacity_bytes(self) -> int | None:
         """:meth:`capacity_bytes` of the inputs shown, None when the target has none now.
@@ -442,6 +482,22 @@ class ScenarioSession:
 
         gpu = bundled.find_gpu(self.target.name)
         return speed(self.model, self.weights, self.workload, self.runtime, self._breakdown, gpu)
+
+    def speed_chart(self) -> Any:
+        """Decode tokens/s against concurrency on the target (:mod:`vramdesk.core.speed_chart`).
+
+        The memory limit is the last solve's ``max_concurrency`` (None while it is pending).
+        None without a breakdown or when the target is not a catalog GPU; a
+        ``SpeedUnavailable`` when the GPU lacks a speed fact.
+        """
+        if self._breakdown is None or self.target.kind != "gpu":
+            return None
+        # on first use: the speed chart loads only when the window shows it
+        from vramdesk.core.speed_chart import speed_chart
+
+        gpu = bundled.find_gpu(self.target.name)
+        limit = None if self._solve is None else self._solve.max_concurrency
+        return speed_chart(self.model, self.weights, self.workload, self.runtime, gpu, limit)
 
     def kv_growth(self, contexts: list[int], batches: list[int]) -> dict[int, list[int]]:
         """KV bytes (exact ints) over ``contexts`` (tokens) for each of ``batches``."""

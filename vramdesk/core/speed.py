@@ -284,8 +284,9 @@ def speed_on(sc: Any, breakdown: Breakdown, gpu_name: str | None) -> Any:
     breakdown : Breakdown
         Its estimate.
     gpu_name : str or None
-        ``--gpu``: a catalog name, or ``local[:INDEX]`` (whose bandwidth and peak are not
-        read from NVML yet: :class:`SpeedUnavailable` says so).
+        ``--gpu``: a catalog name, or ``local[:INDEX]``: the catalog's facts for that card
+        (:func:`vramdesk.core.local.speed_gpu.local_speed_gpu`), else NVML's bandwidth and
+        no peak (:class:`SpeedUnavailable` then names the peak).
 
     Raises
     ------
@@ -295,10 +296,18 @@ def speed_on(sc: Any, breakdown: Breakdown, gpu_name: str | None) -> Any:
     if gpu_name is None:
         return None
     if gpu_name.strip().lower().startswith("local"):
-        return SpeedUnavailable(
-            f"the local GPU ({gpu_name})",
-            ("catalog speed facts (its bandwidth and peak are not read from NVML yet)",),
-        )
+        # on first use: NVML is asked only for a local GPU's speed
+        from vramdesk.core.local.budget import parse_local_gpu
+        from vramdesk.core.local.nvml import query_gpus
+        from vramdesk.core.local.speed_gpu import local_speed_gpu
+
+        indices = parse_local_gpu(gpu_name, sc.runtime.tensor_parallel_size) or (0,)
+        index = indices[0]  # every rank the same card: the first one's facts
+        gpus = {g.index: g for g in query_gpus().gpus}
+        if index not in gpus:
+            return SpeedUnavailable(f"the local GPU ({gpu_name})", ("such GPU on this machine",))
+        gpu = local_speed_gpu(gpus[index])
+        return speed(sc.model, sc.weights, sc.workload, sc.runtime, breakdown, gpu)
     # on first use: the GPU catalog loads only when a GPU is named
     from vramdesk.core.store.bundled import find_gpu
 

@@ -134,6 +134,9 @@ def _open_and_run(argv: list[str]) -> int:
         release_connections()
     QCoreApplication.setApplicationName("vramdesk")
     QCoreApplication.setOrganizationName("vramdesk")
+    # the desktop entry that `vramdesk install-desktop` writes: docks and Wayland compositors
+    # match the window to it (and to its icon) by this name
+    app.setDesktopFileName("vramdesk")
     host = WindowHost(app)
     # the icon after the first frame: an SVG icon loads Qt's SVG engine first (about 3 ms)
     host.first_paint_hooks += [lambda: set_window_icon(app), gc.enable]

@@ -90,6 +90,7 @@ class ScenarioController(QObject):
     scenario_dict = _FromSession()
     capacity_bytes = _FromSession()
     shown_capacity_bytes = _FromSession()
+    export_target = _FromSession()
     # editing and loading
     set_field = _FromSession()
     update = _FromSession()
@@ -97,12 +98,14 @@ class ScenarioController(QObject):
     set_unit = _FromSession()
     load = _FromSession()
     load_model_preset = _FromSession()
+    load_preset = _FromSession()
     load_scenario = _FromSession()
     solve_pending = _FromSession()
     # derived views
     derived = _FromSession()
     fits_rows = _FromSession()
     speed = _FromSession()
+    speed_chart = _FromSession()
     kv_growth = _FromSession()
     compare = _FromSession()
     compare_fits = _FromSession()

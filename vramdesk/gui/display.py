@@ -27,7 +27,10 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-#: Sonames the xcb platform plugin links (Qt 6.5+) and the Debian package that ships each.
+#: Sonames the xcb platform plugin and the Qt libraries under it link (Qt 6.5+; their ELF
+#: ``NEEDED`` entries, the C and C++ runtimes aside) and the Debian package that ships each.
+#: ``tools/install.sh`` installs every one of these packages that is missing
+#: (tests/test_install_script.py checks both lists against the plugin itself).
 DEBIAN_PACKAGES = {
     "libxcb-cursor.so.0": "libxcb-cursor0",
     "libxcb-icccm.so.4": "libxcb-icccm4",
@@ -52,22 +55,11 @@ DEBIAN_PACKAGES = {
     "libfontconfig.so.1": "libfontconfig1",
     "libdbus-1.so.3": "libdbus-1-3",
     "libglib-2.0.so.0": "libglib2.0-0",
+    "libgthread-2.0.so.0": "libglib2.0-0",
+    "libfreetype.so.6": "libfreetype6",
+    "libzstd.so.1": "libzstd1",
+    "libz.so.1": "zlib1g",
 }
-
-#: What a fresh Debian/Ubuntu machine lacks for the window (the README's install line names them).
-FRESH_MACHINE_PACKAGES = (
-    "libxcb-cursor0",
-    "libxcb-icccm4",
-    "libxcb-keysyms1",
-    "libxcb-image0",
-    "libxcb-render-util0",
-    "libxcb-xkb1",
-    "libxkbcommon-x11-0",
-    "libegl1",
-    "libgl1",
-    "libfontconfig1",
-    "libdbus-1-3",
-)
 
 #: What to type after the reason: the command line needs no display.
 CLI_WORKS = "the command line works without one (vramdesk --help)"

@@ -18,7 +18,7 @@ import pyqtgraph.exporters  # noqa: F401 - registers ImageExporter
 # isort: on
 
 from vramdesk.core.errors import InputError
-from vramdesk.core.present import views
+from vramdesk.core.present import output, views
 from vramdesk.gui.controller import ScenarioController
 
 TEXT_FORMATS = ("csv", "md", "json")
@@ -39,10 +39,15 @@ def _render(header: list[str], rows: list[list[str]], fmt: str, as_json: str) ->
 
 
 def breakdown_text(controller: ScenarioController, fmt: str) -> str:
-    """The current breakdown as CSV, Markdown (``md``) or JSON (exact integer bytes)."""
-    b = controller.breakdown
-    header, rows = views.breakdown_table(b, controller.unit)
-    return _render(header, rows, fmt, views.breakdown_json(b))
+    """The current breakdown as CSV, Markdown (``md``) or JSON (exact integer bytes).
+
+    With the model, weights, workload, engine and target it is of: the command line's
+    ``estimate --format`` text (:func:`vramdesk.core.present.output.breakdown_export`).
+    """
+    if fmt not in TEXT_FORMATS:
+        _render([], [], fmt, "")  # refused, naming the formats
+    c = controller
+    return output.breakdown_export(c.session, c.breakdown, fmt, c.unit, target=c.export_target())
 
 
 def comparison_text(controller: ScenarioController, rows: list[views.CompareRow], fmt: str) -> str:

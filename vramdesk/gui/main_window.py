@@ -77,6 +77,7 @@ if TYPE_CHECKING:  # built after the first paint or on first use (the docks' pan
     from vramdesk.gui.tabs.compare import CompareTab
     from vramdesk.gui.tabs.fits import FitsTab
     from vramdesk.gui.tabs.kv_growth import KvGrowthTab
+    from vramdesk.gui.tabs.speed_chart import SpeedChartTab
 
 #: A window never shown (tests, a screenshot tool) scans for local models and queries the
 #: local GPUs after this delay (a shown one does it after its first paint).
@@ -143,6 +144,7 @@ class MainWindow(QMainWindow):
         self.presets_panel.message.connect(self.show_message)
         self.model_form.importFailed.connect(self.show_message)
         self.model_form.loadFailed.connect(self.show_message)
+        self.library.notice.connect(self.show_message)
         self._field_message = ""
         self.controller.fieldInvalid.connect(self._on_field_invalid)
         self.controller.fieldsValid.connect(self._on_fields_valid)
@@ -213,7 +215,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.solver_scroll, self.tr("Reverse solver"))
         # the tabs behind it are built (and their modules imported) when first shown or used
         self._tab_pages: dict[str, QWidget] = {}
-        for title in (self.tr("Fits"), self.tr("KV growth"), self.tr("Compare")):
+        for title in (self.tr("Fits"), self.tr("KV growth"), self.tr("Speed"), self.tr("Compare")):
             self.tabs.addTab(QWidget(), title)
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.splitter = QSplitter()
@@ -227,7 +229,7 @@ class MainWindow(QMainWindow):
             signal.connect(self._show_local_verdict)
 
     #: Tab index of each tab built on first use.
-    _LAZY_TABS = {"fits": 1, "kv": 2, "compare": 3}
+    _LAZY_TABS = {"fits": 1, "kv": 2, "speed": 3, "compare": 4}
 
     @property
     def fits_tab(self) -> FitsTab:
@@ -238,6 +240,11 @@ class MainWindow(QMainWindow):
     def kv_tab(self) -> KvGrowthTab:
         """The "KV growth" tab (built on first use)."""
         return cast("KvGrowthTab", self._tab("kv"))
+
+    @property
+    def speed_tab(self) -> SpeedChartTab:
+        """The "Speed" tab: tokens/s against concurrency (built on first use)."""
+        return cast("SpeedChartTab", self._tab("speed"))
 
     @property
     def compare_tab(self) -> CompareTab:
@@ -265,6 +272,11 @@ class MainWindow(QMainWindow):
             from vramdesk.gui.tabs.kv_growth import KvGrowthTab
 
             page = KvGrowthTab(c)
+        elif name == "speed":
+            # on first use: not on the window's start-up path (built or run after the first paint)
+            from vramdesk.gui.tabs.speed_chart import SpeedChartTab
+
+            page = SpeedChartTab(c)
         else:
             # on first use: not on the window's start-up path (built or run after the first paint)
             from vramdesk.gui.tabs.compare import CompareTab

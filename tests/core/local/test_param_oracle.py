@@ -26,6 +26,10 @@ ORACLE = json.loads((DATA / "param-oracle.json").read_text(encoding="utf-8"))
 ROOT = DATA.parents[1]
 OR = "tests/data/configs/oracle/"
 REFUSED = "refused"
+ENC_DEC = (
+    "encoder-decoder: the decoder's self-attention cache per generated token and its "
+    "cross-attention cache per encoder token are not modelled, so it is refused"
+)
 
 #: config -> (vramdesk's figure today, or REFUSED, or None when transformers cannot build it;
 #: the reason). Differences in parameters are (ours - oracle).
@@ -46,21 +50,15 @@ DIFFERENCES: dict[str, tuple[int | str, str]] = {
         "(3 dense layers), unchecked",
     ),
     # -- families vramdesk refuses or cannot count from config.json alone --
-    OR + "nemotron-3-nano-30b-a3b.json": (
-        REFUSED,
-        "Nemotron-3's E (MoE) blocks: a Mamba-2 / attention / MoE block per layer is not "
-        "modelled, so recurrent_params_per_layer is not derived from config.json",
-    ),
     OR + "albert-base-v2-seqcls.json": (
-        159_345_408,
-        "+147,654,903: ALBERT shares one layer across all 12 and factorizes the embedding "
-        "(embedding_size 128); counted as 12 BERT layers",
+        REFUSED,
+        "ALBERT shares one layer across all 12 and factorizes the embedding (embedding_size "
+        "128): refused in one line (it was counted as 12 BERT layers, +147,654,903)",
     ),
-    OR + "distilbert-base-uncased-mlm.json": (REFUSED, "DistilBERT's dim/n_layers not read"),
-    OR + "t5-small.json": (REFUSED, "encoder-decoder (T5 d_ff) not modelled"),
-    OR + "flan-t5-base.json": (REFUSED, "encoder-decoder (T5 d_ff) not modelled"),
-    OR + "bart-large-cnn.json": (REFUSED, "encoder-decoder (BART) not modelled"),
-    OR + "whisper-small.json": (REFUSED, "encoder-decoder (Whisper) not modelled"),
+    OR + "t5-small.json": (REFUSED, ENC_DEC),
+    OR + "flan-t5-base.json": (REFUSED, ENC_DEC),
+    OR + "bart-large-cnn.json": (REFUSED, ENC_DEC),
+    OR + "whisper-small.json": (REFUSED, ENC_DEC),
     # -- counted, but a part is missing or wrong --
     OR + "llama-4-scout-17b-16e-instruct.json": (
         107_769_861_120,
@@ -82,10 +80,6 @@ DIFFERENCES: dict[str, tuple[int | str, str]] = {
         195_832_688_640,
         "-1,464,532,992: step3p7's extra per-layer tensors are not modelled",
     ),
-    OR + "gpt2-seqcls-finetune.json": (
-        124_440_576,
-        "-5,376: the classifier head (score: 768 x 7 labels) of GPT2ForSequenceClassification",
-    ),
 }
 
 
@@ -98,14 +92,14 @@ def _ours(path: str) -> int | str:
 
 
 def _corpus() -> list[str]:
-    folders = [DATA / "configs", DATA / "configs" / "oracle"]
+    folders = [DATA / "configs", DATA / "configs" / "oracle", DATA / "configs" / "class-defaults"]
     found = [p for d in folders for p in d.glob("*.json")]
     found += (DATA / "reference" / "models").glob("*/config.json")
     return sorted(p.relative_to(ROOT).as_posix() for p in found)
 
 
 def test_the_oracle_covers_the_whole_corpus() -> None:
-    # The corpus (82 configs) and the oracle file move together: rerun tools/param_oracle.py.
+    # The corpus (88 configs) and the oracle file move together: rerun tools/param_oracle.py.
     assert sorted(ORACLE["configs"]) == _corpus()
     assert len(ORACLE["configs"]) >= 60
     types = {v["model_type"] for v in ORACLE["configs"].values()}
@@ -135,3 +129,41 @@ def test_param_count_matches_the_oracle(path: str) -> None:
 
 def test_the_difference_table_names_only_corpus_configs() -> None:
     assert set(DIFFERENCES) <= set(ORACLE["configs"])
+
+
+@pytest.mark.parametrize(
+    "name", ["t5-small.json", "flan-t5-base.json", "bart-large-cnn.json", "whisper-small.json"]
+)
+def test_encoder_decoders_are_refused_in_one_line_naming_the_decode_caches(name: str) -> None:
+    config = json.loads((ROOT / OR / name).read_text(encoding="utf-8"))
+    with pytest.raises(UnsupportedModelError) as err:
+        model_from_config(config)
+    text = str(err.value)
+    assert err.value.field == "architectures" and "\n" not in text
+    assert text.endswith("is not supported: encoder-decoder decode caches are not modelled")
+
+
+def test_distilbert_is_an_encoder_read_from_dim_n_layers_hidden_dim_n_heads() -> None:
+    config = json.loads((ROOT / OR / "distilbert-base-uncased-mlm.json").read_text("utf-8"))
+    m = model_from_config(config).model
+    # configuration_distilbert.py: dim 768, n_layers 6, hidden_dim 3072, n_heads 12
+    assert (m.hidden_size, m.num_hidden_layers, m.intermediate_size) == (768, 6, 3072)
+    assert m.num_attention_heads == 12 and not m.causal
+    # modeling_distilbert.py: word 30522 * 768 = 23,440,896 + positions 512 * 768 = 393,216
+    # + LayerNorm 1,536; per layer q/k/v/out 4 * (768^2 + 768) = 2,362,368, lin1 + lin2
+    # 2 * 768 * 3072 + 3072 + 768 = 4,722,432, two LayerNorms 3,072 -> 7,087,872 x 6; no token
+    # types; DistilBertForMaskedLM vocab_transform 768^2 + 768, vocab_layer_norm 1,536 and the
+    # vocab_projector bias 30,522 (its weight tied) = 622,650
+    assert total_params(m) == 23_440_896 + 393_216 + 1_536 + 6 * 7_087_872 + 622_650
+    assert total_params(m) == ORACLE["configs"][OR + "distilbert-base-uncased-mlm.json"]["params"]
+
+
+def test_a_decoder_classifier_head_replaces_the_output_head() -> None:
+    config = json.loads((ROOT / OR / "gpt2-seqcls-finetune.json").read_text("utf-8"))
+    imported = model_from_config(config)
+    # modeling_gpt2.py GPT2ForSequenceClassification: score 768 x 7 labels (len(id2label)),
+    # no bias, no lm_head: 5,376 beside GPT-2's 124,440,576
+    assert total_params(imported.model) == 124_440_576 + 5_376
+    assert any("768 x 7 labels" in n for n in imported.notes)
+    del config["id2label"]
+    assert total_params(model_from_config(config).model) == 124_440_576

@@ -393,8 +393,9 @@ def test_oversize_file_is_refused(config_dir):
 @pytest.fixture
 def migrations(monkeypatch):
     """A fake registry: schema 0 called the name "title"; 0 -> 1 renames it."""
-    registry = {
-        0: lambda doc: {**{k: v for k, v in doc.items() if k != "title"}, "name": doc["title"]}
+    registry = {  # the real steps (1 -> 2, ...) after the fake one
+        **_preset_file.MIGRATIONS,
+        0: lambda doc: {**{k: v for k, v in doc.items() if k != "title"}, "name": doc["title"]},
     }
     monkeypatch.setattr(_preset_file, "MIGRATIONS", registry)
     return registry

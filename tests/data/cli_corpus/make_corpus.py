@@ -101,6 +101,11 @@ def commands() -> list[list[str]]:
         add(f"estimate --preset qwen3-8b --context 8192 --batch 8 --format {f}")
         add(f"solve --preset qwen3-8b --context 8192 --batch 8 --gpu 'RTX 4090' --format {f}")
         add(f"compare llama-3.1-8b qwen3-8b gemma-2-9b chat-8k-x8 'H100 80GB' --format {f}")
+    # the speed chart's figures (issue 25): a bandwidth-bound and a compute-bound curve
+    add("solve --preset llama-3.1-8b --context 2048 --batch 16 --gpu 'H100 80GB' --speed-curve")
+    m8 = "--preset llama-3.1-8b --batch 16"
+    add(f"solve {m8} --context 256 --gpu 'H100 80GB' --speed-curve --json")
+    add("solve --preset llama-3.1-8b --context 2048 --batch 16 --vram-gib 80 --speed-curve")
     for u in ("GiB", "GB", "MiB"):
         add(f"estimate --preset llama-3.1-70b --context 8192 --batch 16 --units {u}")
     # the workload and runtime knobs
@@ -154,6 +159,10 @@ def commands() -> list[list[str]]:
                 f"solve --config {rel} --context 16384 --batch 4 --engine vllm"
                 " --gpu 'H100 80GB' --json"
             )
+    # Llama-4: chunked local attention on 36 of 48 layers, priced by each engine (issue 20)
+    scout = "tests/data/configs/oracle/llama-4-scout-17b-16e-instruct.json"
+    for engine in ("formula", "vllm", "llama.cpp"):
+        add(f"estimate --config {scout} --context 32768 --engine {engine}")
     # compare, validate, calibrate, presets
     add("compare llama-3.1-8b mistral-7b-v0.3 qwen2.5-7b sources-4k-x8")
     add("compare llama-3.1-70b qwen2.5-72b long-128k-x1 H200 --kv-dtype fp8 --engine vllm")

@@ -12,7 +12,7 @@ from vramdesk.core.errors import InputError
 from vramdesk.core.model.formats import KVDtype, WeightSpec
 from vramdesk.core.model.inputs import validate_inputs
 from vramdesk.core.model.runtime import Engine, Runtime
-from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.spec import CHUNKED, ModelSpec
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
 
@@ -218,12 +218,17 @@ class EngineProfile:
 
     def solve_notes(self, model: ModelSpec, runtime: Runtime) -> tuple[str, ...]:
         """Notes the solver shows for this engine and model (how its figures are counted)."""
-        if not model.sliding_window:
-            return ()
-        return (
-            "sliding-window layers: KV cache size in tokens counts every layer at full "
-            "context; max concurrency and max context are solved exactly",
-        )
+        if model.sliding_window:
+            return (
+                "sliding-window layers: KV cache size in tokens counts every layer at full "
+                "context; max concurrency and max context are solved exactly",
+            )
+        if CHUNKED in model.resolved_layer_types():
+            return (
+                "chunked local-attention layers: KV cache size in tokens counts every layer at "
+                "full context; max concurrency and max context are solved exactly",
+            )
+        return ()
 
     def context_breaks(self, workload: Workload, runtime: Runtime) -> tuple[int, ...]:
         """Context lengths after which the need may drop (the engine changes a setting).

@@ -8,21 +8,47 @@ Sources (read in ollama/ollama, not copied):
   ``OLLAMA_GPU_OVERHEAD`` (0 by default), the compute graph and the layers' weights + KV.
 * ``fs/ggml/ggml.go`` ``SupportsKVCacheType``: ``OLLAMA_KV_CACHE_TYPE`` is f16, q8_0 or q4_0.
 * ``discover/gpu.go``: ``cudaMinimumMemory = rocmMinimumMemory = 457 MiB``.
+* Chunked local attention (Llama-4): from :data:`LLAMA_SERVER_SINCE` Ollama runs every GGUF
+  model on llama.cpp's ``llama-server`` (ollama/ollama#16031, "use llama-server exclusively
+  for GGML models"), so the chunked layers get llama.cpp's iSWA cells
+  (:func:`vramdesk.core.engines.llamacpp.kv_cache.cells_per_stream`). Before it Ollama's own
+  engine ran Llama-4 (``model/models/llama4/model.go``: ``NewChunkedAttentionCache`` beside a
+  causal cache), whose ``kvcache/causal.go`` ``Causal.Init`` leaves a chunked cache without a
+  window (``swaWindowSize`` stays ``MaxInt32``) and so sizes it ``maxSequences * capacity``:
+  the chunk only masks, every layer keeps the whole context.
 """
 
 from __future__ import annotations
+
+import re
 
 from vramdesk.core.engines.base import with_parts
 from vramdesk.core.engines.llamacpp.profile import LlamaCppProfile
 from vramdesk.core.model.formats import KVDtype, WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime
-from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.spec import CHUNKED, ModelSpec, chunks_as_full
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
 from vramdesk.core.units import MIB
 
 #: ``cudaMinimumMemory`` (discover/gpu.go): memory Ollama never schedules on a CUDA/ROCm GPU.
 MINIMUM_MEMORY_BYTES = 457 * MIB
+
+
+#: First Ollama release that runs GGUF models on llama-server only (tag v0.30.0 is the first
+#: holding ollama/ollama#16031, merged 2026-05-29).
+LLAMA_SERVER_SINCE = (0, 30)
+
+
+def ollama_release(version: str | None) -> tuple[int, ...]:
+    """``(major, minor)`` from ``engine_version`` (``"0.6.8"`` -> ``(0, 6)``); none: the newest."""
+    found = re.search(r"(\d{1,4})\.(\d{1,4})", (version or "")[:100])
+    return (int(found.group(1)), int(found.group(2))) if found else (99,)
+
+
+def keeps_chunks_whole(runtime: Runtime) -> bool:
+    """Ollama's own engine (before :data:`LLAMA_SERVER_SINCE`): chunked layers at full context."""
+    return ollama_release(runtime.engine_version) < LLAMA_SERVER_SINCE
 
 
 class OllamaProfile(LlamaCppProfile):
@@ -32,12 +58,27 @@ class OllamaProfile(LlamaCppProfile):
     kv_dtypes = (KVDtype.FP16, KVDtype.Q8_0, KVDtype.Q4_0)
 
     def check_engine_version(self, version: str | None) -> None:
-        """Accept any Ollama version ("0.5.7"): its accounting here does not depend on it."""
+        """Accept any Ollama version ("0.5.7"): only Llama-4's chunked layers depend on it.
+
+        A version without ``major.minor`` reads as the newest (:func:`ollama_release`).
+        """
 
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:
-        """llama.cpp's breakdown with Ollama's per-GPU minimum memory as the overhead."""
+        """llama.cpp's breakdown with Ollama's per-GPU minimum memory as the overhead.
+
+        Chunked layers keep the whole context before :data:`LLAMA_SERVER_SINCE`
+        (:func:`keeps_chunks_whole`, module docstring).
+        """
+        notes: tuple[str, ...] = ()
+        if CHUNKED in model.resolved_layer_types() and keeps_chunks_whole(runtime):
+            model = chunks_as_full(model)
+            notes = (
+                "chunked local-attention layers cache the whole context: Ollama's own engine "
+                "(before 0.30) masks the chunk but sizes the cache for the full context "
+                "(kvcache/causal.go)",
+            )
         base = super().estimate(model, weights, workload, runtime)
         over = Part(
             "overhead",
@@ -47,4 +88,4 @@ class OllamaProfile(LlamaCppProfile):
             f"{MINIMUM_MEMORY_BYTES:,} + 0",
             ("457 MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to 0",),
         )
-        return with_parts(base, overhead=over)
+        return with_parts(base, overhead=over, warnings=notes)

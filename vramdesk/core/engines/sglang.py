@@ -22,6 +22,14 @@ Sources (read in sgl-project/sglang, not copied):
   after ``alloc_memory_pool`` (and ``init_cuda_graphs`` after ``init_memory_pool`` in the
   0.4 releases: the 2025-05 log prints "Memory pool end" before "Capture cuda graph end"),
   so they come out of the reserve, not the pool.
+* Chunked local attention (Llama-4): ``python/sglang/srt/configs/model_config.py``
+  ``is_hybrid_swa_model`` lists ``Llama4ForConditionalGeneration`` (both released Llama-4
+  checkpoints) and ``get_hybrid_layer_ids`` puts its layers ``i`` with ``(i + 1) % 4 != 0``
+  (the chunked RoPE layers) in the SWA pool, no model override turning it off (unlike
+  Gemma-2/3); so the KV of the workload is the formula's, a chunked layer holding at most one
+  chunk per sequence (:func:`vramdesk.core.terms.kv_cache.cached_tokens`), as sliding layers
+  hold their window. The pool's split between full and SWA tokens (``swa_full_tokens_ratio``)
+  is not modelled: the pool's tokens count every layer at full size.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ Sources (read in huggingface/transformers and bitsandbytes-foundation/bitsandbyt
 
 * ``src/transformers/cache_utils.py`` ``DynamicCache``: K and V tensors grow with the
   tokens actually seen (no blocks: ``block_size`` is ignored); sliding layers keep at most
-  the window (``DynamicSlidingWindowLayer``).
+  the window (``DynamicSlidingWindowLayer``), and so do chunked layers (Llama-4's
+  ``layer_types`` ``"chunked_attention"``), whose window is ``attention_chunk_size``:
+  "from a cache point of view, both sliding and chunked are the same", only the mask differs.
 * ``from_pretrained(torch_dtype=bfloat16)``: ``params * 2`` bytes resident.
 * bitsandbytes ``Linear8bitLt`` (LLM.int8) and ``Linear4bit`` (NF4): int8 / 4-bit linear
   weights, 16-bit embeddings, lm_head and norms; each matmul dequantizes (or, for int8

@@ -48,6 +48,8 @@ _GPU = {
     "mig_instances": ((list,), False),
     "processes": ((list,), False),
     "processes_note": ((str, _OPT), False),
+    "memory_clock_mhz": ((int, _OPT), False),
+    "memory_bus_width_bits": ((int, _OPT), False),
 }
 _MIG = {
     "index": (_INT, True),

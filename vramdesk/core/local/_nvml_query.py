@@ -134,6 +134,7 @@ class NvmlQuery:
         mig_mode, mig_note, instances = self.mig(i, handle)
         total, free, reserved, summed = self.whole_memory(i, handle, mig_mode, instances)
         processes, note = self.processes(i, handle)
+        clock, width = self.memory_interface(i, handle)
         return GpuInfo(
             index=i,
             name=_text(self.call(i, "name", nv.nvmlDeviceGetName, handle)),
@@ -147,7 +148,28 @@ class NvmlQuery:
             mig_instances=instances,
             processes=processes,
             processes_note=note,
+            memory_clock_mhz=clock,
+            memory_bus_width_bits=width,
         )
+
+    def memory_interface(self, i: int, handle: Any) -> tuple[int | None, int | None]:
+        """Max memory clock (MHz) and bus width (bits): None where the driver gives none.
+
+        ``nvmlDeviceGetMemoryBusWidth`` came with the R530 drivers (and pynvml 11.5.3): an
+        older binding lacks the function, an older driver answers FUNCTION_NOT_FOUND.
+        """
+        nv = self.nv
+        clock = self.optional(
+            i, "memory clock", nv.nvmlDeviceGetMaxClockInfo, handle, nv.NVML_CLOCK_MEM
+        )
+        width_fn = getattr(nv, "nvmlDeviceGetMemoryBusWidth", None)
+        width = None if width_fn is None else self.optional(i, "memory bus width", width_fn, handle)
+
+        def plain(value: Any) -> int | None:
+            ok = isinstance(value, int) and not isinstance(value, bool) and 0 < value < 1 << 20
+            return value if ok else None
+
+        return plain(clock), plain(width)
 
     def whole_memory(
         self, i: int, handle: Any, mig_mode: bool | None, instances: tuple[MigInstance, ...]

@@ -239,16 +239,50 @@ def iter_hf(cache: Path, problems: list[str]) -> Iterator[LocalModel]:
         if isinstance(repo, hf_cache.CacheProblem):
             problems.append(f"Hugging Face cache: {repo.text}")
             continue
-        names = {f.name for f in repo.files}
-        if "config.json" in names:
-            weighted = any(n.endswith((".safetensors", ".safetensors.index.json")) for n in names)
-            fmt = "safetensors" if weighted else "config.json"
-            yield LocalModel(repo.repo_id, "huggingface", fmt, repo.size, repo.snapshot)
-            continue
-        ggufs = sorted((f for f in repo.files if f.name.lower().endswith(".gguf")), key=_name)
-        for f in _gguf_entries(ggufs):
-            size = sum(g.size for g in ggufs if _same_split(g.name, f.name))
-            yield LocalModel(f"{repo.repo_id}/{f.name}", "huggingface", "gguf", size, f.path)
+        yield from hf_entries(repo)
+
+
+def hf_entries(repo: hf_cache.CachedModel) -> Iterator[LocalModel]:
+    """The models one revision of a repo holds (the rule of :func:`iter_hf`)."""
+    names = {f.name for f in repo.files}
+    if "config.json" in names:
+        weighted = any(n.endswith((".safetensors", ".safetensors.index.json")) for n in names)
+        fmt = "safetensors" if weighted else "config.json"
+        yield LocalModel(repo.repo_id, "huggingface", fmt, repo.size, repo.snapshot)
+        return
+    ggufs = sorted((f for f in repo.files if f.name.lower().endswith(".gguf")), key=_name)
+    for f in _gguf_entries(ggufs):
+        size = sum(g.size for g in ggufs if _same_split(g.name, f.name))
+        yield LocalModel(f"{repo.repo_id}/{f.name}", "huggingface", "gguf", size, f.path)
+
+
+def find_revision(name: str, rev: str) -> LocalModel:
+    """The Hugging Face cache entry ``name`` at revision ``rev`` (``--revision``).
+
+    ``name`` is a repo id (``Qwen/Qwen3-8B``) or a repo id and a listed GGUF file
+    (``org/repo/model-Q4_K_M.gguf``), as ``vramdesk models`` lists them; ``rev`` as
+    :func:`vramdesk.core.local.hf_cache.revision` reads it.
+
+    Raises
+    ------
+    InputError
+        ``revision``: ``name`` is no repo of the cache, the repo has no such revision, or
+        that revision holds no model of that name.
+    """
+    parts = name.strip("/").split("/")
+    if len(parts) < 2:
+        raise InputError(
+            "revision",
+            f"--revision is for a Hugging Face cache entry (org/name); {name!r} is not one",
+            "unsupported",
+        )
+    repo = hf_cache.revision(hf_cache_dir(), "/".join(parts[:2]), rev)
+    entries = list(hf_entries(repo))
+    for entry in entries:
+        if entry.name.lower() == name.strip("/").lower():
+            return entry
+    listed = ", ".join(e.name for e in entries) or "no model (no config.json nor .gguf)"
+    raise InputError("revision", f"{repo.repo_id} at {rev} holds {listed}, not {name!r}", "missing")
 
 
 def _name(f: Any) -> str:
@@ -475,8 +509,11 @@ def load_local(entry: LocalModel):
     return dataclasses.replace(imported, model=model)
 
 
-def load_named(name: str):
+def load_named(name: str, revision: str | None = None):
     """A local model by ``name`` — a path to a file or folder, else a discovered name.
+
+    With ``revision``, ``name`` is a Hugging Face cache entry read at that revision
+    (:func:`find_revision`) instead of the one ``refs/main`` names.
 
     Returns
     -------
@@ -489,6 +526,8 @@ def load_named(name: str):
     FileReadError
         The files are unreadable.
     """
+    if revision is not None:
+        return load_local(find_revision(name, revision))
     path = Path(name).expanduser()
     if path.exists() and (path.is_dir() or path.is_file()):
         # on first use: the file readers load only when a model file is read

@@ -134,6 +134,15 @@ class GpuInfo:
     mig_instances: tuple[MigInstance, ...] = ()
     processes: tuple[GpuProcess, ...] = ()
     processes_note: str | None = None
+    memory_clock_mhz: int | None = None
+    memory_bus_width_bits: int | None = None
+
+    @property
+    def memory_bandwidth_gb_s(self) -> float | None:
+        """Peak memory bandwidth from NVML's clock and bus width (:func:`nvml_bandwidth_gb_s`)."""
+        if not self.memory_clock_mhz or not self.memory_bus_width_bits:
+            return None
+        return nvml_bandwidth_gb_s(self.memory_clock_mhz, self.memory_bus_width_bits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,3 +156,25 @@ class NvmlSnapshot:
     nvml_version: str
     cuda_driver_version: int | None
     gpus: tuple[GpuInfo, ...]
+
+
+#: Transfers per memory-clock cycle as NVML reports the clock (``nvmlDeviceGetMaxClockInfo``
+#: with ``NVML_CLOCK_MEM``): 2 for every memory type. NVML's memory clock is half the per-pin
+#: data rate for GDDR5/5X/6/6X/7 and HBM alike, which the datasheets confirm: H100 SXM
+#: (HBM3) 2,619 MHz x 5,120 bit -> 2 x 2,619e6 x 640 B = 3,352 GB/s (datasheet 3,350);
+#: A100 80GB (HBM2e) 1,593 MHz x 5,120 -> 2,039 GB/s (2,039); RTX 4090 (GDDR6X, 21 Gbps)
+#: 10,501 MHz x 384 -> 1,008 GB/s (1,008); RTX 3090 (GDDR6X, 19.5 Gbps) 9,751 MHz x 384 ->
+#: 936 GB/s (936); Tesla V100 (HBM2) 877 MHz x 4,096 -> 898 GB/s (900). GDDR6X's PAM4 (two
+#: bits a symbol) is already in NVML's figure: 10,501 MHz is 21 Gbps / 2, not a symbol rate.
+NVML_TRANSFERS_PER_CLOCK = 2
+
+
+def nvml_bandwidth_gb_s(memory_clock_mhz: int, bus_width_bits: int) -> float:
+    """Peak memory bandwidth (GB/s, 10^9 B/s) from NVML's max memory clock and bus width.
+
+    ``NVML_TRANSFERS_PER_CLOCK x clock (MHz) x 10^6 x bus width (bits) / 8 / 10^9``, the
+    clock from ``nvmlDeviceGetMaxClockInfo(handle, NVML_CLOCK_MEM)`` and the width from
+    ``nvmlDeviceGetMemoryBusWidth`` (NVML API reference, docs.nvidia.com/deploy/nvml-api).
+    RTX 4090: 2 x 10,501 x 384 / 8,000 = 1,008.1 GB/s.
+    """
+    return NVML_TRANSFERS_PER_CLOCK * memory_clock_mhz * bus_width_bits / 8000

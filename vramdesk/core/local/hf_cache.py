@@ -13,6 +13,13 @@ reads only what the listing needs, with ``os.scandir``, and yields each repo as 
 
 A repo that ``scan_cache_dir`` would call corrupted (no ``snapshots`` folder, a ref to a
 missing commit, a broken link) yields a :class:`CacheProblem` in its words instead.
+
+:func:`revision` reads one repo at another revision (``--revision``): a ref under ``refs/``
+(a branch or tag, ``refs/pr/1``), or a commit hash, full or a unique prefix of at least 7
+characters, as ``huggingface_hub`` resolves ``revision`` in the cache
+(``file_download.py``, ``try_to_load_from_cache``: ``refs/<revision>`` names the commit, else
+the revision is the commit). Each ref file is read through :func:`vramdesk.core.files.read_prefix`
+(a regular file, at most 128 bytes): a FIFO or a huge file under ``refs/`` cannot hang the scan.
 """
 
 from __future__ import annotations
@@ -22,6 +29,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from vramdesk.core.errors import FileReadError, InputError
+from vramdesk.core.files import read_prefix
+
+#: Bytes of a ref file read: a commit hash is 40 hex characters.
+REF_LIMIT_BYTES = 128
+#: The shortest commit-hash prefix ``--revision`` accepts (git's own default abbreviation).
+MIN_HASH_PREFIX = 7
 #: Names in the cache folder that are not repos (``scan_cache_dir`` skips them too).
 _NOT_REPOS = frozenset({".DS_Store", "Thumbs.db", "desktop.ini", ".locks", "CACHEDIR.TAG"})
 _REPO_TYPES = ("models", "datasets", "spaces")
@@ -150,9 +164,77 @@ def _refs(folder: str, prefix: str = "") -> dict[str, str]:
         if entry.is_dir():
             out.update(_refs(entry.path, f"{prefix}{entry.name}/"))
         else:
-            with open(entry.path, encoding="utf-8", errors="replace") as fh:
-                out[prefix + entry.name] = fh.read(128)
+            try:
+                regular = entry.is_file(follow_symlinks=False)  # known from scandir
+                data = read_prefix(entry.path, REF_LIMIT_BYTES, "revision", seen_regular=regular)
+            except FileReadError as exc:
+                raise _Corrupted(f"Ref cannot be read: {exc.reason}") from None
+            out[prefix + entry.name] = data[:REF_LIMIT_BYTES].decode("utf-8", errors="replace")
     return out
+
+
+def revision(cache: Path, repo_id: str, rev: str) -> CachedModel:
+    """The model repo ``repo_id`` of ``cache`` at revision ``rev``.
+
+    Parameters
+    ----------
+    cache : Path
+        The hub cache folder.
+    repo_id : str
+        ``org/name``.
+    rev : str
+        A ref (``main``, a tag, ``refs/pr/1``) or a commit hash (40 hex characters, or a prefix
+        of at least :data:`MIN_HASH_PREFIX` that only one snapshot starts with).
+
+    Returns
+    -------
+    CachedModel
+        Its ``snapshot`` is ``snapshots/<commit>``.
+
+    Raises
+    ------
+    InputError
+        ``revision``: the repo is not in the cache, or has no such revision (the sentence
+        lists the refs and snapshots it has); the repo is corrupted (its problem, in
+        ``scan_cache_dir``'s words).
+    """
+    repo = os.path.join(str(cache.expanduser()), "models--" + repo_id.replace("/", "--"))
+    snapshots = os.path.join(repo, "snapshots")
+    if not os.path.isdir(snapshots):
+        raise InputError(
+            "revision", f"{repo_id} is not in the Hugging Face cache ({cache})", "missing"
+        )
+    try:
+        refs = _refs(os.path.join(repo, "refs"))
+        with os.scandir(snapshots) as entries:
+            commits = sorted(e.name for e in entries if e.is_dir())
+    except _Corrupted as exc:
+        raise InputError("revision", str(exc), "corrupted") from None
+    if rev in refs:
+        commit = refs[rev]
+        if commit not in commits:
+            raise InputError(
+                "revision",
+                f"{repo_id}: ref {rev!r} names commit {commit[:12]}, which is not in the cache",
+                "missing",
+            )
+    else:
+        matches = [c for c in commits if c == rev]
+        if not matches and len(rev) >= MIN_HASH_PREFIX:
+            matches = [c for c in commits if c.startswith(rev)]
+        if len(matches) != 1:
+            have = ", ".join([*sorted(refs), *(c[:12] for c in commits)]) or "none"
+            why = "matches several snapshots" if matches else "is neither a ref nor a snapshot"
+            raise InputError(
+                "revision", f"{repo_id}: revision {rev!r} {why} (the cache has: {have})", "missing"
+            )
+        commit = matches[0]
+    folder = os.path.join(snapshots, commit)
+    try:
+        files, size, _modified = _revision(folder)
+    except _Corrupted as exc:
+        raise InputError("revision", str(exc), "corrupted") from None
+    return CachedModel(repo_id, folder, files, size)
 
 
 def _revision(folder: str) -> tuple[tuple[CachedFile, ...], int, float]:

@@ -296,6 +296,12 @@ class WeightSpec:
         wherever it is given (vLLM ``quantization/mxfp4.py`` ``Mxfp4Config.get_quant_method``
         quantizes ``FusedMoE`` layers only; linear layers stay unquantized), so ``--weights
         mxfp4`` and a preset's own mxfp4 size the same tensors alike.
+    unquantized_modules : tuple of str or None
+        The checkpoint's own list of modules stored unquantized (``modules_to_not_convert``,
+        ``ignore``, ``exclude_modules``, ``llm_int8_skip_modules``; see
+        :mod:`vramdesk.core.model.modules`). When given, every linear module it does not
+        match is at ``format`` (lm_head included) and every one it matches 16-bit; embeddings,
+        norms, routers and a vision tower stay 16-bit. ``None``: the group rules above.
     """
 
     format: WeightFormat = WeightFormat.BF16
@@ -304,6 +310,7 @@ class WeightSpec:
     zero_bits: int = 16
     embeddings_unquantized: bool | None = None
     experts_only: bool = False
+    unquantized_modules: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         """``mxfp4`` is the experts-only layout (see ``experts_only``)."""
@@ -348,6 +355,7 @@ class WeightSpec:
                 self.zero_bits,
                 self.keeps_embeddings,
                 self.experts_only,
+                *(self.unquantized_modules or ()),
             )
         )
 

@@ -97,6 +97,7 @@ OPTION_GROUPS: dict[str, tuple[str, ...]] = {
         "profiled_peak_bytes",
         "mamba_cache_dtype",
         "mamba_ssm_cache_dtype",
+        "mxfp4_backend",
     ),
     #: SGLang's static memory fraction
     "sglang": ("mem_fraction_static",),
@@ -157,6 +158,12 @@ def foreign_option_error(engine: Engine, field: str) -> InputError:
         "unsupported",
         {"engine": engine.value},
     )
+
+
+#: vLLM's MXFP4 MoE backends as vramdesk names them (``quantization/mxfp4.py``
+#: ``Mxfp4Backend``: TRITON, MARLIN, SM100_FI_MXFP4_MXFP8_TRTLLM / SM100_FI_MXFP4_BF16,
+#: SM100_FI_MXFP4_MXFP8_CUTLASS / SM90_FI_MXFP4_BF16), grouped by the padding they allocate.
+MXFP4_BACKENDS = ("triton", "marlin", "flashinfer-trtllm", "flashinfer-cutlass")
 
 
 #: The paged-attention block in tokens when none is set: vLLM's default (``CacheConfig.block_size``,
@@ -220,6 +227,10 @@ class Runtime:
         and ``--mamba-ssm-cache-dtype``: ``float32``, ``float16``, ``bfloat16``; ``None`` is
         ``auto`` (the model dtype; the SSM state follows the conv state, or the model's
         config hook).
+    mxfp4_backend : str or None
+        vLLM's MXFP4 MoE backend (:data:`MXFP4_BACKENDS`), which sets the experts' padding;
+        ``None``: the one vLLM picks on an H100/H200 for the release
+        (:func:`vramdesk.core.engines.vllm.mxfp4.default_backend`).
     loaded_weights_bytes : int or None
         Measured resident weights per GPU ("Model loading took", llama.cpp model buffer).
     compute_buffer_bytes : int or None
@@ -258,6 +269,7 @@ class Runtime:
     compute_buffer_bytes: int | None = None
     mamba_cache_dtype: str | None = None
     mamba_ssm_cache_dtype: str | None = None
+    mxfp4_backend: str | None = None
 
     def validate(self) -> Runtime:
         """Check every field; return ``self``.

@@ -22,12 +22,17 @@ from vramdesk.core.units import ceil_div
 
 FULL = "full_attention"
 SLIDING = "sliding_attention"
+#: Chunked local attention (Llama-4's RoPE layers): a token attends to the earlier tokens of
+#: its own chunk of ``attention_chunk_size`` (transformers ``layer_types`` name).
+CHUNKED = "chunked_attention"
 #: A recurrent layer (Mamba/Mamba-2 SSM, gated DeltaNet linear attention): a constant
 #: per-sequence state instead of a per-token KV cache.
 RECURRENT = "recurrent"
 #: A layer with no cache at all (encoder layers: bidirectional attention over the input).
 NO_CACHE = "no_cache"
-LAYER_KINDS = (FULL, SLIDING, RECURRENT, NO_CACHE)
+LAYER_KINDS = (FULL, SLIDING, CHUNKED, RECURRENT, NO_CACHE)
+#: Local attention kinds: each caches at most a fixed span of tokens per sequence.
+LOCAL_KINDS = (SLIDING, CHUNKED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +43,17 @@ class LayerCache:
     ----------
     kind : str
         :data:`FULL`, :data:`SLIDING` (caches at most ``window`` tokens per sequence),
-        :data:`RECURRENT` (a constant per-sequence state, no KV) or :data:`NO_CACHE`.
+        :data:`CHUNKED` (attends within its chunk of ``chunk`` tokens, so at most ``chunk``
+        tokens per sequence are needed), :data:`RECURRENT` (a constant per-sequence state,
+        no KV) or :data:`NO_CACHE`.
     kv_heads : int
         KV heads of the layer (0 for recurrent and no-cache layers).
     k_head_dim, v_head_dim : int
         Elements per head of K and of V.
     window : int or None
         The sliding window in tokens (sliding layers only).
+    chunk : int or None
+        The attention chunk in tokens (chunked layers only: ``attention_chunk_size``).
     reuses : int or None
         Index of the earlier layer whose cache this layer reads (Gemma-3n's last
         ``num_kv_shared_layers``): it holds no cache of its own.
@@ -62,17 +71,23 @@ class LayerCache:
 
     @property
     def holds_kv(self) -> bool:
-        """True when the layer owns a per-token KV cache (full or sliding, not reused)."""
-        return self.kind in (FULL, SLIDING) and self.reuses is None
+        """True when the layer owns a per-token KV cache (full, sliding or chunked, not reused)."""
+        return self.kind in (FULL, SLIDING, CHUNKED) and self.reuses is None
 
     has_state: bool = False
+    chunk: int | None = None
+
+    @property
+    def span(self) -> int | None:
+        """Tokens per sequence a local layer needs at most (``window``, ``chunk``); None: full."""
+        return self.window if self.kind == SLIDING else self.chunk if self.kind == CHUNKED else None
 
     @property
     def kind_label(self) -> str:
         """The summary key of the layer's kind.
 
-        ``full_attention``, ``sliding_attention``, ``recurrent``, ``no_cache`` or ``shared``
-        (a layer reading another layer's cache).
+        ``full_attention``, ``sliding_attention``, ``chunked_attention``, ``recurrent``,
+        ``no_cache`` or ``shared`` (a layer reading another layer's cache).
         """
         return "shared" if self.reuses is not None else self.kind
 
@@ -95,8 +110,14 @@ class ModelSpec:
         The total parameter count, if known (published, from a checkpoint, or typed
         by the user). ``None``: computed from the architecture (:func:`count_params`).
     layer_types : tuple of str or None
-        One entry per layer, ``"full_attention"`` or ``"sliding_attention"``.
-        ``None`` with ``sliding_window`` set means every layer slides (Mistral-7B-v0.1).
+        One entry per layer, ``"full_attention"``, ``"sliding_attention"`` or
+        ``"chunked_attention"`` (or a recurrent / no-cache kind). ``None`` with
+        ``sliding_window`` set means every layer slides (Mistral-7B-v0.1); ``None`` with only
+        ``attention_chunk_size`` set, every layer is chunked.
+    attention_chunk_size : int or None
+        Tokens per attention chunk of the chunked layers (Llama-4: 8,192 on its RoPE layers;
+        transformers ``Llama4TextConfig``): a token attends only to the earlier tokens of its
+        own chunk, so such a layer needs at most this many tokens per sequence.
     kv_lora_rank, qk_rope_head_dim : int or None
         MLA (DeepSeek-V2/V3): the latent KV cache holds ``kv_lora_rank + qk_rope_head_dim``
         values per token per layer.
@@ -136,7 +157,14 @@ class ModelSpec:
     single_op_blocks : bool
         Each layer is one block with one norm: a mixer (recurrent or full attention) *or* a
         feed-forward block (Nemotron-H ``hybrid_override_pattern``: ``M``/``*`` mixers, ``-``
-        MLP layers, which are :data:`NO_CACHE` and have no attention).
+        MLP and ``E`` MoE layers, which are :data:`NO_CACHE` and have no attention). With
+        experts, the ``num_hidden_layers - first_k_dense_replace`` MoE blocks are among the
+        :data:`NO_CACHE` layers and the rest of those are dense MLP blocks.
+    moe_latent_size : int or None
+        The routed experts work in a latent width instead of ``hidden_size``: one
+        ``hidden -> latent`` and one ``latent -> hidden`` projection per MoE layer around them
+        (Nemotron-3 Super/Ultra ``moe_latent_size``, ``modeling_nemotron_h.py``
+        ``NemotronHMoE.fc1_latent_proj`` / ``fc2_latent_proj``). ``None``: no latent.
     qk_norm_all_heads : bool
         The q/k norms span every head (OLMo-2/3: ``heads x head_dim`` and ``kv_heads x
         head_dim``) instead of one ``head_dim``.
@@ -175,6 +203,7 @@ class ModelSpec:
     n_shared_experts: int = 0
     shared_expert_intermediate_size: int | None = None
     first_k_dense_replace: int = 0
+    moe_latent_size: int | None = None
     # multi-head latent attention
     kv_lora_rank: int | None = None
     qk_rope_head_dim: int | None = None
@@ -184,6 +213,8 @@ class ModelSpec:
     # sliding-window attention
     sliding_window: int | None = None
     layer_types: tuple[str, ...] | None = None
+    # chunked local attention (Llama-4)
+    attention_chunk_size: int | None = None
     # details that only move the parameter count
     mlp_gated: bool = True
     attention_bias: bool = False
@@ -267,7 +298,7 @@ class ModelSpec:
             return (NO_CACHE,) * self.num_hidden_layers
         if self.layer_types is not None:
             return self.layer_types
-        kind = SLIDING if self.sliding_window else FULL
+        kind = SLIDING if self.sliding_window else CHUNKED if self.attention_chunk_size else FULL
         return (kind,) * self.num_hidden_layers
 
     def attention_layers(self) -> tuple[LayerCache, ...]:
@@ -276,7 +307,9 @@ class ModelSpec:
         Per layer: the kind (:meth:`resolved_layer_types`); KV heads ``layer_kv_heads[i]``,
         else ``global_key_value_heads`` on full layers, else ``num_key_value_heads``; K head
         dim ``global_head_dim`` on full layers, else ``head_dim``; V head dim likewise from
-        ``global_v_head_dim`` / ``v_head_dim``; sliding layers get ``sliding_window``. The
+        ``global_v_head_dim`` / ``v_head_dim``; sliding layers get ``sliding_window`` and
+        chunked layers ``attention_chunk_size`` (both with the non-global geometry, as llama.cpp
+        gives every ``is_swa`` layer the ``_swa`` widths). The
         last ``num_kv_shared_layers`` layers reuse the cache of the last earlier layer of the
         same kind (Hugging Face ``modeling_gemma3n.py``; llama.cpp ``hparams.has_kv``).
         MLA layers are one latent "head" of ``kv_lora_rank + qk_rope_head_dim`` and no V.
@@ -328,7 +361,9 @@ class ModelSpec:
             "params",
             "head_dim",
             "sliding_window",
+            "attention_chunk_size",
             "moe_intermediate_size",
+            "moe_latent_size",
         ):
             check_int(name, getattr(self, name), optional=True)
         for name in (
@@ -442,6 +477,12 @@ class ModelSpec:
             raise InputError(
                 "sliding_window", "is required when layer_types has sliding layers", "required"
             )
+        if CHUNKED in self.layer_types and not self.attention_chunk_size:
+            raise InputError(
+                "attention_chunk_size",
+                "is required when layer_types has chunked_attention layers",
+                "required",
+            )
 
     def replace(self, **changes: object) -> ModelSpec:
         """Return a copy with ``changes`` applied (not validated)."""
@@ -461,7 +502,8 @@ def sliding_layer_pattern(
         ``"all"`` (every layer slides), ``"none"``, ``"alternating"`` (even layer index
         slides, odd is global: Gemma 2 and gpt-oss), ``"N:1"`` (N local layers then one
         global, repeated: Gemma 3 is ``"5:1"``), or an explicit list of
-        ``"full_attention"``/``"sliding_attention"`` (or ``"full"``/``"sliding"``).
+        ``"full_attention"``/``"sliding_attention"``/``"chunked_attention"`` (or
+        ``"full"``/``"sliding"``/``"chunked"``).
 
     Returns
     -------
@@ -474,7 +516,9 @@ def sliding_layer_pattern(
         ``layer_types``: the pattern is not understood or has the wrong length.
     """
     if isinstance(pattern, (list, tuple)):
-        expanded = tuple({"full": FULL, "sliding": SLIDING}.get(p, p) for p in pattern)
+        expanded = tuple(
+            {"full": FULL, "sliding": SLIDING, "chunked": CHUNKED}.get(p, p) for p in pattern
+        )
         if len(expanded) != num_hidden_layers:
             raise InputError(
                 "layer_types",
@@ -498,6 +542,22 @@ def sliding_layer_pattern(
         f"unknown pattern {pattern!r}: use all, none, alternating, N:M or a list",
         "unknown_choice",
     )
+
+
+def chunks_as_full(m: ModelSpec) -> ModelSpec:
+    """``m`` with its chunked layers read as full attention (an engine that keeps them whole).
+
+    The layers keep their geometry and parameters; only what they cache changes (the whole
+    context). Engines whose cache does not exploit the chunk price a Llama-4 this way:
+    vLLM with its hybrid KV cache manager off (``vllm/v1/core/kv_cache_utils.py``
+    ``unify_hybrid_kv_cache_specs`` turns every ``ChunkedLocalAttentionSpec`` into a
+    ``FullAttentionSpec``), Ollama's own engine before 0.30. A model without chunked
+    layers is returned as it is.
+    """
+    if CHUNKED not in m.resolved_layer_types():
+        return m
+    types = tuple(FULL if t == CHUNKED else t for t in m.resolved_layer_types())
+    return m.replace(layer_types=types, attention_chunk_size=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -592,18 +652,23 @@ def _attention_total(m: ModelSpec) -> int:
             continue
         if layer.kind == NO_CACHE:  # encoder layer: the attention exists, it is just not cached
             key = LayerCache(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
-        elif layer.kind == SLIDING:
+        elif layer.kind in LOCAL_KINDS:  # the same projections as a full layer
             key = LayerCache(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
         shapes[key] = shapes.get(key, 0) + 1
     total = sum(n * _attention_params(m, layer) for layer, n in shapes.items())
     if m.parallel_ssm and m.recurrent_params_per_layer:  # Falcon-H1: both mixers in each layer
-        total += m.num_hidden_layers * m.recurrent_params_per_layer
+        beside = sum(1 for layer in m.attention_layers() if layer.kind != RECURRENT)
+        total += beside * m.recurrent_params_per_layer
     return total
 
 
-def _ffn_params(m: ModelSpec, width: int) -> int:
-    """Parameters of one feed-forward block of inner ``width`` (gated: 3 matrices)."""
-    h = m.hidden_size
+def _ffn_params(m: ModelSpec, width: int, outer: int | None = None) -> int:
+    """Parameters of one feed-forward block of inner ``width`` (gated: 3 matrices).
+
+    ``outer``: the block's input / output width when it is not ``hidden_size`` (experts in a
+    latent width, ``moe_latent_size``).
+    """
+    h = outer or m.hidden_size
     mats = 3 if m.mlp_gated else 2
     n = mats * h * width
     if m.mlp_bias or m.expert_bias:
@@ -702,16 +767,20 @@ def count_params(m: ModelSpec) -> ParamCount:
         attention = _attention_total.__wrapped__(m)
     norm_width = 2 * h if m.norm_bias else h
     norms = layers * m.norms_per_layer * norm_width + norm_width
-    dense_layers = m.first_k_dense_replace if m.is_moe else layers
-    if m.single_op_blocks and not m.is_moe:  # only the MLP blocks have a feed-forward
-        dense_layers = m.resolved_layer_types().count(NO_CACHE)
-    mlp = dense_layers * _ffn_params(m, m.intermediate_size or 0) if dense_layers else 0
+    moe_layers = layers - m.first_k_dense_replace if m.is_moe else 0
+    dense_layers = layers - moe_layers
+    if m.single_op_blocks:  # only the MLP (and MoE) blocks have a feed-forward
+        dense_layers = m.resolved_layer_types().count(NO_CACHE) - moe_layers
+    mlp = dense_layers * _ffn_params(m, m.intermediate_size or 0) if dense_layers > 0 else 0
     routed = router = active_routed = expert_biases = 0
     if m.is_moe:
-        moe_layers = layers - dense_layers
         width = m.moe_intermediate_size or m.intermediate_size
-        per_expert = _ffn_params(m, width)
-        expert_bias = per_expert - _ffn_params(m.replace(expert_bias=False, mlp_bias=False), width)
+        latent = m.moe_latent_size
+        per_expert = _ffn_params(m, width, latent)
+        plain = m.replace(expert_bias=False, mlp_bias=False)
+        expert_bias = per_expert - _ffn_params(plain, width, latent)
+        if latent:  # fc1_latent_proj h -> latent, fc2_latent_proj latent -> h (mlp_bias)
+            mlp += moe_layers * (2 * h * latent + ((latent + h) if m.mlp_bias else 0))
         routed = moe_layers * m.num_local_experts * (per_expert - expert_bias)
         expert_biases = moe_layers * m.num_local_experts * expert_bias
         active_routed = moe_layers * m.num_experts_per_tok * per_expert
@@ -766,7 +835,8 @@ def _attention_layers(m: ModelSpec) -> tuple[LayerCache, ...]:
     if m.is_mla:
         row = LayerCache(FULL, 1, (m.kv_lora_rank or 0) + (m.qk_rope_head_dim or 0), 0)
         out = [
-            row if t in (FULL, SLIDING) else LayerCache(t, has_state=t == RECURRENT) for t in types
+            row if t in (FULL, *LOCAL_KINDS) else LayerCache(t, has_state=t == RECURRENT)
+            for t in types
         ]
     else:
         d = m.resolved_head_dim if any(t != RECURRENT for t in types) else 0
@@ -790,6 +860,7 @@ def _attention_layers(m: ModelSpec) -> tuple[LayerCache, ...]:
                     gv if kind == FULL else v,
                     m.sliding_window if kind == SLIDING else None,
                     has_state=m.parallel_ssm,
+                    chunk=m.attention_chunk_size if kind == CHUNKED else None,
                 )
             )
     shared = m.num_kv_shared_layers

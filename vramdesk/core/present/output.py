@@ -64,23 +64,125 @@ def _with_speed(text: str, speed: Any) -> str:
     return text if speed is None else text.rstrip("\n") + "\n\n" + "\n".join(speed.lines())
 
 
+#: The facts of the scenario an export of its breakdown carries, in order (``scenario_facts``).
+SCENARIO_KEYS = (
+    "model",
+    "weights",
+    "context_tokens",
+    "batch",
+    "prompt_len",
+    "kv_dtype",
+    "engine",
+    "engine_version",
+    "target_gpu",
+    "budget_bytes",
+)
+
+
+def scenario_facts(sc: Any, target: tuple[str, int | None] | None = None) -> dict[str, Any]:
+    """What a breakdown is of: model, weights, workload, engine and target (:data:`SCENARIO_KEYS`).
+
+    ``sc`` holds ``model``, ``weights``, ``workload`` and ``runtime``; ``target`` is
+    ``(GPU name, budget bytes per GPU)`` (the bytes None where none is known), or None when
+    no target was given. Values are plain: names and labels as text, counts as ints, None for
+    what is not set (no prompt length, no engine version, no target).
+    """
+    wl, rt = sc.workload, sc.runtime
+    gpu, budget = target if target is not None else (None, None)
+    return {
+        "model": sc.model.name or None,
+        "weights": sc.weights.label(),
+        "context_tokens": wl.context_tokens,
+        "batch": wl.batch,
+        "prompt_len": wl.prompt_len,
+        "kv_dtype": wl.kv_dtype.label,
+        "engine": getattr(rt.engine, "value", str(rt.engine)),
+        "engine_version": rt.engine_version or None,
+        "target_gpu": gpu,
+        "budget_bytes": budget,
+    }
+
+
+def breakdown_export(
+    sc: Any, b: Breakdown, fmt: str, unit: Unit, target: tuple[str, int | None] | None = None
+) -> str:
+    """The breakdown of ``sc`` as CSV, Markdown or JSON, with what it is of (issue 23).
+
+    The same text for the window's exports and ``vramdesk estimate --format``. The facts
+    (:func:`scenario_facts`) come first:
+
+    * ``csv``: one ``key,value`` row per fact, an empty row, then the figures table. Rows
+      rather than ``#`` comment lines, because a spreadsheet has no comment lines: it shows
+      each fact as a labelled pair of cells above the table, where a ``# model: ...`` line
+      would be one cell of text; a program skips to the first empty row.
+    * ``markdown`` (``md``): a ``| scenario | value |`` table, an empty line, the figures.
+    * ``json``: ``model``, ``weights``, ``workload`` (``context_tokens``, ``batch``,
+      ``prompt_len``, ``kv_dtype``), ``engine``, ``engine_version``, ``target``
+      (``{"gpu", "budget_bytes"}`` or null), then :meth:`Breakdown.to_dict`'s keys.
+
+    Empty cells (CSV, Markdown) and null (JSON) are what is not set.
+
+    Raises
+    ------
+    InputError
+        ``format``: not ``csv``, ``markdown``/``md`` or ``json``.
+    """
+    facts = scenario_facts(sc, target)
+    if fmt == "json":
+        return dumps({**_facts_json(facts), **b.to_dict()})
+    if fmt not in ("csv", "markdown", "md"):
+        raise InputError("format", f"must be csv, markdown or json, got {fmt!r}", "unknown_choice")
+    cells = [[key, _cell(value)] for key, value in facts.items()]
+    header, rows = views.breakdown_table(b, unit)
+    if fmt == "csv":
+        return views.to_csv(["scenario", "value"], cells) + "\r\n" + views.to_csv(header, rows)
+    return views.to_markdown(["scenario", "value"], cells) + "\n" + views.to_markdown(header, rows)
+
+
+def _facts_json(facts: dict[str, Any]) -> dict[str, Any]:
+    workload = ("context_tokens", "batch", "prompt_len", "kv_dtype")
+    target = None
+    if facts["target_gpu"] is not None:
+        target = {"gpu": facts["target_gpu"], "budget_bytes": facts["budget_bytes"]}
+    return {
+        "model": facts["model"],
+        "weights": facts["weights"],
+        "workload": {k: facts[k] for k in workload},
+        "engine": facts["engine"],
+        "engine_version": facts["engine_version"],
+        "target": target,
+    }
+
+
 def breakdown_output(
     sc: Any,
     b: Breakdown,
     fmt: str,
     unit: Unit,
     speed: Any = None,
+    target: tuple[str, int | None] | None = None,
     verdict: tuple[str, Any] | None = None,
 ) -> str:
     """``vramdesk estimate --format FMT``: the breakdown of scenario ``sc``.
 
     ``speed`` (``estimate --gpu``): a :class:`~vramdesk.core.speed.SpeedReport` or
     ``SpeedUnavailable``, printed after the table and merged into the JSON; markdown and
-    csv carry the breakdown only (no speed figure without its assumptions).
+    csv carry the breakdown only (no speed figure without its assumptions). ``target``
+    (GPU name, budget bytes): the GPU named, carried by csv, markdown and json with the rest
+    of the scenario (:func:`breakdown_export`).
     ``verdict`` (``estimate`` with a target): ``(budget label, SolveResult)``; the table
     adds the headline verdict (:func:`vramdesk.core.solve.verdict.headline`), the JSON
     ``budget``, ``capacity_bytes`` and ``verdict`` (``fits``, ``tight``, ``does_not_fit``).
     """
+    if fmt == "table":
+        # on first use: the plain-text report loads only for the table format
+        from vramdesk.core.present.report import breakdown_text, verdict_text
+
+        text = breakdown_text(sc, b, unit)
+        if verdict is not None:
+            text += "\n" + verdict_text(verdict[1], verdict[0], sc.workload.batch, unit)
+        return _with_speed(text, speed)
+    text = breakdown_export(sc, b, fmt, unit, target)
     if fmt == "json":
         judged = {}
         if verdict is not None:
@@ -90,17 +192,9 @@ def breakdown_output(
                 "capacity_bytes": result.capacity_bytes,
                 "verdict": JSON_VERDICT[headline(result, sc.workload.batch, unit).state],
             }
-        return dumps({"model": sc.model.name, **b.to_dict(), **judged, **_speed_dict(speed)})
-    if fmt == "table":
-        # on first use: the plain-text report loads only for the table format
-        from vramdesk.core.present.report import breakdown_text, verdict_text
-
-        text = breakdown_text(sc, b, unit)
-        if verdict is not None:
-            text += "\n" + verdict_text(verdict[1], verdict[0], sc.workload.batch, unit)
-        return _with_speed(text, speed)
-    header, rows = views.breakdown_table(b, unit)
-    return render(fmt, header, rows)
+        if judged or speed is not None:
+            return dumps({**json.loads(text), **judged, **_speed_dict(speed)})
+    return text
 
 
 # ------------------------------------------------------------------ solve

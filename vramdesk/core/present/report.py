@@ -211,9 +211,9 @@ def preset_detail(name: str) -> dict[str, Any]:
 def kv_per_token_lines(b: Breakdown) -> list[str]:
     """The "KV cache per token" lines as a reader needs them.
 
-    One figure for a uniform model; for models whose layers differ (sliding window, shared,
-    recurrent, encoder) the per-token cost of each kind of layer and the effective bytes per
-    token at the estimate's context.
+    One figure for a uniform model; for models whose layers differ (sliding window, chunked
+    local attention, shared, recurrent, encoder) the per-token cost of each kind of layer and
+    the effective bytes per token at the estimate's context.
     """
     kinds = b.kv_by_kind
     if len(kinds) <= 1 and not any(c.kind != "full_attention" for c in kinds):
@@ -224,7 +224,9 @@ def kv_per_token_lines(b: Breakdown) -> list[str]:
     lines = ["KV cache per token, by kind of layer:"]
     for c in kinds:
         text = f"  {c.kind} ({c.layers} layers): {c.bytes_per_token:,} bytes per token"
-        if c.window:
+        if c.window and c.kind == "chunked_attention":
+            text += f" for at most {c.window:,} tokens of each sequence (one attention chunk)"
+        elif c.window:
             text += f" for the first {c.window:,} tokens of each sequence, then nothing"
         elif c.kind == "shared":
             text += " (they read an earlier layer's cache)"

@@ -28,8 +28,8 @@ from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import FULL, SLIDING, ModelSpec, count_params, sliding_layer_pattern
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.solve.verdict import TABLE_VERDICT, fit_state
-from vramdesk.core.terms.kv_cache import kv_cost_per_kind, shared_prefix_at
-from vramdesk.core.units import Unit, ceil_div, format_bytes, round_up, to_unit
+from vramdesk.core.terms.kv_cache import cached_tokens_at, kv_cost_per_kind
+from vramdesk.core.units import Unit, ceil_div, format_bytes, to_unit
 
 #: Contexts of the source documents' KV-scaling grid, tokens.
 SOURCE_GRID_CONTEXTS = (2048, 8192, 32768, 131072)
@@ -86,6 +86,7 @@ def kv_kind_summary(breakdown: Breakdown) -> str:
     names = {
         "full_attention": "full",
         "sliding_attention": "sliding",
+        "chunked_attention": "chunked",
         "shared": "shared",
         "recurrent": "recurrent",
         "no_cache": "no cache",
@@ -334,7 +335,7 @@ def _formula_kv_grid(
     validated as the estimate would validate them, every batch is range-checked; the bytes
     are those of ``estimate(...).kv_cache.bytes`` exactly (a test compares every point).
     """
-    block, prefix = runtime.block_size, runtime.shared_prefix_tokens
+    prefix = runtime.shared_prefix_tokens
     if not contexts or not batches:
         return {batch: [] for batch in batches}
     # the inputs at the first point, in full; the others differ only in the context (the
@@ -353,26 +354,15 @@ def _formula_kv_grid(
     for batch in batches:
         check_int("batch", batch)
     per_token = kv_cost_per_kind(model, workload.kv_dtype, runtime)
-    exploited = bool(model.sliding_window) and runtime.sliding_window_exploited
-    columns = []  # per context: (full tokens per sequence, shared tokens, sliding per sequence)
     for ctx in contexts:
         check_int("context_tokens", ctx)
-        full = ctx if block is None else round_up(ctx, block)
-        shared = shared_prefix_at(runtime, ctx)
-        window = min(ctx, model.sliding_window) if exploited else ctx
-        sliding = window if block is None else round_up(window, block)
-        columns.append((full, shared, sliding))
-    # integer sums regrouped by kind: sum(b * tokens[kind]) = B_full * t_full + B_slide * t_slide
-    b_full = sum(b for kind, b in per_token if kind == FULL)
-    b_slide = sum(b for kind, b in per_token if kind == SLIDING)
+    # the tokens each kind caches at each point are cached_tokens_at's (the one home of the rule)
     out: dict[int, list[int]] = {}
     for batch in batches:
         row = []
-        for full, shared, sliding in columns:
-            tokens_full = batch * full - (batch - 1) * shared
-            row.append(
-                b_full * tokens_full + b_slide * (batch * sliding if exploited else tokens_full)
-            )
+        for ctx in contexts:
+            tokens = cached_tokens_at(model, runtime, ctx, batch)
+            row.append(sum(b * tokens[kind] for kind, b in per_token))
         out[batch] = row
     return out
 

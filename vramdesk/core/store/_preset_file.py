@@ -20,6 +20,7 @@ from typing import Any
 
 from vramdesk.core.errors import FileReadError, InputError
 from vramdesk.core.files import loads_json, open_file
+from vramdesk.core.model.target import target_from_saved
 from vramdesk.core.store.serialize import TYPES, from_dict, to_dict
 from vramdesk.core.units import MIB
 
@@ -29,12 +30,25 @@ from vramdesk.core.units import MIB
 #: WeightSpec, Workload or Runtime is a bump), renamed or removed, or a value's meaning or unit
 #: changed -- and register ``MIGRATIONS[old]`` that turns an ``old`` document into ``old + 1``.
 #: An older vramdesk then leaves the newer files alone instead of moving them aside.
-SCHEMA_VERSION = 1
+#:
+#: History: 1, the first; 2 (issue 23), a scenario preset may hold its ``target`` (the GPU it
+#: is checked against, :mod:`vramdesk.core.model.target`), which schema 1 refused.
+SCHEMA_VERSION = 2
+
+
+def _from_1(doc: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 -> 2: nothing to change; a schema 1 scenario simply holds no ``target``.
+
+    Applying it then keeps the target already chosen (the window's; on the command line,
+    the ``--gpu``/``--vram-gib`` given, or none): :mod:`vramdesk.core.store.applied`.
+    """
+    return doc
+
 
 #: Migration steps: ``MIGRATIONS[n]`` takes a schema ``n`` document (a dict) and returns the
 #: schema ``n + 1`` document. Steps run in memory; the file on disk is rewritten only when the
 #: preset is next saved, so a failed step leaves it untouched.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _from_1}
 
 KINDS = ("model", "workload", "scenario", "runtime")
 #: The parts each kind may hold, in file order, and those it must hold.
@@ -42,7 +56,7 @@ PARTS = {
     "model": ("model", "weights"),
     "workload": ("workload",),
     "runtime": ("runtime",),
-    "scenario": ("model", "weights", "workload", "runtime"),
+    "scenario": ("model", "weights", "workload", "runtime", "target"),
 }
 REQUIRED = {
     "model": ("model",),
@@ -158,7 +172,18 @@ def parse_parts(kind: str, data: dict[str, Any]) -> dict[str, Any]:
     if missing:
         raise InputError(missing[0], f"a {kind} preset needs a {missing[0]!r} object", "required")
     _check_metadata(data)
-    return {p: from_dict(TYPES[p], data[p], what=p) for p in PARTS[kind] if p in data}
+    return {p: _parse_part(p, data[p]) for p in PARTS[kind] if p in data}
+
+
+def _parse_part(part: str, value: Any) -> Any:
+    if part == "target":  # not an input of the estimate: its own file form
+        return target_from_saved(value)
+    return from_dict(TYPES[part], value, what=part)
+
+
+def encode_part(part: str, obj: Any) -> dict[str, Any]:
+    """A parsed part as its file writes it: ``to_dict`` (non-default fields), or the target's."""
+    return obj.to_saved() if part == "target" else to_dict(obj)
 
 
 def normalize(kind: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -170,7 +195,7 @@ def normalize(kind: str, data: dict[str, Any]) -> dict[str, Any]:
         As :func:`parse_parts`, or a part's ``validate()`` naming the invalid field.
     """
     parts = parse_parts(kind, data)
-    out = {p: to_dict(obj.validate()) for p, obj in parts.items()}
+    out = {p: encode_part(p, obj.validate()) for p, obj in parts.items()}
     out.update({k: data[k] for k in METADATA if k in data})
     return out
 

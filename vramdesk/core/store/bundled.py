@@ -49,6 +49,17 @@ def resources_dir() -> Path:
     return _PACKAGE_DIR.parent / "resources"
 
 
+def license_file() -> Path:
+    """The MIT licence vramdesk is distributed under (wheel: ``vramdesk/_data/LICENSE``).
+
+    In a source checkout, ``LICENSE`` at the repository's root.
+    """
+    packaged = _PACKAGE_DIR / "_data" / "LICENSE"
+    if packaged.is_file():
+        return packaged
+    return _PACKAGE_DIR.parent / "LICENSE"
+
+
 @dataclass(frozen=True, slots=True)
 class ModelPreset:
     """A named model with its default weight format, published parameter count and source."""

@@ -6,7 +6,9 @@ A preset file is human-readable JSON named by the preset's slug, ``<slug>.json``
      "model": {...}, "weights": {...}}
 
 The parts (``model``, ``weights``, ``workload``, ``runtime``) are what
-:func:`vramdesk.core.store.serialize.to_dict` writes: only the fields the user set.
+:func:`vramdesk.core.store.serialize.to_dict` writes: only the fields the user set. A scenario
+also keeps its ``target`` GPU (schema 2, :mod:`vramdesk.core.model.target`); applying a
+preset is :mod:`vramdesk.core.store.applied`.
 Every write is atomic (temporary file in the same directory, flush, fsync,
 ``os.replace``, fsync of the directory) and happens under an inter-process lock
 (``<dir>/.lock``), so two running windows never lose each other's saves. Reads
@@ -34,6 +36,7 @@ from typing import Any
 import platformdirs
 
 from vramdesk.core.errors import FileReadError, InputError, VramdeskError
+from vramdesk.core.files import is_stdin
 from vramdesk.core.store._export import check_export_target, lstat_kind
 from vramdesk.core.store._fair_lock import FairLock, lock_timeout
 from vramdesk.core.store._preset_file import (
@@ -45,6 +48,7 @@ from vramdesk.core.store._preset_file import (
     NewerSchemaError,
     check_kind,
     check_name,
+    encode_part,
     error_reason,
     fsync_dir,
     make_document,
@@ -316,6 +320,7 @@ class PresetStore:
 
         The file must be a preset document (``schema_version``, ``kind``, parts that parse
         and validate), at most 1 MiB; a missing ``name`` is taken from the file name.
+        ``-`` is standard input.
 
         Raises
         ------
@@ -327,12 +332,33 @@ class PresetStore:
         """
         path = Path(path)
         try:
-            name, kind, data = parse_document(read_limited(path), path.stem)
+            raw = read_limited(path)
+        except (ValueError, OSError) as exc:
+            raise FileReadError(
+                "path",
+                f"{shown_path(path)} cannot be imported: {error_reason(exc)}",
+                getattr(exc, "code", "invalid"),
+            ) from None
+        return self.import_bytes(raw, path, overwrite=overwrite)
+
+    def import_bytes(self, raw: bytes, path: Path, *, overwrite: bool = False) -> UserPreset:
+        """:meth:`import_file` of the bytes ``raw`` already read from ``path`` (``-``: stdin).
+
+        A document without ``name`` takes the file's stem (``stdin`` for standard input).
+
+        Raises
+        ------
+        FileReadError, InputError
+            As :meth:`import_file`.
+        """
+        try:
+            stem = "stdin" if is_stdin(path) else Path(path).stem
+            name, kind, data = parse_document(raw, stem)
             data = normalize(kind, data)
         except (ValueError, RecursionError, OSError) as exc:
             raise FileReadError(
                 "path",
-                f"{path} cannot be imported: {error_reason(exc)}",
+                f"{shown_path(path)} cannot be imported: {error_reason(exc)}",
                 getattr(exc, "code", "invalid"),
             ) from None
         return self.save(name, kind, data, overwrite=overwrite)
@@ -565,10 +591,26 @@ def scenario_parts(user: UserPreset) -> dict[str, object]:
 
 
 def import_preset(
-    path: Path, *, overwrite: bool = False, store: PresetStore | None = None
+    path: Path,
+    *,
+    overwrite: bool = False,
+    store: PresetStore | None = None,
+    raw: bytes | None = None,
 ) -> UserPreset:
-    """``vramdesk presets import PATH``: :meth:`PresetStore.import_file` on the user store."""
-    return (store or PresetStore()).import_file(Path(path), overwrite=overwrite)
+    """``vramdesk presets import PATH``: :meth:`PresetStore.import_file` on the user store.
+
+    ``raw``: the file's bytes when the caller has read them already (standard input can be
+    read only once).
+    """
+    store = store or PresetStore()
+    if raw is not None:
+        return store.import_bytes(raw, Path(path), overwrite=overwrite)
+    return store.import_file(Path(path), overwrite=overwrite)
+
+
+def shown_path(path: Path) -> str:
+    """``path`` as messages give it (``standard input`` for ``-``)."""
+    return "standard input" if is_stdin(path) else str(path)
 
 
 def export_preset(name: str, path: Path, *, store: PresetStore | None = None) -> Path:
@@ -623,6 +665,7 @@ __all__ = [
     "PresetStoreError",
     "UserPreset",
     "config_dir",
+    "encode_part",
     "export_preset",
     "import_preset",
     "model_preset",

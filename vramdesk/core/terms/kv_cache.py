@@ -2,7 +2,8 @@
 
 Per token per layer ``2 * kv_heads * head_dim * e`` (MLA: the latent row), summed over
 the layers one GPU holds, times the tokens each layer caches: whole context on full
-layers, at most the window on sliding layers, whole paged blocks, a shared prefix once.
+layers, at most the window on sliding layers, at most the chunk on chunked local layers
+(Llama-4), whole paged blocks, a shared prefix once.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from vramdesk.core._memo import memo
 from vramdesk.core.model.formats import KVDtype
 from vramdesk.core.model.runtime import MlaCache, Runtime
 from vramdesk.core.model.spec import (
+    CHUNKED,
     FULL,
+    LOCAL_KINDS,
     NO_CACHE,
     RECURRENT,
     SLIDING,
@@ -98,7 +101,7 @@ def _stage_groups(model: ModelSpec, tp: int, pp: int, mla: MlaCache) -> tuple[_G
     groups: dict[tuple, int] = {}
     for layer in gpu_layers(model, rt):
         k, v = layer_row_elements(model, layer, rt)
-        key = (layer.kind, layer.kind_label, k, v, layer.window)
+        key = (layer.kind, layer.kind_label, k, v, layer.span)
         groups[key] = groups.get(key, 0) + 1
     return tuple(_Group(*key, n) for key, n in groups.items())
 
@@ -135,13 +138,15 @@ class KindCost:
     Attributes
     ----------
     kind : str
-        ``full_attention``, ``sliding_attention``, ``shared``, ``recurrent`` or ``no_cache``.
+        ``full_attention``, ``sliding_attention``, ``chunked_attention``, ``shared``,
+        ``recurrent`` or ``no_cache``.
     layers : int
         Layers of that kind on the GPU.
     bytes_per_token : int
         Bytes one token adds over all those layers (0 for shared, recurrent, no-cache).
     window : int or None
-        Sliding layers: tokens per sequence they keep at most.
+        Sliding layers: tokens per sequence they keep at most (the window); chunked layers:
+        the chunk (``attention_chunk_size``), which they never need more than.
     """
 
     kind: str
@@ -151,10 +156,10 @@ class KindCost:
 
 
 def kv_cost_by_kind(model: ModelSpec, kv_dtype: KVDtype, runtime: Runtime) -> list[KindCost]:
-    """Per-token KV cost of each kind of layer (full, sliding, shared, recurrent, no-cache).
+    """Per-token KV cost of each kind of layer (full, sliding, chunked, shared, recurrent, none).
 
-    A sliding layer's cost stops growing at its window; the effective per-token cost at a
-    context is the KV part divided by the live tokens.
+    A sliding layer's cost stops growing at its window and a chunked layer's at its chunk; the
+    effective per-token cost at a context is the KV part divided by the live tokens.
     """
     return list(
         _kv_cost_by_kind(
@@ -180,7 +185,7 @@ def _kv_cost_by_kind(
         row[0] += g.count
         row[1] += g.count * g.bytes_per_token(e)
         windows[g.kind_label] = g.window
-    order = (FULL, SLIDING, "shared", RECURRENT, NO_CACHE)
+    order = (FULL, SLIDING, CHUNKED, "shared", RECURRENT, NO_CACHE)
     return tuple(KindCost(k, out[k][0], out[k][1], windows[k]) for k in order if k in out)
 
 
@@ -210,11 +215,17 @@ def cached_tokens(model: ModelSpec, workload: Workload, runtime: Runtime) -> dic
     Returns
     -------
     dict
-        ``{"full_attention": n, "sliding_attention": m}``. Full layers cache
-        ``batch * ceil_block(context) - (batch - 1) * shared`` where ``shared`` is the
-        whole blocks of the common prefix (:func:`shared_prefix_tokens`); sliding layers
-        cache ``batch * ceil_block(min(context, sliding_window))`` when the engine exploits
-        the window (the prefix is not shared there).
+        ``{"full_attention": n, "sliding_attention": m, "chunked_attention": c}``. Full
+        layers cache ``batch * ceil_block(context) - (batch - 1) * shared`` where ``shared``
+        is the whole blocks of the common prefix (:func:`shared_prefix_tokens`); sliding
+        layers cache ``batch * ceil_block(min(context, sliding_window))`` when the engine
+        exploits the window (the prefix is not shared there); chunked layers likewise
+        ``batch * ceil_block(min(context, attention_chunk_size))``: a token of a chunked layer
+        attends only to the earlier tokens of its own chunk, so a sequence never needs more
+        than one chunk's tokens there (transformers ``modeling_llama4.py``, chunked causal
+        mask; llama.cpp ``llama-hparams.cpp`` ``is_masked_swa`` with
+        ``LLAMA_SWA_TYPE_CHUNKED``). Engines that keep the whole context on local layers
+        (``sliding_window_exploited`` false) cache ``n`` tokens on every kind.
     """
     return cached_tokens_at(model, runtime, workload.context_tokens, workload.batch)
 
@@ -223,11 +234,16 @@ def cached_tokens_at(model: ModelSpec, runtime: Runtime, ctx: int, batch: int) -
     """:func:`cached_tokens` for ``batch`` sequences of ``ctx`` tokens (no Workload built)."""
     block = runtime.block_size
     full = batch * _round_block(ctx, block) - (batch - 1) * shared_prefix_at(runtime, ctx)
-    if model.sliding_window and runtime.sliding_window_exploited:
+    exploited = runtime.sliding_window_exploited
+    if model.sliding_window and exploited:
         sliding = batch * _round_block(min(ctx, model.sliding_window), block)
     else:
         sliding = full
-    return {"full_attention": full, "sliding_attention": sliding}
+    if model.attention_chunk_size and exploited:
+        chunked = batch * _round_block(min(ctx, model.attention_chunk_size), block)
+    else:
+        chunked = full
+    return {FULL: full, SLIDING: sliding, CHUNKED: chunked}
 
 
 def kv_cost_per_kind(
@@ -264,7 +280,7 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
         runtime.pipeline_parallel_size,
         runtime.mla_cache,
     )
-    groups, per_token, n_full, n_slide, rows, row, row_s, notes = layout
+    groups, per_token, n_full, n_local, rows, row, row_s, notes = layout
     total = sum(b * tokens[kind] for kind, b in per_token)
     token_text = _token_text(workload, runtime)
     if not groups:
@@ -275,12 +291,15 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
             f"{n} * ({kk} + {vv}) * {_fmt_e(e)} * {tokens[kind]:,}"
             for (kind, kk, vv), n in groups.items()
         )
-    elif n_slide:
-        formula = f"{row} * (full_layers * tokens_full + sliding_layers * tokens_sliding)"
-        subst = (
-            f"{row_s} * ({n_full} * {tokens['full_attention']:,} + {n_slide} * "
-            f"{tokens['sliding_attention']:,})"
-        )
+    elif n_local:
+        kind, n = next(iter(n_local.items())) if len(n_local) == 1 else (None, 0)
+        if kind is None:  # sliding and chunked layers both: one term per kind
+            formula = "sum over layer groups of layers * row * tokens(kind)"
+            subst = " + ".join(f"{n} * {row_s} * {tokens[k]:,}" for (k, _, _), n in groups.items())
+        else:
+            name = "sliding" if kind == SLIDING else "chunked"
+            formula = f"{row} * (full_layers * tokens_full + {name}_layers * tokens_{name})"
+            subst = f"{row_s} * ({n_full} * {tokens[FULL]:,} + {n} * {tokens[kind]:,})"
     else:
         formula = f"{row} * layers * {token_text[0]}"
         subst = f"{row_s} * {n_full} * {token_text[1]}"
@@ -291,10 +310,11 @@ def kv_cache_part(model: ModelSpec, workload: Workload, runtime: Runtime) -> Par
 def _kv_layout(model: ModelSpec, kv_dtype: KVDtype, tp: int, pp: int, mla: MlaCache) -> tuple:
     """What :func:`kv_cache_part` needs that depends only on the model, the dtype and the GPUs.
 
-    ``(groups, per_token, n_full, n_slide, rows, row, row_s, notes)``: layer groups
+    ``(groups, per_token, n_full, n_local, rows, row, row_s, notes)``: layer groups
     ``(kind, k, v) -> layers``, ``(kind, bytes per cached token over the group)``, the full
-    and sliding layer counts, the row widths, the row formula in symbols and with values,
-    and the notes. Memoised: a grid or a solver sizes one model at many workloads.
+    layer count, the sliding and chunked layer counts by kind, the row widths, the row
+    formula in symbols and with values, and the notes. Memoised: a grid or a solver sizes one
+    model at many workloads.
     """
     runtime = Runtime(tensor_parallel_size=tp, pipeline_parallel_size=pp, mla_cache=mla)
     e = kv_dtype.bytes_per_element
@@ -308,7 +328,11 @@ def _kv_layout(model: ModelSpec, kv_dtype: KVDtype, tp: int, pp: int, mla: MlaCa
         (kind, n * (ceil_bytes(k * e) + ceil_bytes(v * e))) for (kind, k, v), n in groups.items()
     )
     n_full = sum(n for (kind, _, _), n in groups.items() if kind == FULL)
-    n_slide = sum(n for (kind, _, _), n in groups.items() if kind == SLIDING)
+    n_local = {
+        k: sum(n for (kind, _, _), n in groups.items() if kind == k)
+        for k in LOCAL_KINDS
+        if any(kind == k for kind, _, _ in groups)
+    }
     rows = {(k, v) for _, k, v in groups}
     k, v = next(iter(rows)) if rows else (0, 0)
     if model.is_mla and not v:
@@ -337,16 +361,20 @@ def _kv_layout(model: ModelSpec, kv_dtype: KVDtype, tp: int, pp: int, mla: MlaCa
             if runtime.mla_cache is MlaCache.LATENT_WITH_V
             else "MLA cache expanded to per-head K and V (older llama.cpp layout)"
         )
-    if n_slide:
+    if n_local.get(SLIDING):
         notes.append(
-            f"{n_slide} sliding-window layers cache at most {model.sliding_window:,} tokens per sequence"  # noqa: E501 - one sentence for lupdate
+            f"{n_local[SLIDING]} sliding-window layers cache at most {model.sliding_window:,} tokens per sequence"  # noqa: E501 - one sentence for lupdate
+        )
+    if n_local.get(CHUNKED):
+        notes.append(
+            f"{n_local[CHUNKED]} chunked local-attention layers cache at most {model.attention_chunk_size:,} tokens per sequence"  # noqa: E501 - one sentence for lupdate
         )
     shared = sum(g.count for g in stage if g.kind_label == "shared")
     if shared:
         notes.append(f"{shared} layers reuse an earlier layer's cache and hold none")
     if not model.causal:
         notes.append("encoder: bidirectional attention over the input, no KV cache is kept")
-    return groups, per_token, n_full, n_slide, rows, row, row_s, tuple(notes)
+    return groups, per_token, n_full, n_local, rows, row, row_s, tuple(notes)
 
 
 def _fmt_e(e: Fraction) -> str:

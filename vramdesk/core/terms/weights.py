@@ -12,8 +12,9 @@ from vramdesk.core._memo import memo
 from vramdesk.core.errors import InputError
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.gguf_recipes import recipe_groups
+from vramdesk.core.model.modules import kept_params
 from vramdesk.core.model.runtime import Runtime
-from vramdesk.core.model.spec import ModelSpec, count_params, total_params
+from vramdesk.core.model.spec import ModelSpec, ParamCount, count_params, total_params
 from vramdesk.core.terms.breakdown import Part
 from vramdesk.core.units import ceil_bytes
 
@@ -48,6 +49,8 @@ def weight_groups(model: ModelSpec, spec: WeightSpec) -> list[tuple[str, int, Fr
         recipe = recipe_groups(model, spec.format.label)
         if recipe is not None:  # a llama.cpp file type: its tensor types, as llama-quantize picks
             return recipe
+    if spec.unquantized_modules is not None and not spec.experts_only:
+        return _planned_groups(model, spec, counts)
     # gpt-oss MXFP4 quantizes only the experts: embeddings and lm_head stay 16-bit
     embed_bits = keep16 if spec.keeps_embeddings or spec.experts_only else bits
     small_bits = keep16
@@ -64,6 +67,23 @@ def weight_groups(model: ModelSpec, spec: WeightSpec) -> list[tuple[str, int, Fr
         name, n, b = groups[0]
         groups[0] = (name, n + model.params - counts.total, b)
     return _merge_equal_bits(groups)
+
+
+def _planned_groups(
+    model: ModelSpec, spec: WeightSpec, counts: ParamCount
+) -> list[tuple[str, int, Fraction]]:
+    """Groups under the checkpoint's own not-quantized list (:func:`kept_params`).
+
+    ``quantized``: the linear modules no pattern matches, at the format's width (plus any
+    difference between ``model.params`` and the count, as in :func:`weight_groups`);
+    ``16-bit``: the rest (matched modules, embeddings, norms, routers, biases, vision tower).
+    """
+    quantized, _ = kept_params(model, spec.unquantized_modules or (), "quantization_config")
+    quantized += total_params(model) - counts.total
+    rest = total_params(model) - quantized
+    return _merge_equal_bits(
+        [("quantized", quantized, spec.bits_per_weight), ("16-bit", rest, Fraction(16))]
+    )
 
 
 def _merge_equal_bits(groups: list[tuple[str, int, Fraction]]) -> list[tuple[str, int, Fraction]]:
@@ -124,7 +144,7 @@ def _weights_part(model: ModelSpec, spec: WeightSpec, tp: int, pp: int) -> Part:
         formula = f"({formula}) / (TP * PP)"
         subst = f"({subst}) / ({runtime.tensor_parallel_size} * {runtime.pipeline_parallel_size})"
     notes = []
-    if spec.format.is_gguf and groups[0][0] not in ("all", "linear"):
+    if spec.format.is_gguf and groups[0][0] not in ("all", "linear", "quantized", "16-bit"):
         notes.append(
             f"{spec.format.label}: the tensor types llama-quantize picks for this file type "
             "(src/llama-quant.cpp); 1-D tensors F32"
@@ -139,7 +159,14 @@ def _weights_part(model: ModelSpec, spec: WeightSpec, tp: int, pp: int) -> Part:
             f"group quantization: {spec.format.bits} + ({spec.scale_bits} + {spec.zero_bits}) / "
             f"{spec.effective_group_size} = {_fmt_bits(spec.bits_per_weight)} bits per weight"
         )
-    if spec.keeps_embeddings:  # only ever true of a quantized format
+    if spec.unquantized_modules is not None and not spec.experts_only:
+        kept = ", ".join(spec.unquantized_modules[:4]) or "none"
+        more = len(spec.unquantized_modules) - 4
+        notes.append(
+            f"the checkpoint's not-quantized modules stay 16-bit ({kept}"
+            + (f", and {more} more)" if more > 0 else ")")
+        )
+    elif spec.keeps_embeddings:  # only ever true of a quantized format
         notes.append("embeddings and output head kept 16-bit, as real checkpoints store them")
     return Part(
         "weights", "Weights", ceil_bytes(Fraction(total, shards)), formula, subst, tuple(notes)

@@ -6,6 +6,7 @@ test can open and close them without a nested event loop.
 
 from __future__ import annotations
 
+import html
 import platform
 
 import PySide6
@@ -23,6 +24,10 @@ from PySide6.QtWidgets import (
 
 import vramdesk
 from vramdesk.core.present.how_computed import HOW_COMPUTED
+from vramdesk.core.store.bundled import license_file
+
+#: Where Qt for Python's licences and terms are (The Qt Company).
+QT_LICENSING_URL = "https://www.qt.io/licensing/"
 
 
 def licence() -> str:
@@ -69,7 +74,7 @@ class HelpMenu:
         self.menu = menu
 
     def about_text(self) -> str:
-        """The About text: version, licence, what it is and what it runs on."""
+        """The About text: version, licences (ours and Qt for Python's), what it runs on."""
         return "<br>".join(
             [
                 f"<b>vramdesk {vramdesk.__version__}</b>",
@@ -77,6 +82,14 @@ class HelpMenu:
                     "HelpMenu", "Will this LLM fit in GPU memory under this traffic?"
                 ),
                 QCoreApplication.translate("HelpMenu", "Licence: {0}").format(licence()),
+                QCoreApplication.translate("HelpMenu", "Licence text: {0}").format(
+                    html.escape(str(license_file()))
+                ),
+                QCoreApplication.translate(
+                    "HelpMenu",
+                    "The window uses Qt for Python (PySide6 and Qt), under the GNU LGPL 3.0: "
+                    "its licences and terms are at {0}.",
+                ).format(f'<a href="{QT_LICENSING_URL}">{QT_LICENSING_URL}</a>'),
                 QCoreApplication.translate("HelpMenu", "Python {0}, Qt {1}, PySide6 {2}").format(
                     platform.python_version(), qVersion(), PySide6.__version__
                 ),
@@ -94,7 +107,11 @@ class HelpMenu:
         label.setObjectName("about_text")
         label.setTextFormat(Qt.TextFormat.RichText)
         label.setWordWrap(True)
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.LinksAccessibleByMouse
+        )
+        label.setOpenExternalLinks(True)  # the Qt licensing page, in the user's browser
         label.setMinimumWidth(label.fontMetrics().averageCharWidth() * 60)  # lines, not a column
         dialog = _dialog(
             self.window,

@@ -193,28 +193,34 @@ class ModelForm(BoundForm):
             box.setCurrentIndex(0)
 
     def _key_holding(self, model: ModelSpec, weights: WeightSpec, loaded: str) -> str | None:
-        """The picker key of a preset holding ``model`` and ``weights`` (None: none does).
+        """The picker key of the preset holding ``model`` (None: none does).
 
         The preset named ``loaded`` (the one last loaded) is tried first, and is the only one
-        built when it matches, as on a fresh start; otherwise every preset is compared, in
-        picker order.
+        built when its model matches, whatever the weight format: a format (or KV dtype,
+        engine, workload) edit is not a model edit, and the model keeps its name (issue 23).
+        Otherwise every preset is compared, in picker order: one holding ``model`` and
+        ``weights`` first, else the first holding ``model``.
         """
         ordered = sorted(self._presets, key=lambda entry: entry[1] != loaded)  # stable
-        for key, _name, _source, user_preset in ordered:
+        same_model = None
+        for key, name, _source, user_preset in ordered:
             try:
                 preset = user_preset or self.library.model_by_key(key)  # a bundled one: built
             except (KeyError, VramdeskError):
                 continue  # gone or unreadable since the list was filled
-            if (preset.model, preset.weights) == (model, weights):
+            if preset.model != model:
+                continue
+            if preset.weights == weights or name == loaded:
                 return key
-        return None
+            same_model = same_model or key
+        return same_model
 
     def _on_preset_activated(self, index: int) -> None:
         key = self.preset_box.itemData(index)
         if not key:
             return
         try:
-            self.library.load_model_key(key)
+            self.library.load_model_key(key)  # a saved preset: all it holds, as "Load" does
         except (KeyError, VramdeskError) as exc:  # e.g. its file was deleted meanwhile
             self.loadFailed.emit(self.tr("Preset not loaded: {0}").format(exc))
             self.refresh_presets()  # the list as it is now, the model in force selected

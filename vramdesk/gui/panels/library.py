@@ -14,16 +14,16 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from vramdesk.core.store import presets
+from vramdesk.core.store.applied import applied_preset
 from vramdesk.core.store.bundled import ModelPreset, bundled_model, bundled_model_index
-from vramdesk.core.store.serialize import to_dict
 from vramdesk.gui.controller import ScenarioController
 
-#: What each kind of preset stores from the current inputs.
+#: What each kind of preset stores from the current inputs (and the target GPU).
 KIND_PARTS = {
     "model": ("model", "weights"),
     "workload": ("workload",),
     "runtime": ("runtime",),
-    "scenario": ("model", "weights", "workload", "runtime"),
+    "scenario": ("model", "weights", "workload", "runtime", "target"),
 }
 
 
@@ -32,6 +32,8 @@ class PresetLibrary(QObject):
 
     presetsChanged = Signal()
     problemsFound = Signal(list)
+    #: A sentence for the status bar about a preset just applied (what it assumed).
+    notice = Signal(str)
 
     def __init__(self, controller: ScenarioController, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -104,15 +106,41 @@ class PresetLibrary(QObject):
 
     # ------------------------------------------------------------- loading
     def load(self, slug: str) -> bool:
-        """Load every part a user preset holds into the controller (computes once)."""
+        """Apply a user preset: every part it holds and its target GPU (computes once).
+
+        :meth:`vramdesk.core.session.ScenarioSession.load_preset`, the same for "Load" and
+        for a saved preset picked in the Model picker. A scenario saved without a target
+        GPU keeps the target chosen, and :attr:`notice` says so.
+        """
         user = self.store.get(slug)
+        preset = applied_preset(user)
         origin = self.tr("{0} (saved)").format(user.name)
-        return self.controller.load_scenario(
-            presets.scenario_parts(user), name=user.name, origin=origin
-        )
+        ok = self.controller.load_preset(preset, origin=origin)
+        if preset.lacks_target:
+            self.notice.emit(
+                self.tr(
+                    "“{0}” was saved without a target GPU (by an older vramdesk): the target "
+                    "GPU chosen is kept"
+                ).format(user.name)
+            )
+        elif preset.target is not None and self.controller.target != preset.target:
+            self.notice.emit(
+                self.tr(
+                    "“{0}” names the GPU {1}, which the catalog does not have: the target "
+                    "GPU chosen is kept"
+                ).format(user.name, preset.target.name)
+            )
+        return ok
 
     def load_model_key(self, key: str) -> bool:
-        """Load the model (and its weight format) of a picker key; computes once."""
+        """Load what a picker key names; computes once.
+
+        A bundled preset: its model and weight format. A saved one (``user:SLUG``): all it
+        holds, as :meth:`load` (a scenario's workload, runtime and target too).
+        """
+        kind, _, slug = key.partition(":")
+        if kind == "user":
+            return self.load(slug)
         return self.controller.load_model_preset(self.model_by_key(key))
 
     # ------------------------------------------------------------- writing
@@ -124,8 +152,9 @@ class PresetLibrary(QObject):
             "weights": c.weights,
             "workload": c.workload,
             "runtime": c.runtime,
+            "target": c.target,
         }
-        return {part: to_dict(values[part]) for part in KIND_PARTS[kind]}
+        return {part: presets.encode_part(part, values[part]) for part in KIND_PARTS[kind]}
 
     def save(self, name: str, kind: str) -> presets.UserPreset:
         """Save the current inputs as a ``kind`` preset ``name`` (replacing one of that name)."""

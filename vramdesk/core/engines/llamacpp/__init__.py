@@ -10,7 +10,7 @@ Sources (read in ggml-org/llama.cpp, not copied):
   (the last ``n_gpu_layers``) keep their cache there, the others in host memory.
 * ``src/llama-context.cpp`` (split cache, ``-np N`` without ``--kv-unified``): one stream per
   slot of ``n_ctx_seq = pad256(n_ctx / N)`` cells.
-* ``src/llama-kv-cache-iswa.cpp``: sliding-window layers get, per stream,
+* ``src/llama-kv-cache-iswa.cpp``: sliding-window and chunked (Llama-4) layers get, per stream,
   ``pad256(min(cells, n_swa * (unified ? n_seq : 1) + n_ubatch))`` cells unless ``swa_full``.
 * ``ggml/src/ggml-backend.cpp`` (scheduler) and ``ggml/src/ggml-cuda/ggml-cuda.cu``
   (``offload_op``): an output matrix left in host memory is copied into the compute buffer.

@@ -3,7 +3,8 @@
 Sources: ``src/llama-context.cpp`` (``n_ctx`` cells shared by the ``-np`` slots, split
 streams), ``src/llama-kv-cache.cpp`` (one K and one V tensor per layer of
 ``ggml_row_size(type, n_embd_gqa) * cells`` bytes), ``src/llama-kv-cache-iswa.cpp`` (the
-sliding-window layers' own cells), ``ggml/src/ggml-common.h`` (block sizes of the types).
+sliding-window and chunked layers' own cells), ``ggml/src/ggml-common.h`` (block sizes of the
+types).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from vramdesk.core.engines.llamacpp.build import mla_cache_for
 from vramdesk.core.engines.llamacpp.offload import offloaded
 from vramdesk.core.model.formats import KVDtype
 from vramdesk.core.model.runtime import Engine, Runtime
-from vramdesk.core.model.spec import FULL, SLIDING, ModelSpec
+from vramdesk.core.model.spec import CHUNKED, FULL, SLIDING, ModelSpec
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.kv_cache import layer_row_elements
 from vramdesk.core.units import ceil_bytes, round_up
@@ -87,19 +88,34 @@ def cells_per_stream(model: ModelSpec, workload: Workload, runtime: Runtime) -> 
     27,392 each), a unified one all ``n_ctx``. ``src/llama-kv-cache-iswa.cpp``: sliding layers
     get ``pad256(min(cells, n_swa * (unified ? n_seq : 1) + n_ubatch))`` cells per stream,
     or the full size with ``swa_full``.
+
+    Chunked local-attention layers (Llama-4's RoPE layers) are ``is_swa`` layers of the same
+    iSWA cache, with ``swa_type = LLAMA_SWA_TYPE_CHUNKED`` masking every key before the
+    query's own chunk (``src/llama-hparams.cpp`` ``is_masked_swa``) and ``n_swa`` the chunk:
+    ``src/models/llama4.cpp`` ``load_arch_hparams`` sets ``n_swa = 8192`` (a literal, which
+    both Llama-4 configs' ``attention_chunk_size`` equal; the model's chunk is used here) and
+    ``set_swa_pattern(4)`` (layer ``il`` chunked when ``il % 4 < 3``), unless the GGUF's
+    ``attention.sliding_window`` is 0 (every layer full). So they get ``pad256(min(cells,
+    chunk * (unified ? n_seq : 1) + n_ubatch))`` cells, the formula of the sliding layers.
     """
     total = pad(n_ctx(workload, runtime))
     n_stream = streams(workload, runtime)
     full = total if n_stream == 1 else pad(total // n_stream)
-    if not model.sliding_window or runtime.swa_full or not runtime.sliding_window_exploited:
-        return {FULL: full, SLIDING: full}
+    out = {FULL: full, SLIDING: full}
+    if model.attention_chunk_size:
+        out[CHUNKED] = full
+    if runtime.swa_full or not runtime.sliding_window_exploited:
+        return out
     seqs = slots(workload, runtime) if n_stream == 1 else 1
     ubatch = runtime.n_ubatch or DEFAULT_UBATCH
-    return {FULL: full, SLIDING: pad(min(full, model.sliding_window * seqs + ubatch))}
+    for kind, n_swa in ((SLIDING, model.sliding_window), (CHUNKED, model.attention_chunk_size)):
+        if n_swa:
+            out[kind] = pad(min(full, n_swa * seqs + ubatch))
+    return out
 
 
 def cells(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str, int]:
-    """Cells per layer kind over every stream: ``{"full_attention": n, "sliding_attention": m}``.
+    """Cells per layer kind over every stream: ``{"full_attention": n, ...}`` (a key per kind).
 
     :func:`cells_per_stream` times :func:`streams`: with ``-np 2`` and separate streams each
     slot has its own sliding-window cache (Gemma-3-270M class, ``-c 4096``: 2 x 1,024 cells,
@@ -151,8 +167,8 @@ class LayerRow:
     Attributes
     ----------
     kind : str
-        :data:`~vramdesk.core.model.spec.FULL` or :data:`~vramdesk.core.model.spec.SLIDING`
-        (which cell count applies: :func:`cells`).
+        :data:`~vramdesk.core.model.spec.FULL`, :data:`~vramdesk.core.model.spec.SLIDING` or
+        :data:`~vramdesk.core.model.spec.CHUNKED` (which cell count applies: :func:`cells`).
     k_bytes, v_bytes : int
         ``ggml_row_size(type_k, n_embd_k_gqa(il))`` and likewise for V: bytes per cell.
     on_device : bool
@@ -274,7 +290,9 @@ def kv_split(model: ModelSpec, workload: Workload, runtime: Runtime) -> dict[str
         by_kind = "kv_cache_bytes_full_layers" if row.kind == FULL else "kv_cache_bytes_swa_layers"
         out[by_kind] += k + v
     out["kv_cache_cells"] = n[FULL]
-    out["kv_cache_cells_swa"] = n[SLIDING] if model.sliding_window else 0
+    # the iSWA cache's SWA cells: the sliding layers', else the chunked layers' (one n_swa)
+    local = SLIDING if model.sliding_window else CHUNKED if model.attention_chunk_size else None
+    out["kv_cache_cells_swa"] = n[local] if local else 0
     out["kv_cache_streams"] = streams(workload, runtime)
     return out
 

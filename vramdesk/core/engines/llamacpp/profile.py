@@ -32,7 +32,7 @@ from vramdesk.core.engines.llamacpp.offload import weight_split
 from vramdesk.core.errors import InputError
 from vramdesk.core.model.formats import KVDtype, WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime
-from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.spec import CHUNKED, ModelSpec
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
 from vramdesk.core.terms.state import state_part
@@ -147,7 +147,7 @@ class LlamaCppProfile(FormulaProfile):
             base,
             warnings=tuple(warnings),
             weights=self._weights(model, weights, runtime),
-            kv_cache=self._kv(split),
+            kv_cache=self._kv(split, chunked=CHUNKED in model.resolved_layer_types()),
             activations=self._compute(model, weights, workload, runtime),
             overhead=Part(
                 "overhead",
@@ -213,15 +213,23 @@ class LlamaCppProfile(FormulaProfile):
         )
 
     @staticmethod
-    def _kv(split: dict[str, int]) -> Part:
+    def _kv(split: dict[str, int], chunked: bool = False) -> Part:
         k, v = split["kv_cache_bytes_k"], split["kv_cache_bytes_v"]
+        notes = [f"{split['kv_cache_cells']:,} cells (padded to {CELL_PAD})"]
+        if chunked and split["kv_cache_cells_swa"]:
+            notes.append(
+                f"chunked local-attention layers: {split['kv_cache_cells_swa']:,} cells of the "
+                "iSWA cache (min(cells, chunk * (unified ? sequences : 1) + n_ubatch), padded to "
+                "256; "
+                "llama-kv-cache-iswa.cpp)"
+            )
         return Part(
             "kv_cache",
             "KV cache (device)",
             k + v,
             "sum over device layers of cells * (row_k + row_v)",
             f"{k:,} (K) + {v:,} (V)",
-            (f"{split['kv_cache_cells']:,} cells (padded to {CELL_PAD})",),
+            tuple(notes),
         )
 
     @staticmethod

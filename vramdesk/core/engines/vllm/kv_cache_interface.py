@@ -1,9 +1,9 @@
 """vLLM's per-layer KV cache specs: one small class per kind of layer.
 
 As ``vllm/v1/kv_cache_interface.py`` (read, not copied) gives every attention layer a spec
-object (``FullAttentionSpec``, ``SlidingWindowSpec``, ``MambaSpec``) that knows its page and
-how many blocks one request needs, so do these; :mod:`.kv_cache_utils` only groups layers,
-unifies their pages and divides the budget.
+object (``FullAttentionSpec``, ``SlidingWindowSpec``, ``ChunkedLocalAttentionSpec``,
+``MambaSpec``) that knows its page and how many blocks one request needs, so do these;
+:mod:`.kv_cache_utils` only groups layers, unifies their pages and divides the budget.
 """
 
 from __future__ import annotations
@@ -13,13 +13,16 @@ from fractions import Fraction
 
 from vramdesk.core.engines.formula import STATE_BYTES
 from vramdesk.core.engines.vllm.version import (
+    CHUNKED_HYBRID_OFF_SINCE,
+    CHUNKED_HYBRID_ON_SINCE,
+    CHUNKED_SPEC_SINCE,
     MAMBA_FLOAT16_SINCE,
     NEMOTRON_H_FP32_SINCE,
     parse_version,
 )
 from vramdesk.core.model.formats import MAMBA_DTYPE_BYTES
 from vramdesk.core.model.runtime import Runtime
-from vramdesk.core.model.spec import FULL, RECURRENT, SLIDING, ModelSpec
+from vramdesk.core.model.spec import CHUNKED, FULL, RECURRENT, SLIDING, ModelSpec
 from vramdesk.core.units import ceil_bytes, ceil_div
 
 
@@ -72,6 +75,25 @@ class SlidingWindowSpec(KVCacheSpec):
 
 
 @dataclass(frozen=True, slots=True)
+class ChunkedLocalAttentionSpec(KVCacheSpec):
+    """Chunked local attention (Llama-4's RoPE layers): one chunk plus one step's tokens.
+
+    ``cdiv(min(attention_chunk_size + max_num_batched_tokens, context), block_size)``
+    (``ChunkedLocalAttentionSpec.max_memory_usage_bytes``, the same from 0.10.0 to 0.33.0,
+    where ``max_num_batched_tokens`` is read as ``max_in_flight_tokens``): a request holds
+    the blocks of its current chunk and of the tokens being scheduled; earlier chunks' blocks
+    are freed. No extra block, unlike the sliding window: a chunk starts on a chunk boundary.
+    """
+
+    attention_chunk_size: int | None = None
+
+    def blocks_per_request(self, context_tokens: int, batched_tokens: int) -> int:
+        """The chunk's blocks, as the docstring of the class gives them."""
+        chunk = self.attention_chunk_size or context_tokens
+        return ceil_div(min(chunk + batched_tokens, context_tokens), self.block_size)
+
+
+@dataclass(frozen=True, slots=True)
 class MambaSpec(KVCacheSpec):
     """A recurrent (Mamba / linear-attention) layer: one state block per request.
 
@@ -87,6 +109,7 @@ class MambaSpec(KVCacheSpec):
 SPEC_OF_KIND: dict[str, type[KVCacheSpec]] = {
     FULL: FullAttentionSpec,
     SLIDING: SlidingWindowSpec,
+    CHUNKED: ChunkedLocalAttentionSpec,
     RECURRENT: MambaSpec,
 }
 
@@ -96,7 +119,28 @@ def layer_spec(kind: str, model: ModelSpec, block_size: int) -> KVCacheSpec:
     cls = SPEC_OF_KIND[kind]
     if cls is SlidingWindowSpec:
         return SlidingWindowSpec(block_size, model.sliding_window)
+    if cls is ChunkedLocalAttentionSpec:
+        return ChunkedLocalAttentionSpec(block_size, model.attention_chunk_size)
     return cls(block_size)
+
+
+def chunked_spec_in_use(runtime: Runtime) -> bool:
+    """Whether vLLM gives chunked layers their own :class:`ChunkedLocalAttentionSpec` group.
+
+    False (every chunked layer is a full-attention layer that keeps the whole context; the
+    chunk only masks the attention) for V0, before :data:`CHUNKED_SPEC_SINCE`, from
+    :data:`CHUNKED_HYBRID_OFF_SINCE` up to :data:`CHUNKED_HYBRID_ON_SINCE` (the hybrid KV
+    cache manager off by default for chunked attention: ``vllm/config/__init__.py``
+    ``VllmConfig.__post_init__``, then ``vllm/v1/core/kv_cache_utils.py``
+    ``unify_hybrid_kv_cache_specs`` turns the chunked specs into ``FullAttentionSpec``), and
+    whenever the runtime does not exploit local layers (``sliding_window_exploited`` false:
+    ``--disable-hybrid-kv-cache-manager``). Setting
+    ``VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1`` on 0.10.1-0.13 is not modelled.
+    """
+    is_v0, release = parse_version(runtime.engine_version)
+    if is_v0 or not runtime.sliding_window_exploited or release < CHUNKED_SPEC_SINCE:
+        return False
+    return not CHUNKED_HYBRID_OFF_SINCE <= release < CHUNKED_HYBRID_ON_SINCE
 
 
 def mamba_state_dtypes(model: ModelSpec, runtime: Runtime) -> tuple[str, str]:

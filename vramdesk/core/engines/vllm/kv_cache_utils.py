@@ -12,6 +12,7 @@ import math
 from fractions import Fraction
 
 from vramdesk.core.engines.vllm.kv_cache_interface import (
+    chunked_spec_in_use,
     layer_spec,
     mamba_page_bytes,
     mamba_state_dtypes,
@@ -25,6 +26,8 @@ from vramdesk.core.engines.vllm.version import (
 from vramdesk.core.model.formats import KVDtype
 from vramdesk.core.model.runtime import DEFAULT_BLOCK_SIZE, Runtime
 from vramdesk.core.model.spec import (
+    CHUNKED,
+    FULL,
     RECURRENT,
     ModelSpec,
     stage_layers,
@@ -41,10 +44,12 @@ def layer_types_per_gpu(model: ModelSpec, runtime: Runtime) -> list[str]:
     """Kinds of one GPU's pipeline stage's layers (:func:`model.stage_layers`) that cache.
 
     Layers reading another layer's cache (Gemma-3n), recurrent and encoder layers get no
-    KV blocks (their ``KVCacheSpec`` is absent or a Mamba spec).
+    KV blocks (their ``KVCacheSpec`` is absent or a Mamba spec). Chunked layers are full
+    attention where vLLM keeps them whole (:func:`~.kv_cache_interface.chunked_spec_in_use`).
     """
     stage = stage_layers(model, runtime.pipeline_parallel_size)
-    kinds = [x.kind for x in stage if x.holds_kv]
+    whole = not chunked_spec_in_use(runtime)
+    kinds = [FULL if whole and x.kind == CHUNKED else x.kind for x in stage if x.holds_kv]
     # a layer with a recurrent state has a MambaSpec of its own (Falcon-H1: beside attention)
     return kinds + [RECURRENT for x in stage if x.has_state]
 

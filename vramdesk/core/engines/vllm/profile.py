@@ -9,6 +9,7 @@ from fractions import Fraction
 from vramdesk.core.engines.base import check_kv_dtype, measured_part, with_parts
 from vramdesk.core.engines.formula import FormulaProfile
 from vramdesk.core.engines.vllm.kv_cache_interface import (
+    chunked_spec_in_use,
     mamba_page_bytes,
     mamba_state_dtypes,
     state_element_bytes,
@@ -22,6 +23,7 @@ from vramdesk.core.engines.vllm.kv_cache_utils import (
     kv_groups,
     layer_types_per_gpu,
 )
+from vramdesk.core.engines.vllm.mxfp4 import check_backend
 from vramdesk.core.engines.vllm.profile_run import (
     V0_LONG_CONTEXT,
     activation_peak_part,
@@ -29,6 +31,7 @@ from vramdesk.core.engines.vllm.profile_run import (
     v0_auto_chunked_prefill,
 )
 from vramdesk.core.engines.vllm.version import (
+    CHUNKED_SPEC_SINCE,
     KV_TOKENS_FROM_CONCURRENCY_SINCE,
     check_block_size,
     check_mamba_dtypes,
@@ -44,9 +47,11 @@ from vramdesk.core.engines.vllm.weights import (
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.runtime import DEFAULT_BLOCK_SIZE, Engine, Runtime
 from vramdesk.core.model.spec import (
+    CHUNKED,
     FULL,
     SLIDING,
     ModelSpec,
+    chunks_as_full,
 )
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
@@ -82,6 +87,7 @@ class VllmProfile(FormulaProfile):
         check_mamba_dtypes(
             runtime.mamba_cache_dtype, runtime.mamba_ssm_cache_dtype, runtime.engine_version
         )
+        check_backend(runtime.mxfp4_backend, runtime.engine_version)
 
     #: ``requested_memory = torch.cuda.mem_get_info()[1] * gpu_memory_utilization`` (gpu_worker.py)
     budgets_from_cuda_total = True
@@ -91,9 +97,16 @@ class VllmProfile(FormulaProfile):
     ) -> Breakdown:
         """Weights as loaded, paged KV cache, profiled activation peak, non-torch memory.
 
-        A float32 checkpoint is loaded in 16 bits (:func:`auto_dtype`).
+        A float32 checkpoint is loaded in 16 bits (:func:`auto_dtype`). Chunked layers
+        (Llama-4) keep the whole context where vLLM gives them no chunked spec
+        (:func:`chunked_spec_in_use`: by release and with the hybrid manager off), and one
+        chunk plus a step's tokens where it does (:meth:`reserved_kv_part`).
         """
         weights, dtype_notes = auto_dtype(weights, "vLLM")
+        whole = CHUNKED in model.resolved_layer_types() and not chunked_spec_in_use(runtime)
+        if whole:
+            model = chunks_as_full(model)
+            dtype_notes = (*dtype_notes, chunked_whole_note(runtime))
         base = super().estimate(model, weights, workload, runtime)
         w = vllm_weights_part(model, weights, runtime)
         act = activation_peak_part(model, workload, runtime)
@@ -155,15 +168,18 @@ class VllmProfile(FormulaProfile):
         prefix blocks of the full groups)``: the forward estimate, the solver's max
         concurrency and the logged "Maximum concurrency" answer the same question.
 
+        Chunked layers (Llama-4) with their own spec hold ``cdiv(min(chunk +
+        max_num_batched_tokens, L), block)`` blocks per request
+        (``ChunkedLocalAttentionSpec.max_memory_usage_bytes``).
+
         ``None`` (the formula's cache, identical for full attention) for V0, for models
-        without sliding layers, or when the window is not exploited.
+        without sliding or chunked-spec layers, or when the window is not exploited.
         """
         types = layer_types_per_gpu(model, runtime)
         if (
             parse_version(runtime.engine_version)[0]
-            or SLIDING not in types
+            or not {SLIDING, CHUNKED} & set(types)
             or not runtime.sliding_window_exploited
-            or not model.sliding_window
         ):
             return None
         _, groups = kv_groups(types)
@@ -182,6 +198,10 @@ class VllmProfile(FormulaProfile):
             f"{unit:,} * ({batch} * {per_request:,} - {batch - 1} * {shared_blocks * full_groups})",
             (
                 "vLLM's hybrid allocator reserves, per request, blocks in every KV group; a "
+                "chunked group holds one attention chunk plus max_num_batched_tokens "
+                "(kv_cache_interface.py ChunkedLocalAttentionSpec)"
+                if CHUNKED in types
+                else "vLLM's hybrid allocator reserves, per request, blocks in every KV group; a "
                 "sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)",
             ),
         )
@@ -205,6 +225,15 @@ class VllmProfile(FormulaProfile):
             if ranks > 1
             else ()
         )
+        if CHUNKED in model.resolved_layer_types() and not model.sliding_window:
+            if not chunked_spec_in_use(runtime):
+                return (chunked_whole_note(runtime), *least)
+            return (
+                "chunked local-attention layers: vLLM's hybrid allocator reserves blocks per "
+                "request in every KV group; the KV cache, max concurrency and the logged "
+                "concurrency all follow it",
+                *least,
+            )
         if parse_version(runtime.engine_version)[0] or not model.sliding_window:
             return (*super().solve_notes(model, runtime), *least)
         return (
@@ -325,3 +354,18 @@ class VllmProfile(FormulaProfile):
             if release >= KV_TOKENS_FROM_CONCURRENCY_SINCE:
                 tokens = math.floor(concurrency * workload.context_tokens)
         return {"num_gpu_blocks": blocks, "kv_cache_tokens": tokens, "max_concurrency": concurrency}
+
+
+def chunked_whole_note(runtime: Runtime) -> str:
+    """Why vLLM keeps chunked layers whole here (:func:`chunked_spec_in_use` false), in words."""
+    is_v0, release = parse_version(runtime.engine_version)
+    if is_v0 or release < CHUNKED_SPEC_SINCE:
+        why = "this release has no chunked KV spec (ChunkedLocalAttentionSpec from 0.10.0)"
+    elif not runtime.sliding_window_exploited:
+        why = "the hybrid KV cache manager is off"
+    else:
+        why = (
+            "0.10.1-0.13 turn the hybrid KV cache manager off for chunked attention unless "
+            "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 (vllm/config, vllm/envs.py)"
+        )
+    return f"chunked local-attention layers cache the whole context as full attention: {why}"

@@ -56,6 +56,26 @@ HYBRID_MLA_ALIGN_SINCE = (0, 12)
 HYBRID_ALIGN_BY_BACKEND_SINCE = RECENT_SINCE
 
 
+#: First release with ``ChunkedLocalAttentionSpec`` (``vllm/v1/kv_cache_interface.py``,
+#: vllm-project/vllm#19351): 0.10.0 has it, 0.9.2 gives Llama-4's chunked layers a
+#: ``FullAttentionSpec`` (both releases' wheels read).
+CHUNKED_SPEC_SINCE = (0, 10)
+
+
+#: First release that turns the hybrid KV cache manager off for a model with
+#: ``attention_chunk_size`` unless ``VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1``
+#: (vllm-project/vllm#21761, "latency regression"): ``vllm/config/__init__.py``
+#: ``VllmConfig.__post_init__`` and the variable's default ``"0"`` in ``vllm/envs.py``, read
+#: in the 0.10.1 to 0.13.0 wheels (0.10.0 has no such variable and keeps the manager on).
+CHUNKED_HYBRID_OFF_SINCE = (0, 10, 1)
+
+
+#: First release whose ``VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE`` defaults to
+#: ``"1"`` (``vllm/envs.py``: ``"0"`` in 0.13.0, ``"1"`` in 0.14.0 and every later wheel read,
+#: up to 0.33.0), so the hybrid manager, and the chunked spec, are on by default again.
+CHUNKED_HYBRID_ON_SINCE = (0, 14)
+
+
 #: The V0/V1 engine marker ("V0 ~0.6.4", "0.7.2 (V1 engine)"); a ``v``/``V`` followed by a
 #: release (``v0.11.0``, the GitHub tag style) is a tag prefix, not the marker.
 ENGINE_MARKER = re.compile(r"\bV([01])\b(?!\.\d)", re.IGNORECASE)

@@ -2,7 +2,8 @@
 
 Sources: ``vllm/model_executor/layers/vocab_parallel_embedding.py`` (vocabulary padded to a
 multiple of 64 rows), ``vllm/model_executor/layers/rotary_embedding`` (the cos/sin cache on
-every GPU), compressed-tensors / fp8 per-channel schemes (one fp32 scale per output channel).
+every GPU), compressed-tensors / fp8 per-channel schemes (one fp32 scale per output channel),
+``quantization/mxfp4.py`` (MXFP4 experts padded to the MoE kernel's tiles: :mod:`.mxfp4`).
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 from vramdesk.core.engines.base import measured_part
+from vramdesk.core.engines.vllm import mxfp4
 from vramdesk.core.model.formats import WeightFormat, WeightSpec
-from vramdesk.core.model.runtime import Runtime
+from vramdesk.core.model.modules import kept_params
+from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import (
     ModelSpec,
     count_params,
@@ -87,7 +90,7 @@ def _per_channel(spec: WeightSpec) -> bool:
     return spec.format in (WeightFormat.INT8, WeightFormat.FP8) and spec.group_size is None
 
 
-def _per_channel_bytes(model: ModelSpec) -> tuple[int, str, str]:
+def _per_channel_bytes(model: ModelSpec, spec: WeightSpec | None = None) -> tuple[int, str, str]:
     counts = count_params(model)
     kept = (
         counts.embedding
@@ -101,6 +104,12 @@ def _per_channel_bytes(model: ModelSpec) -> tuple[int, str, str]:
     linear = (
         total_params(model) - counts.total + counts.attention + counts.mlp + counts.routed_experts
     )
+    if (
+        spec is not None and spec.unquantized_modules is not None
+    ):  # the checkpoint's own not-quantized list
+        linear = kept_params(model, spec.unquantized_modules, "quantization_config")[0]
+        linear += total_params(model) - counts.total
+        kept = total_params(model) - linear + vocab_padding_params(model)
     channels = output_channels(model)
     total = linear + channels * SCALE_BYTES + kept * 2
     return (
@@ -113,7 +122,8 @@ def _per_channel_bytes(model: ModelSpec) -> tuple[int, str, str]:
 def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
     """Weights per GPU as vLLM loads them ("Model loading took X GiB").
 
-    16-bit: ``(params + vocab_pad) * 2 / (TP * PP) + rope_cache``; int8/fp8 per-channel:
+    16-bit: ``(params + vocab_pad) * 2 / (TP * PP) + rope_cache``; MXFP4 experts under vLLM:
+    :func:`_mxfp4_part` (padded to the kernel's tiles); int8/fp8 per-channel:
     :func:`_per_channel_bytes` ``/ (TP * PP) + rope_cache``; other formats: the formula
     profile's weights plus the RoPE cache. A measured ``loaded_weights_bytes`` wins.
     """
@@ -123,8 +133,11 @@ def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> P
         )
     shards = runtime.tensor_parallel_size * runtime.pipeline_parallel_size
     rope = rope_cache_bytes(model)
+    if spec.format is WeightFormat.MXFP4 and model.is_moe and runtime.engine is Engine.VLLM:
+        # SGLang shares this accounting but pads by its own rules (not read): unpadded there
+        return _mxfp4_part(model, spec, runtime, rope)
     if _per_channel(spec):
-        body, formula, subst = _per_channel_bytes(model)
+        body, formula, subst = _per_channel_bytes(model, spec)
     elif not spec.format.quantized:
         pad = vocab_padding_params(model)
         body = ceil_bytes((total_params(model) + pad) * spec.bits_per_weight / 8)
@@ -146,4 +159,36 @@ def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> P
             "vocabulary padded to 64 rows and a 16-bit RoPE cos/sin cache on each GPU "
             "(vLLM/SGLang VocabParallelEmbedding and rotary embedding)",
         ),
+    )
+
+
+def _mxfp4_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime, rope: int) -> Part:
+    """MXFP4 (gpt-oss) under vLLM: the 16-bit rest / (TP * PP) + the padded experts per GPU.
+
+    The rest is the checkpoint (or the formula's figure) less its experts; the experts are
+    :func:`mxfp4.experts_part` for ``runtime.mxfp4_backend`` (or :func:`mxfp4.default_backend`).
+    """
+    tp, pp = runtime.tensor_parallel_size, runtime.pipeline_parallel_size
+    base = weights_part(model, spec, Runtime())
+    rest = base.bytes - mxfp4.routed_stored_bytes(model)
+    backend, note = runtime.mxfp4_backend, ""
+    if backend is None:
+        backend, note = mxfp4.default_backend(runtime.engine_version)
+    padded, stored, formula, subst = mxfp4.experts_part(model, backend, tp, pp)
+    value = ceil_bytes(Fraction(rest, tp * pp)) + padded + rope
+    notes = [
+        f"MXFP4 experts padded for the {backend} kernel: {padded:,} bytes per GPU, "
+        f"{padded - stored:+,} on the checkpoint's {stored:,} (vLLM quantization/mxfp4.py "
+        "create_weights)",
+        *base.assumptions,
+    ]
+    if note:
+        notes.append(note)
+    return Part(
+        "weights",
+        "Weights",
+        value,
+        f"rest / (TP * PP) + {formula} + rope_cache",
+        f"{rest:,} / {tp * pp} + {subst} + {rope:,}",
+        tuple(notes),
     )

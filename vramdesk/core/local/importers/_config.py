@@ -14,8 +14,10 @@ from typing import Any
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import INT_LIMITS, check_int
 from vramdesk.core.local.importers import _families as fam
+from vramdesk.core.local.importers._chunked import chunked_fields
 from vramdesk.core.local.importers._encoders import encoder_params
 from vramdesk.core.local.importers._hybrid import HYBRID_MODEL_TYPES, hybrid_fields
+from vramdesk.core.local.importers._hybrid_blocks import fill_layer_count
 from vramdesk.core.local.importers._moe import mla_fields, moe_fields
 from vramdesk.core.local.importers._quant import weights_from_config
 from vramdesk.core.model.formats import WeightSpec
@@ -57,6 +59,13 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "sliding_window_pattern": ("sliding_window_pattern", "_sliding_window_pattern"),
 }
 
+#: Names one family alone gives a key (looked up after :data:`ALIASES`): DistilBERT's
+#: ``dim`` and ``hidden_dim`` (``configuration_distilbert.py``), which other configs use
+#: for other things.
+FAMILY_ALIASES: dict[str, dict[str, tuple[str, ...]]] = {
+    "distilbert": {"hidden_size": ("dim",), "intermediate_size": ("hidden_dim",)},
+}
+
 
 @dataclass(frozen=True, slots=True)
 class ImportedModel:
@@ -90,7 +99,8 @@ class _Reader:
     notes: list[str] = field(default_factory=list)
 
     def get(self, name: str) -> Any:
-        for key in ALIASES.get(name, (name,)):
+        keys = ALIASES.get(name, (name,)) + FAMILY_ALIASES.get(self.family, {}).get(name, ())
+        for key in keys:
             if self.cfg.get(key) is not None:
                 if key != name:
                     self.notes.append(f"{name} read from {key!r} = {self.cfg[key]}")
@@ -147,8 +157,8 @@ def model_from_config(config: dict[str, Any], name: str = "") -> ImportedModel:
     Raises
     ------
     UnsupportedModelError
-        ``architectures``: Mamba/SSM, recurrent or linear-attention layers (Jamba,
-        Falcon-H1, Qwen3-Next, RWKV, ...).
+        ``architectures``: recurrent or linear-attention families not modelled (RWKV,
+        Zamba2, ...), encoder-decoders (their decode caches are not modelled), ALBERT.
     InputError
         A required key is missing (``num_hidden_layers``, ``hidden_size``,
         ``num_attention_heads``), has the wrong type, or the result fails validation.
@@ -157,8 +167,10 @@ def model_from_config(config: dict[str, Any], name: str = "") -> ImportedModel:
         raise InputError("config", "must be a JSON object", "not_object")
     notes: list[str] = []
     fam.refuse_hybrids(config)
+    fam.refuse_unmodelled(config)
     cfg = _text_config(config, notes)
     fam.refuse_hybrids(cfg)
+    cfg = fill_layer_count(cfg, notes)
     model_type = str(cfg.get("model_type") or "")
     r = _Reader(cfg, fam.family(model_type), notes)
     hybrid = model_type in HYBRID_MODEL_TYPES
@@ -175,14 +187,19 @@ def model_from_config(config: dict[str, Any], name: str = "") -> ImportedModel:
     else:
         window, types = _sliding(r, fields["num_hidden_layers"])
         fields.update(sliding_window=window, layer_types=types)
+        fields.update(chunked_fields(r, fields["num_hidden_layers"], types))
     fields |= _per_layer_geometry(r)
     fields["name"] = name or str(cfg.get("_name_or_path") or "")
     fields["encoder_params"] = encoder_params(config, fields["hidden_size"], notes)
     if model_type in fam.ENCODER_MODEL_TYPES:
         fields |= fam.encoder_fields(config, fields["hidden_size"], fields["vocab_size"], notes)
         notes[:] = [n for n in notes if not n.startswith("tie_word_embeddings absent")]
+    else:
+        fields |= fam.classifier_fields(
+            config, fields["hidden_size"], fields["encoder_params"], notes
+        )
     model = ModelSpec(**fields).validate()
-    weights, wnotes = weights_from_config(cfg, model_type)
+    weights, wnotes = weights_from_config(cfg, model_type, model)
     return ImportedModel(model=model, weights=weights.validate(), notes=tuple(notes + wnotes))
 
 

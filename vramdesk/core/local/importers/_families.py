@@ -60,6 +60,8 @@ TIED_BY_DEFAULT = frozenset(
         "gpt2",
         "starcoder2",
         "lfm2",
+        "lfm2_moe",
+        "zamba2",
     }
 )
 
@@ -132,6 +134,40 @@ def refuse_hybrids(cfg: dict[str, Any]) -> None:
             )
 
 
+#: Encoder-decoder families (``is_encoder_decoder`` true in their configuration classes).
+ENCODER_DECODER_MODEL_TYPES = frozenset(
+    {"t5", "mt5", "umt5", "longt5", "bart", "mbart", "pegasus", "marian", "m2m_100", "whisper"}
+)
+
+
+def refuse_unmodelled(cfg: dict[str, Any]) -> None:
+    """Raise for architectures whose memory or parameters are not modelled at all.
+
+    Encoder-decoders (T5, BART, Whisper, ...: ``is_encoder_decoder`` or the family): the
+    decoder's self-attention cache per generated token and its cross-attention cache per
+    encoder token are not modelled. ALBERT (``modeling_albert.py``): one layer shared by all
+    ``num_hidden_layers`` and a factorized ``embedding_size`` embedding, which a per-layer count
+    does not describe.
+
+    Raises
+    ------
+    UnsupportedModelError
+        ``architectures``: one line naming the family and what is not modelled.
+    """
+    model_type = str(cfg.get("model_type", ""))
+    listed = cfg.get("architectures")
+    archs = [a for a in listed if isinstance(a, str)] if isinstance(listed, list) else []
+    name = archs[0] if archs else model_type or "this model"
+    if cfg.get("is_encoder_decoder") is True or model_type in ENCODER_DECODER_MODEL_TYPES:
+        raise refuse_unsupported(name, "encoder-decoder decode caches are not modelled")
+    if model_type == "albert":
+        raise refuse_unsupported(
+            name,
+            "ALBERT's one layer shared by all layers and its factorized embedding "
+            "(embedding_size) are not modelled",
+        )
+
+
 def _refuse_layer_list(name: str, key: str, value: Any) -> None:
     if isinstance(value, str) and key == "hybrid_override_pattern" and "M" in value:
         raise refuse_unsupported(name, f"{key} {value!r} has Mamba layers ('M')")
@@ -172,6 +208,7 @@ def flags(cfg: dict[str, Any], model_type: str) -> dict[str, Any]:
         "qwen3_vl_moe_text",
         "exaone4",
         "lfm2",
+        "lfm2_moe",
     ):
         out["qk_norm"] = True
     if fam in ("olmo2", "olmo3"):
@@ -232,8 +269,9 @@ def _falcon(cfg: dict[str, Any]) -> dict[str, Any]:
 
 
 #: Encoder families (bidirectional attention, no KV cache, no output head): transformers
-#: ``modeling_bert.py``, ``modeling_roberta.py``, ``modeling_xlm_roberta.py``.
-ENCODER_MODEL_TYPES = frozenset({"bert", "roberta", "xlm-roberta", "camembert"})
+#: ``modeling_bert.py``, ``modeling_roberta.py``, ``modeling_xlm_roberta.py``,
+#: ``modeling_distilbert.py`` (the same layer; no token-type embeddings, no pooler).
+ENCODER_MODEL_TYPES = frozenset({"bert", "roberta", "xlm-roberta", "camembert", "distilbert"})
 
 
 def encoder_fields(
@@ -242,22 +280,22 @@ def encoder_fields(
     """ModelSpec fields of a BERT / RoBERTa / XLM-R encoder and the parameters of its head.
 
     Layers: q/k/v/o with bias, a two-matrix GELU MLP with bias, two LayerNorms with bias;
-    embeddings: word + learned positions + ``type_vocab_size`` token types + one LayerNorm.
+    embeddings: word + learned positions + ``type_vocab_size`` token types (none in DistilBERT)
+    + one LayerNorm.
     The head, by ``architectures``: ``*ForSequenceClassification`` a dense ``h x h + h`` (the
     RoBERTa head's dense or BERT's pooler) and ``h x num_labels + num_labels``;
     ``*ForMaskedLM`` dense ``h x h + h``, LayerNorm ``2 h`` and the decoder bias ``vocab``
-    (its weight is tied); otherwise (``*Model``) the pooler ``h x h + h``.
+    (its weight is tied); otherwise (``*Model``) the pooler ``h x h + h`` (DistilBERT has none;
+    its ``pre_classifier`` is the classifier's dense).
 
     Raises
     ------
     InputError
         ``type_vocab_size`` or ``num_labels`` is not a whole number.
     """
-    types = config.get("type_vocab_size", 2)
-    labels = config.get("num_labels")
-    id2label = config.get("id2label")
-    if labels is None:
-        labels = len(id2label) if isinstance(id2label, dict) and id2label else 2
+    types = config.get("type_vocab_size", 0 if config.get("model_type") == "distilbert" else 2)
+    labels = num_labels(config)
+    labels = 2 if labels is None else labels
     for key, value in (("type_vocab_size", types), ("num_labels", labels)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise InputError(
@@ -272,6 +310,8 @@ def encoder_fields(
         )
     elif arch.endswith("ForMaskedLM"):
         head, what = hidden * hidden + 3 * hidden + (vocab or 0), "masked-LM head"
+    elif config.get("model_type") == "distilbert":  # DistilBertModel: no pooler
+        head, what = 0, "no pooler"
     else:
         head, what = hidden * hidden + hidden, "pooler"
     notes.append(
@@ -288,3 +328,47 @@ def encoder_fields(
         "tie_word_embeddings": True,
         "encoder_params": types * hidden + head,
     }
+
+
+def num_labels(config: dict[str, Any]) -> int | None:
+    """``num_labels``, else the length of ``id2label``, else None (``PretrainedConfig``)."""
+    labels = config.get("num_labels")
+    id2label = config.get("id2label")
+    if labels is None and isinstance(id2label, dict) and id2label:
+        labels = len(id2label)
+    if labels is not None and (
+        isinstance(labels, bool) or not isinstance(labels, int) or labels < 0
+    ):
+        raise InputError(
+            "num_labels", f"must be a whole number in config.json, got {labels!r}", "not_int"
+        )
+    return labels
+
+
+def classifier_fields(
+    config: dict[str, Any], hidden: int, encoder: int, notes: list[str]
+) -> dict[str, Any]:
+    """A decoder's ``*ForSequenceClassification`` head in place of the output head, or ``{}``.
+
+    ``modeling_gpt2.py`` ``GPT2ForSequenceClassification`` (and the Llama-style ones):
+    ``score = Linear(hidden, num_labels, bias=False)`` and no ``lm_head``; the labels come from
+    ``num_labels`` or ``id2label``. Without either the head is left out, and said so.
+
+    Raises
+    ------
+    InputError
+        ``num_labels`` is not a whole number.
+    """
+    archs = config.get("architectures")
+    arch = str(archs[0]) if isinstance(archs, list) and archs else ""
+    if not arch.endswith("ForSequenceClassification"):
+        return {}
+    labels = num_labels(config)
+    if labels is None:
+        notes.append(f"{arch}: num_labels unknown, the classifier head is not counted")
+        return {}
+    notes.append(
+        f"{arch}: a classifier head of {hidden} x {labels} labels = {hidden * labels:,} "
+        "parameters instead of the output head"
+    )
+    return {"encoder_params": encoder + hidden * labels, "tie_word_embeddings": True}

@@ -19,8 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from vramdesk.core.errors import InputError
-from vramdesk.core.files import Monitor
+from vramdesk.core.errors import FileReadError, InputError
+from vramdesk.core.files import Monitor, is_stdin
 from vramdesk.core.limits import check_int
 from vramdesk.core.local.importers._config import ImportedModel
 from vramdesk.core.local.importers._families import SSM_MODEL_TYPES
@@ -33,6 +33,7 @@ from vramdesk.core.local.importers._gguf_read import (
 from vramdesk.core.local.importers._gguf_split import other_shards
 from vramdesk.core.model.formats import WeightFormat, WeightSpec
 from vramdesk.core.model.spec import (
+    CHUNKED,
     FULL,
     NO_CACHE,
     RECURRENT,
@@ -117,8 +118,15 @@ def load_gguf(path: Path, monitor: Monitor | None = None) -> ImportedModel:
             "split.count", f"must be a whole number from 1 to {MAX_SPLITS}, got {_show(count)}"
         )
     if count is not None and count > 1:
+        if is_stdin(path):  # its other parts are found beside it, by name
+            raise FileReadError(
+                "path",
+                f"standard input holds one part of a split GGUF ({count} parts): give the path "
+                "of its first part",
+                "split_stdin",
+            )
         tensors = tensors + other_shards(path, count, tensors, monitor)
-    return gguf_from_metadata(meta, tensors, str(path), path.stem)
+    return gguf_from_metadata(meta, tensors, str(path), "stdin" if is_stdin(path) else path.stem)
 
 
 def _read_header(
@@ -368,6 +376,8 @@ def _gguf_moe_mla(meta: dict[str, Any], arch: str) -> dict[str, Any]:
 
 def _gguf_sliding(meta: dict[str, Any], arch: str, layers: int, notes: list[str]) -> dict[str, Any]:
     """Sliding window and layer layout; ``layers`` has already been checked against its limit."""
+    if arch == "llama4":
+        return _gguf_chunked(meta, arch, layers, notes)
     window = _key(meta, arch, "attention.sliding_window", "sliding_window")
     if not window:
         return {}
@@ -387,6 +397,56 @@ def _gguf_sliding(meta: dict[str, Any], arch: str, layers: int, notes: list[str]
         types = sliding_layer_pattern(layers, f"{pattern - 1}:1")
     notes.append(f"sliding window {window} on {types.count(SLIDING)} of {layers} layers")
     return {"sliding_window": window, "layer_types": types}
+
+
+#: llama.cpp's chunk for llama4 (``src/models/llama4.cpp`` ``load_arch_hparams``: ``n_swa =
+#: 8192``, a literal, whatever the file says).
+LLAMA4_CHUNK = 8192
+
+
+def _gguf_chunked(meta: dict[str, Any], arch: str, layers: int, notes: list[str]) -> dict[str, Any]:
+    """Llama-4's chunked local-attention layers, as llama.cpp reads a llama4 GGUF.
+
+    ``src/models/llama4.cpp`` ``load_arch_hparams``: an ``attention.sliding_window`` of 0
+    means no chunking (every layer full, MobileLLM); otherwise ``swa_type`` is
+    ``LLAMA_SWA_TYPE_CHUNKED`` with ``n_swa = 8192`` and ``set_swa_pattern(period)``, the
+    period from ``attention.sliding_window_pattern`` (default 4: 3 chunked then 1 full; layer
+    ``il`` chunked when ``il % period < period - 1``, every layer when it is 0,
+    ``src/llama-hparams.cpp``). The chunk is
+    ``attention.chunk_size`` where the file has it (Ollama's converter writes it,
+    ``convert/convert_llama4.go``), else llama.cpp's 8,192 (its own converter writes none).
+
+    Raises
+    ------
+    InputError
+        ``llama4.attention.sliding_window_pattern``: a list of the wrong length, or a period
+        out of limits; ``llama4.attention.chunk_size``: out of limits.
+    """
+    window_key = f"{arch}.attention.sliding_window"
+    if window_key in meta and _key(meta, arch, "attention.sliding_window", "sliding_window") == 0:
+        notes.append(f"{window_key} = 0: no chunked attention, every layer full")
+        return {}
+    chunk = _key(meta, arch, "attention.chunk_size", "attention_chunk_size")
+    if not chunk:
+        chunk = LLAMA4_CHUNK
+        notes.append(f"{arch}: chunk {LLAMA4_CHUNK} (llama.cpp's, src/models/llama4.cpp)")
+    key = f"{arch}.attention.sliding_window_pattern"
+    pattern = meta.get(key, 4)
+    if isinstance(pattern, list):
+        if len(pattern) != layers or not all(isinstance(p, (bool, int)) for p in pattern):
+            raise InputError(
+                key, f"must hold one flag per layer ({layers}), got {_show(pattern)}", "length"
+            )
+        types = tuple(CHUNKED if p else FULL for p in pattern)
+    elif pattern == 0 and not isinstance(pattern, bool):  # set_swa_pattern(0): every layer
+        types = (CHUNKED,) * layers
+    else:
+        _check(key, "num_hidden_layers", pattern)
+        types = tuple(CHUNKED if i % pattern < pattern - 1 else FULL for i in range(layers))
+    notes.append(
+        f"chunked local attention ({chunk} tokens) on {types.count(CHUNKED)} of {layers} layers"
+    )
+    return {"attention_chunk_size": chunk, "layer_types": types}
 
 
 def _gguf_format(meta: dict[str, Any], tensors: list, notes: list[str]) -> WeightSpec:
@@ -455,7 +515,7 @@ def _gguf_layers(
             types = [RECURRENT] * layers
         out.update(_gguf_state(meta, arch, notes))
     if kv_list is not None:
-        sliding = [n for n, t in zip(kv_list, types, strict=True) if t == SLIDING and n]
+        sliding = [n for n, t in zip(kv_list, types, strict=True) if t in (SLIDING, CHUNKED) and n]
         full = [n for n, t in zip(kv_list, types, strict=True) if t == FULL and n]
         base = _uniform(sliding) or (_uniform(full) if not sliding else None)
         if base is not None and (not full or _uniform(full) is not None):

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from vramdesk.core.errors import FileReadError
-from vramdesk.core.files import Monitor, open_regular
+from vramdesk.core.files import Monitor, open_regular, require_seekable, shown_name
 
 # ----------------------------------------------------------------------------- limits
 #: Metadata entries: real files have 25-60 (Llama 3.1 8B: 35 with the tokenizer's).
@@ -379,7 +379,8 @@ def read_gguf_header(path: Path, monitor: Monitor | None = None) -> GGUFHeader:
     Parameters
     ----------
     path : Path
-        The file; only its header is read (a 1 MiB window at a time).
+        The file; only its header is read (a 1 MiB window at a time). ``-`` is standard
+        input when it is a redirected file (``< model.gguf``); a pipe is refused.
     monitor : Monitor, optional
         Progress and cancellation (checked once per MiB read).
 
@@ -401,9 +402,10 @@ def read_gguf_header(path: Path, monitor: Monitor | None = None) -> GGUFHeader:
     """
     fh = open_regular(path, "path")
     with fh:
+        require_seekable(fh, path, "path", "a GGUF header")  # `--gguf -` from a pipe
         try:
             size = os.fstat(fh.fileno()).st_size
-            return _read(_Stream(fh, size, path.name, monitor))
+            return _read(_Stream(fh, size, shown_name(path), monitor))
         except OSError as exc:
             raise FileReadError(
                 "path", f"cannot read {path.name}: {exc.strerror or exc}", "unreadable"

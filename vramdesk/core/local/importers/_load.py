@@ -6,13 +6,15 @@ import dataclasses
 from pathlib import Path
 
 from vramdesk.core.errors import FileReadError
-from vramdesk.core.files import CONFIG_LIMIT_BYTES, Monitor, read_json_object
+from vramdesk.core.files import CONFIG_LIMIT_BYTES, Monitor, is_stdin, read_json_object
 from vramdesk.core.local.importers._config import ImportedModel, model_from_config
 from vramdesk.core.local.importers._safetensors import index_total_bytes, infer_shape, read_header
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.spec import ModelSpec
 
 INDEX_NAME = "model.safetensors.index.json"
+#: ModelOpt's quantization file beside config.json (vLLM ``modelopt.py`` ``get_config_filenames``).
+QUANT_SIDECAR = "hf_quant_config.json"
 #: A sharded checkpoint without an index: at most this many shard headers are read.
 MAX_SHARDS = 512
 #: Header bytes and tensors over all the shards of a folder without an index (DeepSeek-V3:
@@ -31,6 +33,7 @@ def load_model(path: str | Path, *, monitor: Monitor | None = None) -> ImportedM
         A ``config.json`` file; a model folder (``config.json`` plus, for the exact weight
         bytes, ``model.safetensors.index.json`` or ``*.safetensors``); a ``.safetensors``
         file (its header; ``config.json`` beside it when present); or a ``.gguf`` file.
+        ``-`` is a config.json on standard input (a GGUF there: ``load_gguf(Path("-"))``).
 
     Returns
     -------
@@ -51,6 +54,8 @@ def load_model(path: str | Path, *, monitor: Monitor | None = None) -> ImportedM
     ImportCancelled
         ``monitor.cancelled()`` returned True.
     """
+    if is_stdin(path):  # `--config -`: a config.json on standard input
+        return _config_file(Path(path), "stdin")
     p = Path(path).expanduser()
     if not p.exists():
         raise FileReadError("path", f"{p} does not exist", "missing", {"path": str(p)})
@@ -82,6 +87,10 @@ def _config_file(path: Path, name: str) -> ImportedModel:
             "not_config",
         )
     cfg = read_json_object(path, CONFIG_LIMIT_BYTES, "config")
+    sidecar = path.parent / QUANT_SIDECAR
+    if "quantization_config" not in cfg and sidecar.is_file():
+        # ModelOpt exports keep their quantization in hf_quant_config.json (vLLM reads it)
+        cfg["quantization_config"] = read_json_object(sidecar, CONFIG_LIMIT_BYTES, "config")
     imported = model_from_config(cfg, name=str(cfg.get("_name_or_path") or name))
     return _with(imported, source=str(path))
 

@@ -1,0 +1,99 @@
+"""The speed tab draws the core's speed chart: its points, and the memory limit at the solver's.
+
+The figures are :func:`vramdesk.core.speed_chart.speed_chart`'s, called here with the core's own
+:func:`vramdesk.core.solve.solver.solve` for the limit (not through the window).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from vramdesk.core.solve.solver import solve
+from vramdesk.core.speed_chart import speed_chart
+from vramdesk.core.store.bundled import bundled_model, find_gpu
+
+
+def _shown(window, qtbot, solved, slug, target, context, batch):
+    c = window.controller
+    c.load_model_preset(bundled_model(slug))
+    c.set_field("target", target)
+    c.set_field("context_tokens", context)
+    c.set_field("batch", batch)
+    solved(window)
+    window.tabs.setCurrentIndex(3)
+    tab = window.speed_tab
+    qtbot.waitUntil(lambda: tab.chart is not None, timeout=5000)
+    tab.refresh()
+    return c, tab
+
+
+def test_the_plotted_points_are_the_core_functions(make_main_window, qtbot, solved):
+    window = make_main_window(show=True)
+    c, tab = _shown(window, qtbot, solved, "llama-3.1-8b", "gpu:H100 80GB", 256, 16)
+    gpu = find_gpu("H100 80GB")
+    capacity = gpu.capacity_for(c.runtime)
+    limit = solve(c.model, c.weights, c.workload, c.runtime, capacity).max_concurrency
+    core = speed_chart(c.model, c.weights, c.workload, c.runtime, gpu, limit)
+    xs = [p.batch for p in core.points]
+    expected = {
+        "aggregate_expected": [p.aggregate_decode_tokens_per_s for p in core.points],
+        "aggregate_ceiling": [p.aggregate_ceiling_tokens_per_s for p in core.points],
+        "per_sequence_expected": [p.decode_tokens_per_s for p in core.points],
+        "per_sequence_ceiling": [p.decode_ceiling_tokens_per_s for p in core.points],
+    }
+    for key, ys in expected.items():
+        x, y = tab.curves[key].getOriginalDataset()
+        assert list(x) == xs, key
+        assert list(y) == pytest.approx(ys, rel=1e-12), key
+    # the limit line at the solver's max concurrency (log axis: log10 of it), labelled with it
+    assert tab.memory_line.isVisible()
+    assert tab.memory_line.value() == pytest.approx(math.log10(limit))
+    assert f"{limit:,} sequences" in tab.memory_line.label.format
+    # 8B bf16 at 256 tokens turns compute bound at 847 sequences (tests/core/test_speed_chart.py)
+    assert tab.compute_line.isVisible() and tab.compute_line.value() == pytest.approx(
+        math.log10(847)
+    )
+    # the workload's marker on both expected curves, at its 16 sequences
+    at = next(p for p in core.points if p.batch == 16)
+    mx, my = tab.current.getOriginalDataset()
+    assert list(mx) == [16, 16]
+    assert list(my) == pytest.approx([at.aggregate_decode_tokens_per_s, at.decode_tokens_per_s])
+    assert "Assumes: every sequence at its full 256-token context" in tab.assumptions.text()
+
+
+def test_a_gpu_without_speed_facts_draws_nothing_and_says_why(make_main_window, qtbot, solved):
+    window = make_main_window(show=True)
+    c, tab = _shown(window, qtbot, solved, "llama-3.1-8b", "gpu:H100 80GB", 2048, 4)
+    c.set_field("target", "gpu:Generic 80 GiB")
+    solved(window)
+    tab.refresh()
+    assert tab.chart is None and "has no memory bandwidth" in tab.note.text()
+    assert list(tab.curves["aggregate_expected"].getOriginalDataset()[0] or []) == []
+    assert not tab.memory_line.isVisible()
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1366, 768)])
+def test_nothing_of_the_chart_is_clipped(make_main_window, qtbot, solved, width, height):
+    from PySide6.QtCore import QRect
+
+    window = make_main_window()
+    window.available_geometry = lambda: QRect(0, 0, width, height)
+    window.place_on(QRect(0, 0, width, height), first=True)
+    window.show()
+    qtbot.waitExposed(window)
+    _, tab = _shown(window, qtbot, solved, "llama-3.1-8b", "gpu:H100 80GB", 256, 16)
+    qtbot.wait(50)
+    view = tab.plot.viewport().rect()
+    for name, item in (
+        ("legend", tab.legend),
+        ("memory label", tab.memory_line.label),
+        ("compute label", tab.compute_line.label),
+    ):
+        shown = tab.plot.mapFromScene(item.sceneBoundingRect()).boundingRect()
+        assert view.contains(shown), (name, shown, view)
+    assert (
+        tab.assumptions.isVisible()
+        and tab.assumptions.height() >= tab.assumptions.heightForWidth(tab.assumptions.width())
+    )

@@ -1,0 +1,254 @@
+"""The speed tab: decode tokens/s against concurrency, with the memory limit (issue 25).
+
+One log-log plot: the expected and ceiling decode tokens/s in all (rising) and per sequence
+(falling) against the number of live sequences, the memory limit (the solver's max
+concurrency on the target) as a vertical line with the region past it shaded, and the
+concurrency from which the ceiling is compute bound as a dotted vertical line: where memory,
+bandwidth and compute each stop the workload. The current workload is marked on both
+expected curves. Below the plot, the assumptions every figure makes.
+
+Every figure is :func:`vramdesk.core.speed_chart.speed_chart`'s (through the controller);
+the tab draws them (log10 of a position is pyqtgraph's log-axis coordinate, not a figure).
+Hidden, the tab does no work on an edit: it refreshes when shown (:mod:`.deferred`).
+"""
+
+from __future__ import annotations
+
+import math
+
+# PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
+# isort: off
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+import pyqtgraph as pg
+# isort: on
+
+from vramdesk.gui.chart.plotting import FixedLegend
+from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.core_text import tr_note
+from vramdesk.gui.tabs.deferred import LazyBody, WhenShown
+from vramdesk.gui.theme import ChartTheme, follow, legend_font_to_axes, style_legend, style_plot
+
+#: Okabe-Ito: all sequences together, one sequence.
+AGGREGATE_COLOUR = "#0072B2"
+PER_SEQUENCE_COLOUR = "#E69F00"
+COMPUTE_COLOUR = "#009E73"
+
+
+class SpeedChartTab(LazyBody, QWidget):
+    """Decode tokens/s (log) against concurrency (log), the memory and compute limits.
+
+    Attributes (once built)
+    -----------------------
+    curves : dict
+        ``"aggregate_expected"``, ``"aggregate_ceiling"``, ``"per_sequence_expected"``,
+        ``"per_sequence_ceiling"`` -> the ``PlotDataItem`` drawing that series.
+    memory_line, compute_line : pg.InfiniteLine
+        The memory limit and the first compute-bound concurrency (hidden when there is none).
+    chart : SpeedChart or None
+        The figures last drawn.
+    """
+
+    LAZY = frozenset(
+        {"plot", "legend", "curves", "memory_line", "compute_line", "past_memory", "current"}
+        | {"note", "assumptions", "theme"}
+    )
+
+    def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
+        self._body_built = False
+        super().__init__(parent)
+        self.controller = controller
+        self.chart = None
+        self.updates = WhenShown(self, self.refresh)
+        controller.breakdownChanged.connect(self.updates.request)
+        # the memory limit is the solve's, which arrives after the breakdown (off-thread)
+        controller.solveChanged.connect(self.updates.request)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        """Build the widgets before the first paint (hidden, the tab has none)."""
+        self._ensure_body()
+        super().showEvent(event)
+
+    def _build_body(self) -> None:
+        self.plot = pg.PlotWidget(enableMenu=False)
+        self.plot.setObjectName("speed_plot")
+        self.plot.setLogMode(x=True, y=True)
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.plot.setLabel("bottom", self.tr("concurrency (live sequences)"))
+        self.plot.setLabel("left", self.tr("decode tokens/s"))
+        self.past_memory = pg.LinearRegionItem(
+            movable=False, brush=pg.mkBrush(192, 57, 43, 28), pen=pg.mkPen(None)
+        )
+        self.plot.addItem(self.past_memory)
+        specs = {
+            "aggregate_expected": (
+                AGGREGATE_COLOUR,
+                Qt.PenStyle.SolidLine,
+                self.tr("total, expected"),
+            ),
+            "aggregate_ceiling": (
+                AGGREGATE_COLOUR,
+                Qt.PenStyle.DashLine,
+                self.tr("total, ceiling"),
+            ),
+            "per_sequence_expected": (
+                PER_SEQUENCE_COLOUR,
+                Qt.PenStyle.SolidLine,
+                self.tr("per seq., expected"),
+            ),
+            "per_sequence_ceiling": (
+                PER_SEQUENCE_COLOUR,
+                Qt.PenStyle.DashLine,
+                self.tr("per seq., ceiling"),
+            ),
+        }
+        # below the plot, in two columns: never over a curve, whatever the figures
+        self.legend = FixedLegend(offset=None, colCount=2, labelTextColor="#222")
+        item = self.plot.getPlotItem()
+        item.layout.addItem(self.legend, 4, 1)
+        item.legend = self.legend
+        self.curves = {}
+        for key, (colour, style, name) in specs.items():
+            curve = self.plot.plot([], [], pen=pg.mkPen(colour, width=2, style=style))
+            self.legend.addItem(curve, name)
+            self.curves[key] = curve
+        self.current = self.plot.plot(
+            [],
+            [],
+            pen=None,
+            symbol="o",
+            symbolSize=10,
+            symbolPen=pg.mkPen("#222", width=2),
+            symbolBrush=pg.mkBrush("#ffffff"),
+        )
+        self.legend.addItem(self.current, self.tr("this workload"))
+        self.memory_line = pg.InfiniteLine(
+            angle=90,
+            movable=False,
+            pen=pg.mkPen("#c0392b", width=2),
+            label="",
+            labelOpts={"position": 0.6, "color": "#c0392b", "anchors": [(1, 0.5), (1, 0.5)]},
+        )
+        self.compute_line = pg.InfiniteLine(
+            angle=90,
+            movable=False,
+            pen=pg.mkPen(COMPUTE_COLOUR, width=2, style=Qt.PenStyle.DotLine),
+            label="",
+            labelOpts={"position": 0.04, "color": COMPUTE_COLOUR, "anchors": [(1, 1), (1, 1)]},
+        )
+        for line in (self.memory_line, self.compute_line):
+            self.plot.addItem(line)
+            line.hide()
+        legend_font_to_axes(self.plot, self.legend)
+        self.theme = follow(self.apply_theme)
+        self.note = QLabel()
+        self.note.setObjectName("speed_chart_note")
+        self.note.setWordWrap(True)
+        self.assumptions = QLabel()
+        self.assumptions.setObjectName("speed_chart_assumptions")
+        self.assumptions.setWordWrap(True)
+        small = self.assumptions.font()
+        small.setPointSizeF(max(7.0, small.pointSizeF() * 0.85))
+        self.assumptions.setFont(small)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.note)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.assumptions)
+
+    def apply_theme(self, theme: ChartTheme) -> None:
+        """Restyle the plot, legend, memory line and marker for ``theme``."""
+        self.theme = theme
+        style_plot(self.plot, theme)
+        style_legend(self.legend, theme)
+        self.memory_line.setPen(pg.mkPen(theme.capacity, width=2))
+        self.memory_line.label.setColor(theme.capacity)
+        self.current.setSymbolPen(pg.mkPen(theme.marker, width=2))
+        self.current.setSymbolBrush(pg.mkBrush(theme.background))
+
+    def refresh(self) -> None:
+        """Ask the core for the chart's figures and draw them, now."""
+        self._ensure_body()
+        self.updates.mark_fresh()
+        chart = self.controller.speed_chart()
+        if chart is None or not hasattr(chart, "points"):  # no catalog GPU, or a missing fact
+            self.chart = None
+            self.note.setText(
+                self.tr("Speed: pick a catalog GPU (its bandwidth and peak).")
+                if chart is None
+                else chart.lines()[0]
+            )
+            self.note.show()
+            self.assumptions.setText("")
+            for curve in (*self.curves.values(), self.current):
+                curve.setData([], [])
+            for line in (self.memory_line, self.compute_line, self.past_memory):
+                line.hide()
+            return
+        self.chart = chart
+        self._draw(chart)
+
+    def _draw(self, chart) -> None:  # noqa: ANN001 - a SpeedChart
+        xs = [p.batch for p in chart.points]
+        series = {
+            "aggregate_expected": [p.aggregate_decode_tokens_per_s for p in chart.points],
+            "aggregate_ceiling": [p.aggregate_ceiling_tokens_per_s for p in chart.points],
+            "per_sequence_expected": [p.decode_tokens_per_s for p in chart.points],
+            "per_sequence_ceiling": [p.decode_ceiling_tokens_per_s for p in chart.points],
+        }
+        for key, ys in series.items():
+            self.curves[key].setData(xs, ys)
+        at = next(p for p in chart.points if p.batch == chart.current)
+        self.current.setData(
+            [chart.current] * 2, [at.aggregate_decode_tokens_per_s, at.decode_tokens_per_s]
+        )
+        limit = chart.memory_limit
+        if limit:
+            # shown first: pyqtgraph's label renders a new format only while it is visible
+            self.memory_line.show()
+            self.memory_line.setPos(math.log10(limit))
+            self.memory_line.label.setFormat(
+                self.tr("memory limit\n{0} sequences").format(f"{limit:,}")
+            )
+            self.past_memory.setRegion((math.log10(limit), math.log10(xs[-1])))
+            self.past_memory.show()
+        else:
+            self.memory_line.hide()
+            self.past_memory.hide()
+        if chart.compute_bound_from is not None:
+            self.compute_line.show()
+            self.compute_line.setPos(math.log10(chart.compute_bound_from))
+            self.compute_line.label.setFormat(
+                self.tr("compute bound\nfrom {0}").format(f"{chart.compute_bound_from:,}")
+            )
+        else:
+            self.compute_line.hide()
+        if limit == 0:
+            self.note.setText(self.tr("Not even one sequence fits on {0}.").format(chart.gpu))
+        elif limit is None:
+            self.note.setText(self.tr("The memory limit follows when the solve is done."))
+        else:
+            self.note.setText(
+                self.tr(
+                    "Decode on {0} at {1} tokens per sequence; memory holds {2} sequences."
+                ).format(chart.gpu, f"{chart.context:,}", f"{limit:,}")
+            )
+        self.note.show()
+        self.assumptions.setText(
+            "\n".join(self.tr("Assumes: {0}").format(tr_note(a)) for a in chart.assumptions)
+        )
+        self.plot.getAxis("bottom").setTicks([concurrency_ticks(xs[-1]), []])
+        self.plot.setXRange(0, math.log10(xs[-1]), padding=0.02)
+
+
+def concurrency_ticks(hi: int) -> list[tuple[float, str]]:
+    """Labelled ticks for the log concurrency axis: 1, 4, 16, 64, 256, 1K, 4K up to ``hi``.
+
+    Positions are log10 of the concurrency, as the log-mode axis expects.
+    """
+    out = []
+    value = 1
+    while value <= hi:
+        out.append((math.log10(value), f"{value // 1024}K" if value >= 1024 else str(value)))
+        value *= 4
+    return out
