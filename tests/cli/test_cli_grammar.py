@@ -20,6 +20,7 @@ import json
 
 import pytest
 
+from tests.export_parsing import read_csv, read_markdown
 from vramdesk.cli import main
 
 KV_8192_X8 = 2 * 8 * 128 * 2 * 32 * 8192 * 8
@@ -181,6 +182,16 @@ def test_estimate_on_a_target_gives_the_headline_verdict_of_solve(capsys, gpu, v
     text = capsys.readouterr().out
     headline = {"fits": "Fits: ", "tight": "Tight: ", "does_not_fit": "Does not fit: "}[verdict]
     assert f"\nVerdict on {solved['budget']} = " in text and f" per GPU: {headline}" in text
+    # CSV and Markdown carry the same word as a row of the facts (read back with the
+    # standard csv reader, tests/export_parsing.py), the figures table unchanged
+    for fmt, read in (("csv", read_csv), ("markdown", read_markdown)):
+        assert main(["estimate", *argv, "--format", fmt]) == 0
+        facts, table = read(capsys.readouterr().out)
+        assert facts["verdict"] == verdict
+        assert int(facts["budget_bytes"]) == solved["capacity_bytes"]
+        assert main(["estimate", "llama-3.1-8b", "8192x8", "--format", fmt]) == 0
+        untargeted, same_table = read(capsys.readouterr().out)
+        assert "verdict" not in untargeted and same_table == table
 
 
 def test_estimate_without_a_target_has_no_verdict(capsys):

@@ -245,6 +245,9 @@ def commands() -> list[list[str]]:
         "solve llama-3.1-8b 8192x8 H200 --gpu L4",
         "compare llama-3.1-8b --workload lots",
         "estimate llama-3.1-8b 8192x8 --gpu 0GiB",
+        # estimate's CSV and Markdown carry the verdict row when a target is given
+        "estimate llama-3.1-8b 8kx8 'H100 80GB' --format csv",
+        "estimate llama-3.1-8b 8kx8 27GiB --format markdown",
     ):
         add(line)
     return [shlex.split(line) for line in lines]
