@@ -2106,13 +2106,22 @@
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
-    <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="119"/>
+    <message numerus="yes">
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="117"/>
+        <source>{0} sequence of {1:,} tokens (exact {2:.4f})</source>
+        <translation>
+            <numerusform>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="118"/>
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
-        <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
+        <translation>
+            <numerusform>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="124"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="138"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>

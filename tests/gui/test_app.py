@@ -231,7 +231,8 @@ def test_comparison_export(make_main_window, tmp_path):
     )
     rows = window.compare_tab.rows  # the model the window shows, then the ticked preset
     assert [r.name for r in rows] == ["This model: Llama-3.1-8B", "7B-class (source documents)"]
-    assert data == [{"name": r.name, "breakdown": r.breakdown.to_dict()} for r in rows]
+    # the key estimate and solve give the model name (issue 23, item 9; "name" before)
+    assert data == [{"model": r.name, "breakdown": r.breakdown.to_dict()} for r in rows]
 
 
 def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot, solved):

@@ -52,7 +52,7 @@ def test_solver_tab_reproduces_max_concurrency(make_main_window, solved, seed_fi
     assert c.problem is None
     solved(window)
     text = window.solver_tab.values["max_concurrency"].text()
-    assert text.startswith(f"{case['expected']} sequences of {inputs['context']:,} tokens")
+    assert text.startswith(f"{case['expected']:,} sequences of {inputs['context']:,} tokens")
     assert text.endswith(f"(exact {case['exact_ratio']:.4f})")
     assert round(float(c.solve_result.max_concurrency_exact), 4) == case["exact_ratio"]
     # the formula profile is no engine: no engine log lines are claimed for it
@@ -504,3 +504,29 @@ def test_figures_number_columns_fit_their_texts_and_keep_still(make_main_window,
     QApplication.processEvents()
     metrics = tree.fontMetrics()
     fits()
+
+
+@pytest.mark.parametrize(
+    ("context", "gib", "shown"),
+    [
+        # Llama-3.1-8B bf16, formula engine: KV 2 * 8 * 128 * 2 * 32 = 131,072 B per token.
+        # 131,072 tokens on 40 GiB: one sequence's KV is 16 GiB of the 40 * 0.9 - 1 - 14.96 =
+        # 20.04 GiB usable, two are 32 GiB: 1 sequence (singular)
+        (131_072, 40, "1 sequence of 131,072 tokens"),
+        # 256 tokens on 141 GiB: 141 * 0.9 - 1 - 14.96 = 110.94 GiB / 32 MiB per sequence
+        # = 3,550 sequences (thousands separator)
+        (256, 141, "3,550 sequences of 256 tokens"),
+    ],
+)
+def test_max_concurrency_is_written_as_the_cli_writes_it(
+    make_main_window, solved, context, gib, shown
+):
+    window = make_main_window()
+    c = window.controller
+    load_class(window, "llama-3.1-8b")
+    c.set_field("context_tokens", context)
+    c.set_field("batch", 1)
+    c.set_field("custom_capacity", (gib, "GiB"))
+    c.set_field("target", "custom")
+    solved(window)
+    assert window.solver_tab.values["max_concurrency"].text().startswith(shown + " (exact ")

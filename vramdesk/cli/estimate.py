@@ -1,14 +1,16 @@
-"""``vramdesk estimate``: the memory breakdown of one scenario."""
+"""``vramdesk estimate``: the memory breakdown of one scenario, and its verdict on a target."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
+from vramdesk.cli import _grammar
 from vramdesk.cli._options import (
     add_model_options,
     add_output_options,
     add_speed_constants_option,
+    add_target_options,
     add_workload_options,
     output_format,
     speed_constants,
@@ -19,14 +21,21 @@ from vramdesk.core.units import Unit
 
 def add_parser(sub: Any) -> None:
     """Add ``estimate`` to the subcommands ``sub``."""
-    est = sub.add_parser("estimate", help="memory breakdown of one scenario")
+    est = sub.add_parser(
+        "estimate",
+        help="memory breakdown of one scenario (and its verdict on a target GPU)",
+        description="vramdesk estimate [MODEL] [WORKLOAD [TARGET]], or the same as flags "
+        "(--preset, --workload or --context/--batch, --gpu). With a target: the headline "
+        "verdict (fits / tight / does not fit), as 'vramdesk solve' and the window give it.",
+    )
+    _grammar.add_positionals(est, many=False)
     add_model_options(est)
     add_workload_options(est)
-    est.add_argument(
-        "--gpu",
-        metavar="NAME",
-        help="catalog GPU: add the speed block (decode and prefill ceilings and expected "
-        "tokens/s, time to first token for --prompt-len, default the context)",
+    add_target_options(
+        est,
+        "the headline verdict; a catalog GPU also the speed block (decode and prefill "
+        "ceilings and expected tokens/s, time to first token for --prompt-len, default the "
+        "context)",
     )
     add_speed_constants_option(est)
     add_output_options(est)
@@ -34,18 +43,30 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the breakdown in the format asked for."""
+    """Print the breakdown (and the verdict on the target) in the format asked for."""
     from vramdesk.core.estimate import estimate
     from vramdesk.core.model.scenario import export_target, scenario_from_args, with_saved_target
     from vramdesk.core.present.output import breakdown_output
     from vramdesk.core.speed import speed_on
 
     fmt = output_format(args)
-    opts = with_saved_target(vars(args))  # a saved scenario's GPU, unless --gpu is given
+    models, opts = _grammar.split(args, many=False)
+    opts = {**opts, "name": models[0] if models else None}
+    opts = with_saved_target(opts)  # a saved scenario's target, unless one is typed
     sc = scenario_from_args(opts)
     breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
-    speed = speed_on(sc, breakdown, opts.get("gpu"), speed_constants(args))
-    target = export_target(opts, sc.runtime.engine)
-    text = breakdown_output(sc, breakdown, fmt, Unit.parse(args.units), speed, target)
+    target = _grammar.budget(opts, sc.runtime)
+    verdict = None
+    if target is not None:
+        # on first use: the reverse solver only for an estimate with a target
+        from vramdesk.core.solve.solver import solve
+
+        label, capacity, _speed_gpu = target
+        result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
+        verdict = (label, result)
+    speed = speed_on(sc, breakdown, target[2] if target else None, speed_constants(args))
+    exported = export_target(_grammar.saved_form(opts), sc.runtime.engine)
+    unit = Unit.parse(args.units)
+    text = breakdown_output(sc, breakdown, fmt, unit, speed, exported, verdict)
     say(text.rstrip("\n"))
     return EXIT_OK

@@ -476,11 +476,11 @@ def _kv_layout(model: ModelSpec, kv_dtype: KVDtype, tp: int, pp: int, mla: MlaCa
         )
     if n_local.get(SLIDING):
         notes.append(
-            f"{n_local[SLIDING]} sliding-window layers cache at most {model.sliding_window} tokens per sequence"  # noqa: E501 - one sentence for lupdate
+            f"{n_local[SLIDING]} sliding-window layers cache at most {model.sliding_window:,} tokens per sequence"  # noqa: E501 - one sentence for lupdate
         )
     if n_local.get(CHUNKED):
         notes.append(
-            f"{n_local[CHUNKED]} chunked local-attention layers cache at most {model.attention_chunk_size} tokens per sequence"  # noqa: E501 - one sentence for lupdate
+            f"{n_local[CHUNKED]} chunked local-attention layers cache at most {model.attention_chunk_size:,} tokens per sequence"  # noqa: E501 - one sentence for lupdate
         )
     shared = sum(g.count for g in stage if g.kind_label == "shared")
     if shared:
