@@ -381,24 +381,3 @@ def output_format(args: argparse.Namespace) -> str:
     if fmt and getattr(args, "json", False) and fmt != "json":
         raise InputError("format", f"--json and --format {fmt} disagree; give one", "conflict")
     return fmt or ("json" if getattr(args, "json", False) else "table")
-
-
-def add_speed_constants_option(p: Any) -> None:
-    """``--speed-constants FILE``: the expected-speed constants of ``vramdesk calibrate BENCH``."""
-    p.add_argument(
-        "--speed-constants",
-        metavar="FILE",
-        help="with --gpu: expected speed from your own fit (the --json or --save-speed "
-        "output of 'vramdesk calibrate' on a llama-bench table or serving benchmark)",
-    )
-
-
-def speed_constants(args: Any) -> Any:
-    """The constants ``--speed-constants`` names, or None (the engine's)."""
-    path = getattr(args, "speed_constants", None)
-    if not path:
-        return None
-    # on first use: the reader loads only when a file is given
-    from vramdesk.core.calibrate.bench_run import load_constants
-
-    return load_constants(path)

@@ -9,13 +9,12 @@ from vramdesk.cli import _grammar
 from vramdesk.cli._options import (
     add_model_options,
     add_output_options,
-    add_speed_constants_option,
     add_target_options,
     add_workload_options,
     output_format,
-    speed_constants,
 )
 from vramdesk.cli._parser import EXIT_OK, say
+from vramdesk.cli._speed_options import add_speed_constants_option, speed_constants
 from vramdesk.core.errors import InputError
 from vramdesk.core.units import Unit
 
