@@ -58,9 +58,28 @@ def breakdown_text(controller: ScenarioController, fmt: str) -> str:
 
 
 def comparison_text(controller: ScenarioController, rows: list[views.CompareRow], fmt: str) -> str:
-    """A comparison as CSV, Markdown or JSON (exact integer bytes per part)."""
-    header, table = views.comparison_table(rows, controller.unit, exact=True)
-    return _render(header, table, fmt, views.comparison_json(rows))
+    """The compare tab's comparison as CSV, Markdown (``md``) or JSON: every column it shows.
+
+    The command line's ``compare --format`` text
+    (:func:`vramdesk.core.present.output.comparison_output`) for the same rows and target:
+    the model, each part in exact bytes, the total in the window's unit, the error and the
+    headline's verdict on the target (``fits`` / ``tight`` / ``does not fit``; in JSON
+    ``verdict`` ``fits`` / ``tight`` / ``does_not_fit`` with ``budget`` and
+    ``capacity_bytes``). Without a capacity (a local GPU gone) the verdict column is left
+    out, as the tab leaves its cells empty.
+
+    Raises
+    ------
+    InputError
+        ``format``: not ``csv``, ``md`` or ``json``.
+    """
+    if fmt not in TEXT_FORMATS:
+        _render([], [], fmt, "")  # refused, naming the formats
+    name, capacity = controller.export_target()
+    comparison = output.Comparison(
+        list(rows), controller.compare_fits(rows), name if capacity else None, capacity
+    )
+    return output.comparison_output(comparison, "markdown" if fmt == "md" else fmt, controller.unit)
 
 
 def format_of(path: Path) -> str:
