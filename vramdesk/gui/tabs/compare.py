@@ -46,8 +46,10 @@ from vramdesk.gui.panels.library import PresetLibrary
 from vramdesk.gui.tabs.deferred import LazyBody, WhenShown
 from vramdesk.gui.theme import ChartTheme, follow, style_plot
 
-#: Thickness of a model's bar, in rows (the rest of its row is the gap to the next).
+#: Thickness of a model's bar, in rows (the rest of its row is the gap to the next) ...
 BAR_THICKNESS = 0.6
+#: ... and at most this many pixels: a tall plot keeps bars of a bar's weight, not slabs.
+BAR_MAX_PX = 24
 #: The stacked parts, left to right (a hybrid's recurrent state is drawn with its KV cache).
 SERIES = tuple(PART_COLOURS)
 SERIES_COLOURS = dict(PART_COLOURS)
@@ -107,6 +109,8 @@ class CompareTab(LazyBody, QWidget):
         self.capacity_line.setZValue(10)
         self.plot.addItem(self.capacity_line)
         self.plot.showGrid(x=True, alpha=0.25)
+        # the major grid lines only: the minor ones striped the long bars every 10 GiB
+        self.plot.getAxis("bottom").setStyle(maxTickLevel=0)
         self.bars = {key: self._make_bar(key) for key in SERIES}
         self.theme = follow(self.apply_theme)
         self.table = QTableWidget(0, 0)
@@ -145,8 +149,9 @@ class CompareTab(LazyBody, QWidget):
         self.legend.setText(self._legend_html())
 
     def _make_bar(self, key: str) -> pg.BarGraphItem:
+        height = self._shown.get("thickness", BAR_THICKNESS)
         bar = pg.BarGraphItem(
-            x0=[], y=[], width=[], height=BAR_THICKNESS, brush=SERIES_COLOURS[key], pen=None
+            x0=[], y=[], width=[], height=height, brush=SERIES_COLOURS[key], pen=None
         )
         self.plot.addItem(bar)
         return bar
@@ -242,7 +247,7 @@ class CompareTab(LazyBody, QWidget):
         ends = [0.0] * len(shown)  # where each model's bar has got to, in unit
         for key in SERIES:
             lengths = [to_unit(self._bytes(r, key), unit) for r in shown]
-            self.bars[key].setOpts(x0=list(ends), y=rows, width=lengths, height=BAR_THICKNESS)
+            self.bars[key].setOpts(x0=list(ends), y=rows, width=lengths)
             ends = [e + n for e, n in zip(ends, lengths, strict=True)]
         self._names = [r.name for r in shown]
         self._fit_names()
@@ -288,6 +293,11 @@ class CompareTab(LazyBody, QWidget):
         ticks = [list(enumerate(labels))]
         if self._changed("ticks", ticks):
             axis.setTicks(ticks)
+        pitch = self.plot.getPlotItem().vb.height() / max(len(labels), 1)  # pixels a row
+        thickness = min(BAR_THICKNESS, BAR_MAX_PX / pitch) if pitch > 0 else BAR_THICKNESS
+        if self._changed("thickness", thickness):
+            for bar in self.bars.values():
+                bar.setOpts(height=thickness)
 
     def _changed(self, key: str, value: object) -> bool:
         """Remember ``value`` for ``key``; True when it differs from the last one."""
