@@ -16,6 +16,7 @@ from PySide6.QtCore import QRect, QRectF, Qt
 from PySide6.QtGui import QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
+from tests.gui.layout_checks import clipped_widgets
 from vramdesk.core.solve.verdict import TABLE_VERDICT
 from vramdesk.core.units import format_bytes
 from vramdesk.gui.tabs.compare import wrap_name
@@ -68,6 +69,7 @@ def test_six_models_read_without_scrolling_or_cut_names(make_main_window, qtbot,
     # a full-width view: the live chart's column gives the tabs its width while Compare is shown
     assert not window.centre_splitter.isVisible()
     assert window.tabs.width() >= window.splitter.width() - 2
+    assert not clipped_widgets(window)  # and nothing else of the window cut for it
 
     # the table: every column on screen, every row on screen, every figure whole
     table = tab.table
