@@ -152,7 +152,9 @@ def test_six_models_read_without_scrolling_or_cut_names(make_main_window, qtbot,
     before = window._narrow_sizes
     window.tabs.setCurrentIndex(0)
     QApplication.processEvents()
-    assert window.centre_splitter.isVisible() and window.splitter.sizes() == before
+    assert window.centre_splitter.isVisible()
+    # as apportioned (a pixel either way: the splitter shares its width's odd pixel itself)
+    assert window.splitter.sizes() == pytest.approx(before, abs=1)
 
 
 def test_a_long_name_wraps_at_the_separator_nearest_its_middle(qapp):

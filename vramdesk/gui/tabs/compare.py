@@ -63,9 +63,7 @@ class CompareTab(LazyBody, QWidget):
     The widgets are built when the tab is first shown or used (:class:`LazyBody`).
     """
 
-    LAZY = frozenset(
-        {"picker", "plot", "legend", "capacity_line", "bars", "theme", "table", "split"}
-    )
+    LAZY = frozenset("picker plot legend capacity_line bars theme table split".split())
 
     def __init__(
         self, controller: ScenarioController, library: PresetLibrary, parent: QWidget | None = None
@@ -102,7 +100,7 @@ class CompareTab(LazyBody, QWidget):
         self.plot.hideButtons()
         self.plot.getPlotItem().invertY(True)  # the first model on top, as in the table
         quiet_range_changes(self.plot.getAxis("bottom"))
-        self.legend = QLabel()  # filled by apply_theme and _draw_bars, with the capacity
+        self.legend = QLabel()  # filled by apply_theme and _draw_bars
         self.legend.setObjectName("compare_legend")
         self.legend.setWordWrap(True)
         self.capacity_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#c0392b"))
@@ -149,10 +147,8 @@ class CompareTab(LazyBody, QWidget):
         self.legend.setText(self._legend_html())
 
     def _make_bar(self, key: str) -> pg.BarGraphItem:
-        height = self._shown.get("thickness", BAR_THICKNESS)
-        bar = pg.BarGraphItem(
-            x0=[], y=[], width=[], height=height, brush=SERIES_COLOURS[key], pen=None
-        )
+        thick, brush = self._shown.get("thickness", BAR_THICKNESS), SERIES_COLOURS[key]
+        bar = pg.BarGraphItem(x0=[], y=[], width=[], height=thick, brush=brush, pen=None)
         self.plot.addItem(bar)
         return bar
 
@@ -373,12 +369,8 @@ class CompareTab(LazyBody, QWidget):
     def _share_height(self, rows: int) -> None:
         """Give the table the height of its rows (up to half the tab), the chart the rest."""
         table = self.table
-        wanted = (
-            table.horizontalHeader().sizeHint().height()
-            + rows * table.verticalHeader().defaultSectionSize()
-            + 2 * table.frameWidth()
-            + 2
-        )
+        head, row = table.horizontalHeader(), table.verticalHeader().defaultSectionSize()
+        wanted = head.sizeHint().height() + rows * row + 2 * table.frameWidth() + 2
         total = sum(self.split.sizes()) or self.height()
         below = min(wanted, total // 2)
         self.split.setSizes([total - below, below])
