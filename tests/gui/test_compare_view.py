@@ -17,6 +17,7 @@ from PySide6.QtGui import QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
 from tests.gui.layout_checks import clipped_widgets
+from vramdesk.core.model.formats import WeightFormat
 from vramdesk.core.solve.verdict import TABLE_VERDICT
 from vramdesk.core.units import format_bytes
 from vramdesk.gui.tabs.compare import wrap_name
@@ -210,3 +211,27 @@ def test_comparison_export_carries_every_column_of_the_table(make_main_window, t
         assert [format_bytes(v, unit) for v in exact] == cells[1:-1]
         assert exact[-1] == row.breakdown.total_bytes and sum(exact[:-1]) == exact[-1]
         assert got[-1] == cells[-1] == TABLE_VERDICT[window.controller.compare_fits([row])[0]]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "context", "batch", "word"),
+    [(None, 8192, 8, "does not fit"), ("int4", 4096, 30, "tight"), ("int4", 4096, 1, "fits")],
+)
+def test_the_verdict_column_is_the_headline(make_main_window, solved, fmt, context, batch, word):
+    # Llama-3.1-8B on the RTX 4090 (24,564 MiB): bf16 at 8,192 x 8 does not fit (the headline
+    # of the screenshots: 8.00 GiB of KV cache, 5.63 GiB usable), int4 at 4,096 x 30 is the
+    # user's "tight" case of tests/gui/test_tabs.py (the usable memory holds it, the total
+    # does not), int4 at 4,096 x 1 fits with room: the shown model's compare row says what the
+    # headline says
+    window = make_main_window()
+    c = window.controller
+    if fmt:
+        c.set_field("format", WeightFormat.INT4)
+    c.set_field("context_tokens", context)
+    c.set_field("batch", batch)
+    solved(window)
+    tab = window.compare_tab
+    tab.set_checked([])
+    verdict = tab.table.item(0, tab.table.columnCount() - 1).text()
+    assert window.headline.state == {"does not fit": "no"}.get(word, word)
+    assert verdict == word
