@@ -151,53 +151,48 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="145"/>
-        <source>capacity</source>
-        <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
-        <translation>容量</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="202"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="224"/>
         <source>This model: {0}</source>
         <translation>このモデル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="227"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="250"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="238"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="166"/>
         <source>capacity {0}</source>
+        <extracomment>Thickness of a model&apos;s bar, in rows (the rest of its row is the gap to the next) ... ... and at most this many pixels: a tall plot keeps bars of a bar&apos;s weight, not slabs. The stacked parts, left to right (a hybrid&apos;s recurrent state is drawn with its KV cache). The widest a model name may be before it is wrapped, as a share of the plot&apos;s width.</extracomment>
         <translation>容量 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="270"/>
-        <source>Preset</source>
-        <translation>プリセット</translation>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="320"/>
+        <source>Model</source>
+        <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="272"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="322"/>
         <source>Error</source>
         <translation>エラー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="273"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="323"/>
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="277"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="327"/>
         <source>fits</source>
         <translation>収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="278"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="328"/>
         <source>tight</source>
         <translation>ぎりぎり</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="279"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="329"/>
         <source>does not fit</source>
         <translation>収まらない</translation>
     </message>
@@ -1441,67 +1436,67 @@
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="308"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="327"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="317"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="336"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="320"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="339"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="414"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="433"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="415"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="434"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="418"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="437"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="421"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="440"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="422"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="441"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="431"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="450"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="441"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="460"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="442"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="461"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="600"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="620"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="297"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="316"/>
         <source>Inputs</source>
         <extracomment>Tab index of each tab built on first use.</extracomment>
         <translation>入力</translation>

@@ -255,6 +255,25 @@ class MainWindow(QMainWindow):
         for name, at in self._LAZY_TABS.items():
             if at == index:
                 self._tab(name)
+        self._widen_for(index)
+
+    def _widen_for(self, index: int) -> None:
+        """Compare shown: the tabs take the chart's width too; another tab: the chart is back.
+
+        A comparison of several models needs the room (issue 23, item 5: at 1920 x 1080 its
+        chart was 110 px wide, its table scrolled); the live chart and headline are of one
+        model, the compare table's first row. The splitter's sizes come back as they were.
+        """
+        wide = index == self._LAZY_TABS["compare"]
+        centre = self.centre_splitter
+        if wide == centre.isHidden():
+            return
+        if wide:
+            self._narrow_sizes = self.splitter.sizes()
+            centre.hide()
+        else:
+            centre.show()
+            self.splitter.setSizes(self._narrow_sizes)
 
     def _tab(self, name: str) -> QWidget:
         """Tab ``name``, put in place of its placeholder the first time it is asked for."""
@@ -500,7 +519,8 @@ class MainWindow(QMainWindow):
         left = max(self.form_scroll.minimumWidth(), min(self._inputs_width, size.width() // 3))
         rest = max(0, size.width() - left)
         centre = rest // 2
-        self.splitter.setSizes([centre, rest - centre])
+        self._narrow_sizes = [centre, rest - centre]  # also the sizes after a wide Compare
+        self.splitter.setSizes(self._narrow_sizes)
         if hasattr(self, "inputs_dock"):
             self.resizeDocks([self.inputs_dock], [left], Qt.Orientation.Horizontal)
         height = size.height()
