@@ -32,6 +32,7 @@ _ON_OFF_FLAGS = {
     "chunked_prefill": ("--enable-chunked-prefill", "--no-enable-chunked-prefill"),
     "kv_unified": ("--kv-unified", None),
     "swa_full": ("--swa-full", None),
+    "cpu_moe": ("--cpu-moe", None),
 }
 
 

@@ -228,6 +228,16 @@ def commands() -> list[list[str]]:
     add("estimate --preset llama-3.1-8b --context 131072 --batch 4 --gpu H200 --engine vllm")
     add(f"estimate {m8} --batch 1 --gpu 'Generic 80 GiB' --json")
     add(f"estimate {m8} --gpu 'No Such GPU'")
+    # issue 27.4: routed experts in host RAM (device and host bytes, the advisor's lever)
+    q30 = "--preset qwen3-30b-a3b --weights Q4_K_M --context 16384 --engine llama.cpp"
+    add(f"estimate {q30} --n-cpu-moe 10")
+    add(f"estimate {q30} --cpu-moe --json")
+    add(f"solve {q30} --vram-gib 12")
+    add(f"solve {q30} --n-cpu-moe 20 --vram-gib 12 --emit llama-server")
+    add(
+        "from-command --preset qwen3-30b-a3b --vram-gib 8 'llama-server -m "
+        "Qwen3-30B-A3B-Q4_K_M.gguf -c 16384 -ngl 99 -ot exps=CPU'"
+    )
     return [shlex.split(line) for line in lines]
 
 
@@ -249,6 +259,7 @@ def isolated_environment(tmp: str) -> None:
         os.environ[var] = os.path.join(tmp, "stores", var)
     os.environ["VRAMDESK_MODEL_DIRS"] = ""
     os.environ.pop("VRAMDESK_FAKE_NVML", None)
+    os.environ["VRAMDESK_FAKE_HOST_RAM"] = str(64 * 2**30)  # this machine's RAM, pinned
     os.chdir(ROOT)
 
 

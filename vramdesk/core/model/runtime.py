@@ -109,6 +109,8 @@ OPTION_GROUPS: dict[str, tuple[str, ...]] = {
         "swa_full",
         "kv_unified",
         "n_gpu_layers",
+        "n_cpu_moe",
+        "cpu_moe",
         "cache_type_k",
         "cache_type_v",
         "compute_buffer_bytes",
@@ -213,6 +215,12 @@ class Runtime:
         llama.cpp full-size sliding-window cache; one unified KV stream for all slots.
     n_gpu_layers : int or None
         llama.cpp layers offloaded (``None``: all); the GPU holds the last ones' KV.
+    n_cpu_moe : int or None
+        llama.cpp ``--n-cpu-moe N``: the routed experts of the first ``N`` layers stay in host
+        RAM (``common/arg.cpp``: one override per layer (``blk.i.ffn_(up|down|gate)_exps``)
+        -> CPU for ``i < N``); ``None``: none.
+    cpu_moe : bool
+        llama.cpp ``--cpu-moe`` / ``-ot exps=CPU``: every layer's routed experts in host RAM.
     cache_type_k, cache_type_v : KVDtype or None
         llama.cpp cache types of K and V (``None``: the workload's ``kv_dtype``).
     mem_fraction_static : Fraction or None
@@ -270,6 +278,8 @@ class Runtime:
     mamba_cache_dtype: str | None = None
     mamba_ssm_cache_dtype: str | None = None
     mxfp4_backend: str | None = None
+    n_cpu_moe: int | None = None
+    cpu_moe: bool = False
 
     def validate(self) -> Runtime:
         """Check every field; return ``self``.
@@ -329,6 +339,7 @@ class Runtime:
             "n_ubatch",
             "n_parallel",
             "n_gpu_layers",
+            "n_cpu_moe",
             "non_torch_bytes",
             "activation_peak_bytes",
             "cuda_graph_bytes",

@@ -216,6 +216,8 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
     "engine_version": ("engine_version", str),
     "mem_fraction_static": ("mem_fraction_static", lambda v: _number("mem_fraction_static", v)),
     "n_gpu_layers": ("n_gpu_layers", lambda v: v),
+    "n_cpu_moe": ("n_cpu_moe", lambda v: v),
+    "cpu_moe": ("cpu_moe", bool),
     "flash_attn": ("flash_attn", lambda v: _on_off_auto("flash_attn", v)),
     "ubatch": ("n_ubatch", lambda v: v),
     "parallel": ("n_parallel", lambda v: v),

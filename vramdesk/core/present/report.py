@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from vramdesk.core.estimate import Breakdown
+from vramdesk.core.local.host_memory import host_ram_bytes
 from vramdesk.core.model.runtime import Engine, engine_options
 from vramdesk.core.model.spec import total_params
 from vramdesk.core.present.views import catalog_fits
@@ -53,9 +54,35 @@ def breakdown_text(sc: Any, b: Breakdown, unit: Unit = Unit.GIB) -> str:
     lines.append(
         f"{'Total' + gpus:<22} {format_bytes(b.total_bytes, unit):>14}   {b.total_bytes:>18,} bytes"
     )
+    lines.extend(host_lines(b, unit))
     lines.extend(kv_per_token_lines(b))
     lines.extend(f"warning: {w}" for w in b.warnings)
     return "\n".join(lines)
+
+
+def host_lines(b: Breakdown, unit: Unit = Unit.GIB) -> list[str]:
+    """llama.cpp/Ollama: host RAM (weights + KV kept off the GPU) against this machine's RAM.
+
+    ``host_bytes`` of the breakdown's extras (:class:`~vramdesk.core.engines.llamacpp.profile.
+    LlamaCppProfile`); no lines for engines that keep everything on the GPU. The machine's RAM
+    is :func:`vramdesk.core.local.host_memory.host_ram_bytes` (unknown: not compared).
+    """
+    if "host_bytes" not in b.extras:
+        return []
+    host, weights = b.extras["host_bytes"], b.extras["weights_bytes_host"]
+    kv = b.extras["kv_cache_bytes_host"]
+    lines = [
+        f"{'Host RAM (not in total)':<22} {format_bytes(host, unit):>14}   {host:>18,} bytes",
+        "    = weights on host + KV cache on host",
+        f"    = {weights:,} + {kv:,}",
+    ]
+    if b.extras.get("experts_bytes_host"):
+        lines.append(f"    of which routed experts: {b.extras['experts_bytes_host']:,} bytes")
+    ram = host_ram_bytes()
+    if ram is not None:
+        verdict = "fits" if host <= ram else "does not fit"
+        lines.append(f"    {verdict} this machine's RAM ({format_bytes(ram, unit)})")
+    return lines
 
 
 def _budget_knob(rt: Any) -> str:
