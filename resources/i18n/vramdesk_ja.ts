@@ -1319,6 +1319,69 @@
     </message>
 </context>
 <context>
+    <name>LaunchCommandMenu</name>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="50"/>
+        <source>Paste launch command…</source>
+        <translation>起動コマンドを貼り付け…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="52"/>
+        <source>Copy launch command</source>
+        <translation>起動コマンドをコピー</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="71"/>
+        <source>(none)</source>
+        <translation>(なし)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="73"/>
+        <source>Launch command read ({0})</source>
+        <translation>起動コマンドを読み込みました ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="74"/>
+        <source>read: {0}</source>
+        <translation>読み込み: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="75"/>
+        <source>ignored: {0}</source>
+        <translation>無視: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="78"/>
+        <source>model {0}</source>
+        <translation>モデル {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="90"/>
+        <source>{0} has no launch command: choose vLLM, SGLang, llama.cpp or Ollama</source>
+        <translation>{0} には起動コマンドがありません: vLLM、SGLang、llama.cpp、Ollama のいずれかを選んでください</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="96"/>
+        <source>No solved scenario yet: try again in a moment</source>
+        <translation>まだ解が出ていません: 少し待ってからもう一度お試しください</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="110"/>
+        <source>Launch command copied to the clipboard</source>
+        <translation>起動コマンドをクリップボードにコピーしました</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="117"/>
+        <source>Paste launch command</source>
+        <translation>起動コマンドを貼り付け</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="122"/>
+        <source>A vllm serve, python -m sglang.launch_server, llama-server, ollama run or docker run command (lines joined at a trailing \):</source>
+        <translation>vllm serve、python -m sglang.launch_server、llama-server、ollama run、docker run のコマンド (末尾の \ で行を連結):</translation>
+    </message>
+</context>
+<context>
     <name>LocalModelsPanel</name>
     <message>
         <location filename="../../vramdesk/gui/panels/local_models.py" line="76"/>
@@ -1410,93 +1473,93 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="215"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="217"/>
         <source>Reverse solver</source>
         <extracomment>A window never shown (tests, a screenshot tool) scans for local models and queries the local GPUs after this delay (a shown one does it after its first paint). Once, on the event-loop turn after the first paint (in a window never shown: after ``AFTER_PAINT_FALLBACK_MS``); not when the window closes first. No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="220"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="220"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="220"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="220"/>
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="308"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="310"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="317"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="319"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="320"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="322"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="414"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="416"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="415"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="417"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="418"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="420"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="421"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="425"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="422"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="426"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="431"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="435"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="441"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="445"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="442"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="446"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="581"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="585"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="297"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="299"/>
         <source>Inputs</source>
         <extracomment>Tab index of each tab built on first use.</extracomment>
         <translation>入力</translation>

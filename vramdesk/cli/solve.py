@@ -141,26 +141,10 @@ def _emit_engine(args: argparse.Namespace) -> dict[str, Any]:
 def launch_command(args: argparse.Namespace, sc: Any, result: Any) -> str:
     """``--emit``: the engine's command for the scenario at the solver's max concurrency."""
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
-    from vramdesk.core.model.emit import emit_command
+    from vramdesk.core.model.launch_scenario import model_ref, scenario_command
 
-    ref = args.gguf or args.config or args.model
-    if ref is None and args.preset:
-        # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
-        from vramdesk.core.store.lookup import resolve_model_preset
-
-        preset = resolve_model_preset(args.preset)
-        ref = getattr(preset, "hf_repo", "") or args.preset
-        ref = args.preset if args.emit == "ollama" else ref
-    ref = ref or sc.model.name
-    return emit_command(
-        args.emit,
-        ref,
-        sc.workload.context_tokens,
-        result.max_concurrency,
-        sc.workload.kv_dtype,
-        sc.runtime,
-        sc.workload.chunk_tokens,
-    )
+    ref = args.gguf or args.config or args.model or model_ref(args.emit, args.preset, sc.model.name)
+    return scenario_command(args.emit, sc.workload, sc.runtime, result.max_concurrency, ref)
 
 
 def _local_budget(opts: dict[str, Any], runtime: Any) -> tuple[str, int] | None:
