@@ -776,33 +776,53 @@
 <context>
     <name>FiguresTable</name>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="38"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="42"/>
         <source>Part</source>
         <extracomment>The columns of exact bytes and of the size in the display unit.</extracomment>
         <translation>項目</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="38"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="42"/>
         <source>Bytes</source>
         <translation>バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="38"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="42"/>
         <source>Size</source>
         <translation>サイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="82"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="91"/>
         <source>Size ({0})</source>
         <translation>サイズ ({0})</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="92"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="101"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="175"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="120"/>
+        <source>Host RAM (not in the total): {0} = weights {1} + KV cache {2}</source>
+        <translation>ホスト RAM (合計に含まず): {0} = 重み {1} + KV キャッシュ {2}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="126"/>
+        <source> (routed experts {0})</source>
+        <translation> (うちルーティングされるエキスパート {0})</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="130"/>
+        <source>fits this machine&apos;s RAM ({0})</source>
+        <translation>このマシンの RAM ({0}) に収まります</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="132"/>
+        <source>does not fit this machine&apos;s RAM ({0})</source>
+        <translation>このマシンの RAM ({0}) に収まりません</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="210"/>
         <source>Import notes:</source>
         <translation>インポート時の注記:</translation>
     </message>

@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtGui import QGuiApplication
 
 from vramdesk.cli import main
-from vramdesk.core.model.formats import KVDtype
+from vramdesk.core.model.formats import KVDtype, WeightFormat
 from vramdesk.core.model.runtime import Engine
 from vramdesk.core.model.target import Target
 from vramdesk.core.store.bundled import bundled_model
@@ -120,3 +120,25 @@ def test_copy_for_an_engine_without_a_server_says_so(make_main_window, solved):
     solved(window)
     assert window.launch_commands.copy_command() is None
     assert "has no launch command" in window.statusBar().currentMessage()
+
+
+def test_the_breakdown_shows_host_ram_against_this_machine(make_main_window, monkeypatch):
+    # Qwen3-30B-A3B Q4_K_M with every layer's experts on the host: 17,553,162,240 bytes of
+    # experts + the Q4_K input embedding 175,030,272 (tests/core/engines/llamacpp/
+    # test_experts_offload.py derives both) = 17,728,192,512 bytes = 16.51 GiB
+    window = make_main_window()
+    s = window.controller.session
+    preset = bundled_model("qwen3-30b-a3b")
+    rt = s.runtime.replace(engine=Engine.LLAMA_CPP, cpu_moe=True)
+    weights = preset.weights.replace(format=WeightFormat.parse("Q4_K_M"))
+    s.load(model=preset.model, weights=weights, name=preset.name, runtime=rt)
+    label = window.figures.host
+    assert not label.isHidden()
+    assert label.text().startswith("Host RAM (not in the total): 16.51 GiB")
+    assert "(routed experts 16.35 GiB)" in label.text()
+    assert label.text().endswith("fits this machine's RAM (64.00 GiB)")  # conftest pins it
+    monkeypatch.setenv("VRAMDESK_FAKE_HOST_RAM", str(8 * 2**30))
+    s.set_field("context_tokens", 4096)
+    assert label.text().endswith("does not fit this machine's RAM (8.00 GiB)")
+    s.load(runtime=rt.replace(engine=Engine.VLLM, cpu_moe=False))
+    assert label.isHidden()  # vLLM keeps everything on the GPU

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from vramdesk.core.estimate import Breakdown
-from vramdesk.core.local.host_memory import host_ram_bytes
 from vramdesk.core.model.runtime import Engine, engine_options
 from vramdesk.core.model.spec import total_params
+from vramdesk.core.present.host import host_ram
 from vramdesk.core.present.views import catalog_fits
 from vramdesk.core.printable import printable
 from vramdesk.core.solve.result import SolveResult
@@ -63,25 +63,23 @@ def breakdown_text(sc: Any, b: Breakdown, unit: Unit = Unit.GIB) -> str:
 def host_lines(b: Breakdown, unit: Unit = Unit.GIB) -> list[str]:
     """llama.cpp/Ollama: host RAM (weights + KV kept off the GPU) against this machine's RAM.
 
-    ``host_bytes`` of the breakdown's extras (:class:`~vramdesk.core.engines.llamacpp.profile.
-    LlamaCppProfile`); no lines for engines that keep everything on the GPU. The machine's RAM
-    is :func:`vramdesk.core.local.host_memory.host_ram_bytes` (unknown: not compared).
+    :func:`vramdesk.core.present.host.host_ram`; no lines for engines that keep everything
+    on the GPU, no comparison when the machine's RAM is unknown.
     """
-    if "host_bytes" not in b.extras:
+    host = host_ram(b)
+    if host is None:
         return []
-    host, weights = b.extras["host_bytes"], b.extras["weights_bytes_host"]
-    kv = b.extras["kv_cache_bytes_host"]
+    n = host.total_bytes
     lines = [
-        f"{'Host RAM (not in total)':<22} {format_bytes(host, unit):>14}   {host:>18,} bytes",
+        f"{'Host RAM (not in total)':<22} {format_bytes(n, unit):>14}   {n:>18,} bytes",
         "    = weights on host + KV cache on host",
-        f"    = {weights:,} + {kv:,}",
+        f"    = {host.weights_bytes:,} + {host.kv_bytes:,}",
     ]
-    if b.extras.get("experts_bytes_host"):
-        lines.append(f"    of which routed experts: {b.extras['experts_bytes_host']:,} bytes")
-    ram = host_ram_bytes()
-    if ram is not None:
-        verdict = "fits" if host <= ram else "does not fit"
-        lines.append(f"    {verdict} this machine's RAM ({format_bytes(ram, unit)})")
+    if host.experts_bytes:
+        lines.append(f"    of which routed experts: {host.experts_bytes:,} bytes")
+    if host.machine_bytes is not None:
+        verdict = "fits" if host.fits else "does not fit"
+        lines.append(f"    {verdict} this machine's RAM ({format_bytes(host.machine_bytes, unit)})")
     return lines
 
 
