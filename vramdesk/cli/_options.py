@@ -230,6 +230,12 @@ def add_runtime_options(g: Any) -> None:
         help="llama.cpp: keep every layer's routed experts in host RAM (same as -ot exps=CPU)",
     )
     g.add_argument(
+        "--mmproj",
+        "-mm",
+        metavar="FILE",
+        help="llama.cpp: a vision projector (mmproj-*.gguf) loaded on the GPU beside the model",
+    )
+    g.add_argument(
         "--flash-attn",
         *aliases_of("--flash-attn"),
         choices=("on", "off", "auto"),

@@ -238,6 +238,13 @@ def commands() -> list[list[str]]:
         "from-command --preset qwen3-30b-a3b --vram-gib 8 'llama-server -m "
         "Qwen3-30B-A3B-Q4_K_M.gguf -c 16384 -ngl 99 -ot exps=CPU'"
     )
+    # issue 27.5: a vision projector (tests/data/mmproj-tiny-f16.gguf, 96,512 bytes of tensors)
+    mm = "tests/data/mmproj-tiny-f16.gguf"
+    add(f"estimate --preset gemma-3-27b-it --engine llama.cpp --context 8192 --mmproj {mm}")
+    add(
+        "from-command --preset gemma-3-27b-it --vram-gib 24 --json 'llama-server -m "
+        f"gemma-3-27b-it-Q4_K_M.gguf --mmproj {mm} -c 8192 -ngl 99'"
+    )
     return [shlex.split(line) for line in lines]
 
 

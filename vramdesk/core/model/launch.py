@@ -81,6 +81,7 @@ LLAMA_ENV = {
     "LLAMA_ARG_KV_UNIFIED": "--kv-unified",
     "LLAMA_ARG_N_CPU_MOE": "--n-cpu-moe",
     "LLAMA_ARG_CPU_MOE": "--cpu-moe",
+    "LLAMA_ARG_MMPROJ": "--mmproj",
 }
 
 

@@ -94,6 +94,8 @@ READ: dict[str, dict[str, Flag]] = {
         "-ncmoe": Flag("n_cpu_moe", "int"),
         "--cpu-moe": Flag("cpu_moe", "on"),
         "-cmoe": Flag("cpu_moe", "on"),
+        "--mmproj": Flag("mmproj"),
+        "-mm": Flag("mmproj"),
         "-ot": Flag("override_tensor"),
         "--override-tensor": Flag("override_tensor"),
     },

@@ -111,6 +111,7 @@ OPTION_GROUPS: dict[str, tuple[str, ...]] = {
         "n_gpu_layers",
         "n_cpu_moe",
         "cpu_moe",
+        "mmproj_bytes",
         "cache_type_k",
         "cache_type_v",
         "compute_buffer_bytes",
@@ -221,6 +222,9 @@ class Runtime:
         -> CPU for ``i < N``); ``None``: none.
     cpu_moe : bool
         llama.cpp ``--cpu-moe`` / ``-ot exps=CPU``: every layer's routed experts in host RAM.
+    mmproj_bytes : int or None
+        llama.cpp ``--mmproj FILE``: the vision projector's weight bytes on the GPU (read from
+        the file's tensor table, :mod:`vramdesk.core.local.importers._mmproj`).
     cache_type_k, cache_type_v : KVDtype or None
         llama.cpp cache types of K and V (``None``: the workload's ``kv_dtype``).
     mem_fraction_static : Fraction or None
@@ -280,6 +284,7 @@ class Runtime:
     mxfp4_backend: str | None = None
     n_cpu_moe: int | None = None
     cpu_moe: bool = False
+    mmproj_bytes: int | None = None
 
     def validate(self) -> Runtime:
         """Check every field; return ``self``.
@@ -340,6 +345,7 @@ class Runtime:
             "n_parallel",
             "n_gpu_layers",
             "n_cpu_moe",
+            "mmproj_bytes",
             "non_torch_bytes",
             "activation_peak_bytes",
             "cuda_graph_bytes",

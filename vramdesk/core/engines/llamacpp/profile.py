@@ -38,6 +38,35 @@ from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
 from vramdesk.core.terms.state import state_part
 
+#: Published image compute buffers of ``clip.cpp`` (``alloc_compute_meta``, the warmup image):
+#: the projector part names them rather than model them (see :func:`_projector`).
+IMAGE_BUFFER_EXAMPLES = (
+    "Qwen3-VL 1024-wide encoder, 1472x1472 warmup image: 223.30 MiB; 1152-wide: 372.08 MiB "
+    "(ggml-org/llama.cpp issue #18181, PR #22673 logs)"
+)
+
+
+def _projector(weight_bytes: int) -> Part:
+    """The vision projector's weights on the GPU (``--mmproj``; ``tools/mtmd/clip.cpp``).
+
+    ``clip_model_loader`` loads every tensor of the projector file onto the GPU (unless
+    ``--no-mmproj-offload``): its bytes are the file's tensor table. Not counted: the image
+    compute buffer that ``alloc_compute_meta`` reserves for the warmup image, whose graph
+    depends on the projector type, the warmup size and flash attention (see
+    :data:`IMAGE_BUFFER_EXAMPLES`); calibrate it from the log's ``compute buffer size``.
+    """
+    return Part(
+        "projector",
+        "Vision projector",
+        weight_bytes,
+        "sum of the projector file's tensor bytes",
+        f"{weight_bytes:,}",
+        (
+            "the image compute buffer (clip.cpp alloc_compute_meta) is not counted: "
+            + IMAGE_BUFFER_EXAMPLES,
+        ),
+    )
+
 
 def _experts_flag(runtime: Runtime) -> str:
     """The llama.cpp flag that keeps the experts on the host, as typed."""
@@ -160,6 +189,8 @@ class LlamaCppProfile(FormulaProfile):
         )
         if state is not None:
             base = dataclasses.replace(base, state=state)
+        if runtime.mmproj_bytes:
+            base = dataclasses.replace(base, projector=_projector(runtime.mmproj_bytes))
         return with_parts(
             base,
             warnings=tuple(warnings),
@@ -186,8 +217,9 @@ class LlamaCppProfile(FormulaProfile):
         return capacity_bytes - self.reserved_bytes(breakdown, runtime) - breakdown.weights.bytes
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
-        """Return the overhead part (0 for llama.cpp; Ollama's minimum memory)."""
-        return breakdown.overhead.bytes
+        """Return the overhead part (0 for llama.cpp; Ollama's minimum memory) + a projector."""
+        projector = breakdown.projector.bytes if breakdown.projector is not None else 0
+        return breakdown.overhead.bytes + projector
 
     def kv_capacity(
         self,
