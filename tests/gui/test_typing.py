@@ -57,9 +57,10 @@ TYPED = {
     "n_gpu_layers": ("1000", "1,000", 1000),
     "n_ubatch": ("1024", "1,024", 1024),
     "n_parallel": ("1234", "1,234", 1234),
+    "n_cpu_moe": ("1000", "1,000", 1000),
 }
 #: Fields only llama.cpp (and Ollama) have: the engine is switched first.
-LLAMACPP_FIELDS = ("n_gpu_layers", "n_ubatch", "n_parallel")
+LLAMACPP_FIELDS = ("n_gpu_layers", "n_ubatch", "n_parallel", "n_cpu_moe")
 
 #: What a field needs set first to be editable or valid (typed the same way).
 BEFORE = {

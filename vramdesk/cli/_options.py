@@ -268,6 +268,26 @@ def add_runtime_options(g: Any) -> None:
         help="llama.cpp/Ollama layers offloaded to the GPU (-ngl; default all)",
     )
     g.add_argument(
+        "--n-cpu-moe",
+        "-ncmoe",
+        type=whole,
+        metavar="N",
+        help="llama.cpp: keep the routed experts of the first N layers in host RAM",
+    )
+    g.add_argument(
+        "--cpu-moe",
+        "-cmoe",
+        action="store_true",
+        default=None,
+        help="llama.cpp: keep every layer's routed experts in host RAM (same as -ot exps=CPU)",
+    )
+    g.add_argument(
+        "--mmproj",
+        "-mm",
+        metavar="FILE",
+        help="llama.cpp: a vision projector (mmproj-*.gguf) loaded on the GPU beside the model",
+    )
+    g.add_argument(
         "--flash-attn",
         *aliases_of("--flash-attn"),
         choices=("on", "off", "auto"),

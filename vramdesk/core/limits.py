@@ -61,6 +61,8 @@ INT_LIMITS: dict[str, tuple[int, int]] = {
     "n_ubatch": (1, 1 << 31),
     "n_parallel": (1, 1 << 24),
     "n_gpu_layers": (0, 100_000),
+    "n_cpu_moe": (0, 100_000),
+    "mmproj_bytes": (0, 1 << 50),
     "non_torch_bytes": (0, 1 << 50),
     "activation_peak_bytes": (0, 1 << 50),
     "cuda_graph_bytes": (-(1 << 50), 1 << 50),

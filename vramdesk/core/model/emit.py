@@ -150,6 +150,10 @@ def _llama(
     flags += [("-c", str(context * concurrency)), ("-np", str(concurrency))]
     if runtime.n_gpu_layers is not None:
         flags.append(("-ngl", str(runtime.n_gpu_layers)))
+    if runtime.cpu_moe:
+        flags.append(("--cpu-moe", None))
+    elif runtime.n_cpu_moe:
+        flags.append(("--n-cpu-moe", str(runtime.n_cpu_moe)))
     if runtime.flash_attn is not None:
         flags.append(("-fa", "on" if runtime.flash_attn else "off"))
     k = _kv_flag(runtime.cache_type_k, "llama-server") if runtime.cache_type_k else kv

@@ -1,5 +1,8 @@
 r"""Read a pasted launch command into vramdesk's options (issue 27.2); pure Python.
 
+Longer than 400 lines: one reader for every engine's command form (each engine's flag loop,
+its environment variables and Ollama's parameter lines share the token walk and ``Launch``).
+
 Understood forms:
 
 * ``vllm serve MODEL [flags]`` and ``python -m vllm.entrypoints.openai.api_server --model M``;
@@ -33,6 +36,7 @@ from vramdesk.core.model.launch_flags import (
     SWITCHES,
     Flag,
     canonical,
+    experts_override,
     flag_value,
     is_flag,
     parse_int,
@@ -75,6 +79,9 @@ LLAMA_ENV = {
     "LLAMA_ARG_MODEL": "--model",
     "LLAMA_ARG_HF_REPO": "--hf-repo",
     "LLAMA_ARG_KV_UNIFIED": "--kv-unified",
+    "LLAMA_ARG_N_CPU_MOE": "--n-cpu-moe",
+    "LLAMA_ARG_CPU_MOE": "--cpu-moe",
+    "LLAMA_ARG_MMPROJ": "--mmproj",
 }
 
 
@@ -310,7 +317,7 @@ def _read_flags(launch: Launch, tokens: list[str], env: dict[str, str]) -> None:
         nxt = args[i + 1] if i + 1 < len(args) else None
         flag = table.get(spelling)
         if flag is None:
-            switch = spelling in SWITCHES.get(engine, set()) or spelling in ("--cpu-moe", "-cmoe")
+            switch = spelling in SWITCHES.get(engine, set())
             takes = not eq and not switch and nxt is not None and not is_flag(nxt)
             launch.ignored.append(name)
             i += 2 if takes else 1
@@ -334,6 +341,12 @@ def _set(launch: Launch, flag: Flag, name: str, value: str | None, human: bool) 
         launch.model = value
     elif flag.dest == "hf_repo":
         launch.model = value
+    elif flag.dest == "override_tensor":
+        read = experts_override(str(value))
+        if read is None:  # not an expert form we model: noted as kept in host RAM
+            launch.ignored.append(name)
+            return
+        launch.options[read[0]] = read[1]
     elif flag.dest == "quantization":
         q = str(value).lower()
         if q in ("fp8", "bitsandbytes"):

@@ -116,6 +116,9 @@ OPTION_GROUPS: dict[str, tuple[str, ...]] = {
         "swa_full",
         "kv_unified",
         "n_gpu_layers",
+        "n_cpu_moe",
+        "cpu_moe",
+        "mmproj_bytes",
         "cache_type_k",
         "cache_type_v",
         "compute_buffer_bytes",
@@ -220,6 +223,15 @@ class Runtime:
         llama.cpp full-size sliding-window cache; one unified KV stream for all slots.
     n_gpu_layers : int or None
         llama.cpp layers offloaded (``None``: all); the GPU holds the last ones' KV.
+    n_cpu_moe : int or None
+        llama.cpp ``--n-cpu-moe N``: the routed experts of the first ``N`` layers stay in host
+        RAM (``common/arg.cpp``: one override per layer (``blk.i.ffn_(up|down|gate)_exps``)
+        -> CPU for ``i < N``); ``None``: none.
+    cpu_moe : bool
+        llama.cpp ``--cpu-moe`` / ``-ot exps=CPU``: every layer's routed experts in host RAM.
+    mmproj_bytes : int or None
+        llama.cpp ``--mmproj FILE``: the vision projector's weight bytes on the GPU (read from
+        the file's tensor table, :mod:`vramdesk.core.local.importers._mmproj`).
     cache_type_k, cache_type_v : KVDtype or None
         llama.cpp cache types of K and V (``None``: the workload's ``kv_dtype``).
     mem_fraction_static : Fraction or None
@@ -277,6 +289,9 @@ class Runtime:
     mamba_cache_dtype: str | None = None
     mamba_ssm_cache_dtype: str | None = None
     mxfp4_backend: str | None = None
+    n_cpu_moe: int | None = None
+    cpu_moe: bool = False
+    mmproj_bytes: int | None = None
 
     def validate(self) -> Runtime:
         """Check every field; return ``self``.
@@ -336,6 +351,8 @@ class Runtime:
             "n_ubatch",
             "n_parallel",
             "n_gpu_layers",
+            "n_cpu_moe",
+            "mmproj_bytes",
             "non_torch_bytes",
             "activation_peak_bytes",
             "cuda_graph_bytes",

@@ -245,6 +245,9 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
     "engine_version": ("engine_version", str),
     "mem_fraction_static": ("mem_fraction_static", lambda v: _number("mem_fraction_static", v)),
     "n_gpu_layers": ("n_gpu_layers", lambda v: v),
+    "n_cpu_moe": ("n_cpu_moe", lambda v: v),
+    "cpu_moe": ("cpu_moe", bool),
+    "mmproj": ("mmproj_bytes", lambda v: _projector_bytes(v)),
     "flash_attn": ("flash_attn", lambda v: _on_off_auto("flash_attn", v)),
     "ubatch": ("n_ubatch", lambda v: v),
     "parallel": ("n_parallel", lambda v: v),
@@ -256,6 +259,14 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
     "mamba_ssm_cache_dtype": ("mamba_ssm_cache_dtype", lambda v: _mamba_dtype(v)),
     "mxfp4_backend": ("mxfp4_backend", lambda v: None if str(v).lower() == "auto" else str(v)),
 }
+
+
+def _projector_bytes(path: Any) -> int:
+    """``--mmproj FILE``: the projector's weight bytes, from its GGUF header."""
+    # on first use: the GGUF reader loads only when a projector is given
+    from vramdesk.core.local.importers._mmproj import projector_bytes
+
+    return projector_bytes(str(path))
 
 
 def _mamba_dtype(value: Any) -> str | None:

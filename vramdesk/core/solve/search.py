@@ -16,7 +16,7 @@ from fractions import Fraction
 from vramdesk.core._memo import memo
 from vramdesk.core.engines import profile_for
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import estimate, tp_problem
+from vramdesk.core.estimate import Breakdown, estimate, tp_problem
 from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.runtime import Runtime
@@ -218,3 +218,8 @@ def fits_at(
     """:meth:`Problem.fits_now` of these inputs, through the profile's shortest exact path."""
     v = profile_for(runtime.engine).budget_check_at(model, weights, workload, runtime, capacity)
     return v.need <= v.usable
+
+
+def fits_on(breakdown: Breakdown, capacity_bytes: int) -> bool:
+    """Forward verdict: the estimate's total per GPU is within ``capacity_bytes``."""
+    return breakdown.total_bytes <= capacity_bytes

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 from vramdesk.core.engines import profile_for
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import Breakdown
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.solve.advisor import advise
 from vramdesk.core.solve.result import SolveResult
-from vramdesk.core.solve.search import TP_CANDIDATES, Problem, smallest_tp
+from vramdesk.core.solve.search import TP_CANDIDATES, Problem, fits_on, smallest_tp
 
 
 def solve(
@@ -113,8 +112,3 @@ def min_gpus_text(result: SolveResult, engine: Engine) -> str:
     if result.min_gpus is None:
         return f"none up to {TP_CANDIDATES[-1]}"
     return str(result.min_gpus)
-
-
-def fits_on(breakdown: Breakdown, capacity_bytes: int) -> bool:
-    """Forward verdict: the estimate's total per GPU is within ``capacity_bytes``."""
-    return breakdown.total_bytes <= capacity_bytes

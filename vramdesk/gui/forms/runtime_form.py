@@ -47,6 +47,10 @@ class RuntimeForm(BoundForm):
         )
         # llama.cpp / Ollama knobs (enabled only for those engines: ENGINE_OPTION_GROUPS)
         self.add_int("n_gpu_layers", self.tr("GPU layers (-ngl)"), self.tr("all"))
+        self.add_int(
+            "n_cpu_moe", self.tr("Layers with experts in RAM (--n-cpu-moe)"), self.tr("none")
+        )
+        self.add_check("cpu_moe", self.tr("All experts in RAM (--cpu-moe)"))
         auto_on_off = [(self.tr("auto"), None), (self.tr("on"), True), (self.tr("off"), False)]
         self.add_choice("flash_attn", self.tr("Flash attention (-fa)"), auto_on_off)
         self.add_int("n_ubatch", self.tr("Physical batch (-ub)"), self.tr("512"))
