@@ -18,8 +18,8 @@ import shlex
 import sys
 from typing import Any
 
-from vramdesk.cli._options import positive_number
 from vramdesk.cli._parser import EXIT_OK, Parser, print_json, say
+from vramdesk.cli._values import positive_number
 from vramdesk.core.errors import InputError, VramdeskError
 from vramdesk.core.units import Unit
 
