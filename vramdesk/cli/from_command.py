@@ -32,6 +32,8 @@ _ON_OFF_FLAGS = {
     "chunked_prefill": ("--enable-chunked-prefill", "--no-enable-chunked-prefill"),
     "kv_unified": ("--kv-unified", None),
     "swa_full": ("--swa-full", None),
+    "expert_parallel": ("--expert-parallel", None),
+    "dp_attention": ("--dp-attention", None),
 }
 
 
