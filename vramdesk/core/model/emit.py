@@ -10,7 +10,8 @@ same scenario:
   (``ceil(N / dp)``), ``--data-parallel-size``, ``--enable-expert-parallel``,
   ``--decode-context-parallel-size``;
 * SGLang: ``python -m sglang.launch_server --model-path MODEL --context-length C
-  --max-running-requests N``, ``--mem-fraction-static``, ``--kv-cache-dtype``, ``--tp-size``;
+  --max-running-requests N``, ``--mem-fraction-static``, ``--kv-cache-dtype``, ``--tp-size``,
+  ``--dp-size`` (N each replica's without ``--enable-dp-attention``), ``--ep-size``;
 * llama-server: ``-c C*N -np N`` (``-c`` is the cells of all slots), ``-ngl``, ``-fa``,
   ``-ctk``/``-ctv``, ``-ub``, ``-kvu``, ``--swa-full``;
 * Ollama: the server's variables (``OLLAMA_CONTEXT_LENGTH``, ``OLLAMA_NUM_PARALLEL``,
@@ -103,7 +104,9 @@ def emit_command(
         return _lines(["vllm", "serve", model_ref], _vllm(runtime, context, concurrency, kv, chunk))
     if target == "sglang":
         flags = [("--model-path", model_ref), ("--context-length", str(context))]
-        flags.append(("--max-running-requests", str(concurrency)))
+        # each replica's cap without dp-attention, the total with it (dp_batch reads it back)
+        total = concurrency if runtime.enable_dp_attention else runtime.ranks_batch(concurrency)
+        flags.append(("--max-running-requests", str(total)))
         if runtime.mem_fraction_static is not None:
             flags.append(("--mem-fraction-static", _fraction(runtime.mem_fraction_static)))
         if kv:

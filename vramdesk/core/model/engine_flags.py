@@ -221,11 +221,14 @@ def runtime_flags(opts: dict[str, Any]) -> dict[str, Any]:
 
 
 def dp_batch(engine: str, opts: dict[str, Any]) -> dict[str, Any]:
-    """Our ``batch`` of vLLM's ``--max-num-seqs N`` with ``--data-parallel-size D``: ``N * D``.
+    """Our ``batch`` of a per-rank sequence cap with ``D`` data-parallel ranks: ``N * D``.
 
-    ``max_num_seqs`` caps each DP rank's scheduler (every engine core has its own), so the
-    deployment serves ``N * D`` sequences; ``opts`` is changed in place and returned.
+    vLLM's ``--max-num-seqs N`` caps each DP rank's scheduler (every engine core has its
+    own); SGLang's ``--max-running-requests N`` is each replica's without dp-attention and the
+    total with it (``model_runner.py``: ``max_running_requests // dp_size`` per attention DP
+    rank). ``opts`` is changed in place and returned.
     """
-    if engine == "vllm" and (opts.get("dp") or 1) > 1 and "batch" in opts:
+    per_rank = engine == "vllm" or (engine == "sglang" and not opts.get("dp_attention"))
+    if per_rank and (opts.get("dp") or 1) > 1 and "batch" in opts:
         opts["batch"] *= opts["dp"]
     return opts

@@ -335,7 +335,7 @@ class Runtime:
         check_int("shared_prefix_tokens", self.shared_prefix_tokens)
         check_int("tensor_parallel_size", self.tensor_parallel_size)
         check_int("pipeline_parallel_size", self.pipeline_parallel_size)
-        self._validate_parallel()
+        self.check_parallel()
         check_real("overhead_factor", self.overhead_factor)
         check_real("workspace_fraction", self.workspace_fraction)
         if (
@@ -399,7 +399,7 @@ class Runtime:
                     name, f"must be a KVDtype, got {getattr(self, name)!r}", "unknown_choice"
                 )
 
-    def _validate_parallel(self) -> None:
+    def check_parallel(self) -> None:
         """The data, expert and decode-context parallel sizes and how they divide TP.
 
         Raises

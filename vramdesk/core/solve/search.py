@@ -189,8 +189,10 @@ def smallest_tp(
     """The smallest tensor-parallel size in :data:`TP_CANDIDATES` at which the workload fits.
 
     Sizes that do not divide ``num_attention_heads`` (or the KV heads) are skipped, as
-    engines refuse them. ``None`` when even 64 GPUs are not enough, or when the engine has
-    no tensor parallelism (``EngineProfile.shards_heads``: llama.cpp, Ollama).
+    engines refuse them, and so are sizes the runtime's DCP, dp-attention or EP size does
+    not divide (:meth:`Runtime.check_parallel`). ``None`` when even 64 GPUs are not enough,
+    or when the engine has no tensor parallelism (``EngineProfile.shards_heads``: llama.cpp,
+    Ollama).
     """
     if not profile_for(runtime.engine).shards_heads:
         return None
@@ -201,6 +203,10 @@ def smallest_tp(
             fits = _current.fits_now()  # the problem being solved: its verdict is known
         else:
             rt = at_tp(runtime, tp)
+            try:
+                rt.check_parallel()
+            except InputError:  # DCP, dp-attention or EP sizes this TP does not divide
+                continue
             fits = fits_at(model, weights, workload, rt, capacity_bytes)
         if fits:
             return tp
