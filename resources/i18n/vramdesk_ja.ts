@@ -2063,111 +2063,136 @@
     </message>
     <message>
         <location filename="../../vramdesk/gui/forms/runtime_form.py" line="38"/>
+        <source>Data parallel (DP)</source>
+        <translation>データ並列 (DP)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="39"/>
+        <source>Expert parallel (vLLM -ep)</source>
+        <translation>エキスパート並列 (vLLM -ep)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="40"/>
+        <source>Decode context parallel (vLLM -dcp)</source>
+        <translation>デコードコンテキスト並列 (vLLM -dcp)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="41"/>
+        <source>DP attention (SGLang)</source>
+        <translation>DP アテンション (SGLang)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="42"/>
+        <source>Expert parallel size (SGLang --ep-size)</source>
+        <translation>エキスパート並列数 (SGLang --ep-size)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="44"/>
         <source>multiplier: (w + kv + act) x factor + fixed</source>
         <translation>乗数: (重み + KV + 活性化) × 係数 + 固定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="39"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="45"/>
         <source>workspace: weights x fraction</source>
         <translation>ワークスペース: 重み × 比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="41"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="47"/>
         <source>Overhead form</source>
         <translation>オーバーヘッドの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="42"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="48"/>
         <source>Overhead factor</source>
         <translation>オーバーヘッド係数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="43"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="49"/>
         <source>Fixed overhead (GiB)</source>
         <translation>固定オーバーヘッド（GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="44"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="50"/>
         <source>Workspace fraction</source>
         <translation>ワークスペース比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="46"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="52"/>
         <source>Engine caps sliding layers at the window</source>
         <translation>スライディング層をウィンドウ長で打ち切る</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="49"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="55"/>
         <source>GPU layers (-ngl)</source>
         <translation>GPU に載せる層数 (n_gpu_layers)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="49"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="55"/>
         <source>all</source>
         <translation>全層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="51"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="57"/>
         <source>Layers with experts in RAM (--n-cpu-moe)</source>
         <translation>エキスパートを RAM に置く層数 (--n-cpu-moe)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="51"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="57"/>
         <source>none</source>
         <translation>なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="53"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="59"/>
         <source>All experts in RAM (--cpu-moe)</source>
         <translation>全エキスパートを RAM に (--cpu-moe)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="55"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="61"/>
         <source>Flash attention (-fa)</source>
         <translation>フラッシュアテンション (flash_attn)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="54"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="60"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="54"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="60"/>
         <source>on</source>
         <translation>オン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="54"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="60"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="56"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="62"/>
         <source>Physical batch (-ub)</source>
         <translation>物理バッチ (n_ubatch)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="56"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="62"/>
         <source>512</source>
         <translation>512</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="57"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="63"/>
         <source>Slots (-np)</source>
         <translation>スロット数 (n_parallel)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="57"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="63"/>
         <source>= concurrency</source>
         <translation>= 同時実行数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="58"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="64"/>
         <source>Unified KV cache (-kvu)</source>
         <translation>統合 KV キャッシュ (kv_unified)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="59"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="65"/>
         <source>Full-size SWA cache (--swa-full)</source>
         <translation>スライディング窓のキャッシュを全長で確保 (swa_full)</translation>
     </message>
@@ -2370,38 +2395,38 @@ Prefill {4} / ceiling {6} tokens/s; first token {5} s</source>
 <context>
     <name>TargetForm</name>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="107"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="113"/>
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="108"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="114"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="120"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="126"/>
         <source>the capacity to check against, in the unit beside</source>
         <translation>照合する容量（右の単位で）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="132"/>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="151"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="138"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="157"/>
         <source>Custom capacity</source>
         <translation>容量を指定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="160"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="166"/>
         <source>local GPU {0} (total, {1})</source>
         <translation>ローカル GPU {0}（総容量 {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="165"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="171"/>
         <source>local GPU {0} (free now)</source>
         <translation>ローカル GPU {0}（現在の空き）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="169"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="175"/>
         <source>{0} (not available now)</source>
         <translation>{0}（現在は利用不可）</translation>
     </message>

@@ -40,6 +40,41 @@ def add_runtime_options(g: Any) -> None:
         "--pp", *aliases_of("--pp"), type=whole, metavar="N", help="pipeline parallel size (1)"
     )
     g.add_argument(
+        "--dp",
+        *aliases_of("--dp"),
+        type=whole,
+        metavar="N",
+        help="data parallel ranks, each with its own KV cache (1; vLLM, SGLang)",
+    )
+    g.add_argument(
+        "--expert-parallel",
+        *aliases_of("--expert-parallel"),
+        action="store_true",
+        default=None,
+        help="vLLM: whole routed experts per rank over TP x DP (-ep)",
+    )
+    g.add_argument(
+        "--dcp",
+        *aliases_of("--dcp"),
+        type=whole,
+        metavar="N",
+        help="vLLM decode context parallel: the KV cache split by token over N TP ranks (1)",
+    )
+    g.add_argument(
+        "--dp-attention",
+        *aliases_of("--dp-attention"),
+        action="store_true",
+        default=None,
+        help="SGLang: data-parallel attention inside the TP group (attention TP = tp / dp)",
+    )
+    g.add_argument(
+        "--ep-size",
+        *aliases_of("--ep-size"),
+        type=whole,
+        metavar="N",
+        help="SGLang expert parallel size: whole experts over N of the TP ranks (1)",
+    )
+    g.add_argument(
         "--engine", help="formula (default), vllm, sglang, llama.cpp, ollama, transformers"
     )
     g.add_argument("--engine-version", metavar="V", help="engine version (changes some defaults)")

@@ -29,6 +29,8 @@ _ON_OFF_FLAGS = {
     "kv_unified": ("--kv-unified", None),
     "swa_full": ("--swa-full", None),
     "cpu_moe": ("--cpu-moe", None),
+    "expert_parallel": ("--expert-parallel", None),
+    "dp_attention": ("--dp-attention", None),
 }
 
 

@@ -272,6 +272,23 @@ def commands() -> list[list[str]]:
         "from-command --preset gemma-3-27b-it --vram-gib 24 --json 'llama-server -m "
         f"gemma-3-27b-it-Q4_K_M.gguf --mmproj {mm} -c 8192 -ngl 99'"
     )
+    # issue 21.2: data, expert and decode-context parallelism per GPU
+    v3 = "--preset deepseek-v3 --context 32768 --batch 64"
+    add(f"estimate {v3} --engine vllm --tp 8 --json")
+    add(f"estimate {v3} --engine vllm -dp 8 -ep --json")
+    add(f"estimate {v3} --engine vllm -tp 8 -dcp 8")
+    add(f"solve {v3} --engine vllm --gpu H200 --json")
+    add(f"solve {v3} --engine vllm --tp 2 --dp 4 --expert-parallel --gpu H200 --emit vllm")
+    add(f"solve {v3} --engine sglang --tp 8 --dp 8 --dp-attention --ep-size 8 --gpu H200")
+    add(
+        "estimate --preset qwen3-30b-a3b --context 8192 --batch 16 --engine vllm "
+        "--data-parallel-size 2 --enable-expert-parallel"
+    )
+    add(
+        "from-command --preset qwen3-30b-a3b --gpu 'H100 80GB' 'vllm serve Qwen/Qwen3-30B-A3B "
+        "--max-model-len 32768 --max-num-seqs 64 -dp 2 --enable-expert-parallel'"
+    )
+    add(f"estimate {v3} --engine vllm --tp 8 --dcp 3")  # refused: 3 does not divide TP 8
     return [shlex.split(line) for line in lines]
 
 

@@ -15,10 +15,9 @@ Understood forms:
   names the engine (``vllm/vllm-openai:v0.6.4`` -> vLLM 0.6.4) when the arguments do not;
 * a compose service: ``image:``, ``environment:`` and ``command:`` (a string or a list).
 
-Variables in front (``A=1 B=2 cmd``, ``export A=1``) are read, lines are joined at a trailing
-``\``, and ``&&``/``;`` separate commands (the engine's one is read). The result is a
-:class:`Launch` whose ``options`` are the command line's own option names
-(:func:`vramdesk.core.model.scenario.scenario_from_args` builds the scenario from them).
+Variables in front (``A=1 B=2 cmd``, ``export A=1``) are read, lines joined at a trailing ``\``,
+``&&``/``;`` separate commands (the engine's is read). A :class:`Launch`'s ``options`` are the
+command line's option names (:func:`vramdesk.core.model.scenario.scenario_from_args`).
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ from pathlib import PurePath
 from typing import Any
 
 from vramdesk.core.errors import InputError
+from vramdesk.core.model.engine_flags import dp_batch
 from vramdesk.core.model.launch_flags import (
     HOST_OFFLOAD,
     MEMORY_NOT_MODELLED,
@@ -185,9 +185,9 @@ def _canonical(launch: Launch) -> Launch:
     """One reading of what two spellings say alike (the emitted commands read back the same).
 
     llama.cpp and Ollama: the slots ``-np N`` are the sequences served at once (``batch``);
-    llama.cpp's ``-ctk T -ctv T`` is one KV cache type, ``kv_dtype`` T.
+    llama.cpp's ``-ctk T -ctv T`` is one KV cache type, ``kv_dtype`` T; vLLM: :func:`dp_batch`.
     """
-    opts = launch.options
+    opts = dp_batch(launch.engine, launch.options)
     if launch.engine in ("llama.cpp", "ollama") and "parallel" in opts:
         opts.setdefault("batch", opts["parallel"])
     k, v = opts.get("cache_type_k"), opts.get("cache_type_v")

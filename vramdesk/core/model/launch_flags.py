@@ -39,14 +39,16 @@ class Flag:
 
 
 _INT_DESTS = {"context", "ctx_size", "batch", "chunk", "tp", "pp", "n_gpu_layers", "ubatch"}
-_INT_DESTS |= {"n_batch", "parallel", "block_size", "n_cpu_moe"}
+_INT_DESTS |= {"n_batch", "parallel", "block_size", "dp", "dcp", "ep_size", "n_cpu_moe"}
+#: Our switches among the aliases: read as on/off, never with a number.
+_SWITCH_DESTS = {"expert_parallel", "dp_attention"}
 
 
 def _from_aliases(engine: str) -> dict[str, Flag]:
     table = {}
     for a in ALIASES:
         if a.engine == engine and not a.spelling.startswith("--num-"):
-            kind = "int" if a.dest in _INT_DESTS else "text"
+            kind = "int" if a.dest in _INT_DESTS else "on" if a.dest in _SWITCH_DESTS else "text"
             table[a.spelling] = Flag(a.dest, kind)
     return table
 
@@ -69,6 +71,9 @@ READ: dict[str, dict[str, Flag]] = {
         "--model-path": Flag("model"),
         "--model": Flag("model"),
         "--tp": Flag("tp", "int"),  # argparse prefix of --tp-size, the usual spelling
+        "--dp": Flag("dp", "int"),  # likewise of --dp-size
+        "--ep": Flag("ep_size", "int"),  # likewise of --ep-size
+        "--ep-size": Flag("ep_size", "int"),
         "--mem-fraction-static": Flag("mem_fraction_static"),
         "--kv-cache-dtype": Flag("kv_dtype"),
         "--quantization": Flag("quantization"),
@@ -110,7 +115,6 @@ SWITCHES: dict[str, set[str]] = {
         "--disable-log-stats",
         "--enable-auto-tool-choice",
         "--disable-custom-all-reduce",
-        "--enable-expert-parallel",
         "--enable-lora",
         "--disable-frontend-multiprocessing",
         "--enable-reasoning",
@@ -127,7 +131,6 @@ SWITCHES: dict[str, set[str]] = {
         "--disable-overlap-schedule",
         "--enable-metrics",
         "--enable-torch-compile",
-        "--enable-dp-attention",
         "--enable-p2p-check",
         "--enable-mixed-chunk",
         "--skip-server-warmup",
