@@ -68,4 +68,11 @@ def run(args: argparse.Namespace) -> int:
     unit = Unit.parse(args.units)
     text = breakdown_output(sc, breakdown, fmt, unit, speed, exported, verdict)
     say(text.rstrip("\n"))
+    if target is not None and fmt == "table":
+        # on first use: Ollama's own estimator only for an estimate with a target
+        from vramdesk.core.engines.ollama import ollama_own_estimate
+
+        own_line = ollama_own_estimate(sc.model, sc.weights, sc.workload, sc.runtime, target[1])[1]
+        if own_line:
+            say(own_line)
     return EXIT_OK

@@ -109,8 +109,13 @@ def run(args: argparse.Namespace) -> int:
     levers = _lever_speeds(gpu_name, sc, result, speed)
     if levers and fmt == "json":
         extra["advice_speed"] = [lv.to_dict() for lv in levers]
+    own_figures, own_line = _ollama_own(sc, capacity)
+    if own_figures and fmt == "json":
+        extra["ollama_estimate"] = {k: int(v) for k, v in own_figures.items()}
     text = solve_output(sc, result, label, fmt, Unit.parse(args.units), extra, speed)
     say(text.rstrip("\n"))
+    if own_line and fmt == "table":
+        say(own_line)
     if levers and fmt == "table":
         say("  levers, expected decode of all sequences (as asked -> with the lever alone):")
         say("\n".join(f"    {lv.line()}" for lv in levers))
@@ -119,6 +124,14 @@ def run(args: argparse.Namespace) -> int:
     if offload_line and fmt == "table":
         say(offload_line)
     return EXIT_OK
+
+
+def _ollama_own(sc: Any, capacity: int) -> tuple[dict[str, Any], str | None]:
+    """Ollama's own estimate on the budget (issue 21 item 8); nothing for other engines."""
+    # on first use: Ollama's estimator loads only for a solve that asks for it
+    from vramdesk.core.engines.ollama import ollama_own_estimate
+
+    return ollama_own_estimate(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
 
 
 def _emit_engine(args: argparse.Namespace, opts: dict[str, Any]) -> dict[str, Any]:

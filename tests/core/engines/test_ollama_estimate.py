@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -118,3 +119,29 @@ def test_the_public_0_6_5_log_kv_figure():
     old = sum(kv_per_layer(g12, KVDtype.FP16, 2048, 512, 1, "every_layer"))
     assert round(new / MIB, 1) == printed == 608.0
     assert old / MIB == 768.0
+
+
+def test_estimate_and_solve_show_ollamas_own_estimate_on_a_target(capsys):
+    # the command line shows what Ollama 0.6.2 itself estimates beside what it allocates, on
+    # the same 24 GiB budget: the sentence after estimate's verdict and solve's table, and
+    # solve --json's "ollama_estimate" (the figures of OllamaProfile.ollama_figures); the
+    # layer count is the one test_old_estimator_offloads_fewer_layers_on_a_24_gib_gpu derives
+    from vramdesk.cli import main
+
+    gm = find_model("gemma-3-27b-it")
+    figures, said = OllamaProfile().ollama_figures(
+        gm.model, gm.weights, Workload(8192), _rt("0.6.2"), 24 * GIB
+    )
+    base = ["--preset", "gemma-3-27b-it", "--context", "8192", "--batch", "1"]
+    base += ["--engine", "ollama", "--engine-version", "0.6.2", "--gpu", "24GiB"]
+    assert main(["estimate", *base]) == 0
+    assert capsys.readouterr().out.rstrip("\n").splitlines()[-1] == said
+    assert main(["solve", *base]) == 0
+    assert said in capsys.readouterr().out.splitlines()
+    assert main(["solve", *base, "--json"]) == 0
+    own = json.loads(capsys.readouterr().out)["ollama_estimate"]
+    assert own == {k: int(v) for k, v in figures.items()}
+    assert own["ollama_layers_offload"] < own["ollama_layers_model"] == 63
+    # another engine on the same budget: no Ollama estimate
+    assert main(["solve", *base[:6], "--engine", "llama.cpp", "--gpu", "24GiB", "--json"]) == 0
+    assert "ollama_estimate" not in json.loads(capsys.readouterr().out)

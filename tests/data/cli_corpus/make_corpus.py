@@ -289,6 +289,10 @@ def commands() -> list[list[str]]:
         "--max-model-len 32768 --max-num-seqs 64 -dp 2 --enable-expert-parallel'"
     )
     add(f"estimate {v3} --engine vllm --tp 8 --dcp 3")  # refused: 3 does not divide TP 8
+    # issue 21.8: Ollama's own estimate beside its allocation, on a target
+    g27 = "--preset gemma-3-27b-it --context 8192 --batch 1 --engine ollama --engine-version 0.6.2"
+    add(f"estimate {g27} --gpu 24GiB")
+    add(f"solve {g27} --gpu 24GiB --json")
     return [shlex.split(line) for line in lines]
 
 

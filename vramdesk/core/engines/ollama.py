@@ -161,3 +161,19 @@ class OllamaProfile(LlamaCppProfile):
         return figures, estimate_sentence(
             runtime.engine_version, est, allocated
         ) if differ else None
+
+
+def ollama_own_estimate(
+    model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime, free_bytes: int
+) -> tuple[dict[str, int | Fraction], str | None]:
+    """What Ollama itself estimates on a GPU of ``free_bytes`` free, beside what it allocates.
+
+    For ``runtime.engine`` Ollama: :meth:`OllamaProfile.ollama_figures` (its release's
+    ``EstimateGPULayers``, ``llm/memory.go``, and this profile's breakdown at the layers it
+    picks); ``({}, None)`` for every other engine, where the release follows the engine, or
+    where ``num_gpu`` (``n_gpu_layers``) is set. The sentence is None where the two agree.
+    The figures are bytes, except the layer counts.
+    """
+    if runtime.engine is not Engine.OLLAMA:
+        return {}, None
+    return OllamaProfile().ollama_figures(model, weights, workload, runtime, free_bytes)
