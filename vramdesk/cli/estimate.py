@@ -35,13 +35,17 @@ def run(args: argparse.Namespace) -> int:
     from vramdesk.core.estimate import estimate
     from vramdesk.core.model.scenario import export_target, scenario_from_args, with_saved_target
     from vramdesk.core.present.output import breakdown_output
-    from vramdesk.core.speed import speed_on
 
     fmt = output_format(args)
     opts = with_saved_target(vars(args))  # a saved scenario's GPU, unless --gpu is given
     sc = scenario_from_args(opts)
     breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
-    speed = speed_on(sc, breakdown, opts.get("gpu"))
+    speed = None
+    if opts.get("gpu") is not None:
+        # on first use: the speed model loads only for an estimate on a GPU (issue 24)
+        from vramdesk.core.speed import speed_on
+
+        speed = speed_on(sc, breakdown, opts["gpu"])
     target = export_target(opts, sc.runtime.engine)
     text = breakdown_output(sc, breakdown, fmt, Unit.parse(args.units), speed, target)
     say(text.rstrip("\n"))
