@@ -147,3 +147,37 @@ def test_the_core_package_names_the_functions_not_the_submodules():
     from vramdesk.core.solve.solver import solve as solve_function
 
     assert estimate is estimate_function and solve is solve_function
+
+
+def test_a_subcommand_listed_only_is_built_if_argparse_picks_it():
+    # chosen_command and argparse agree on every argv above; if they ever did not, the
+    # subcommand argparse picks is built then, and parses as a full build does
+    argv = ["solve", "--preset", "llama-3.1-8b", "--context", "8192", "--vram-gib", "80"]
+    lazy = cli.build_parser("")
+    assert vars(lazy.parse_args(argv)) == vars(cli.build_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize("columns", [None, "", "0", "-5", "abc", "57", "240"])
+def test_help_is_as_wide_as_shutil_would_make_it(monkeypatch, columns):
+    # the parser sizes its help by the rule of shutil.get_terminal_size without importing it
+    import shutil
+
+    from vramdesk.cli._parser import terminal_columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    monkeypatch.delenv("LINES", raising=False)
+    assert terminal_columns() == shutil.get_terminal_size().columns
+
+
+def test_building_a_parser_imports_no_shutil():
+    code = (
+        "import sys\n"
+        "from vramdesk import cli\n"
+        "cli.build_parser('estimate')\n"
+        "print('shutil' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "False", proc.stderr

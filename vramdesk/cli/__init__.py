@@ -19,6 +19,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from vramdesk.cli._parser import EXIT_FAIL, EXIT_OK, EXIT_USAGE, Parser, VersionAction, warn
 from vramdesk.core.errors import InputError, VramdeskError
@@ -90,8 +91,45 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             # on first use: only the subcommand given loads its module (issue 24)
             importlib.import_module(f"vramdesk.cli.{module}").add_parser(sub)
         else:
-            sub.add_parser(name, help=help_line)
+            _listed_only(sub, name, help_line)
     return parser
+
+
+def _listed_only(sub: Any, name: str, help_line: str) -> None:
+    """Add subcommand ``name`` to ``sub`` as its help line, with no parser made for it.
+
+    argparse lists a subcommand by its choice entry and keeps its parser aside; an empty
+    parser costs its own gettext look-ups and help action, about 1.5 M instructions each
+    (issue 24). In its place, :class:`_Unbuilt` builds the real one if argparse ever picks
+    this name. An argparse without these parts gets a parser without options.
+    """
+    try:
+        entry = sub._ChoicesPseudoAction(name, (), help_line)
+        entries, parsers = sub._choices_actions, sub._name_parser_map
+    except AttributeError:
+        sub.add_parser(name, help=help_line)
+        return
+    entries.append(entry)
+    parsers[name] = _Unbuilt(sub, name)
+
+
+class _Unbuilt:
+    """A subcommand's parser, built on first use (see :func:`_listed_only`)."""
+
+    def __init__(self, sub: Any, name: str) -> None:
+        self._sub, self._name = sub, name
+
+    def __getattr__(self, attr: str) -> Any:
+        # on first use: the subcommand argparse picked after all loads its module
+        module = importlib.import_module(f"vramdesk.cli.{COMMANDS[self._name][0]}")
+        parsers = self._sub._name_parser_map
+        if parsers.get(self._name) is self:  # the real parser takes this one's place
+            del parsers[self._name]
+            self._sub._choices_actions[:] = [
+                a for a in self._sub._choices_actions if a.dest != self._name
+            ]
+            module.add_parser(self._sub)
+        return getattr(parsers[self._name], attr)
 
 
 def chosen_command(argv: Sequence[str]) -> str | None:
