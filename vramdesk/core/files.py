@@ -163,7 +163,7 @@ def open_file(path: str | Path, *, seen_regular: bool = False) -> BinaryIO:
     p = os.fspath(path)
     if p == STDIN:
         return _open_stdin()
-    fd = _open_fd(p, seen_regular)
+    fd, _st = _open_fd(p, seen_regular)
     try:
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
@@ -173,17 +173,18 @@ def open_file(path: str | Path, *, seen_regular: bool = False) -> BinaryIO:
         raise
 
 
-def _open_fd(p: str, seen_regular: bool) -> int:
-    """The checks of :func:`open_file`, then the open descriptor (``O_NONBLOCK``)."""
+def _open_fd(p: str, seen_regular: bool) -> tuple[int, os.stat_result]:
+    """The checks of :func:`open_file`, then the open descriptor (``O_NONBLOCK``), its stat."""
     if not seen_regular:
         _check_regular(os.stat(p).st_mode, p)
     fd = os.open(p, _OPEN_FLAGS)
     try:
-        _check_regular(os.fstat(fd).st_mode, p)
+        st = os.fstat(fd)
+        _check_regular(st.st_mode, p)
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return fd, st
 
 
 def _check_regular(mode: int, path: str) -> None:
@@ -267,20 +268,23 @@ def read_prefix(
             return _read_at_most(fh, path, limit_bytes + 1, field)
     # no file object: read from the descriptor (a cache scan reads 10,000 refs, issue 24)
     try:
-        fd = _open_fd(p, seen_regular)
+        fd, st = _open_fd(p, seen_regular)
     except OSError as exc:
         raise _open_error(field, path, exc) from None
-    chunks, wanted = [], limit_bytes + 1
+    chunks, got, wanted = [], 0, limit_bytes + 1
     try:
-        while wanted > 0:  # a regular file (O_NONBLOCK does not apply): up to the end
+        # a regular file (O_NONBLOCK does not apply) to its end: a read short of what was
+        # asked once its size is read (no further read for the end), else an empty read
+        while got < wanted:
+            ask = min(wanted - got, st.st_size + 1 - got if st.st_size > got else 1 << 16)
             try:
-                chunk = os.read(fd, wanted)
+                chunk = os.read(fd, ask)
             except OSError as exc:
                 raise _unreadable(field, path, exc) from None
-            if not chunk:
-                break
             chunks.append(chunk)
-            wanted -= len(chunk)
+            got += len(chunk)
+            if not chunk or (len(chunk) < ask and got >= st.st_size > 0):
+                break
     finally:
         os.close(fd)
     return b"".join(chunks)
