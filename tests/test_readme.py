@@ -139,7 +139,9 @@ def test_readme_speed_block_is_what_the_cli_prints(capsys):
     shown = rest[: rest.index("```")].removeprefix("...\n")
     assert main(shlex.split(command)[1:]) == 0
     out = capsys.readouterr().out
-    assert out.endswith("\n\n" + shown)
+    # the breakdown, then the headline verdict on the H200 (issue 23, item 9), then the block
+    assert shown.startswith("Verdict on H200 (143,771 MiB) = 140.40 GiB per GPU: Fits: ")
+    assert out.endswith("\n" + shown) and "\n\nSpeed on H200 (4,800 GB/s" in shown
     # hand derivation (README prose): weights less the 16-bit input embedding, plus the KV
     read = WEIGHTS - VOCAB * HIDDEN * 2 + KV
     assert read == 81_418_272_768

@@ -67,122 +67,132 @@
 <context>
     <name>CalibrateDialog</name>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="79"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="91"/>
         <source>Calibrate from an engine log</source>
         <extracomment>At most this many characters of pasted text are parsed: the core&apos;s cap on a log file.</extracomment>
         <translation>エンジンのログから較正</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="84"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="101"/>
+        <source>Load that model</source>
+        <translation>そのモデルを読み込む</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="106"/>
         <source>Paste a vLLM, SGLang, llama.cpp or Ollama start-up log here</source>
         <translation>vLLM・SGLang・llama.cpp・Ollama の起動ログをここに貼り付けてください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="86"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="108"/>
         <source>Open log…</source>
         <translation>ログを開く…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="96"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="118"/>
         <source>Figure</source>
         <translation>数値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="96"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="118"/>
         <source>Measured</source>
         <translation>実測</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="96"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="118"/>
         <source>vramdesk</source>
         <translation>vramdesk</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="96"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="118"/>
         <source>Difference</source>
         <translation>差</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="108"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="130"/>
         <source>Preset name</source>
         <translation>プリセット名</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="109"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="131"/>
         <source>Save as calibrated runtime</source>
         <translation>較正済みランタイムとして保存</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="169"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="196"/>
         <source>Open engine log</source>
         <translation>エンジンのログを開く</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="169"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="196"/>
         <source>Logs (*.log *.txt);;All files (*)</source>
         <translation>ログ (*.log *.txt);;すべてのファイル (*)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="187"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="220"/>
         <source>Saved runtime preset “{0}”</source>
         <translation>ランタイムプリセット「{0}」を保存しました</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="207"/>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="240"/>
         <source>No log yet</source>
         <translation>ログはまだありません</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="259"/>
+        <source>This log is about {0}, not the model shown ({1}): its differences compare two models.</source>
+        <translation>このログは表示中のモデル（{1}）ではなく {0} のものです。差は二つの別のモデルを比べています。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/calibrate.py" line="261"/>
+        <source>another model</source>
+        <translation>別のモデル</translation>
     </message>
 </context>
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="145"/>
-        <source>capacity</source>
-        <extracomment>Width of one bar of a group; the four parts plus the total sit side by side.</extracomment>
-        <translation>容量</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="202"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="224"/>
         <source>This model: {0}</source>
         <translation>このモデル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="227"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="250"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="238"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="166"/>
         <source>capacity {0}</source>
+        <extracomment>Thickness of a model&apos;s bar, in rows (the rest of its row is the gap to the next) ... ... and at most this many pixels: a tall plot keeps bars of a bar&apos;s weight, not slabs. The stacked parts, left to right (a hybrid&apos;s recurrent state is drawn with its KV cache). The widest a model name may be before it is wrapped, as a share of the plot&apos;s width.</extracomment>
         <translation>容量 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="270"/>
-        <source>Preset</source>
-        <translation>プリセット</translation>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="320"/>
+        <source>Model</source>
+        <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="272"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="322"/>
         <source>Error</source>
         <translation>エラー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="273"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="323"/>
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="277"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="327"/>
         <source>fits</source>
         <translation>収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="278"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="328"/>
         <source>tight</source>
         <translation>ぎりぎり</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="279"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="329"/>
         <source>does not fit</source>
         <translation>収まらない</translation>
     </message>
@@ -1382,17 +1392,17 @@
         <translation>走査に失敗しました: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="239"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="242"/>
         <source>Cannot read {0}: {1}</source>
         <translation>{0} を読めません: {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="245"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="248"/>
         <source>Local: {0}</source>
         <translation>ローカル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="250"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="253"/>
         <source>Add a folder of models</source>
         <translation>モデルのフォルダーを追加</translation>
     </message>
@@ -1426,67 +1436,67 @@
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="308"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="327"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="317"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="336"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="320"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="339"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="414"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="433"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="415"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="434"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="418"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="437"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="421"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="440"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="422"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="441"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="431"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="450"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="441"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="460"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="442"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="461"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="581"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="620"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="297"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="316"/>
         <source>Inputs</source>
         <extracomment>Tab index of each tab built on first use.</extracomment>
         <translation>入力</translation>
@@ -2091,13 +2101,22 @@
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
-    <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="119"/>
+    <message numerus="yes">
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="117"/>
+        <source>{0} sequence of {1:,} tokens (exact {2:.4f})</source>
+        <translation>
+            <numerusform>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="118"/>
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
-        <translation>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</translation>
+        <translation>
+            <numerusform>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="124"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="138"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>

@@ -39,7 +39,7 @@ CASES = [
         ["estimate", "--params-b", "7", "--context", "4096"],
         "num_hidden_layers: is required with --params-b",
     ),
-    (["estimate", "--context", "4096"], "model: give --preset NAME"),
+    (["estimate", "--context", "4096"], "model: give MODEL, --preset NAME"),
     (
         ["estimate", "--preset", "no-such-model", "--context", "4096"],
         "preset: no bundled model named",
@@ -67,7 +67,7 @@ CASES = [
     ),
     (
         ["solve", *SHAPE, "--context", "4096"],
-        "budget: give exactly one of --vram-gib V or --gpu NAME",
+        "budget: give exactly one target: TARGET, --gpu TARGET or --vram-gib V",
     ),
     (["solve", *SHAPE, "--context", "4096", "--gpu", "RTX 9999"], "gpu: unknown GPU 'RTX 9999'"),
     (
@@ -181,7 +181,7 @@ def test_compare_refused_for_every_model_exits_2_like_estimate(capsys, argv, mes
 @pytest.mark.parametrize(
     "argv",
     [
-        ["estimate", "--preset", "llama-3.1-8b", "--context", "8k"],
+        ["estimate", "--preset", "llama-3.1-8b", "--context", "8q"],
         ["solve", "--preset", "llama-3.1-8b", "--context", "8192", "--vram-gib", "-1"],
         ["presets", "show"],
         ["compare", "llama-3.1-8b", "8192x8", "--format", "xml"],

@@ -14,14 +14,9 @@ from tests.export_parsing import read_csv, read_markdown
 from vramdesk.cli import main
 
 PARTS = ("weights_bytes", "kv_cache_bytes", "activation_bytes", "overhead_bytes", "total_bytes")
-#: comparison table column -> estimate --json key
-COLUMNS = dict(
-    zip(
-        ("weights_bytes", "kv_cache_bytes", "activations_bytes", "overhead_bytes", "total_bytes"),
-        PARTS,
-        strict=True,
-    )
-)
+#: comparison table column -> estimate --json key: the same names (issue 23, item 9; the
+#: export said activations_bytes before)
+COLUMNS = {k: k for k in PARTS}
 MODELS = ("Qwen/Qwen3-8B", "tiny:q8", "lmstudio-community/Tiny-GGUF/tiny-F16.gguf", "llama-3.1-8b")
 
 
@@ -117,6 +112,7 @@ def test_compare_csv_and_markdown_parse_back_exactly(stores, capsys):
         "lmstudio-community/Tiny-GGUF/tiny-F16.gguf",
         "Llama-3.1-8B",
     ]
+    assert header[0] == "model" and [h for h in header if h in PARTS] == list(PARTS)
     got = _table_rows(header, rows)
     assert got == {("Llama-3.1-8B" if m == "llama-3.1-8b" else m): w for m, w in want.items()}
     # total_GiB is a plain number: total / 2**30 to 4 decimals
@@ -177,7 +173,7 @@ def test_compare_json_parses_back_exactly_and_judges_like_solve(stores, capsys):
 def test_compare_table_and_workload_presets(stores, capsys):
     text = run(capsys, "compare", "Qwen/Qwen3-8B", "llama-3.1-8b", "chat-8k-x8", "H100 80GB")
     head = text.splitlines()[0].split()
-    assert head[0] == "Preset" and head[-1] == "Verdict" and "H100 80GB" in text
+    assert head[0] == "Model" and head[-1] == "Verdict" and "H100 80GB" in text
     # a bundled workload by slug is its preset: 8,192 x 8, the same as 8192x8
     assert json.loads(
         run(capsys, "compare", "Qwen/Qwen3-8B", "chat-8k-x8", "--format", "json")

@@ -157,7 +157,7 @@ def test_a_scenario_saved_without_a_target_still_loads(capsys, config_dir):
     sglang = Runtime(engine=Engine.SGLANG)
     assert out["total_bytes"] == estimate(MODEL, weights, wl, sglang).total_bytes
     assert "decode_tokens_per_s" not in out  # no target saved: none assumed
-    with pytest.raises(InputError, match="give exactly one of --vram-gib V or --gpu NAME"):
+    with pytest.raises(InputError, match="give exactly one target: TARGET, --gpu TARGET or"):
         from vramdesk.core.model.scenario import budget_from_args, with_saved_target
 
         budget_from_args(with_saved_target({"preset": "Old plan"}))
@@ -170,3 +170,48 @@ def test_save_refuses_a_taken_name_unless_forced(capsys):
     assert "already exists" in capsys.readouterr().err
     _save(capsys, "Plan A", *PLAN, "--batch", "2", "--force")
     assert applied_preset(PresetStore().find("Plan A")).get("workload").batch == 2
+
+
+def test_the_one_grammar_saves_and_applies_a_scenario(capsys, config_dir):
+    # presets save takes estimate's words: MODEL WORKLOAD TARGET (issue 23 item 9), and a size
+    # target is kept in exact bytes: 80 GiB = 80 * 2^30 = 85,899,345,920 B
+    _save(capsys, "Words", "llama-3.1-8b", "8kx8", "80GiB", "--engine", "vllm")
+    doc = json.loads((config_dir / "presets" / "words.json").read_text(encoding="utf-8"))
+    assert doc["target"] == {"capacity_bytes": 85_899_345_920}
+    saved = applied_preset(PresetStore().find("Words")).get("workload")
+    assert saved == Workload(context_tokens=8192, batch=8)
+    # the saved scenario named as the positional MODEL applies as --preset does
+    est = _json(capsys, "estimate", "Words")
+    assert est == _json(capsys, "estimate", "--preset", "Words")
+    vllm = Runtime(engine=Engine.VLLM)
+    wl = Workload(context_tokens=8192, batch=8)
+    model = find_model("llama-3.1-8b")
+    assert est["total_bytes"] == estimate(model.model, model.weights, wl, vllm).total_bytes
+    assert est["target"] == {"gpu": "custom", "budget_bytes": 85_899_345_920}
+    want = solve(model.model, model.weights, wl, vllm, 85_899_345_920)
+    assert est["capacity_bytes"] == 85_899_345_920
+    assert est["verdict"] == ("fits" if want.fits else "does_not_fit")
+    # a typed WORKLOAD replaces the saved one; a typed TARGET the saved one
+    out = _json(capsys, "solve", "--preset", "Words", "4kx2", "24GiB")
+    small = Workload(context_tokens=4096, batch=2)
+    want = solve(model.model, model.weights, small, vllm, 24 * 2**30)
+    assert out["budget"] == "24 GiB" and out["kv_budget_bytes"] == want.kv_budget_bytes
+    assert out["max_concurrency"] == want.max_concurrency
+    # a workload flag still overrides the typed workload's field
+    out = _json(capsys, "estimate", "Words", "chat-8k-x8", "--batch", "3")
+    assert (out["workload"]["context_tokens"], out["workload"]["batch"]) == (8192, 3)
+    assert out["engine"] == "vllm"  # the saved engine stays: only the workload was typed
+
+
+def test_a_typed_workload_replaces_the_saved_prompt_length(capsys):
+    _save(capsys, "Plan A", *PLAN, "--gpu", "H100 80GB")  # prompt_len 2048, fp8 KV saved
+    out = _json(capsys, "estimate", "--preset", "Plan A", "--workload", "8192x2")
+    wl = Workload(context_tokens=8192, batch=2)  # the typed workload whole: fp16, no prompt
+    assert out["total_bytes"] == estimate(MODEL, WEIGHTS, wl, RUNTIME).total_bytes
+    assert out["workload"] == {
+        "context_tokens": 8192,
+        "batch": 2,
+        "prompt_len": None,
+        "kv_dtype": "fp16",
+    }
+    assert out["target"]["gpu"] == "H100 80GB"  # the saved target still applies

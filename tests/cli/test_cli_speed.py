@@ -23,7 +23,10 @@ def test_estimate_without_gpu_is_unchanged_by_the_speed_block(capsys):
     code, with_gpu, _ = run(capsys, "estimate", *M8, "--gpu", "H100 80GB")
     assert code == 0
     assert "Speed" not in plain
-    assert with_gpu.startswith(plain.rstrip("\n") + "\n\nSpeed on H100 80GB (3350 GB/s")
+    # the breakdown, then the headline verdict on the target (issue 23, item 9), then speed
+    verdict = plain.rstrip("\n") + "\nVerdict on H100 80GB (81,559 MiB) = 79.65 GiB per GPU: Fits"
+    assert with_gpu.startswith(verdict)
+    assert "\n\nSpeed on H100 80GB (3,350 GB/s" in with_gpu
 
 
 def test_estimate_json_carries_the_six_keys(capsys):
@@ -55,7 +58,7 @@ def test_gpu_without_speed_facts_gives_the_memory_figures_and_names_the_fact(cap
 
 def test_solve_with_a_catalog_gpu_prints_the_block_and_a_size_does_not(capsys):
     _, out, _ = run(capsys, "solve", *M8, "--gpu", "RTX 4090")
-    assert "Speed on RTX 4090 (1008 GB/s, fp16 330.3 TFLOPS dense)" in out
+    assert "Speed on RTX 4090 (1,008 GB/s, fp16 330.3 TFLOPS dense)" in out
     _, js, _ = run(capsys, "solve", *M8, "--vram-gib", "80", "--json")
     assert "decode_tokens_per_s" not in json.loads(js)
 

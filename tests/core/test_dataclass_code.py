@@ -109,5 +109,7 @@ def test_a_command_without_dataclasses_does_not_import_them():
         "import dataclasses\n"
         "print(dataclasses.exec.__module__)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
     assert proc.stdout.split() == ["False", "vramdesk.core._dataclass_code"], proc.stderr

@@ -231,7 +231,17 @@ def test_comparison_export(make_main_window, tmp_path):
     )
     rows = window.compare_tab.rows  # the model the window shows, then the ticked preset
     assert [r.name for r in rows] == ["This model: Llama-3.1-8B", "7B-class (source documents)"]
-    assert data == [{"name": r.name, "breakdown": r.breakdown.to_dict()} for r in rows]
+    # the command line's compare JSON: the target (RTX 4090, 24,564 MiB), then per model its
+    # breakdown and the headline's verdict (the verdict walk of issue 23 item 1 pins the rule)
+    assert data["budget"] == "RTX 4090" and data["capacity_bytes"] == 24_564 * 2**20
+    verdicts = window.controller.compare_fits(rows)
+    assert [m["verdict"] for m in data["models"]] == [
+        {"fits": "fits", "tight": "tight", "no": "does_not_fit"}[v] for v in verdicts
+    ]
+    # the key estimate and solve give the model name (issue 23, item 9; "name" before)
+    assert [(m["model"], m["breakdown"]) for m in data["models"]] == [
+        (r.name, r.breakdown.to_dict()) for r in rows
+    ]
 
 
 def test_local_gpu_feeds_target_chart_and_verdict(make_main_window, qtbot, solved):

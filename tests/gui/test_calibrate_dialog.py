@@ -92,3 +92,45 @@ def test_dialog_keeps_its_size_shows_whole_names_and_closes(qtbot):
     assert close is not None
     close.click()
     assert not dialog.isVisible()
+
+
+def test_a_log_of_another_model_says_so_and_offers_to_load_it(qtbot):
+    """Issue 23 item 7: a Llama-3.1-8B log against a Qwen3-30B in the window."""
+    # on first use: the bundled preset is read only by this test
+    from vramdesk.core.store.bundled import bundled_model
+
+    shown = {"model": bundled_model("qwen3-30b-a3b").model}
+    loaded = []
+
+    def loader(target):
+        loaded.append(target)
+        shown["model"] = bundled_model(target[1]).model
+        return True
+
+    dialog = CalibrateDialog(
+        None, lambda: (shown["model"], WeightSpec(), Workload(), Runtime()), loader
+    )
+    qtbot.addWidget(dialog)
+    dialog.load_file(str(LOGS / "vllm-v1-0.11-llama8b.log"))
+    assert not dialog.model_warning.isHidden()
+    assert dialog.model_warning.text() == (
+        "This log is about meta-llama/Llama-3.1-8B-Instruct, not the model shown "
+        "(Qwen3-30B-A3B): its differences compare two models."
+    )
+    assert not dialog.load_model_button.isHidden()
+    assert _column(dialog, 3)["weights_bytes"] == "+279.44 %"
+    dialog.load_model_button.click()
+    assert loaded == [("preset", "llama-3.1-8b")]
+    assert dialog.model_warning.isHidden() and dialog.load_model_button.isHidden()
+    assert _column(dialog, 3)["weights_bytes"] == "-0.01 %"
+
+
+def test_no_loader_no_button(qtbot):
+    # on first use: the bundled preset is read only by this test
+    from vramdesk.core.store.bundled import bundled_model
+
+    model = bundled_model("qwen3-30b-a3b").model
+    dialog = CalibrateDialog(None, lambda: (model, WeightSpec(), Workload(), Runtime()))
+    qtbot.addWidget(dialog)
+    dialog.load_file(str(LOGS / "vllm-v1-0.11-llama8b.log"))
+    assert not dialog.model_warning.isHidden() and dialog.load_model_button.isHidden()

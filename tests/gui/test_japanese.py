@@ -352,3 +352,18 @@ def test_japanese_ui_prefers_a_family_with_a_real_bold_face():
     assert japanese_ui_family(families, styles.__getitem__) == "Noto Sans CJK JP"
     styles["Noto Sans CJK JP"] = ["Regular"]  # no bold anywhere: leave the system's choice
     assert japanese_ui_family(families, styles.__getitem__) is None
+
+
+@pytest.mark.parametrize("n", [1, 3550])
+def test_max_concurrency_is_japanese_in_every_plural_form(japanese, n):
+    # the solver pane's two English sources (singular and plural, vramdesk/gui/tabs/solver.py
+    # SolverTab._sequences), each a numerus message: Japanese has one form for every n
+    for source in (
+        "{0} sequence of {1:,} tokens (exact {2:.4f})",
+        "{0} sequences of {1:,} tokens (exact {2:.4f})",
+    ):
+        text = QCoreApplication.translate("SolverTab", source, "", n)
+        assert (
+            text.format(f"{n:,}", 8192, 1.25)
+            == f"8,192 トークンを {n:,} シーケンス（厳密値 1.2500）"
+        )

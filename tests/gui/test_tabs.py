@@ -52,7 +52,7 @@ def test_solver_tab_reproduces_max_concurrency(make_main_window, solved, seed_fi
     assert c.problem is None
     solved(window)
     text = window.solver_tab.values["max_concurrency"].text()
-    assert text.startswith(f"{case['expected']} sequences of {inputs['context']:,} tokens")
+    assert text.startswith(f"{case['expected']:,} sequences of {inputs['context']:,} tokens")
     assert text.endswith(f"(exact {case['exact_ratio']:.4f})")
     assert round(float(c.solve_result.max_concurrency_exact), 4) == case["exact_ratio"]
     # the formula profile is no engine: no engine log lines are claimed for it
@@ -200,11 +200,13 @@ def test_compare_tab_estimates_each_preset_under_the_workload(make_main_window):
         preset = [p for p in c.model_presets() if p.name == row.name][0]
         assert row.breakdown == estimate(preset.model, preset.weights, c.workload, c.runtime)
     assert tab.table.rowCount() == 3
-    heights = tab.bars["total"].opts["height"]
-    assert heights == [to_unit(r.breakdown.total_bytes) for r in tab.rows]
-    # bars are named by model, and the target's capacity is drawn (RTX 4090: 24,564 MiB)
-    ticks = tab.plot.getAxis("bottom")._tickLevels[0]
-    assert [t[1] for t in ticks][1].startswith("70B-class")
+    # one horizontal bar per model, its parts stacked: each bar ends at the model's total
+    ends = _bar_ends(tab)
+    assert ends == pytest.approx([to_unit(r.breakdown.total_bytes) for r in tab.rows])
+    # bars are named by model (the y axis, whole names), and the target's capacity is drawn
+    # (RTX 4090: 24,564 MiB)
+    ticks = tab.plot.getAxis("left")._tickLevels[0]
+    assert [t[1] for t in ticks] == names
     assert tab.capacity_line.isVisible() and tab.capacity_line.value() == to_unit(24_564 * 2**20)
     # the last column is the headline's answer for each model on the target
     header = [tab.table.horizontalHeaderItem(i).text() for i in range(tab.table.columnCount())]
@@ -228,7 +230,13 @@ def test_compare_tab_is_not_empty_with_nothing_ticked(make_main_window):
     tab = window.compare_tab
     tab.set_checked([])
     assert len(tab.rows) == 1 and tab.table.rowCount() == 1
-    assert tab.bars["total"].opts["height"] == [to_unit(window.controller.breakdown.total_bytes)]
+    assert _bar_ends(tab) == pytest.approx([to_unit(window.controller.breakdown.total_bytes)])
+
+
+def _bar_ends(tab):
+    """Where each model's stacked bar ends (the last part's x0 + width), in the axis unit."""
+    last = tab.bars["overhead"].opts
+    return [x0 + width for x0, width in zip(last["x0"], last["width"], strict=True)]
 
 
 def test_unit_toggle_switches_every_figure_to_gb(make_main_window):
@@ -306,7 +314,8 @@ def test_compare_tab_names_parts_as_the_chart_does_and_fits_names(make_main_wind
     legend = tab.legend.text()  # above the plot: it can cover no bar
     part_labels = [p.label for p in window.controller.breakdown.parts]  # the core's labels
     assert part_labels[:3] == ["Weights", "KV cache", "Activations"]
-    for name in [*part_labels[:3], "Overhead", "Total", "capacity"]:
+    # the capacity is named with its figure there, clear of the bars (RTX 4090: 24,564 MiB)
+    for name in [*part_labels[:3], "Overhead", "capacity 23.99 GiB"]:
         assert name in legend
     header = [tab.table.horizontalHeaderItem(i).text() for i in range(tab.table.columnCount())]
     assert "KV cache (GiB)" in header and not any("_" in h for h in header)
@@ -504,3 +513,29 @@ def test_figures_number_columns_fit_their_texts_and_keep_still(make_main_window,
     QApplication.processEvents()
     metrics = tree.fontMetrics()
     fits()
+
+
+@pytest.mark.parametrize(
+    ("context", "gib", "shown"),
+    [
+        # Llama-3.1-8B bf16, formula engine: KV 2 * 8 * 128 * 2 * 32 = 131,072 B per token.
+        # 131,072 tokens on 40 GiB: one sequence's KV is 16 GiB of the 40 * 0.9 - 1 - 14.96 =
+        # 20.04 GiB usable, two are 32 GiB: 1 sequence (singular)
+        (131_072, 40, "1 sequence of 131,072 tokens"),
+        # 256 tokens on 141 GiB: 141 * 0.9 - 1 - 14.96 = 110.94 GiB / 32 MiB per sequence
+        # = 3,550 sequences (thousands separator)
+        (256, 141, "3,550 sequences of 256 tokens"),
+    ],
+)
+def test_max_concurrency_is_written_as_the_cli_writes_it(
+    make_main_window, solved, context, gib, shown
+):
+    window = make_main_window()
+    c = window.controller
+    load_class(window, "llama-3.1-8b")
+    c.set_field("context_tokens", context)
+    c.set_field("batch", 1)
+    c.set_field("custom_capacity", (gib, "GiB"))
+    c.set_field("target", "custom")
+    solved(window)
+    assert window.solver_tab.values["max_concurrency"].text().startswith(shown + " (exact ")

@@ -30,7 +30,7 @@ from vramdesk.core.errors import InputError, VramdeskError
 #: was about a third of a one-estimate process); the others are listed by these lines alone,
 #: which ``tests/cli/test_cli_startup.py`` checks against each module's own ``add_parser``.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "estimate": ("estimate", "memory breakdown of one scenario"),
+    "estimate": ("estimate", "memory breakdown of one scenario (and its verdict on a target GPU)"),
     "solve": ("solve", "reverse solver on a GPU budget"),
     "gpus": ("gpus", "local NVIDIA GPUs through NVML"),
     "presets": ("presets", "bundled and saved presets"),
@@ -41,7 +41,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "compare": (
         "compare",
-        "several models under one workload: weights, KV cache, activations, overhead, total, fits",
+        "several models under one workload: weights, KV cache, activations, overhead, total, "
+        "verdict",
     ),
     "validate": (
         "validate",

@@ -58,7 +58,9 @@ def add_parser(sub: Any) -> None:
     )
     b = p.add_argument_group("budget for the solver (default: the local GPU, when readable)")
     b.add_argument("--vram-gib", type=positive_number, metavar="V", help="GPU memory in GiB")
-    b.add_argument("--gpu", metavar="NAME", help="catalog GPU, or local[:INDEX]")
+    b.add_argument(
+        "--gpu", metavar="TARGET", help="catalog GPU, a size (80GiB, 80GB), or local[:INDEX]"
+    )
     p.add_argument("--json", action="store_true", help="one JSON object with exact integer bytes")
     p.add_argument("--units", default="GiB", choices=("GiB", "GB", "MiB"), help="display unit")
     p.set_defaults(handler=run)
@@ -209,9 +211,10 @@ def _guarded(launch: Any, build: Any) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Print what the command says, the estimate and the solver's answer."""
+    from vramdesk.cli._grammar import budget as target_budget
     from vramdesk.cli.solve import _local_budget
     from vramdesk.core.estimate import estimate
-    from vramdesk.core.model.scenario import budget_from_args, scenario_from_args
+    from vramdesk.core.model.scenario import scenario_from_args
     from vramdesk.core.present.output import breakdown_output, solve_output
     from vramdesk.core.solve.solver import solve
 
@@ -223,9 +226,7 @@ def run(args: argparse.Namespace) -> int:
     breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
     budget = None
     if budget_args:
-        budget = _local_budget(vars(ns), sc.runtime) or budget_from_args(
-            {**vars(ns), "engine": sc.runtime.engine.value}
-        )
+        budget = target_budget(vars(ns), sc.runtime)[:2]  # type: ignore[index]
     else:
         try:
             ns.gpu = "local"

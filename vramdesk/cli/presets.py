@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from vramdesk.cli._options import add_model_options, add_workload_options, positive_number
+from vramdesk.cli import _grammar
+from vramdesk.cli._options import add_model_options, add_target_options, add_workload_options
 from vramdesk.cli._parser import EXIT_OK, Parser, print_json, say, warn
 from vramdesk.core.errors import InputError
 
@@ -39,12 +40,11 @@ def add_parser(sub: Any) -> None:
         help="save a scenario (model, weights, workload, engine and runtime, target GPU) as a "
         "preset, as the window's 'Save scenario…' does",
     )
-    save.add_argument("name")
+    save.add_argument("name", help="the preset's name")
+    _grammar.add_positionals(save, many=False)  # estimate's words: MODEL WORKLOAD TARGET
     add_model_options(save)
     add_workload_options(save)
-    target = save.add_argument_group("target GPU (optional, one of)")
-    target.add_argument("--gpu", metavar="NAME", help="catalog GPU name, or local[:INDEX]")
-    target.add_argument("--vram-gib", type=positive_number, metavar="V", help="a budget in GiB")
+    add_target_options(save, "saved with the scenario (optional)")
     save.add_argument("--force", action="store_true", help="replace a scenario of that name")
     save.set_defaults(handler=run_save)
     exp = psub.add_parser("export", help="export a saved preset to a file")
@@ -120,10 +120,12 @@ def run_save(args: argparse.Namespace) -> int:
     from vramdesk.core.store.presets import PresetStore
     from vramdesk.core.store.serialize import scenario_to_dict
 
-    opts = with_saved_target(vars(args))  # re-saving a saved scenario keeps its target
+    models, opts = _grammar.split(args, many=False)  # as estimate reads them
+    opts = {**opts, "name": models[0] if models else None}  # MODEL, not the preset's name
+    opts = with_saved_target(opts)  # re-saving a saved scenario keeps its target
     sc = scenario_from_args(opts)
     data = scenario_to_dict(sc.model, sc.weights, sc.workload, sc.runtime)
-    target = target_from_args(opts)
+    target = target_from_args(_grammar.saved_form(opts))  # a size is kept in exact bytes
     if target is not None:
         data["target"] = target.to_saved()
     user = PresetStore().save(args.name, "scenario", data, overwrite=args.force)
@@ -196,7 +198,9 @@ def print_preset_rows(rows: list[dict[str, Any]]) -> None:
             params = f"{row['params'] / 1e9:,.2f}B" if row["params"] else "?"
             whats.append(f"{params:>9} params  {row['weights']}")
         elif "context_tokens" in row:
-            whats.append(f"{row['context_tokens']:>9,} x {row['batch']:<4} sequences")
+            batch = row["batch"]
+            seqs = f"{batch:,} {'sequence' if batch == 1 else 'sequences'}"
+            whats.append(f"{row['context_tokens']:>9,} x {seqs}")
         else:
             whats.append("")
     slug_w = max([28, *(len(r["slug"]) for r in rows)])

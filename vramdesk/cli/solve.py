@@ -5,32 +5,32 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from vramdesk.cli import _grammar
 from vramdesk.cli._options import (
     add_model_options,
     add_output_options,
+    add_target_options,
     add_workload_options,
     output_format,
-    positive_number,
 )
-from vramdesk.cli._parser import EXIT_OK, say, warn
+from vramdesk.cli._parser import EXIT_OK, say
+from vramdesk.cli._speed_options import add_speed_constants_option, speed_constants
 from vramdesk.core.errors import InputError
 from vramdesk.core.units import Unit
 
 
 def add_parser(sub: Any) -> None:
     """Add ``solve`` to the subcommands ``sub``."""
-    sol = sub.add_parser("solve", help="reverse solver on a GPU budget")
+    sol = sub.add_parser(
+        "solve",
+        help="reverse solver on a GPU budget",
+        description="vramdesk solve [MODEL] [WORKLOAD [TARGET]], or the same as flags "
+        "(--preset, --workload or --context/--batch, --gpu or --vram-gib).",
+    )
+    _grammar.add_positionals(sol, many=False)
     add_model_options(sol)
     add_workload_options(sol)
-    bud = sol.add_argument_group("budget (one of)")
-    bud.add_argument("--vram-gib", type=positive_number, metavar="V", help="GPU memory in GiB")
-    bud.add_argument(
-        "--gpu",
-        metavar="NAME",
-        help="catalog GPU name (see 'vramdesk presets list --gpus'), or local[:INDEX] "
-        "for a local GPU's free memory now (NVML; with --tp N, 'local' takes GPUs "
-        "0..N-1 and the least free of them)",
-    )
+    add_target_options(sol, "the budget solved on (required)")
     add_output_options(sol)
     sol.add_argument(
         "--emit",
@@ -50,6 +50,7 @@ def add_parser(sub: Any) -> None:
         help="with a catalog --gpu: decode tokens/s per sequence and in all against "
         "concurrency, expected and ceiling, with the memory limit (speed_curve in --json)",
     )
+    add_speed_constants_option(sol)
     sol.set_defaults(handler=run)
 
 
@@ -61,18 +62,22 @@ def run(args: argparse.Namespace) -> int:
     from vramdesk.core.present.views import catalog_fits
     from vramdesk.core.solve.solver import solve
 
-    opts = with_saved_target(_emit_engine(args))  # a saved scenario's target, unless typed
+    models, opts = _grammar.split(args, many=False)
+    opts = _emit_engine(args, {**opts, "name": models[0] if models else None})
+    opts = with_saved_target(opts)  # a saved scenario's target, unless typed
     sc = scenario_from_args(opts)
-    label, capacity = _local_budget(opts, sc.runtime) or budget_from_args(
-        {**opts, "engine": sc.runtime.engine.value}
-    )
+    target = _grammar.budget(opts, sc.runtime)
+    if target is None:
+        budget_from_args(opts)  # says that a target is required, in one line
+        return EXIT_OK  # not reached
+    label, capacity, gpu_name = target  # gpu_name: the catalog GPU or local text, for speed
     from vramdesk.core.present.output import solve_output
 
     fmt = output_format(args)
     result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
     extra: dict[str, Any] = {"budget": label}
     if args.emit:
-        command = launch_command(args, sc, result)
+        command = launch_command(args, sc, result, models)
         if fmt != "json":
             say(command)
             return EXIT_OK
@@ -97,8 +102,7 @@ def run(args: argparse.Namespace) -> int:
     # on first use: the speed block loads only for a solve that reaches its output
     from vramdesk.core.speed import speed_on
 
-    gpu_name = opts.get("gpu") if args.vram_gib is None else None
-    speed = speed_on(sc, result.breakdown, gpu_name)
+    speed = speed_on(sc, result.breakdown, gpu_name, speed_constants(args))
     curve = _speed_curve(gpu_name, sc, result) if args.speed_curve else None
     if curve is not None and fmt == "json":
         extra["speed_curve"] = curve.to_dict()
@@ -117,9 +121,9 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _emit_engine(args: argparse.Namespace) -> dict[str, Any]:
+def _emit_engine(args: argparse.Namespace, opts: dict[str, Any]) -> dict[str, Any]:
     """The options, with ``--engine`` set by ``--emit`` (refused when they disagree)."""
-    opts = vars(args).copy()
+    opts = dict(opts)
     if not args.emit:
         return opts
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
@@ -138,19 +142,29 @@ def _emit_engine(args: argparse.Namespace) -> dict[str, Any]:
     return opts
 
 
-def launch_command(args: argparse.Namespace, sc: Any, result: Any) -> str:
-    """``--emit``: the engine's command for the scenario at the solver's max concurrency."""
+def launch_command(
+    args: argparse.Namespace, sc: Any, result: Any, models: list[str] | None = None
+) -> str:
+    """``--emit``: the engine's command for the scenario at the solver's max concurrency.
+
+    ``models``: the positional MODEL, read as ``--preset`` when it names a preset.
+    """
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.model.emit import emit_command
+    from vramdesk.core.store.lookup import resolve_model_preset
 
     ref = args.gguf or args.config or args.model
-    if ref is None and args.preset:
-        # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
-        from vramdesk.core.store.lookup import resolve_model_preset
-
-        preset = resolve_model_preset(args.preset)
-        ref = getattr(preset, "hf_repo", "") or args.preset
-        ref = args.preset if args.emit == "ollama" else ref
+    preset_name = args.preset
+    if ref is None and preset_name is None and models:
+        try:
+            resolve_model_preset(models[0])
+            preset_name = models[0]
+        except InputError:
+            ref = models[0]  # a path or a local model: named as typed
+    if ref is None and preset_name:
+        preset = resolve_model_preset(preset_name)
+        ref = getattr(preset, "hf_repo", "") or preset_name
+        ref = preset_name if args.emit == "ollama" else ref
     ref = ref or sc.model.name
     return emit_command(
         args.emit,
@@ -166,35 +180,12 @@ def launch_command(args: argparse.Namespace, sc: Any, result: Any) -> str:
 def _local_budget(opts: dict[str, Any], runtime: Any) -> tuple[str, int] | None:
     """The budget of ``--gpu local[:INDEX]`` (``opts``), or None when another option sets it.
 
-    The free memory now; for vLLM the total (it asks for ``util x total`` and refuses to
-    start when less is free: then a warning); for SGLang the least free memory of the chosen
-    GPUs (``sglang_local_budget``). Every figure is one GPU's, the tightest rank's.
+    :func:`vramdesk.cli._grammar.local_budget` (``vramdesk from-command`` calls it).
     """
     gpu = opts.get("gpu")
     if gpu is None or opts.get("vram_gib") is not None:
         return None  # budget_from_args handles (and refuses) the rest
-    # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
-    from vramdesk.core.engines import profile_for
-    from vramdesk.core.local.budget import (
-        engine_local_budget,
-        local_gpu_budget,
-        sglang_local_budget,
-    )
-
-    tp = runtime.tensor_parallel_size
-    profile = profile_for(runtime.engine)
-    if profile.budgets_from_free_memory:
-        budget = sglang_local_budget(gpu, tp)
-    elif not profile.budgets_from_cuda_total:
-        return local_gpu_budget(gpu, tp)
-    else:
-        budget = engine_local_budget(gpu, tp, runtime.gpu_memory_utilization)
-    if budget is None:
-        return None
-    label, total, warning = budget
-    if warning:
-        warn(f"warning: {warning}")
-    return label, total
+    return _grammar.local_budget(gpu, runtime)
 
 
 def _speed_curve(gpu_name: str | None, sc: Any, result: Any) -> Any:

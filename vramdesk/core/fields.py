@@ -1,5 +1,10 @@
 """Input fields: their names, typed text read by the core's rules, the target GPU.
 
+One parse function for each kind of typed value, shared by the window and every subcommand
+of the command line: a token count (:func:`parse_tokens_text`: ``8192``, ``8,192``, ``8k``),
+a workload (:func:`parse_workload_text`: a workload preset or ``CONTEXTxBATCH``) and a target
+(:func:`parse_target_text`: a catalog GPU, a size such as ``80GiB``, or ``local[:INDEX]``).
+
 :class:`Target` and ``DEFAULT_GPU`` live in :mod:`vramdesk.core.model.target` (so that the
 preset store can read a saved target) and are re-exported here.
 
@@ -24,8 +29,9 @@ from vramdesk.core.errors import InputError
 from vramdesk.core.limits import INT_LIMITS, check_number_text
 from vramdesk.core.model.target import DEFAULT_GPU, Target
 from vramdesk.core.present import views
+from vramdesk.core.store import bundled
 from vramdesk.core.store.serialize import TYPES, from_dict, type_hints
-from vramdesk.core.units import gib_to_bytes, mib_to_bytes, to_fraction
+from vramdesk.core.units import gib_to_bytes, mib_to_bytes, round_half_up, to_fraction
 
 #: Field name -> the input it belongs to ("model", "weights", "workload", "runtime").
 FIELD_PART: dict[str, str] = {
@@ -40,7 +46,20 @@ MAX_TYPED_DIGITS = 30
 _NUMBER = re.compile(r"[+-]?(\d*)\.?(\d*)(?:[eE]([+-]?\d+))?")
 
 #: Units the custom capacity may be typed in, and their exact conversion to bytes.
-CAPACITY_UNITS = {"GiB": gib_to_bytes, "MiB": mib_to_bytes, "B": int}
+CAPACITY_UNITS = {
+    "GiB": gib_to_bytes,
+    "GB": lambda v: round_half_up(to_fraction(v) * 10**9),
+    "MiB": mib_to_bytes,
+    "B": int,
+}
+
+#: A typed token count: digits (``,``/``_`` allowed), then ``k``/``K`` for x 1,024 (the
+#: bundled presets' "8k" is 8,192 tokens).
+_TOKENS = re.compile(r"\s*([+-]?\d[\d,_]*)\s*([kK])?\s*")
+#: A typed workload shape: a token count, then ``x``/``*`` and the concurrent sequences.
+_SHAPE = re.compile(r"\s*(\d[\d,_]*\s*[kK]?)\s*(?:[xX*]\s*(\d[\d,_]*))?\s*")
+#: A typed size: a number and a unit of :data:`CAPACITY_UNITS` (a bare number is GiB).
+_SIZE = re.compile(r"\s*(\d[\d,_]*(?:\.\d*)?|\.\d+)\s*(GiB|GB|MiB|B)?\s*", re.IGNORECASE)
 
 
 def parse_int_text(name: str, text: str) -> int | None:
@@ -177,6 +196,138 @@ def _short_number(value: Any) -> str:
         return views.compact_text(str(value))
 
 
+def parse_tokens_text(name: str, text: str) -> int:
+    """A token count typed as ``8192``, ``8,192``, ``8k`` or ``128K`` (``k``: x 1,024).
+
+    ``k`` is 1,024 as in the bundled workload presets (``chat-8k-x8`` is 8,192 tokens); note
+    that vLLM's own ``--max-model-len 8k`` reads 8,000 (``vllm/engine/arg_utils.py``,
+    ``human_readable_int``), which ``vramdesk from-command`` follows for a pasted command.
+
+    Raises
+    ------
+    InputError
+        ``name``: not a whole number of tokens (the limits are the workload's).
+    """
+    match = _TOKENS.fullmatch(check_number_text(name, text))
+    if match is None:
+        shown = views.compact_text(text.strip())
+        raise InputError(
+            name,
+            f"must be a whole number of tokens (8192, 8,192 or 8k), got {shown!r}",
+            "not_int",
+            {"value": shown},
+        )
+    count = parse_int_text(name, match[1])
+    assert count is not None  # the pattern holds a digit
+    return count * (1024 if match[2] else 1)
+
+
+def parse_shape_text(text: str) -> tuple[int, int | None] | None:
+    """``(context_tokens, batch)`` of ``CONTEXTxBATCH``, or None when ``text`` is no such shape.
+
+    ``8192x8``, ``8kx8``, ``8K*8``; ``128k`` alone has batch None.
+
+    Raises
+    ------
+    InputError
+        ``workload``: a text that starts with a digit and is longer than any number;
+        ``batch``: a batch that is no whole number.
+    """
+    if text.strip()[:1].isdigit():  # a number gone long is refused by its length
+        check_number_text("workload", text)
+    match = _SHAPE.fullmatch(text)
+    if match is None:
+        return None
+    batch = parse_int_text("batch", match[2]) if match[2] else None
+    return parse_tokens_text("context_tokens", match[1]), batch
+
+
+def parse_workload_text(text: str) -> Any:
+    """A workload typed as ``CONTEXTxBATCH`` or a workload preset's name.
+
+    ``CONTEXTxBATCH`` as :func:`parse_shape_text` reads it (batch 1 when left out); a bundled
+    workload preset (file stem or name, case and punctuation ignored); or a saved preset with
+    a workload (a workload or scenario preset).
+
+    Returns
+    -------
+    vramdesk.core.model.workload.Workload
+
+    Raises
+    ------
+    InputError
+        ``workload``: none of these; ``context_tokens`` / ``batch``: outside the limits.
+    """
+    # on first use: the workload type is only needed once a workload is typed
+    from vramdesk.core.model.workload import Workload
+
+    shape = parse_shape_text(text)
+    if shape is not None:
+        context, batch = shape
+        return Workload(context_tokens=context, batch=batch or 1).validate()
+    stems = [p.stem for p in sorted((bundled.presets_dir() / "workloads").glob("*.json"))]
+    key = bundled._norm(text)
+    for stem, (name, workload) in zip(stems, bundled.bundled_workloads(), strict=False):
+        if key in (bundled._norm(stem), bundled._norm(name)):
+            return workload
+    saved = _saved_workload(text)
+    if saved is not None:
+        return saved
+    raise InputError(
+        "workload",
+        f"{views.compact_text(text.strip(), 40)!r} is not a workload: give a workload preset "
+        f"({', '.join(stems)}) or CONTEXTxBATCH such as 8192x8 or 8kx8",
+        "unknown_choice",
+    )
+
+
+def _saved_workload(name: str) -> Any:
+    """The workload of the saved preset ``name`` (a workload or a scenario), else None."""
+    # on first use: the preset store (a file lock, platformdirs) only for a saved name
+    from vramdesk.core.store.presets import PresetStore, scenario_parts
+
+    try:
+        user = PresetStore().find(name)
+    except InputError:
+        return None
+    return scenario_parts(user).get("workload")
+
+
+def parse_target_text(text: str) -> tuple[Target, str]:
+    """The target GPU typed as a catalog name, a size or ``local[:INDEX]``, and its label.
+
+    A size is a number and a unit of :data:`CAPACITY_UNITS` (``80GiB``, ``80 GB``,
+    ``24576 MiB``; a bare number is GiB), converted exactly by :func:`capacity_bytes_of`
+    (its label is the number and unit typed: ``80 GB``). A catalog name is matched as
+    :func:`vramdesk.core.store.bundled.find_gpu` does (label: the catalog's name).
+
+    Raises
+    ------
+    InputError
+        ``gpu``: no catalog GPU of that name (code ``unknown_choice``), or a size out of
+        range or longer than any number.
+    """
+    key = text.strip()
+    if key.lower() == "local" or key.lower().startswith("local:"):
+        # the indices (local:1, local:0,1) are checked against the GPUs present by
+        # vramdesk.core.local.budget.parse_local_gpu; the picker's index is the first
+        first = key[6:].split(",")[0].strip()
+        return Target(kind="local", local_index=int(first) if first.isdigit() else 0), key
+    try:
+        if key[:1].isdigit() or key[:1] == ".":  # a size gone long is refused by its length
+            check_number_text("gpu", text)
+        match = _SIZE.fullmatch(text)
+        if match is not None:
+            value = parse_real_text("gpu", match[1])
+            unit = {u.lower(): u for u in CAPACITY_UNITS}[(match[2] or "GiB").lower()]
+            n_bytes = capacity_bytes_of(value, unit)
+            return Target(kind="custom", custom_bytes=n_bytes), f"{_short_number(value)} {unit}"
+    except InputError as exc:  # the window's custom capacity says it; here the target does
+        raise InputError("gpu", exc.reason, exc.code, exc.params) from None
+    gpu = bundled.find_gpu(key)
+    return Target(kind="gpu", name=gpu.name), gpu.name
+
+
 __all__ = [
     "CAPACITY_UNITS",
     "DEFAULT_GPU",
@@ -187,5 +338,9 @@ __all__ = [
     "convert_field",
     "parse_int_text",
     "parse_real_text",
+    "parse_shape_text",
+    "parse_target_text",
+    "parse_tokens_text",
+    "parse_workload_text",
     "typed_digits",
 ]

@@ -29,6 +29,7 @@ INT_LIMITS: dict[str, tuple[int, int]] = {
     "first_k_dense_replace": (0, 10_000),
     "kv_lora_rank": (1, 65_536),
     "qk_rope_head_dim": (0, 65_536),
+    "index_head_dim": (1, 65_536),
     "sliding_window": (1, 1 << 31),
     "attention_chunk_size": (1, 1 << 31),
     "no_rope_layer_interval": (1, 10_000),

@@ -163,11 +163,11 @@ class SpeedReport:
         out = [
             f"every sequence at its full {self.context:,}-token context (the slowest step); "
             "no communication between GPUs modelled",
-            f"ceiling: datasheet {self.bandwidth_gb_s:g} GB/s and dense {self.peak_dtype} "
-            f"{self.peak_tflops:g} TFLOPS; the input embedding table is not read (a lookup)",
+            f"ceiling: datasheet {self.bandwidth_gb_s:,g} GB/s and dense {self.peak_dtype} "
+            f"{self.peak_tflops:,g} TFLOPS; the input embedding table is not read (a lookup)",
             f"expected: {c.bandwidth_efficiency:g} of the bandwidth + {c.fixed_step_s * 1e3:g} ms "
             f"per step, compute {top:g} x M / (M + {c.half_tokens}) of the peak for M tokens "
-            f"a step, prefill in chunks of {c.chunk_tokens} tokens; fitted on {c.fitted_on}",
+            f"a step, prefill in chunks of {c.chunk_tokens:,} tokens; fitted on {c.fitted_on}",
         ]
         if self.moe:
             out.insert(
@@ -183,8 +183,8 @@ class SpeedReport:
         bw, pk = self.bandwidth_gb_s, self.peak_tflops
         prefill = f"prefill of {self.prompt_tokens:,} tokens"
         return [
-            f"Speed on {self.gpu} ({bw:g} GB/s, {self.peak_dtype} {pk:g} TFLOPS dense), "
-            f"{b} x {self.context:,} tokens:",
+            f"Speed on {self.gpu} ({bw:,g} GB/s, {self.peak_dtype} {pk:,g} TFLOPS dense), "
+            f"{b:,} x {self.context:,} tokens:",
             f"  {'':<28}{'expected':>12}{'ceiling':>12}",
             f"  {'decode, per sequence':<28}{self.decode_tokens_per_s:>12,.1f}"
             f"{self.decode_ceiling_tokens_per_s:>12,.1f}  tokens/s",
@@ -195,12 +195,12 @@ class SpeedReport:
             f"  {'time to first token':<28}{self.time_to_first_token_s:>12,.3f}"
             f"{p.seconds:>12,.3f}  s",
             "    decode step >= max(bytes read / bandwidth, FLOPs / peak)",
-            f"    = max({self.decode.bytes_read:,} B / {bw:g} GB/s, "
-            f"{self.decode.flops:,} FLOP / {pk:g} TFLOPS)",
+            f"    = max({self.decode.bytes_read:,} B / {bw:,g} GB/s, "
+            f"{self.decode.flops:,} FLOP / {pk:,g} TFLOPS)",
             f"    = max({d.memory_s * 1e3:.3f}, {d.compute_s * 1e3:.3f}) ms: {d.bound} bound",
             "    prefill >= max(FLOPs(P) / peak, weights read / bandwidth)",
-            f"    = max({self.prefill.flops:,} FLOP / {pk:g} TFLOPS, "
-            f"{self.prefill.bytes_read:,} B / {bw:g} GB/s)",
+            f"    = max({self.prefill.flops:,} FLOP / {pk:,g} TFLOPS, "
+            f"{self.prefill.bytes_read:,} B / {bw:,g} GB/s)",
             f"    = max({p.compute_s * 1e3:.3f}, {p.memory_s * 1e3:.3f}) ms: {p.bound} bound",
             *(f"    assumption: {a}" for a in self.assumptions()),
         ]
@@ -274,7 +274,9 @@ def speed(
     )
 
 
-def speed_on(sc: Any, breakdown: Breakdown, gpu_name: str | None) -> Any:
+def speed_on(
+    sc: Any, breakdown: Breakdown, gpu_name: str | None, constants: SpeedConstants | None = None
+) -> Any:
     """The speed of scenario ``sc`` on the GPU a command line named, or None when none was.
 
     Parameters
@@ -287,6 +289,9 @@ def speed_on(sc: Any, breakdown: Breakdown, gpu_name: str | None) -> Any:
         ``--gpu``: a catalog name, or ``local[:INDEX]``: the catalog's facts for that card
         (:func:`vramdesk.core.local.speed_gpu.local_speed_gpu`), else NVML's bandwidth and
         no peak (:class:`SpeedUnavailable` then names the peak).
+    constants : SpeedConstants, optional
+        ``--speed-constants``: a user's own fit (``vramdesk calibrate BENCHFILE``); default
+        the engine's.
 
     Raises
     ------
@@ -307,12 +312,12 @@ def speed_on(sc: Any, breakdown: Breakdown, gpu_name: str | None) -> Any:
         if index not in gpus:
             return SpeedUnavailable(f"the local GPU ({gpu_name})", ("such GPU on this machine",))
         gpu = local_speed_gpu(gpus[index])
-        return speed(sc.model, sc.weights, sc.workload, sc.runtime, breakdown, gpu)
+        return speed(sc.model, sc.weights, sc.workload, sc.runtime, breakdown, gpu, constants)
     # on first use: the GPU catalog loads only when a GPU is named
     from vramdesk.core.store.bundled import find_gpu
 
     gpu = find_gpu(gpu_name)
-    return speed(sc.model, sc.weights, sc.workload, sc.runtime, breakdown, gpu)
+    return speed(sc.model, sc.weights, sc.workload, sc.runtime, breakdown, gpu, constants)
 
 
 @dataclass(frozen=True, slots=True)

@@ -255,6 +255,25 @@ class MainWindow(QMainWindow):
         for name, at in self._LAZY_TABS.items():
             if at == index:
                 self._tab(name)
+        self._widen_for(index)
+
+    def _widen_for(self, index: int) -> None:
+        """Compare shown: the tabs take the chart's width too; another tab: the chart is back.
+
+        A comparison of several models needs the room (issue 23, item 5: at 1920 x 1080 its
+        chart was 110 px wide, its table scrolled); the live chart and headline are of one
+        model, the compare table's first row. The splitter's sizes come back as they were.
+        """
+        wide = index == self._LAZY_TABS["compare"]
+        centre = self.centre_splitter
+        if wide == centre.isHidden():
+            return
+        if wide:
+            self._narrow_sizes = self.splitter.sizes()
+            centre.hide()
+        else:
+            centre.show()
+            self.splitter.setSizes(self._narrow_sizes)
 
     def _tab(self, name: str) -> QWidget:
         """Tab ``name``, put in place of its placeholder the first time it is asked for."""
@@ -500,7 +519,8 @@ class MainWindow(QMainWindow):
         left = max(self.form_scroll.minimumWidth(), min(self._inputs_width, size.width() // 3))
         rest = max(0, size.width() - left)
         centre = rest // 2
-        self.splitter.setSizes([centre, rest - centre])
+        self._narrow_sizes = [centre, rest - centre]  # also the sizes after a wide Compare
+        self.splitter.setSizes(self._narrow_sizes)
         if hasattr(self, "inputs_dock"):
             self.resizeDocks([self.inputs_dock], [left], Qt.Orientation.Horizontal)
         height = size.height()
@@ -530,11 +550,30 @@ class MainWindow(QMainWindow):
         from vramdesk.gui.dialogs.calibrate import CalibrateDialog
 
         c = self.controller
-        dialog = CalibrateDialog(self, lambda: (c.model, c.weights, c.workload, c.runtime))
+        dialog = CalibrateDialog(
+            self,
+            lambda: (c.model, c.weights, c.workload, c.runtime),
+            self._load_log_model,
+            lambda: (
+                list(self._local_models.found.models)
+                if self._local_models is not None and self._local_models.found is not None
+                else []
+            ),
+        )
         dialog.calibrationSaved.connect(lambda _name: self.library.presetsChanged.emit())
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog
+
+    def _load_log_model(self, target: tuple[str, object]) -> bool:
+        """Load the model a calibration log names: a bundled preset (slug) or a local model."""
+        kind, what = target
+        if kind == "local":
+            return self.local_models.load_entry(what)
+        # on first use: the bundled presets load only when a log names one
+        from vramdesk.core.store.bundled import bundled_model
+
+        return self.controller.load_model_preset(bundled_model(str(what)))
 
     def _sync_unit_actions(self, unit: Unit) -> None:
         for action in self.unit_actions:

@@ -185,7 +185,7 @@ def test_llama4_summaries_name_the_chunked_kind():
         " each sequence (one attention chunk)" in lines
     )
     assert any(
-        "36 chunked local-attention layers cache at most 8192" in a for a in b.kv_cache.assumptions
+        "36 chunked local-attention layers cache at most 8,192" in a for a in b.kv_cache.assumptions
     )
     assert b.kv_cache.substituted == "2 * 8 * 128 * 2 * (12 * 32,768 + 36 * 8,192)"
 

@@ -166,3 +166,14 @@ def test_a_huge_ref_file_is_read_only_to_its_limit(hub, monkeypatch):
     assert max(reads) == hf_cache.REF_LIMIT_BYTES + 1
     assert isinstance(found[0], hf_cache.CacheProblem)
     assert "refer to missing commit hashes" in found[0].text
+
+
+@pytest.mark.parametrize("revision", ["v2", "refs/pr/1", OTHER[:7]])
+def test_revision_goes_with_the_positional_model_and_workload(hub, capsys, revision):
+    # the one grammar (issue 23 item 9): MODEL and WORKLOAD as words, --revision as with --model
+    argv = ["estimate", "Qwen/Qwen3-8B", "1000x1", "--revision", revision, "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["kv_bytes_per_token"] == PER_TOKEN_40
+    argv = ["solve", "Qwen/Qwen3-8B", "1000x1", "80GiB", "--revision", revision, "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["kv_bytes_per_token"] == PER_TOKEN_40

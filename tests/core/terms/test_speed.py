@@ -134,7 +134,7 @@ def test_speed_block_shows_formulas_and_assumptions():
     lines = _speed("llama-3.1-8b", "H100 80GB", 8192, 1).lines()
     text = "\n".join(lines)
     assert "decode step >= max(bytes read / bandwidth, FLOPs / peak)" in text
-    assert "= max(16,083,591,168 B / 3350 GB/s, 19,304,816,640 FLOP / 989.4 TFLOPS)" in text
+    assert "= max(16,083,591,168 B / 3,350 GB/s, 19,304,816,640 FLOP / 989.4 TFLOPS)" in text
     assert "assumption: expected:" in text
 
 

@@ -170,6 +170,11 @@ def commands() -> list[list[str]]:
     add("validate tests/data/reference/engine-cases.jsonl")
     for log in sorted((ROOT / "tests" / "data" / "engine-logs").glob("*.log")):
         add(f"calibrate {log.relative_to(ROOT).as_posix()}")
+    # a log of another model than the one given: one warning line on stderr, exit 0 (issue 23)
+    add("calibrate tests/data/engine-logs/vllm-v1-0.11-llama8b.log --preset qwen3-30b-a3b")
+    # a user's own benchmark output fitted into speed constants (issue 25 item 3)
+    bench = "tests/data/bench/llama-bench-4766-rtx4090.md"
+    add(f"calibrate {bench} --preset llama-2-7b-hf --gpu 'RTX 4090'")
     add("presets list")
     add("presets list --gpus")
     for name in ("llama-3.1-8b", "deepseek-v3", "'H100 80GB'", "chat-8k-x8"):
@@ -228,6 +233,28 @@ def commands() -> list[list[str]]:
     add("estimate --preset llama-3.1-8b --context 131072 --batch 4 --gpu H200 --engine vllm")
     add(f"estimate {m8} --batch 1 --gpu 'Generic 80 GiB' --json")
     add(f"estimate {m8} --gpu 'No Such GPU'")
+    # issue 23 item 9: one grammar: positionals and flags, a workload preset or CONTEXTxBATCH,
+    # a catalog GPU or a size, in every subcommand; estimate with a target gives the verdict
+    for line in (
+        "estimate llama-3.1-8b chat-8k-x8 'H100 80GB'",
+        "estimate --preset llama-3.1-8b --context 8k --batch 8 --gpu 80GiB --json",
+        "estimate --preset llama-3.1-8b --workload 8kx8 --vram-gib 24",
+        "estimate llama-3.1-8b 8192x8 27GiB",
+        "solve llama-3.1-8b 8kx8 80GB",
+        "solve --preset llama-3.1-8b --workload long-128k-x1 --context 32k --gpu H200 --json",
+        "compare llama-3.1-8b qwen3-8b --context 8k --batch 8 --gpu 'H100 80GB' --weights int4"
+        " --engine vllm",
+        "compare --preset llama-3.1-8b --preset qwen3-8b --workload chat-8k-x8 --gpu 80GiB"
+        " --format csv",
+        "estimate --preset llama-3.1-8b --context 8192x8",
+        "solve llama-3.1-8b 8192x8 H200 --gpu L4",
+        "compare llama-3.1-8b --workload lots",
+        "estimate llama-3.1-8b 8192x8 --gpu 0GiB",
+        # estimate's CSV and Markdown carry the verdict row when a target is given
+        "estimate llama-3.1-8b 8kx8 'H100 80GB' --format csv",
+        "estimate llama-3.1-8b 8kx8 27GiB --format markdown",
+    ):
+        add(line)
     return [shlex.split(line) for line in lines]
 
 

@@ -14,7 +14,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from vramdesk.core.calibrate.logparse import ParsedLog, read_log
+from vramdesk.core.calibrate.bench import detect
+from vramdesk.core.calibrate.bench_run import run_bench
+from vramdesk.core.calibrate.identity import model_check_for
+from vramdesk.core.calibrate.logparse import ParsedLog, parse_log, read_log_text
 from vramdesk.core.engines import profile_for
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import validate_inputs
@@ -293,6 +296,8 @@ MODEL_OPTIONS = ("preset", "config", "gguf", "params_b")
 def run_calibration(log_path: str | Path, opts: dict[str, Any]) -> dict[str, Any]:
     """``vramdesk calibrate``: parse the log, compare with the scenario, save if asked.
 
+    A benchmark output instead of a log: :func:`vramdesk.core.calibrate.bench_run.run_bench`.
+
     Parameters
     ----------
     log_path : path
@@ -307,18 +312,26 @@ def run_calibration(log_path: str | Path, opts: dict[str, Any]) -> dict[str, Any
     -------
     dict
         ``{"log", "engine", "summary", "figures": [Row.to_dict()...], "saved": path or None,
-        "notes": [the log's values that replaced the user's (:func:`override_notes`)]}``.
+        "notes": [the log's values that replaced the user's (:func:`override_notes`)],
+        "model_check": :meth:`ModelCheck.to_dict` or None without a model, "warning": the
+        one-line warning when the log is about another model, else None}``.
 
     Raises
     ------
     InputError
         An unreadable log, an invalid scenario option, or ``--save`` with nothing to keep.
     """
-    parsed = read_log(log_path)
+    text, truncated = read_log_text(log_path)
+    kind = detect(text)
+    if kind is not None:
+        return run_bench(text, kind, log_path, opts)
+    parsed = parse_log(text)
+    parsed.truncated = truncated
     scenario = _scenario(parsed, opts) if any(opts.get(k) for k in MODEL_OPTIONS) else None
     total = _budget(parsed, opts, scenario[3]) if scenario else None
     rows = compare(parsed, *scenario, gpu_total_bytes=total) if scenario else compare(parsed)
     notes = override_notes(parsed, opts, scenario[2], scenario[3]) if scenario else []
+    check = model_check_for(parsed, scenario[0], opts) if scenario else None
     if scenario and total is not None and parsed.value("gpu_total_bytes") is not None:
         notes.append(
             f"using the log's GPU total {int(parsed.value('gpu_total_bytes')):,} bytes "
@@ -341,6 +354,8 @@ def run_calibration(log_path: str | Path, opts: dict[str, Any]) -> dict[str, Any
         "figures": [r.to_dict() for r in rows],
         "saved": saved,
         "notes": notes,
+        "model_check": check.to_dict() if check else None,
+        "warning": check.warning() if check else None,
         "text": "\n".join([format_rows(rows, parsed), *notes]),
     }
 

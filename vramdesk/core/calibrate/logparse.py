@@ -69,6 +69,11 @@ class ParsedLog:
     truncated: bool = False
     #: The release the log prints (vLLM: "0.11.0", "0.6.4.post1"), or None.
     engine_version: str | None = None
+    #: The model the log names (:data:`_MODEL_NAMES`: a Hugging Face id, GGUF ``general.name``
+    #: or file), or None.
+    model_name: str | None = None
+    #: The parameter count llama.cpp prints ("model params = 8.03 B"), or None.
+    model_params: int | None = None
 
     def value(self, name: str) -> int | Fraction | None:
         """Return the value of figure ``name``, or ``None``."""
@@ -81,7 +86,8 @@ class ParsedLog:
             return "no figures found: not a vLLM, SGLang, llama.cpp or Ollama start-up log"
         engine = self.engine.value if self.engine else "unknown engine"
         n = len(self.figures)
-        return f"{engine}: {n} figure{'' if n == 1 else 's'}"
+        model = f" (model {self.model_name})" if self.model_name else ""
+        return f"{engine}: {n} figure{'' if n == 1 else 's'}{model}"
 
 
 def _bytes(number: str, unit: str) -> int:
@@ -101,6 +107,45 @@ _SUMMED = {"kv_cache_bytes_k", "kv_cache_bytes_v", "weights_bytes_host", "kv_buf
 _VLLM_VERSION = re.compile(
     r"(?:vLLM API server version |LLM engine \(v)(\d{1,4}\.\d{1,4}[\w.+-]{0,40})"
 )
+
+
+#: The lines that name the model, best first (the first match of the best pattern wins):
+#: SGLang's ``server_args=ServerArgs(model_path='...')`` (``srt/server_args.py``); vLLM's
+#: engine config ``model='...'`` (``engine/llm_engine.py`` / ``v1/engine/core.py``
+#: "Initializing a V1 LLM engine ... with config: model=..."), its api_server Namespace
+#: ``model_tag='...'`` and "Starting to load model NAME..." (``v1/worker/gpu_model_runner.py``
+#: ``load_model``); llama.cpp's GGUF ``general.name`` key as ``llama_model_loader`` dumps it,
+#: then the file of "loaded meta data ... from PATH" (``src/llama-model-loader.cpp``).
+_MODEL_NAMES = (
+    re.compile(r"\bmodel_path='([^']{1,300})'"),
+    re.compile(r"\bmodel='([^']{1,300})'"),
+    re.compile(r"\bmodel_tag='([^']{1,300})'"),
+    re.compile(r"Starting to load model (\S{1,300}?)\.\.\."),
+    re.compile(r"general\.name\s{1,60}str\s{0,20}=\s{0,5}(\S[^\r\n]{0,200})"),
+    re.compile(r"loaded meta data with .{0,120}? from (\S{1,500}?)(?: \(version|$)"),
+)
+#: llama.cpp's "model params     = 8.03 B" (``llm_load_print_meta`` / ``print_info``).
+_MODEL_PARAMS = re.compile(r"model params\s{0,20}=\s{0,5}(\d{1,6}(?:\.\d{1,6})?) ?([KMBT])\b")
+_PARAM_UNITS = {"K": 10**3, "M": 10**6, "B": 10**9, "T": 10**12}
+
+
+def _model_identity(lines: list[str]) -> tuple[str | None, int | None]:
+    """The model name (best pattern of :data:`_MODEL_NAMES`) and parameter count a log prints."""
+    best: tuple[int, str] | None = None
+    params = None
+    for line in lines:
+        for rank, pattern in enumerate(_MODEL_NAMES):
+            if best is not None and rank >= best[0]:
+                break
+            match = pattern.search(line)
+            if match:
+                best = (rank, match[1].strip())
+                break
+        if params is None:
+            m = _MODEL_PARAMS.search(line)
+            if m:
+                params = round_half_up(Fraction(m[1]) * _PARAM_UNITS[m[2]])
+    return (best[1] if best else None), params
 
 
 def _rules() -> list[tuple[Engine, re.Pattern[str], _Handler]]:
@@ -348,15 +393,17 @@ def parse_log(text: str) -> ParsedLog:
         ``kv_cache_cells``, ``kv_cache_cells_swa``, ``compute_buffer_bytes`` (first device),
         ``output_buffer_bytes``. The first occurrence of a figure wins (multi-rank logs
         repeat lines); K, V and host weights are summed over their lines. ``engine_version``:
-        the vLLM release the log prints (:data:`_VLLM_VERSION`).
+        the vLLM release the log prints (:data:`_VLLM_VERSION`); ``model_name`` and
+        ``model_params``: the model the log names and llama.cpp's parameter count
+        (:data:`_MODEL_NAMES`, :data:`_MODEL_PARAMS`).
     """
     found: dict[str, Figure] = {}
     kv_sizes: list[Figure] = []
     hints: dict[Engine, int] = {}
     ollama, version = False, None
     text = text[:MAX_LOG_BYTES]
-    for number, line in enumerate(text.splitlines(), 1):
-        line = line[:MAX_LINE_CHARS]
+    lines = [line[:MAX_LINE_CHARS] for line in text.splitlines()]
+    for number, line in enumerate(lines, 1):
         ollama = ollama or bool(_OLLAMA.search(line))
         version = version or (_VLLM_VERSION.search(line) or [None, None])[1]
         for engine, pattern, handler in _RULES:
@@ -367,6 +414,7 @@ def parse_log(text: str) -> ParsedLog:
                     _add(found, kv_sizes, Figure(name, value, number, line.strip()[:200]))
         _ollama_line(line, number, found)
     _finish_llamacpp(found, kv_sizes)
+    name, params = _model_identity(lines)
     engine = max(hints, key=hints.get) if hints else None
     if ollama and (engine in (Engine.LLAMA_CPP, None)) and (hints or found):
         engine = Engine.OLLAMA
@@ -378,6 +426,8 @@ def parse_log(text: str) -> ParsedLog:
             if not k.startswith(("kv_size", "kv_buffer", "iswa", "kv_cells_line"))
         },
         engine_version=version if engine is Engine.VLLM else None,
+        model_name=name,
+        model_params=params,
     )
 
 

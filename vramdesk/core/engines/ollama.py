@@ -8,6 +8,9 @@ Sources (read in ollama/ollama, not copied):
   ``OLLAMA_GPU_OVERHEAD`` (0 by default), the compute graph and the layers' weights + KV.
 * ``fs/ggml/ggml.go`` ``SupportsKVCacheType``: ``OLLAMA_KV_CACHE_TYPE`` is f16, q8_0 or q4_0.
 * ``discover/gpu.go``: ``cudaMinimumMemory = rocmMinimumMemory = 457 MiB``.
+* Ollama's own estimate (``llm/memory.go``, ``fs/ggml/ggml.go``), which decides how many
+  layers it offloads: :mod:`vramdesk.core.engines.ollama_estimate`, by release, beside the
+  allocation that follows (:meth:`OllamaProfile.ollama_figures`).
 * Chunked local attention (Llama-4): from :data:`LLAMA_SERVER_SINCE` Ollama runs every GGUF
   model on llama.cpp's ``llama-server`` (ollama/ollama#16031, "use llama-server exclusively
   for GGML models"), so the chunked layers get llama.cpp's iSWA cells
@@ -21,9 +24,11 @@ Sources (read in ollama/ollama, not copied):
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from vramdesk.core.engines.base import with_parts
 from vramdesk.core.engines.llamacpp.profile import LlamaCppProfile
+from vramdesk.core.engines.ollama_estimate import estimate_gpu_layers, estimate_sentence
 from vramdesk.core.model.formats import KVDtype, WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import CHUNKED, ModelSpec, chunks_as_full
@@ -58,7 +63,10 @@ class OllamaProfile(LlamaCppProfile):
     kv_dtypes = (KVDtype.FP16, KVDtype.Q8_0, KVDtype.Q4_0)
 
     def check_engine_version(self, version: str | None) -> None:
-        """Accept any Ollama version ("0.5.7"): only Llama-4's chunked layers depend on it.
+        """Accept any Ollama version ("0.5.7"): chunked layers and the estimate depend on it.
+
+        Llama-4's chunked layers and Ollama's own estimate
+        (:mod:`~vramdesk.core.engines.ollama_estimate`) follow the release.
 
         A version without ``major.minor`` reads as the newest (:func:`ollama_release`).
         """
@@ -89,3 +97,67 @@ class OllamaProfile(LlamaCppProfile):
             ("457 MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to 0",),
         )
         return with_parts(base, overhead=over, warnings=notes)
+
+    def figures(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        *,
+        gpu_total_bytes: int | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> dict[str, int | Fraction]:
+        """llama.cpp's figures, and Ollama's own estimate on a GPU of ``gpu_total_bytes`` free.
+
+        The estimate's keys are those of :meth:`ollama_figures` (none without a GPU size).
+        """
+        out = super().figures(
+            model, weights, workload, runtime, gpu_total_bytes=gpu_total_bytes, counts=counts
+        )
+        if gpu_total_bytes is not None:
+            out.update(self.ollama_figures(model, weights, workload, runtime, gpu_total_bytes)[0])
+        return out
+
+    def ollama_figures(
+        self,
+        model: ModelSpec,
+        weights: WeightSpec,
+        workload: Workload,
+        runtime: Runtime,
+        free_bytes: int,
+    ) -> tuple[dict[str, int | Fraction], str | None]:
+        """Ollama's estimate and the allocation at the layers it picks, with the sentence.
+
+        Keys (bytes unless a count): ``ollama_estimate_kv_bytes`` (``memory.required.kv``),
+        ``ollama_estimate_partial_bytes`` / ``ollama_estimate_full_bytes``
+        (``memory.required.partial`` / ``.full``), ``ollama_graph_full_bytes``,
+        ``ollama_graph_partial_bytes``, ``ollama_layers_offload`` / ``ollama_layers_model``
+        (``layers.offload`` / ``layers.model``) and ``ollama_allocated_bytes``: this profile's
+        breakdown at ``n_gpu_layers = layers.offload`` (what is really allocated). The
+        sentence says both where they differ. ``({}, None)`` where the release follows the
+        engine (:func:`~.ollama_estimate.estimator_rule`) or ``num_gpu`` is set.
+        """
+        if runtime.n_gpu_layers is not None:
+            return {}, None
+        est = estimate_gpu_layers(model, weights, workload, runtime, free_bytes)
+        if est is None:
+            return {}, None
+        real = self.estimate(
+            model, weights, workload, runtime.replace(n_gpu_layers=est.layers_offload)
+        )
+        allocated = real.total_bytes
+        figures: dict[str, int | Fraction] = {
+            "ollama_estimate_kv_bytes": est.kv_bytes,
+            "ollama_estimate_partial_bytes": est.required_partial_bytes,
+            "ollama_estimate_full_bytes": est.required_full_bytes,
+            "ollama_graph_full_bytes": est.graph_full_bytes,
+            "ollama_graph_partial_bytes": est.graph_partial_bytes,
+            "ollama_layers_offload": est.layers_offload,
+            "ollama_layers_model": est.layers_model,
+            "ollama_allocated_bytes": allocated,
+        }
+        differ = allocated != est.required_partial_bytes
+        return figures, estimate_sentence(
+            runtime.engine_version, est, allocated
+        ) if differ else None

@@ -22,6 +22,13 @@ Sources (read in sgl-project/sglang, not copied):
   after ``alloc_memory_pool`` (and ``init_cuda_graphs`` after ``init_memory_pool`` in the
   0.4 releases: the 2025-05 log prints "Memory pool end" before "Capture cuda graph end"),
   so they come out of the reserve, not the pool.
+* DeepSeek sparse attention (DeepSeek-V3.2): ``memory_pool.py`` ``NSATokenToKVPool`` keeps
+  beside each layer's latent an indexer key of ``index_head_dim`` fp8 values + a float32
+  scale per 128 (132 bytes), and at an fp8 cache the latent as ``kv_lora_rank`` fp8 + its
+  scales + the rope part in bf16 (``calculate_mla_kv_cache_dim``: 656 bytes); the cell of
+  ``pool_configurator.py`` ``DefaultPoolConfigurator._compute_cell_size`` counts both
+  (:func:`vramdesk.core.terms.kv_cache.layer_row`). Older releases' ``profile_max_num_token``
+  counted the fp8 latent as 576 bytes in the cell while the pool stores 656: not modelled.
 * Chunked local attention (Llama-4): ``python/sglang/srt/configs/model_config.py``
   ``is_hybrid_swa_model`` lists ``Llama4ForConditionalGeneration`` (both released Llama-4
   checkpoints) and ``get_hybrid_layer_ids`` puts its layers ``i`` with ``(i + 1) % 4 != 0``
@@ -46,8 +53,8 @@ from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
-from vramdesk.core.terms.kv_cache import gpu_layers, kv_bytes_per_token, layer_row_elements
-from vramdesk.core.units import GIB, MIB, ceil_bytes
+from vramdesk.core.terms.kv_cache import gpu_layers, kv_bytes_per_token, layer_row_bytes
+from vramdesk.core.units import GIB, MIB
 
 #: ``mem_fraction_static`` used when the runtime does not set one.
 DEFAULT_MEM_FRACTION_STATIC = Fraction(88, 100)
@@ -213,10 +220,12 @@ class SglangProfile(FormulaProfile):
             tokens = max(0, self.usable_bytes(b, gpu_total_bytes, runtime)) // cell
         if tokens is None:
             return {}
-        e = workload.kv_dtype.bytes_per_element
-        rows = [layer_row_elements(model, x, runtime) for x in gpu_layers(model, runtime)]
-        k = tokens * sum(ceil_bytes(r[0] * e) for r in rows)
-        v = tokens * sum(ceil_bytes(r[1] * e) for r in rows)
+        rows = [
+            layer_row_bytes(model, x, workload.kv_dtype, runtime)
+            for x in gpu_layers(model, runtime)
+        ]
+        k = tokens * sum(r[0] for r in rows)  # an indexer key counts with K
+        v = tokens * sum(r[1] for r in rows)
         return {
             "kv_cache_tokens": tokens,
             "kv_cache_bytes_k": k,

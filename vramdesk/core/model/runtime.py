@@ -60,6 +60,13 @@ class MlaCache(enum.Enum):
     EXPANDED = "expanded"  #: per-head K (nope + rope) and V (older llama.cpp builds)
     #: K = latent + rope, V = the latent again (llama.cpp from the MLA cache until V-less)
     LATENT_WITH_V = "latent+v"
+    #: DeepSeek sparse attention at 16 bits (vLLM, SGLang): the latent + rope at the cache dtype
+    #: and the indexer key in fp8 with a float32 scale per 128 values (132 bytes at 128)
+    DSA_LATENT = "dsa-latent"
+    #: DeepSeek sparse attention with an fp8 cache (vLLM ``fp8_ds_mla``, SGLang's NSA fp8
+    #: layout): the latent in fp8 + a float32 scale per 128 values + the rope part in bf16
+    #: (656 bytes at 512 + 64), beside the fp8 indexer key (132 bytes)
+    DSA_FP8 = "fp8_ds_mla"
 
 
 #: Runtime fields by option group. Every engine takes the common group; each takes the

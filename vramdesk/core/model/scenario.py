@@ -76,27 +76,30 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
 
     Shape flags given together with a preset or a config override its fields. ``--config -``
     and ``--gguf -`` read standard input; ``--revision`` picks a Hugging Face cache entry's
-    revision for ``--model``.
+    revision for ``--model`` (or the positional MODEL, ``name``, which is otherwise read as
+    ``compare`` reads it: :func:`vramdesk.core.local.discovery.model_by_name`).
 
     Raises
     ------
     InputError
         ``model``: no source or more than one; a missing shape field, named.
     """
-    sources = [k for k in ("preset", "config", "gguf", "model") if opts.get(k)]
+    sources = [k for k in ("preset", "config", "gguf", "model", "name") if opts.get(k)]
     if len(sources) > 1:
         raise InputError(
             "model",
-            f"give only one of --preset, --config, --gguf, --model (got {', '.join(sources)})",
+            f"give only one of MODEL, --preset, --config, --gguf, --model (got "
+            f"{', '.join(sources)})",
             "conflict",
         )
     overrides = {f: opts[o] for o, f in _SHAPE_FLAGS.items() if opts.get(o) is not None}
     if opts.get("params_b") is not None:
         overrides["params"] = round(_number("params_b", opts["params_b"]) * 10**9)
-    if opts.get("revision") is not None and sources != ["model"]:
+    if opts.get("revision") is not None and sources not in (["model"], ["name"]):
         raise InputError(
             "revision",
-            "goes with --model, a Hugging Face cache entry (org/name); see 'vramdesk models'",
+            "goes with --model (or MODEL), a Hugging Face cache entry (org/name); see "
+            "'vramdesk models'",
             "conflict",
         )
     stdin = sources in (["config"], ["gguf"]) and opts[sources[0]] == "-"
@@ -110,11 +113,17 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
     if sources == ["preset"]:
         preset = resolve_model_preset(opts["preset"])
         return preset.model.replace(**overrides), preset.weights
-    if sources == ["model"]:
+    if sources == ["name"] and opts.get("revision") is None:  # MODEL, as compare reads it
+        # on first use: the file readers load only when a model file is read
+        from vramdesk.core.local.discovery import model_by_name
+
+        _label, model, weights = model_by_name(opts["name"])
+        return model.replace(**overrides), weights
+    if sources in (["model"], ["name"]):  # MODEL with --revision: a Hugging Face cache entry
         # on first use: the file readers load only when a model file is read
         from vramdesk.core.local.discovery import load_named
 
-        imported = load_named(opts["model"], opts.get("revision"))
+        imported = load_named(opts[sources[0]], opts.get("revision"))
         return imported.model.replace(**overrides), imported.weights
     if stdin and sources == ["gguf"]:
         # on first use: the file readers (and pathlib, issue 24) load only when a model file
@@ -134,7 +143,7 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
     if "params" not in overrides:
         raise InputError(
             "model",
-            "give --preset NAME, --config PATH, --gguf PATH, or --params-b with "
+            "give MODEL, --preset NAME, --config PATH, --gguf PATH, or --params-b with "
             "--layers, --kv-heads and --head-dim",
             "required",
         )
@@ -175,8 +184,9 @@ _WORKLOAD_OPTIONS = {
 def workload_from_args(opts: dict[str, Any], base: Workload | None = None) -> Workload:
     """Workload from ``--context``, ``--batch``, ``--prompt-len``, ``--chunk``, ``--kv-dtype``.
 
-    Each option given (not ``None``) replaces its field of ``base`` (a saved scenario's
-    workload), else of :class:`Workload`'s defaults (batch 1, fp16, 4 live buffers).
+    Each option given (not ``None``) replaces its field of ``base`` (the typed ``--workload``
+    or positional WORKLOAD, else a saved scenario's workload), else of :class:`Workload`'s
+    defaults (batch 1, fp16, 4 live buffers).
     """
     changes: dict[str, Any] = {
         field: opts[option]
@@ -188,6 +198,25 @@ def workload_from_args(opts: dict[str, Any], base: Workload | None = None) -> Wo
     if base is None:
         return Workload(**changes)
     return dataclasses.replace(base, **changes)
+
+
+def with_workload_base(opts: dict[str, Any]) -> dict[str, Any]:
+    """``opts`` with the fields of ``--workload`` (or the positional WORKLOAD) filled in.
+
+    ``opts["workload"]`` is a :class:`Workload` (the command line reads the typed text with
+    :func:`vramdesk.core.fields.parse_workload_text`); every option given (``--context``,
+    ``--batch``, ``--kv-dtype``, ...) overrides its field. ``--ctx-size`` replaces the context.
+    """
+    base = opts.get("workload")
+    if not isinstance(base, Workload):
+        return opts
+    out = dict(opts)
+    by_ctx_size = out.get("ctx_size") is not None  # -c replaces the context
+    for option, field in {**_WORKLOAD_OPTIONS, "kv_dtype": "kv_dtype"}.items():
+        if out.get(option) is None and not (option == "context" and by_ctx_size):
+            value = getattr(base, field)
+            out[option] = value.label if isinstance(value, KVDtype) else value
+    return out
 
 
 def fixed_overhead_bytes(value: Any) -> int:
@@ -326,22 +355,24 @@ def _for_engine(runtime: Runtime, engine: Engine) -> Runtime:
 
 
 def saved_scenario(opts: dict[str, Any]) -> AppliedPreset | None:
-    """The saved scenario preset ``--preset`` names (None: none named, or not a scenario).
+    """The saved scenario preset ``--preset`` (or the positional MODEL) names, else None.
 
-    See :func:`vramdesk.core.store.lookup.saved_scenario`: a bundled model of that name
-    comes first.
+    None: none named, or not a scenario. See :func:`vramdesk.core.store.lookup.saved_scenario`:
+    a bundled model of that name comes first.
     """
-    name = opts.get("preset")
+    name = opts.get("preset") or opts.get("name")
     return saved_scenario_named(name) if name else None
 
 
 def scenario_from_args(opts: dict[str, Any]) -> Scenario:
     """Build and validate a :class:`Scenario` from command-line style options.
 
-    A saved scenario preset (``--preset NAME``) is applied as the window applies it
-    (:mod:`vramdesk.core.store.applied`): its model, weights, workload and runtime (engine,
-    engine version, knobs), each flag given overriding that field, so that the preset's
-    context needs no ``--context``. Its target is :func:`with_saved_target`'s.
+    A saved scenario preset (``--preset NAME`` or the positional MODEL) is applied as the
+    window applies it (:mod:`vramdesk.core.store.applied`): its model, weights, workload and
+    runtime (engine, engine version, knobs), each flag given overriding that field, so that
+    the preset's context needs no ``--context``. A typed workload (``--workload`` or the
+    positional WORKLOAD, a :class:`Workload`) replaces the saved one whole, each workload flag
+    still overriding its field. Its target is :func:`with_saved_target`'s.
 
     Raises
     ------
@@ -349,19 +380,24 @@ def scenario_from_args(opts: dict[str, Any]) -> Scenario:
         The first invalid or missing field, named.
     """
     saved = saved_scenario(opts)
-    saved_workload = saved.get("workload") if saved else None
-    if saved_workload is not None:
+    typed = opts.get("workload")
+    if isinstance(typed, Workload):  # a typed workload replaces the saved scenario's
+        base = typed
+        opts = with_workload_base(opts)
+    else:
+        base = saved.get("workload") if saved else None
+    if base is not None:
         opts = {**opts}
         if opts.get("ctx_size") is None and opts.get("context") is None:
-            opts["context"] = saved_workload.context_tokens
+            opts["context"] = base.context_tokens
         if opts.get("batch") is None:
-            opts["batch"] = saved_workload.batch  # -c N divides by the preset's slots too
+            opts["batch"] = base.batch  # -c N divides by the preset's slots too
     model, default_weights = model_from_args(opts)
     opts = context_flags(opts, model.max_position_embeddings)
     sc = Scenario(
         model,
         weights_from_args(opts, default_weights),
-        workload_from_args(opts, saved_workload),
+        workload_from_args(opts, base),
         runtime_from_args(opts, saved.get("runtime") if saved else None),
     )
 
@@ -450,10 +486,11 @@ def export_target(opts: dict[str, Any], engine: Engine) -> tuple[str, int | None
 def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
     """The GPU budget ``(label, capacity_bytes)`` from ``--vram-gib`` or ``--gpu NAME``.
 
-    A catalog GPU gives :meth:`~vramdesk.core.store.bundled.GpuSpec.capacity_for` the ``--engine``:
-    vLLM and SGLang budget from CUDA's total, below nvidia-smi's (the label says which).
-    ``budget_bytes`` (a saved scenario's custom budget, :func:`with_saved_target`) is used
-    when neither is given.
+    A catalog GPU gives :meth:`~vramdesk.core.store.bundled.GpuSpec.capacity_for` the
+    ``--engine``: vLLM and SGLang budget from CUDA's total, below nvidia-smi's (the label says
+    which). ``budget_bytes`` (a saved scenario's custom budget, :func:`with_saved_target`) is
+    used when neither is given. The command line reads a typed target (a size, ``local``)
+    before it comes here (:func:`vramdesk.cli._grammar.budget`).
 
     Raises
     ------
@@ -465,7 +502,11 @@ def budget_from_args(opts: dict[str, Any]) -> tuple[str, int]:
         n_bytes = opts["budget_bytes"]
         return f"{format(float(Fraction(n_bytes, GIB)), 'g')} GiB", n_bytes
     if (vram is None) == (gpu is None):
-        raise InputError("budget", "give exactly one of --vram-gib V or --gpu NAME", "required")
+        raise InputError(
+            "budget",
+            "give exactly one target: TARGET, --gpu TARGET or --vram-gib V",
+            "required" if vram is None else "conflict",
+        )
     if vram is not None:
         check_real("vram_gib", _number("vram_gib", vram))
         return f"{vram:g} GiB", gib_to_bytes(vram)

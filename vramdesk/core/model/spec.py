@@ -173,6 +173,10 @@ class ModelSpec:
     sparse_indexer_params : int
         DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the lightning indexer's weights over
         all layers (``wq_b``, ``wk``, ``k_norm``, ``weights_proj``), counted with attention.
+    index_head_dim : int or None
+        DeepSeek sparse attention: the width of the indexer's key, which every MLA layer
+        caches per token beside the latent (config.json ``index_head_dim``: 128 on
+        DeepSeek-V3.2); ``None``: no indexer (:func:`vramdesk.core.terms.kv_cache.layer_row`).
     parallel_ssm : bool
         Every layer runs attention and a Mamba-2 mixer side by side (Falcon-H1): each
         keeps both a KV cache and a recurrent state.
@@ -228,6 +232,7 @@ class ModelSpec:
     single_op_blocks: bool = False
     lm_head_bias: bool = False
     sparse_indexer_params: int = 0
+    index_head_dim: int | None = None
     attention_sinks: bool = False
     router_bias: bool = False
     expert_bias: bool = False
@@ -383,6 +388,7 @@ class ModelSpec:
             )
         if self.is_mla:
             check_int("kv_lora_rank", self.kv_lora_rank)
+            check_int("index_head_dim", self.index_head_dim, optional=True)
             check_int("qk_rope_head_dim", self.qk_rope_head_dim)
         elif self.head_dim is None and heads and self.hidden_size and self.hidden_size % heads:
             raise InputError(

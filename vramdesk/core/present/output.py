@@ -117,7 +117,12 @@ def scenario_facts(sc: Any, target: tuple[str, int | None] | None = None) -> dic
 
 
 def breakdown_export(
-    sc: Any, b: Breakdown, fmt: str, unit: Unit, target: tuple[str, int | None] | None = None
+    sc: Any,
+    b: Breakdown,
+    fmt: str,
+    unit: Unit,
+    target: tuple[str, int | None] | None = None,
+    verdict: str | None = None,
 ) -> str:
     """The breakdown of ``sc`` as CSV, Markdown or JSON, with what it is of (issue 23).
 
@@ -133,7 +138,10 @@ def breakdown_export(
       ``prompt_len``, ``kv_dtype``), ``engine``, ``engine_version``, ``target``
       (``{"gpu", "budget_bytes"}`` or null), then :meth:`Breakdown.to_dict`'s keys.
 
-    Empty cells (CSV, Markdown) and null (JSON) are what is not set.
+    Empty cells (CSV, Markdown) and null (JSON) are what is not set. ``verdict`` (``estimate``
+    with a target: ``fits``, ``tight`` or ``does_not_fit``, the JSON's word,
+    :data:`vramdesk.core.solve.verdict.JSON_VERDICT`) adds a ``verdict`` row after the facts
+    in CSV and Markdown; the JSON carries it with the budget (:func:`breakdown_output`).
 
     Raises
     ------
@@ -146,6 +154,8 @@ def breakdown_export(
     if fmt not in ("csv", "markdown", "md"):
         raise InputError("format", f"must be csv, markdown or json, got {fmt!r}", "unknown_choice")
     cells = [[key, _cell(value)] for key, value in facts.items()]
+    if verdict is not None:
+        cells.append(["verdict", verdict])
     views = _views()
     header, rows = views.breakdown_table(b, unit)
     if fmt == "csv":
@@ -175,6 +185,7 @@ def breakdown_output(
     unit: Unit,
     speed: Any = None,
     target: tuple[str, int | None] | None = None,
+    verdict: tuple[str, Any] | None = None,
 ) -> str:
     """``vramdesk estimate --format FMT``: the breakdown of scenario ``sc``.
 
@@ -183,15 +194,33 @@ def breakdown_output(
     csv carry the breakdown only (no speed figure without its assumptions). ``target``
     (GPU name, budget bytes): the GPU named, carried by csv, markdown and json with the rest
     of the scenario (:func:`breakdown_export`).
+    ``verdict`` (``estimate`` with a target): ``(budget label, SolveResult)``; the table
+    adds the headline verdict (:func:`vramdesk.core.solve.verdict.headline`), the JSON
+    ``budget``, ``capacity_bytes`` and ``verdict`` (``fits``, ``tight``, ``does_not_fit``),
+    CSV and Markdown a ``verdict`` row of the same word.
     """
     if fmt == "table":
         # on first use: the plain-text report loads only for the table format
-        from vramdesk.core.present.report import breakdown_text
+        from vramdesk.core.present.report import breakdown_text, verdict_text
 
-        return _with_speed(breakdown_text(sc, b, unit), speed)
-    text = breakdown_export(sc, b, fmt, unit, target)
-    if fmt == "json" and speed is not None:
-        return dumps({**json.loads(text), **_speed_dict(speed)})
+        text = breakdown_text(sc, b, unit)
+        if verdict is not None:
+            text += "\n" + verdict_text(verdict[1], verdict[0], sc.workload.batch, unit)
+        return _with_speed(text, speed)
+    word = None
+    if verdict is not None:
+        # on first use: the verdict loads only for the commands that give one
+        from vramdesk.core.solve.verdict import JSON_VERDICT, headline
+
+        word = JSON_VERDICT[headline(verdict[1], sc.workload.batch, unit).state]
+    text = breakdown_export(sc, b, fmt, unit, target, None if fmt == "json" else word)
+    if fmt == "json":
+        judged = {}
+        if verdict is not None:
+            label, result = verdict
+            judged = {"budget": label, "capacity_bytes": result.capacity_bytes, "verdict": word}
+        if judged or speed is not None:
+            return dumps({**json.loads(text), **judged, **_speed_dict(speed)})
     return text
 
 
@@ -315,7 +344,7 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
 
     ``table``: parts in ``unit``; ``markdown``/``csv``: exact bytes per part plus the total
     in ``unit`` as a plain number (:func:`views.comparison_table` exact mode); ``json``:
-    ``{"budget", "capacity_bytes", "models": [{"name", "breakdown" | "error", "fits",
+    ``{"budget", "capacity_bytes", "models": [{"model", "breakdown" | "error", "fits",
     "verdict"}]}`` with ``verdict`` ``"fits"``, ``"tight"`` or ``"does_not_fit"`` and ``fits``
     its yes/no (the usable memory holds the workload: fits or tight).
     """
@@ -340,7 +369,7 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
         text = _aligned(header, rows)
         if comp.budget_label is not None:
             cap = format_bytes(comp.capacity_bytes, unit)
-            text += f"\nVerdict on {comp.budget_label} ({cap} per GPU), as the window's headline:"
+            text += f"\nVerdict on {comp.budget_label} = {cap} per GPU, as the window's headline:"
             text += " the KV cache and activations within what the engine leaves for them"
             text += " (tight: little to spare, or the estimated total over the card)."
         return text

@@ -87,7 +87,7 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
         unit_name = "cells" if rt.engine in (Engine.LLAMA_CPP, Engine.OLLAMA) else "tokens"
         lines.append(f"KV cache capacity at this budget: {r.kv_cache_tokens:,} {unit_name}")
     lines.append(
-        f"Max concurrency at {wl.context_tokens:,} tokens: {r.max_concurrency} "
+        f"Max concurrency at {wl.context_tokens:,} tokens: {r.max_concurrency:,} "
         f"(exact {float(r.max_concurrency_exact):.4f})"
     )
     limit = {
@@ -96,7 +96,7 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
         "limit": "the context limit",
     }[r.max_context_limited_by]
     lines.append(
-        f"Max context at {wl.batch} concurrent: {r.max_context:,} tokens (limited by {limit})"
+        f"Max context at {wl.batch:,} concurrent: {r.max_context:,} tokens (limited by {limit})"
     )
     verdict = headline(r, wl.batch, unit)  # the window's headline, word for word
     lines.append(f"Verdict: {verdict.headline.text}")
@@ -119,6 +119,15 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
             f"headroom {format_bytes(row.headroom_bytes, unit):>12}  {mark}"
         )
     return "\n".join(lines)
+
+
+def verdict_text(r: SolveResult, budget_label: str, batch: int, unit: Unit = Unit.GIB) -> str:
+    """``estimate`` on a target: the headline verdict (:func:`headline`) and its detail line."""
+    verdict = headline(r, batch, unit)  # the window's headline, word for word
+    return (
+        f"Verdict on {budget_label} = {format_bytes(r.capacity_bytes, unit)} per GPU: "
+        f"{verdict.headline.text}\n    {verdict.detail.text}"
+    )
 
 
 def preset_rows(problems: list[str] | None = None) -> list[dict[str, Any]]:

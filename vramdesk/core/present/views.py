@@ -408,6 +408,18 @@ PART_TITLES = {
 }
 
 
+#: Each part's column in exports: the key of ``Breakdown.to_dict`` (the JSON of estimate, solve
+#: and compare), so that a column means one thing everywhere (``activation_bytes``).
+PART_KEYS = {
+    "weights": "weights_bytes",
+    "kv_cache": "kv_cache_bytes",
+    "state": "state_bytes",
+    "activations": "activation_bytes",
+    "overhead": "overhead_bytes",
+    "total": "total_bytes",
+}
+
+
 def part_columns(rows: Sequence[CompareRow]) -> tuple[str, ...]:
     """:data:`PART_COLUMNS`, with ``state`` after ``kv_cache`` when a row has recurrent layers."""
     if any(r.breakdown is not None and r.breakdown.state is not None for r in rows):
@@ -442,15 +454,16 @@ def comparison_table(
     """Header and rows of the comparison, one row per preset.
 
     ``exact``: each part in exact bytes plus the total in ``unit`` as a plain number
-    (:func:`plain_number`), for CSV/JSON-minded exports; otherwise every part formatted
-    in ``unit`` (for display). ``fits``: one headline answer per row (``"fits"``, ``"tight"``,
+    (:func:`plain_number`), for CSV/JSON-minded exports, under the JSON's names
+    (``model``, :data:`PART_KEYS`); otherwise every part formatted in ``unit`` (for display).
+    ``fits``: one headline answer per row (``"fits"``, ``"tight"``,
     ``"no"``; None: no verdict), added as a last column ``verdict`` / ``Verdict``.
     """
     columns = part_columns(rows)
     if exact:
-        header = ["preset"] + [f"{k}_bytes" for k in columns] + [f"total_{unit.label}", "error"]
+        header = ["model"] + [PART_KEYS[k] for k in columns] + [f"total_{unit.label}", "error"]
     else:
-        header = ["Preset"] + [f"{PART_TITLES[k]} ({unit.label})" for k in columns] + ["Error"]
+        header = ["Model"] + [f"{PART_TITLES[k]} ({unit.label})" for k in columns] + ["Error"]
     out = []
     for row in rows:
         b = row.breakdown
@@ -530,10 +543,13 @@ def breakdown_json(breakdown: Breakdown) -> str:
 
 
 def comparison_json(rows: Sequence[CompareRow]) -> str:
-    """The comparison as a JSON list of ``{"name", "breakdown" | "error"}`` objects."""
+    """The comparison as a JSON list of ``{"model", "breakdown" | "error"}`` objects.
+
+    ``model`` is the model's name, under the key estimate's and solve's JSON give it.
+    """
     data: list[dict[str, Any]] = []
     for row in rows:
-        item: dict[str, Any] = {"name": row.name}
+        item: dict[str, Any] = {"model": row.name}
         if row.breakdown is None:
             item["error"] = row.error
         else:

@@ -20,7 +20,8 @@ Prefill: ``ceil(P / chunk_tokens)`` steps of at most ``chunk_tokens`` tokens (ll
 The constants are fitted to the published measurements in ``tests/data/speed-measurements.jsonl``
 (each with its URL) by ``tests/benchmarks/bench_speed.py --fit`` (least squares on the log of
 measured / expected); that script prints the ratio of every measurement and the spread.
-``calibrate`` is meant to refit them from a user's own benchmark output (not built yet).
+``vramdesk calibrate BENCHFILE`` refits them from a user's own ``llama-bench`` table or serving
+benchmark summary (:mod:`vramdesk.core.calibrate.bench`); ``--speed-constants`` uses the result.
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 
 The dialog does no arithmetic: parsing is :func:`vramdesk.core.calibrate.logparse.parse_log`, the
 comparison :func:`vramdesk.core.calibrate.calibration.compare` on the scenario the window currently
-holds (``scenario_provider()``), and saving
-:func:`vramdesk.core.calibrate.calibration.save_calibration`.
+holds (``scenario_provider()``), saving
+:func:`vramdesk.core.calibrate.calibration.save_calibration`, and whether the log is about the
+model shown :func:`vramdesk.core.calibrate.identity.check_model` (a message, and "Load that
+model" when a bundled preset or a model on this machine matches the log's name).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from vramdesk.core.calibrate.calibration import Row, calibrated_runtime, compare, save_calibration
+from vramdesk.core.calibrate.identity import ModelCheck, check_model, matching_local
 from vramdesk.core.calibrate.logparse import MAX_LOG_BYTES, ParsedLog, parse_log, read_log_text
 from vramdesk.core.errors import InputError, VramdeskError
 from vramdesk.core.model.formats import WeightSpec
@@ -63,6 +66,11 @@ class CalibrateDialog(QDialog):
     scenario_provider : callable
         Returns the window's current ``(ModelSpec, WeightSpec, Workload, Runtime)``; the
         prediction column stays empty when it raises :class:`InputError` or returns None.
+    model_loader : callable, optional
+        Loads the model a log names into the window: called with ``("preset", slug)`` or
+        ``("local", LocalModel)``, returns whether it loaded. Without it no load is offered.
+    local_models : callable, optional
+        The models found on this machine so far (searched for the log's name).
 
     Signals
     -------
@@ -73,11 +81,25 @@ class CalibrateDialog(QDialog):
     calibrationSaved = Signal(str)
 
     def __init__(
-        self, parent: QWidget | None, scenario_provider: Callable[[], Scenario | None]
+        self,
+        parent: QWidget | None,
+        scenario_provider: Callable[[], Scenario | None],
+        model_loader: Callable[[tuple[str, object]], bool] | None = None,
+        local_models: Callable[[], list] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Calibrate from an engine log"))
         self._provider = scenario_provider
+        self._loader = model_loader
+        self._local_models = local_models or list
+        self._load_target: tuple[str, object] | None = None
+        self.check: ModelCheck | None = None
+        self.model_warning = QLabel()
+        self.model_warning.setObjectName("calibrate_model_warning")
+        self.model_warning.setWordWrap(True)
+        self.model_warning.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.load_model_button = QPushButton(self.tr("Load that model"))
+        self.load_model_button.setObjectName("calibrate_load_model")
         self._parsed: ParsedLog | None = None
         self.log_edit = QPlainTextEdit()
         self.log_edit.setPlaceholderText(
@@ -111,6 +133,7 @@ class CalibrateDialog(QDialog):
         self.open_button.clicked.connect(self._on_open_clicked)
         self.log_edit.textChanged.connect(self._on_log_changed)
         self.save_button.clicked.connect(self._on_save_clicked)
+        self.load_model_button.clicked.connect(self._on_load_model_clicked)
         self.name_edit.textChanged.connect(self._update_save_enabled)
         self._show(None)
 
@@ -121,6 +144,10 @@ class CalibrateDialog(QDialog):
         box = QVBoxLayout(self)
         box.addWidget(self.open_button)
         box.addWidget(self.status)
+        warning = QHBoxLayout()
+        warning.addWidget(self.model_warning, 1)
+        warning.addWidget(self.load_model_button)
+        box.addLayout(warning)
         box.addWidget(self.log_edit, 1)
         box.addWidget(self.table, 1)
         box.addLayout(bottom)
@@ -175,6 +202,12 @@ class CalibrateDialog(QDialog):
         text = self.log_edit.toPlainText()
         self._show(parse_log(text[:MAX_PASTE_CHARS]) if text.strip() else None)
 
+    def _on_load_model_clicked(self) -> None:
+        if self._load_target is None or self._loader is None:
+            return
+        if self._loader(self._load_target):
+            self._show(self._parsed)  # the prediction is now for the loaded model
+
     def _on_save_clicked(self) -> None:
         name = self.name_edit.text().strip()
         base = self._scenario()
@@ -205,9 +238,32 @@ class CalibrateDialog(QDialog):
                     )
                 self.table.setItem(i, col, item)
         self.status.setText(parsed.describe() if parsed else self.tr("No log yet"))
+        self._show_model_check(parsed)
         self._update_save_enabled()
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+
+    def _show_model_check(self, parsed: ParsedLog | None) -> None:
+        """Say when the log is about another model than the one shown; offer to load it."""
+        scenario = self._scenario() if parsed is not None else None
+        self.check = check_model(parsed, scenario[0]) if scenario else None
+        self._load_target = None
+        if self.check is not None and self.check.mismatch:
+            if self.check.preset:
+                self._load_target = ("preset", self.check.preset)
+            else:
+                local = matching_local(self.check.log_model, self._local_models())
+                self._load_target = ("local", local) if local is not None else None
+            self.model_warning.setText(
+                self.tr(
+                    "This log is about {0}, not the model shown ({1}): its differences "
+                    "compare two models."
+                ).format(self.check.log_model or self.tr("another model"), self.check.shown)
+            )
+        self.model_warning.setVisible(bool(self.check and self.check.mismatch))
+        self.load_model_button.setVisible(
+            self._load_target is not None and self._loader is not None
+        )
 
     def _update_save_enabled(self) -> None:
         self.save_button.setEnabled(

@@ -229,10 +229,13 @@ class LocalModelsPanel(QWidget):
 
     def load_row(self, row: int) -> bool:
         """Import the model on view row ``row`` header-only and load it into the form."""
+        return self.load_entry(self.proxy.index(row, 0).data(ENTRY_ROLE))
+
+    def load_entry(self, entry: LocalModel) -> bool:
+        """Import ``entry`` header-only and load it into the form (a message when unreadable)."""
         # on first use: not on the window's start-up path (built or run after the first paint)
         from vramdesk.core.local.discovery import load_local
 
-        entry: LocalModel = self.proxy.index(row, 0).data(ENTRY_ROLE)
         try:
             imported = load_local(entry)
         except (VramdeskError, OSError) as exc:

@@ -1,9 +1,14 @@
 """The compare tab: several model presets side by side under the current workload (SPEC §7).
 
-The model the window shows is always the first group, so the tab is never empty; ticked
-presets follow. Bars are named by model on the x axis, the target's capacity is drawn as a
-line, the legend sits above the plot (never over a bar), and the table ends with whether
-each fits the target's KV budget for the chosen engine (the headline question).
+The model the window shows is always the first row, so the tab is never empty; ticked presets
+follow. The view is laid out for reading (issue 23, item 5): shown, the tab takes the window's
+full width beside the inputs (:meth:`MainWindow._widen_for`); the picker and the chart share
+the top, the table the whole width below. The chart has one horizontal bar per model, its
+parts stacked (the bar ends at the model's total, the figure the capacity line is read
+against), and the model names are the y axis's labels, each on its own line and never cut
+(a name wider than a third of the plot is wrapped at a separator). The capacity is a vertical
+line named, with its figure, in the legend line above the plot, so no label lies over a bar.
+The table ends with the headline's verdict on the target (fits / tight / does not fit).
 
 Hidden, the tab does no work on an edit: it refreshes when shown or when its rows are read
 (:mod:`vramdesk.gui.tabs.deferred`); shown, on the next turn of the event loop. The table keeps
@@ -15,7 +20,7 @@ from __future__ import annotations
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QFontMetrics, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -34,17 +39,22 @@ import pyqtgraph as pg
 from vramdesk.core.present import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.chart.breakdown import PART_COLOURS
-from vramdesk.gui.chart.plotting import quiet_range_changes
+from vramdesk.gui.chart.plotting import escape_html, quiet_range_changes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.panels.library import PresetLibrary
 from vramdesk.gui.tabs.deferred import LazyBody, WhenShown
 from vramdesk.gui.theme import ChartTheme, follow, style_plot
 
-#: Width of one bar of a group; the four parts plus the total sit side by side.
-GROUP_BAR = 0.16
-SERIES = (*PART_COLOURS, "total")
-SERIES_COLOURS = {**PART_COLOURS, "total": "#555555"}
+#: Thickness of a model's bar, in rows (the rest of its row is the gap to the next) ...
+BAR_THICKNESS = 0.6
+#: ... and at most this many pixels: a tall plot keeps bars of a bar's weight, not slabs.
+BAR_MAX_PX = 24
+#: The stacked parts, left to right (a hybrid's recurrent state is drawn with its KV cache).
+SERIES = tuple(PART_COLOURS)
+SERIES_COLOURS = dict(PART_COLOURS)
+#: The widest a model name may be before it is wrapped, as a share of the plot's width.
+NAME_SHARE = 1 / 3
 
 
 class CompareTab(LazyBody, QWidget):
@@ -53,7 +63,7 @@ class CompareTab(LazyBody, QWidget):
     The widgets are built when the tab is first shown or used (:class:`LazyBody`).
     """
 
-    LAZY = frozenset({"picker", "plot", "legend", "capacity_line", "bars", "theme", "table"})
+    LAZY = frozenset("picker plot legend capacity_line bars theme table split".split())
 
     def __init__(
         self, controller: ScenarioController, library: PresetLibrary, parent: QWidget | None = None
@@ -84,45 +94,49 @@ class CompareTab(LazyBody, QWidget):
         self.picker = QListWidget()
         self.picker.setObjectName("compare_picker")
         self.picker.itemChanged.connect(self.updates.request)
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(enableMenu=False)
         self.plot.setObjectName("compare_plot")
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
-        quiet_range_changes(self.plot.getAxis("left"))
-        self.legend = QLabel()  # filled by apply_theme, in the theme's capacity colour
+        self.plot.getPlotItem().invertY(True)  # the first model on top, as in the table
+        quiet_range_changes(self.plot.getAxis("bottom"))
+        self.legend = QLabel()  # filled by apply_theme and _draw_bars
         self.legend.setObjectName("compare_legend")
         self.legend.setWordWrap(True)
-        self.capacity_line = pg.InfiniteLine(
-            angle=0,
-            movable=False,
-            pen=pg.mkPen("#c0392b", width=2),
-            label="",
-            labelOpts={"position": 0.98, "color": "#c0392b", "anchors": [(1, 1), (1, 1)]},
-        )
+        self.capacity_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#c0392b"))
         self.capacity_line.setZValue(10)
         self.plot.addItem(self.capacity_line)
-        self.plot.showGrid(y=True, alpha=0.25)
+        self.plot.showGrid(x=True, alpha=0.25)
+        # the major grid lines only: the minor ones striped the long bars every 10 GiB
+        self.plot.getAxis("bottom").setStyle(maxTickLevel=0)
         self.bars = {key: self._make_bar(key) for key in SERIES}
         self.theme = follow(self.apply_theme)
         self.table = QTableWidget(0, 0)
         self.table.setObjectName("compare_table")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setWordWrap(False)  # one line a row: seven models fit under the chart
         self.table.verticalHeader().hide()
-        right = QSplitter(Qt.Orientation.Vertical)
-        top = QWidget()
-        top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.addWidget(self.legend)
-        top_layout.addWidget(self.plot, 1)
-        right.addWidget(top)
-        right.addWidget(self.table)
-        split = QSplitter()
-        split.addWidget(self.picker)
-        split.addWidget(right)
-        split.setStretchFactor(1, 3)
-        split.setSizes([170, 400])
-        QVBoxLayout(self).addWidget(split)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        chart = QWidget()
+        chart_layout = QVBoxLayout(chart)
+        chart_layout.setContentsMargins(0, 0, 0, 0)
+        chart_layout.addWidget(self.legend)
+        chart_layout.addWidget(self.plot, 1)
+        top = QSplitter()
+        top.setChildrenCollapsible(False)
+        top.addWidget(self.picker)
+        top.addWidget(chart)
+        top.setStretchFactor(1, 1)
+        self.split = QSplitter(Qt.Orientation.Vertical)  # the chart over the full-width table
+        self.split.setChildrenCollapsible(False)
+        self.split.addWidget(top)
+        self.split.addWidget(self.table)
+        self.split.setStretchFactor(0, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.split)
+        self.plot.getPlotItem().vb.sigResized.connect(self._fit_names)
         self.fill_picker()
 
     def apply_theme(self, theme: ChartTheme) -> None:
@@ -130,20 +144,28 @@ class CompareTab(LazyBody, QWidget):
         self.theme = theme
         style_plot(self.plot, theme)
         self.capacity_line.setPen(pg.mkPen(theme.capacity, width=2))
-        self.capacity_line.label.setColor(theme.capacity)
         self.legend.setText(self._legend_html())
 
     def _make_bar(self, key: str) -> pg.BarGraphItem:
-        bar = pg.BarGraphItem(x=[], height=[], width=GROUP_BAR, brush=SERIES_COLOURS[key])
+        thick, brush = self._shown.get("thickness", BAR_THICKNESS), SERIES_COLOURS[key]
+        bar = pg.BarGraphItem(x0=[], y=[], width=[], height=thick, brush=brush, pen=None)
         self.plot.addItem(bar)
         return bar
 
     def _legend_html(self) -> str:
-        """The series names in their bar colours, as one line of text above the plot."""
+        """The parts in their bar colours and the capacity with its figure, one line of text.
+
+        Above the plot, not in it: the capacity's name and figure can cover no bar.
+        """
         square = '<span style="color:{0}">&#9632;</span>&nbsp;{1}'
         entries = [square.format(SERIES_COLOURS[k], tr_core(views.PART_TITLES[k])) for k in SERIES]
-        capacity = self.tr("capacity")
-        line = f'<span style="color:{self.theme.capacity}">&#9472;&#9472;</span>&nbsp;{capacity}'
+        capacity = self.controller.shown_capacity_bytes()
+        if capacity is None:
+            return "&nbsp;&nbsp; ".join(entries)
+        name = escape_html(
+            self.tr("capacity {0}").format(format_bytes(capacity, self.controller.unit))
+        )
+        line = f'<span style="color:{self.theme.capacity}">&#9474;</span>&nbsp;{name}'
         return "&nbsp;&nbsp; ".join([*entries, line])
 
     def fill_picker(self) -> None:
@@ -217,33 +239,61 @@ class CompareTab(LazyBody, QWidget):
     def _draw_bars(self) -> None:
         unit = self.controller.unit
         shown = [r for r in self._rows if r.breakdown is not None]
-        for s, key in enumerate(SERIES):
-            xs = [g + (s - 2) * GROUP_BAR for g in range(len(shown))]
-            heights = [to_unit(self._bytes(r, key), unit) for r in shown]
-            self.bars[key].setOpts(x=xs, height=heights, width=GROUP_BAR)
-        ticks = [[(g, _tick_name(r.name, len(shown))) for g, r in enumerate(shown)]]
-        if self._changed("ticks", ticks):
-            self.plot.getAxis("bottom").setTicks(ticks)
+        rows = list(range(len(shown)))
+        ends = [0.0] * len(shown)  # where each model's bar has got to, in unit
+        for key in SERIES:
+            lengths = [to_unit(self._bytes(r, key), unit) for r in shown]
+            self.bars[key].setOpts(x0=list(ends), y=rows, width=lengths)
+            ends = [e + n for e, n in zip(ends, lengths, strict=True)]
+        self._names = [r.name for r in shown]
+        self._fit_names()
         axis = self.tr("memory per GPU ({0})").format(unit.label)
         if self._changed("axis", axis):  # the axis re-lays out on every setLabel
-            self.plot.setLabel("left", axis)
-        tallest = max((to_unit(r.breakdown.total_bytes, unit) for r in shown), default=1.0)
+            self.plot.setLabel("bottom", axis)
+        longest = max((to_unit(r.breakdown.total_bytes, unit) for r in shown), default=1.0)
         capacity = self.controller.shown_capacity_bytes()
-        # visible before its format is set: pyqtgraph renders a label's format only when shown
         self.capacity_line.setVisible(capacity is not None)
         if capacity is not None:
             cap = to_unit(capacity, unit)
             self.capacity_line.setPos(cap)
-            self.capacity_line.label.setFormat(
-                self.tr("capacity {0}").format(format_bytes(capacity, unit))
-            )
-            tallest = max(tallest, cap)
-        # room right of the last group for the capacity label, clear of every bar
-        x_max = max(len(shown) - 0.4, 0.6) + 0.9
-        if self._changed("x_range", x_max):
-            self.plot.setXRange(-0.6, x_max, padding=0)
-        if self._changed("y_range", tallest):
-            self.plot.setYRange(0, tallest * 1.08, padding=0)
+            longest = max(longest, cap)
+        legend = self._legend_html()
+        if self._changed("legend", legend):
+            self.legend.setText(legend)
+        if self._changed("x_range", longest):
+            self.plot.setXRange(0, longest * 1.05, padding=0)
+        # half a row of room above the first bar and below the last
+        if self._changed("y_range", len(shown)):
+            self.plot.setYRange(-0.5, max(len(shown), 1) - 0.5, padding=0)
+
+    def _fit_names(self, *_: object) -> None:
+        """The y axis's labels: every model's full name, wrapped when wider than its share.
+
+        The axis is made as wide as the widest line (pyqtgraph widens an axis only after a
+        paint that dropped the labels it had no room for: a first frame without names).
+        """
+        if not hasattr(self, "_names"):
+            return
+        axis = self.plot.getAxis("left")
+        room = self.plot.width() * NAME_SHARE
+        metrics = QFontMetrics(axis.style.get("tickFont") or self.plot.font())
+        labels = [wrap_name(name, metrics, room) for name in self._names]
+        widest = max(
+            (metrics.horizontalAdvance(line) for label in labels for line in label.split("\n")),
+            default=0,
+        )
+        # the text, the gap pyqtgraph leaves to the axis line, ticks pointing out, a margin
+        width = widest + axis.style["tickTextOffset"][0] + max(0, axis.style["tickLength"]) + 4
+        if self._changed("axis_width", width):
+            axis.setWidth(width)
+        ticks = [list(enumerate(labels))]
+        if self._changed("ticks", ticks):
+            axis.setTicks(ticks)
+        pitch = self.plot.getPlotItem().vb.height() / max(len(labels), 1)  # pixels a row
+        thickness = min(BAR_THICKNESS, BAR_MAX_PX / pitch) if pitch > 0 else BAR_THICKNESS
+        if self._changed("thickness", thickness):
+            for bar in self.bars.values():
+                bar.setOpts(height=thickness)
 
     def _changed(self, key: str, value: object) -> bool:
         """Remember ``value`` for ``key``; True when it differs from the last one."""
@@ -267,7 +317,7 @@ class CompareTab(LazyBody, QWidget):
         )
         unit = self.controller.unit.label
         header = [  # the same columns, as a reader names them in the UI language
-            self.tr("Preset"),
+            self.tr("Model"),
             *(f"{tr_core(views.PART_TITLES[k])} ({unit})" for k in views.part_columns(self._rows)),
             self.tr("Error"),
             self.tr("Verdict"),
@@ -308,12 +358,40 @@ class CompareTab(LazyBody, QWidget):
                 if item.text() != text:
                     item.setText(text)
                     item.setToolTip(text)
-        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # names elide, totals stay
+        # the names take what the figures leave (eliding only past that), the figures and the
+        # verdict their widths: no horizontal scroll while the figures fit the view
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for c in range(1, len(header)):
             head.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        if self._changed("table_rows", len(rows)):
+            self._share_height(len(rows))
+
+    def _share_height(self, rows: int) -> None:
+        """Give the table the height of its rows (up to half the tab), the chart the rest."""
+        table = self.table
+        head, row = table.horizontalHeader(), table.verticalHeader().defaultSectionSize()
+        wanted = head.sizeHint().height() + rows * row + 2 * table.frameWidth() + 2
+        total = sum(self.split.sizes()) or self.height()
+        below = min(wanted, total // 2)
+        self.split.setSizes([total - below, below])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        """Share the new height again: the table its rows' height, the chart the rest."""
+        super().resizeEvent(event)
+        if self._body_built and self.table.rowCount():
+            self._share_height(self.table.rowCount())
 
 
-def _tick_name(name: str, groups: int) -> str:
-    """A model name short enough for one bar group (the full name is in the table)."""
-    room = max(8, 48 // max(groups, 1))
-    return name if len(name) <= room else name[: room - 1] + "…"
+def wrap_name(name: str, metrics: QFontMetrics, room: float) -> str:
+    """``name`` whole, or on two lines when wider than ``room`` pixels; never cut.
+
+    The line breaks at the separator nearest the name's middle (a name without one stays on
+    one line). Separators: a space, ``-``, ``_``, ``/`` or ``:`` (kept ending the first line).
+    """
+    if metrics.horizontalAdvance(name) <= room:
+        return name
+    cuts = [i + 1 for i, ch in enumerate(name[:-1]) if ch in " -_/:"]
+    if not cuts:
+        return name
+    at = min(cuts, key=lambda i: abs(2 * i - len(name)))
+    return name[:at].rstrip() + "\n" + name[at:].lstrip()

@@ -103,6 +103,20 @@ class SolverTab(QWidget):
             return
         self._show(r)
 
+    def _sequences(self, n: int) -> str:
+        """The max-concurrency template for ``n`` sequences, as the CLI writes them.
+
+        ``{0}`` is the count: ``10,541 sequences``, ``1 sequence`` (thousands separators,
+        singular). tr()'s plural form (numerus, ``n``) picks each language's form from the .ts; the
+        English source has no catalog, so the singular is its own source. The count is a
+        ``{0}`` hole, not ``%n``, because Qt writes ``%n`` without separators (``%Ln``
+        follows the system locale: none under C, ``.`` under German) and every other figure
+        of the window is written with ``,``.
+        """
+        if n == 1:
+            return self.tr("{0} sequence of {1:,} tokens (exact {2:.4f})", "", n)
+        return self.tr("{0} sequences of {1:,} tokens (exact {2:.4f})", "", n)
+
     def _show(self, r: SolveResult) -> None:
         unit = self.controller.unit
         v = self.values
@@ -116,8 +130,8 @@ class SolverTab(QWidget):
         v["kv_tokens"].setVisible(vllm)
         self.row_labels["kv_tokens"].setVisible(vllm)
         v["max_concurrency"].setText(
-            self.tr("{0} sequences of {1:,} tokens (exact {2:.4f})").format(
-                r.max_concurrency, r.context_tokens, float(r.max_concurrency_exact)
+            self._sequences(r.max_concurrency).format(
+                f"{r.max_concurrency:,}", r.context_tokens, float(r.max_concurrency_exact)
             )
         )
         v["max_context"].setText(

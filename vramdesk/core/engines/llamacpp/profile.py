@@ -41,6 +41,14 @@ from vramdesk.core.terms.state import state_part
 STATE_F32 = Fraction(4)
 
 
+#: llama.cpp runs DeepSeek sparse attention from build b9411 (``LLM_ARCH_DEEPSEEK32``, its own
+#: indexer cache in ``src/llama-kv-cache-dsa.h``), whose layout was not read: said, not sized.
+DSA_NOT_COUNTED = (
+    "sparse attention: llama.cpp's indexer key cache (llama-kv-cache-dsa) is not counted; "
+    "the KV figure is the MLA cache alone"
+)
+
+
 class LlamaCppProfile(FormulaProfile):
     """llama.cpp (and forks): see the module docstring for the engine sources followed."""
 
@@ -130,6 +138,8 @@ class LlamaCppProfile(FormulaProfile):
                 "falls back to f16 (llm/server.go), as counted here"
             )
             workload = workload.replace(kv_dtype=KVDtype.FP16)
+        if model.index_head_dim:
+            warnings.append(DSA_NOT_COUNTED)
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
         split = kv_split(model, workload, runtime)
         split["weights_bytes_host"] = weight_split(model, weights, runtime)["host"]

@@ -34,7 +34,7 @@ from vramdesk.core.model.spec import (
 )
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
-from vramdesk.core.terms.kv_cache import kv_cache_part, stage_groups
+from vramdesk.core.terms.kv_cache import kv_cache_part, mla_layout, stage_groups
 from vramdesk.core.terms.state import state_layers
 from vramdesk.core.units import ceil_div
 
@@ -88,9 +88,15 @@ def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: KVDtype, runtime: R
     ``(kv_lora_rank + qk_rope_head_dim) * e`` for MLA. When layers differ (Gemma-4-class
     global layers) the widest, which is what vLLM pads every page to
     (``vllm/v1/core/kv_cache_utils.py`` ``unify_kv_cache_spec_page_size``); bytes, exact int.
+    DeepSeek sparse attention: the latent page and the indexer's page of the same layer
+    (``DeepseekV32IndexerCache``, an ``MLAAttentionSpec`` of 132 bytes per token), both full
+    attention, share one block count (``UniformTypeKVCacheSpecs``: a block costs the sum of
+    the pages), so a layer's token costs both: 1,152 + 132 at bf16, 656 + 132 at
+    ``fp8_ds_mla`` (:func:`~vramdesk.core.terms.kv_cache.layer_row`).
     """
     e = kv_dtype.bytes_per_element
-    groups = stage_groups(model, runtime.replace(pipeline_parallel_size=1))
+    rt = runtime.replace(pipeline_parallel_size=1, mla_cache=mla_layout(model, kv_dtype, runtime))
+    groups = stage_groups(model, rt)
     return max((g.bytes_per_token(e) for g in groups if g.k or g.v), default=0)
 
 

@@ -145,7 +145,7 @@ def activation_peak_part(model: ModelSpec, workload: Workload, runtime: Runtime)
         value,
         "k_mlp * T * (hidden + 2 * intermediate / TP) * 2 + k_logits * S * vocab * 4",
         f"{float(mlp_k):g} * {tokens:,} * {width:,} * 2 + {float(logit_k):g} * "
-        f"{min(seqs, tokens):,} * {model.vocab_size} * 4",
+        f"{min(seqs, tokens):,} * {model.vocab_size or 0:,} * 4",
         (
             "fitted to published vLLM logs; +-60 % across models: calibrate from a start-up log",
             *(

@@ -130,6 +130,7 @@ def mla_fields(r: _Reader) -> dict[str, Any]:
         per_layer = q_rank * heads * dim + h * dim + 2 * dim + h * heads
         layers = r.int("num_hidden_layers", required=True)
         out["sparse_indexer_params"] = layers * per_layer
+        out["index_head_dim"] = dim  # its key is cached per token beside the latent
         r.notes.append(
             f"sparse-attention indexer ({heads} heads x {dim}): {per_layer:,} parameters per "
             "layer, counted with attention"
