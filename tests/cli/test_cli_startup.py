@@ -187,3 +187,18 @@ def test_building_a_parser_imports_no_shutil():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["bogus"], ["estimate", "--preset", "x"]])
+def test_the_collector_is_on_again_after_the_process_own_command(monkeypatch, argv, capsys):
+    # main() with no argv (the console script) runs its imports with the cyclic GC off
+    import gc
+
+    monkeypatch.setattr(sys, "argv", ["vramdesk", *argv])
+    try:
+        cli.main()
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()  # what the command froze is this test process's, not an exiting one's
+        gc.enable()
+    capsys.readouterr()

@@ -193,6 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # usage error (one line, already printed) or --help
+        if own:
+            gc.enable()
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     if args.config_dir:
         os.environ["VRAMDESK_CONFIG_DIR"] = args.config_dir
