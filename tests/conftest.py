@@ -39,6 +39,8 @@ def _no_local_model_stores(tmp_path, monkeypatch):
     ):
         monkeypatch.setenv(var, str(tmp_path / "stores" / name))
     monkeypatch.setenv("VRAMDESK_MODEL_DIRS", "")
+    # this machine's RAM, pinned (the host-RAM check of llama.cpp's breakdown reads it)
+    monkeypatch.setenv("VRAMDESK_FAKE_HOST_RAM", str(64 * 2**30))
 
 
 @pytest.fixture

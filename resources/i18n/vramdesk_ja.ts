@@ -29,37 +29,37 @@
         <translation>見積もり（GPU あたり）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="170"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="171"/>
         <source>total {0}</source>
         <translation>合計 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="179"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="180"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="259"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="260"/>
         <source>local free</source>
         <translation>ローカルの空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="270"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="271"/>
         <source>{0} · {1} weights · {2} tokens x {3} · {4} · {5}</source>
         <translation>{0} · 重み {1} · {2} トークン x {3} · {4} · {5}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="271"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="272"/>
         <source>custom model</source>
         <translation>カスタムモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="284"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="285"/>
         <source>local GPU {0} ({1})</source>
         <translation>ローカル GPU {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="285"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="286"/>
         <source>custom</source>
         <translation>指定容量</translation>
     </message>
@@ -296,381 +296,421 @@
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="46"/>
+        <source>Keep the experts of {value} layers on the CPU (--n-cpu-moe {value})</source>
+        <translation>{value} 層のエキスパートを CPU に置く (--n-cpu-moe {value})</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="47"/>
         <source>{action}: saves {saves}</source>
         <translation>{action}: {saves} 節約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="47"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="48"/>
         <source>{action}: saves {saves} per GPU</source>
         <translation>{action}: GPU あたり {saves} 節約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="48"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="49"/>
         <source>{action} saves {saves} but is not enough: the fixed overhead alone exceeds the usable memory</source>
         <translation>{action} {saves} 節約できますが足りません: 固定オーバーヘッドだけで使えるメモリを超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="49"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="50"/>
         <source>{action} saves {saves} but is not enough: the KV cache and activations alone ({need}) exceed the {room} left after overhead</source>
         <translation>{action} {saves} 節約できますが足りません: KV キャッシュと活性化だけで（{need}）、オーバーヘッド後に残る {room} を超えています</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="50"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="51"/>
         <source>{action}: saves {saves} (not enough alone)</source>
         <translation>{action}: {saves} 節約（これだけでは不足）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="51"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="52"/>
         <source>KV cache dtype</source>
         <translation>KV キャッシュの型</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="52"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="53"/>
         <source>Context</source>
         <translation>コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="53"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="54"/>
         <source>Concurrency</source>
         <translation>同時実行数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="54"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="55"/>
         <source>Weight format</source>
         <translation>重みの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="55"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="56"/>
         <source>Tensor parallel</source>
         <translation>テンソル並列</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="56"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="57"/>
+        <source>Experts in host RAM</source>
+        <translation>エキスパートをホスト RAM に</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
         <source>memory</source>
         <translation>メモリ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="57"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
         <source>max_position_embeddings</source>
         <translation>max_position_embeddings</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="58"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
         <source>the largest context vramdesk accepts</source>
         <translation>vramdesk が受け付ける最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="59"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
         <source>Weights</source>
         <translation>重み</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="60"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
         <source>KV cache</source>
         <translation>KV キャッシュ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="61"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
         <source>Activations</source>
         <translation>活性化</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="62"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
         <source>Overhead</source>
         <translation>オーバーヘッド</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="63"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="64"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
         <source>Recurrent state</source>
         <translation>再帰状態</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="65"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
         <source>Activation peak</source>
         <translation>活性化のピーク</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="66"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
         <source>Compute buffer</source>
         <translation>計算バッファ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="67"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
         <source>Dequantization buffer</source>
         <translation>逆量子化バッファ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="68"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
         <source>KV cache (device)</source>
         <translation>KV キャッシュ（デバイス上）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="69"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
         <source>Non-torch memory</source>
         <translation>torch 外のメモリ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="70"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
         <source>Ollama reserve</source>
         <translation>Ollama の予約</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="71"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
         <source>Overhead (multiplier)</source>
         <translation>オーバーヘッド（乗数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="72"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
         <source>Overhead (workspace)</source>
         <translation>オーバーヘッド（ワークスペース）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="73"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
+        <source>Vision projector</source>
+        <translation>ビジョンプロジェクター</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="76"/>
         <source>Weights (device)</source>
         <translation>重み（デバイス上）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="74"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="77"/>
         <source>The NVIDIA binding (the nvidia-ml-py package, module pynvml) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA のバインディング（nvidia-ml-py パッケージ、pynvml モジュール）がインストールされていません。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="75"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="78"/>
         <source>No NVIDIA driver found: the NVML library (libnvidia-ml.so.1) is not installed. vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA ドライバーが見つかりません（NVML ライブラリ libnvidia-ml.so.1 がありません）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="76"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="79"/>
         <source>The NVIDIA driver is installed but not loaded (is the kernel module running?). vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVIDIA ドライバーはインストールされていますが読み込まれていません（カーネルモジュールは動いていますか？）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="77"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="80"/>
         <source>The NVIDIA driver and its NVML library differ in version (a driver update without a reboot?). Reboot or reload the driver to read the GPUs.</source>
         <translation>NVIDIA ドライバーと NVML ライブラリのバージョンが異なります（再起動せずにドライバーを更新しましたか？）。GPU を読むには再起動するかドライバーを読み込み直してください。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="78"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="81"/>
         <source>Permission denied reading the NVIDIA GPUs (check access to /dev/nvidia*).</source>
         <translation>NVIDIA GPU を読む権限がありません（/dev/nvidia* へのアクセスを確認してください）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="79"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="82"/>
         <source>The NVIDIA driver is loaded but reports no GPU.</source>
         <translation>NVIDIA ドライバーは読み込まれていますが、GPU が報告されません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="80"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="83"/>
         <source>A GPU stopped answering (NVML: GPU is lost or needs a reset).</source>
         <translation>GPU が応答しなくなりました（NVML: GPU が失われたか、リセットが必要です）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="81"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="84"/>
         <source>This GPU or driver does not report memory through NVML.</source>
         <translation>この GPU またはドライバーは NVML でメモリを報告しません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="82"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="85"/>
         <source>NVML failed with an unexpected error.</source>
         <translation>NVML が予期しないエラーで失敗しました。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="83"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="86"/>
         <source>NVML: the driver did not answer in time (a hung driver or a GPU in a bad state). vramdesk works without a GPU; estimates are unaffected.</source>
         <translation>NVML: ドライバーが時間内に応答しませんでした（ドライバーの停止か GPU の異常）。vramdesk は GPU なしでも動作し、見積もりに影響はありません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="84"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="87"/>
         <source>NVML reported memory figures that cannot be true (the driver may be in a bad state); they are not shown.</source>
         <translation>NVML があり得ないメモリ値を報告しました（ドライバーの異常の可能性）。表示しません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="85"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="88"/>
         <source>Fits in the {0} GiB free right now with {1} GiB to spare</source>
         <translation>現在の空き {0} GiB に収まります（余裕 {1} GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="86"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
         <source>MLA cache expanded to per-head K and V (older llama.cpp layout)</source>
         <translation>MLA キャッシュをヘッドごとの K と V に展開（古い llama.cpp の配置）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="87"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
         <source>MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank</source>
         <translation>MLA キャッシュは圧縮された潜在ベクトル（vLLM/SGLang の配置）で、各 TP ランクに複製</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="88"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
         <source>MXFP4 MoE backend triton: what vLLM (newest) picks on an H100/H200 (SM90); A100, L40S and RTX cards take marlin, B200 flashinfer-trtllm: set mxfp4_backend</source>
         <translation>MXFP4 MoE バックエンド triton：vLLM（最新版）が H100/H200（SM90）で選ぶもの。A100・L40S・RTX 系は marlin、B200 は flashinfer-trtllm を使う：mxfp4_backend で指定してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
         <source>MXFP4 experts padded for the triton kernel: {0} bytes per GPU, +{1} on the checkpoint&apos;s {2} (vLLM quantization/mxfp4.py create_weights)</source>
         <translation>triton カーネル向けにパディングされた MXFP4 エキスパート：GPU あたり {0} バイト、チェックポイントの {2} に対して +{1}（vLLM quantization/mxfp4.py create_weights）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
         <source>MoE: a step reads the routed experts its tokens touch, each token picking experts uniformly and independently ({0} - ({1} - k/E)^tokens of them)</source>
         <translation>MoE: 1 ステップはそのトークンが触れるルーティング先エキスパートを読む。各トークンは一様かつ独立にエキスパートを選ぶ（そのうち {0} - ({1} - k/E)^tokens）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
         <source>Needs {0} GiB more than is free right now</source>
         <translation>現在の空きより {0} GiB 多く必要です</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
         <source>SGLang leaves total * ({0} - mem_fraction_static) for activations and CUDA graphs</source>
         <translation>SGLang は活性化と CUDA グラフ用に total * ({0} - mem_fraction_static) を残す</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
         <source>V1 non-torch memory + NCCL buffers when TP/PP &gt; {0} (fitted)</source>
         <translation>V1 の torch 外メモリ + TP/PP &gt; {0} のときの NCCL バッファ（当てはめ値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
         <source>ceiling: datasheet {0} GB/s and dense fp16 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 fp16 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
         <source>ceiling: datasheet {0} GB/s and dense fp32 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 fp32 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
         <source>ceiling: datasheet {0} GB/s and dense fp4 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 fp4 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
         <source>ceiling: datasheet {0} GB/s and dense fp8 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 fp8 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
         <source>ceiling: datasheet {0} GB/s and dense int8 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 int8 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
         <source>context_tokens {0} exceeds max_position_embeddings {1}: computed anyway (rope scaling may allow it)</source>
         <translation>context_tokens {0} が max_position_embeddings {1} を超えています: そのまま計算しました（RoPE スケーリングで可能な場合があります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
         <source>embeddings and output head kept {0}-bit, as real checkpoints store them</source>
         <translation>埋め込みと出力ヘッドは実際のチェックポイントと同じく {0} ビットのまま</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="104"/>
         <source>every sequence at its full {0}-token context (the slowest step); no communication between GPUs modelled</source>
         <translation>すべてのシーケンスが {0} トークンのコンテキストを満たしている（最も遅いステップ）。GPU 間の通信はモデル化しない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="105"/>
         <source>expected: {0} of the bandwidth + {1} ms per step, compute {2} x M / (M + {3}) of the peak for M tokens a step, prefill in chunks of {4} tokens; fitted on {5} published llama.cpp measurements (tests/data/speed-measurements.jsonl)</source>
         <translation>予想: 帯域幅の {0} + 1 ステップあたり {1} ms、1 ステップ M トークンで演算はピークの {2} x M / (M + {3})、プリフィルは {4} トークンずつ。公開済みの llama.cpp 測定値 {5} 件に当てはめた定数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="106"/>
         <source>expected: {0} of the bandwidth + {1} ms per step, compute {2} x M / (M + {3}) of the peak for M tokens a step, prefill in chunks of {4} tokens; fitted on {5} published vLLM measurements only (memory terms; compute terms llama.cpp&apos;s)</source>
         <translation>予想: 帯域幅の {0} + 1 ステップあたり {1} ms、1 ステップ M トークンで演算はピークの {2} x M / (M + {3})、プリフィルは {4} トークンずつ。公開済みの vLLM 測定値 {5} 件のみに当てはめた定数（メモリ項のみ。演算項は llama.cpp のもの）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="104"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="107"/>
         <source>factor {0} covers allocator fragmentation; fixed {1} GiB covers the CUDA context and workspaces</source>
         <translation>係数 {0} はアロケーターの断片化分、固定 {1} GiB は CUDA コンテキストとワークスペース分</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="105"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="108"/>
         <source>fitted to published vLLM logs; +-{0} % across models: calibrate from a start-up log</source>
         <translation>公開された vLLM ログへの当てはめ値。モデル間で ±{0} %: 起動ログから較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="108"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="111"/>
         <source>group quantization: {0} + ({1} + {2}) / {3} = {4} bits per weight</source>
         <translation>グループ量子化: {0} + ({1} + {2}) / {3} = 重みあたり {4} ビット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="109"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="112"/>
         <source>live_buffers = {0} is an assumption; calibrate it by measurement</source>
         <translation>live_buffers = {0} は仮定です。測定で較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="110"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="113"/>
         <source>max(hidden * intermediate, hidden * heads * head_dim) * {0} (bitsandbytes only)</source>
         <translation>max(hidden * intermediate, hidden * heads * head_dim) * {0}（bitsandbytes のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="111"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="114"/>
         <source>modelled within about {0} %: calibrate from the log&apos;s compute buffer line</source>
         <translation>誤差は約 {0} %: ログの compute buffer 行から較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="112"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="115"/>
+        <source>routed experts in host memory: one layer&apos;s experts ({0} bytes) are copied into the compute buffer for batches of {1}+ tokens (ggml-cuda.cu offload_op, ggml-backend.cpp)</source>
+        <translation>ルーティングされるエキスパートはホストメモリ上: {1} トークン以上のバッチでは 1 層分のエキスパート ({0} バイト) が計算バッファにコピーされます (ggml-cuda.cu offload_op、ggml-backend.cpp)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="116"/>
+        <source>routed experts kept in host memory (--cpu-moe): {0} bytes</source>
+        <translation>ホストメモリに置くルーティングエキスパート (--cpu-moe): {0} バイト</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="117"/>
+        <source>routed experts kept in host memory (--n-cpu-moe {0}): {1} bytes</source>
+        <translation>ホストメモリに置くルーティングエキスパート (--n-cpu-moe {0}): {1} バイト</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="118"/>
         <source>the CUDA context (about {0}-{1} GiB) is outside llama.cpp&apos;s buffers</source>
         <translation>CUDA コンテキスト（約 {0}-{1} GiB）は llama.cpp のバッファ外</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="113"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="119"/>
+        <source>the image compute buffer (clip.cpp alloc_compute_meta) is not counted: Qwen3-VL {0}-wide encoder, 1472x1472 warmup image: {1} MiB; {2}-wide: {3} MiB (ggml-org/llama.cpp issue #{4} PR #{5} logs)</source>
+        <translation>画像の計算バッファ (clip.cpp alloc_compute_meta) は含みません: Qwen3-VL の幅 {0} のエンコーダー、1472x1472 のウォームアップ画像で {1} MiB、幅 {2} で {3} MiB (ggml-org/llama.cpp issue #{4}、PR #{5} のログ)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="120"/>
         <source>the input embedding ({0} bytes) stays in host memory</source>
         <translation>入力埋め込み（{0} バイト）はホストメモリに置かれる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="114"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="121"/>
+        <source>the output layer stays in host memory (n_gpu_layers &lt;= num_hidden_layers): its matrix ({0} bytes) is copied into the compute buffer for batches of {1}+ tokens (ggml-backend.cpp scheduler)</source>
+        <translation>出力層はホストメモリに残ります (n_gpu_layers &lt;= num_hidden_layers): {1} トークン以上のバッチではその行列 ({0} バイト) が計算バッファにコピーされます (ggml-backend.cpp のスケジューラ)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="122"/>
         <source>torch.cuda.max_memory_allocated excludes the CUDA context</source>
         <translation>torch.cuda.max_memory_allocated は CUDA コンテキストを含まない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="116"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="124"/>
         <source>vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)</source>
         <translation>語彙を {0} 行単位に詰め、各 GPU に {1} ビットの RoPE cos/sin キャッシュ（vLLM/SGLang の VocabParallelEmbedding と回転埋め込み）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="117"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="125"/>
         <source>{0} (give a prompt length to model the prefill peak)</source>
         <translation>{0}（プロンプト長を入れるとプリフィルのピークを見積もります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="118"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="126"/>
         <source>{0} (no prefill modelled)</source>
         <translation>{0}（プリフィルは見積もりなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="119"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="127"/>
         <source>{0} (not in llama.cpp&apos;s buffers)</source>
         <translation>{0}（llama.cpp のバッファ外）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="120"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="128"/>
         <source>{0} MiB (CUDA context) in use before the weights load comes out of the pool, times mem_fraction_static (model_runner.py profile_max_num_token)</source>
         <translation>重みの読み込み前に使用中の {0} MiB（CUDA コンテキスト）は、mem_fraction_static 倍してプールから差し引かれる（model_runner.py profile_max_num_token）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="121"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="129"/>
         <source>{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}</source>
         <translation>GPU あたり {0} MiB（discover/gpu.go）。OLLAMA_GPU_OVERHEAD の既定は {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="122"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="130"/>
         <source>{0} cells (padded to {1})</source>
         <translation>{0} セル（{1} 単位に詰める）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="123"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="131"/>
         <source>{0} sliding-window layers cache at most {1} tokens per sequence</source>
         <translation>スライディングウィンドウ層 {0} 層は系列あたり最大 {1} トークンをキャッシュ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="107"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="110"/>
         <source>flash attention on: no f32 KQ scores in the compute buffer</source>
         <translation>Flash Attention オン: 計算バッファに f32 の KQ スコアは載らない</translation>
     </message>
@@ -686,12 +726,12 @@
         <translation>{usable}（{exact} B）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="106"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="109"/>
         <source>flash attention off: the f32 KQ scores are in the compute buffer</source>
         <translation>Flash Attention オフ: f32 の KQ スコアが計算バッファに載る</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="115"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="123"/>
         <source>vLLM&apos;s hybrid allocator reserves, per request, blocks in every KV group; a sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)</source>
         <translation>vLLM のハイブリッドアロケーターはリクエストごとに各 KV グループのブロックを確保する。スライディンググループはウィンドウ + max_num_batched_tokens を保持（kv_cache_utils.py）</translation>
     </message>
@@ -776,33 +816,53 @@
 <context>
     <name>FiguresTable</name>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="38"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="42"/>
         <source>Part</source>
         <extracomment>The columns of exact bytes and of the size in the display unit.</extracomment>
         <translation>項目</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="38"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="42"/>
         <source>Bytes</source>
         <translation>バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="38"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="42"/>
         <source>Size</source>
         <translation>サイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="82"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="91"/>
         <source>Size ({0})</source>
         <translation>サイズ ({0})</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="92"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="101"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="175"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="120"/>
+        <source>Host RAM (not in the total): {0} = weights {1} + KV cache {2}</source>
+        <translation>ホスト RAM (合計に含まず): {0} = 重み {1} + KV キャッシュ {2}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="126"/>
+        <source> (routed experts {0})</source>
+        <translation> (うちルーティングされるエキスパート {0})</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="130"/>
+        <source>fits this machine&apos;s RAM ({0})</source>
+        <translation>このマシンの RAM ({0}) に収まります</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="132"/>
+        <source>does not fit this machine&apos;s RAM ({0})</source>
+        <translation>このマシンの RAM ({0}) に収まりません</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="210"/>
         <source>Import notes:</source>
         <translation>インポート時の注記:</translation>
     </message>
@@ -1319,6 +1379,69 @@
     </message>
 </context>
 <context>
+    <name>LaunchCommandMenu</name>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="50"/>
+        <source>Paste launch command…</source>
+        <translation>起動コマンドを貼り付け…</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="52"/>
+        <source>Copy launch command</source>
+        <translation>起動コマンドをコピー</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="71"/>
+        <source>(none)</source>
+        <translation>(なし)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="73"/>
+        <source>Launch command read ({0})</source>
+        <translation>起動コマンドを読み込みました ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="74"/>
+        <source>read: {0}</source>
+        <translation>読み込み: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="75"/>
+        <source>ignored: {0}</source>
+        <translation>無視: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="78"/>
+        <source>model {0}</source>
+        <translation>モデル {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="90"/>
+        <source>{0} has no launch command: choose vLLM, SGLang, llama.cpp or Ollama</source>
+        <translation>{0} には起動コマンドがありません: vLLM、SGLang、llama.cpp、Ollama のいずれかを選んでください</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="96"/>
+        <source>No solved scenario yet: try again in a moment</source>
+        <translation>まだ解が出ていません: 少し待ってからもう一度お試しください</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="110"/>
+        <source>Launch command copied to the clipboard</source>
+        <translation>起動コマンドをクリップボードにコピーしました</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="117"/>
+        <source>Paste launch command</source>
+        <translation>起動コマンドを貼り付け</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/dialogs/launch_command.py" line="122"/>
+        <source>A vllm serve, python -m sglang.launch_server, llama-server, ollama run or docker run command (lines joined at a trailing \):</source>
+        <translation>vllm serve、python -m sglang.launch_server、llama-server、ollama run、docker run のコマンド (末尾の \ で行を連結):</translation>
+    </message>
+</context>
+<context>
     <name>LocalModelsPanel</name>
     <message>
         <location filename="../../vramdesk/gui/panels/local_models.py" line="76"/>
@@ -1397,12 +1520,27 @@
         <translation>{0} を読めません: {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="248"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="250"/>
         <source>Local: {0}</source>
         <translation>ローカル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/local_models.py" line="253"/>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="272"/>
+        <source>vision projector not read: {0}</source>
+        <translation>ビジョンプロジェクターを読めません: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="276"/>
+        <source>vision projector {0}: {1} bytes</source>
+        <translation>ビジョンプロジェクター {0}: {1} バイト</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="279"/>
+        <source>vision projector {0}: counted under llama.cpp only</source>
+        <translation>ビジョンプロジェクター {0}: llama.cpp でのみ計上します</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/panels/local_models.py" line="287"/>
         <source>Add a folder of models</source>
         <translation>モデルのフォルダーを追加</translation>
     </message>
@@ -1410,93 +1548,93 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="215"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="217"/>
         <source>Reverse solver</source>
         <extracomment>A window never shown (tests, a screenshot tool) scans for local models and queries the local GPUs after this delay (a shown one does it after its first paint). Once, on the event-loop turn after the first paint (in a window never shown: after ``AFTER_PAINT_FALLBACK_MS``); not when the window closes first. No geometry was restored: the window is placed from the screen alone.</extracomment>
         <translation>逆算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="220"/>
         <source>Fits</source>
         <translation>収まるか</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="220"/>
         <source>KV growth</source>
         <translation>KV の増加</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="220"/>
         <source>Compare</source>
         <translation>比較</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="218"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="220"/>
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="327"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="329"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="336"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="338"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="339"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="341"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="433"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="435"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="434"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="436"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="437"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="439"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="440"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="444"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="441"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="445"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="450"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="454"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="460"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="464"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="461"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="465"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="620"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="624"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="316"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="318"/>
         <source>Inputs</source>
         <extracomment>Tab index of each tab built on first use.</extracomment>
         <translation>入力</translation>
@@ -1925,96 +2063,136 @@
     </message>
     <message>
         <location filename="../../vramdesk/gui/forms/runtime_form.py" line="38"/>
+        <source>Data parallel (DP)</source>
+        <translation>データ並列 (DP)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="39"/>
+        <source>Expert parallel (vLLM -ep)</source>
+        <translation>エキスパート並列 (vLLM -ep)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="40"/>
+        <source>Decode context parallel (vLLM -dcp)</source>
+        <translation>デコードコンテキスト並列 (vLLM -dcp)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="41"/>
+        <source>DP attention (SGLang)</source>
+        <translation>DP アテンション (SGLang)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="42"/>
+        <source>Expert parallel size (SGLang --ep-size)</source>
+        <translation>エキスパート並列数 (SGLang --ep-size)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="44"/>
         <source>multiplier: (w + kv + act) x factor + fixed</source>
         <translation>乗数: (重み + KV + 活性化) × 係数 + 固定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="39"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="45"/>
         <source>workspace: weights x fraction</source>
         <translation>ワークスペース: 重み × 比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="41"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="47"/>
         <source>Overhead form</source>
         <translation>オーバーヘッドの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="42"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="48"/>
         <source>Overhead factor</source>
         <translation>オーバーヘッド係数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="43"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="49"/>
         <source>Fixed overhead (GiB)</source>
         <translation>固定オーバーヘッド（GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="44"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="50"/>
         <source>Workspace fraction</source>
         <translation>ワークスペース比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="46"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="52"/>
         <source>Engine caps sliding layers at the window</source>
         <translation>スライディング層をウィンドウ長で打ち切る</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="49"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="55"/>
         <source>GPU layers (-ngl)</source>
         <translation>GPU に載せる層数 (n_gpu_layers)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="49"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="55"/>
         <source>all</source>
         <translation>全層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="51"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="57"/>
+        <source>Layers with experts in RAM (--n-cpu-moe)</source>
+        <translation>エキスパートを RAM に置く層数 (--n-cpu-moe)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="57"/>
+        <source>none</source>
+        <translation>なし</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="59"/>
+        <source>All experts in RAM (--cpu-moe)</source>
+        <translation>全エキスパートを RAM に (--cpu-moe)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="61"/>
         <source>Flash attention (-fa)</source>
         <translation>フラッシュアテンション (flash_attn)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="50"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="60"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="50"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="60"/>
         <source>on</source>
         <translation>オン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="50"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="60"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="52"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="62"/>
         <source>Physical batch (-ub)</source>
         <translation>物理バッチ (n_ubatch)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="52"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="62"/>
         <source>512</source>
         <translation>512</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="53"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="63"/>
         <source>Slots (-np)</source>
         <translation>スロット数 (n_parallel)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="53"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="63"/>
         <source>= concurrency</source>
         <translation>= 同時実行数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="54"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="64"/>
         <source>Unified KV cache (-kvu)</source>
         <translation>統合 KV キャッシュ (kv_unified)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="55"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="65"/>
         <source>Full-size SWA cache (--swa-full)</source>
         <translation>スライディング窓のキャッシュを全長で確保 (swa_full)</translation>
     </message>
@@ -2217,38 +2395,38 @@ Prefill {4} / ceiling {6} tokens/s; first token {5} s</source>
 <context>
     <name>TargetForm</name>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="103"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="113"/>
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="104"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="114"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="116"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="126"/>
         <source>the capacity to check against, in the unit beside</source>
         <translation>照合する容量（右の単位で）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="128"/>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="147"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="138"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="157"/>
         <source>Custom capacity</source>
         <translation>容量を指定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="156"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="166"/>
         <source>local GPU {0} (total, {1})</source>
         <translation>ローカル GPU {0}（総容量 {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="161"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="171"/>
         <source>local GPU {0} (free now)</source>
         <translation>ローカル GPU {0}（現在の空き）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="165"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="175"/>
         <source>{0} (not available now)</source>
         <translation>{0}（現在は利用不可）</translation>
     </message>

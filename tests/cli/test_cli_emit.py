@@ -22,6 +22,11 @@ CASES = [
     ("vllm", "H100 80GB", ["--kv-dtype", "fp8", "--tp", "2", "--util", "0.85"], False),
     ("vllm", "A100 80GB", ["--block-size", "32", "--chunk", "2048"], False),
     ("sglang", "H100 80GB", ["--mem-fraction-static", "0.8", "--kv-dtype", "fp8"], False),
+    # data parallelism: -dp 2 emits each rank's --max-num-seqs, read back as twice that
+    ("vllm", "H100 80GB", ["--tp", "2", "--dp", "2"], False),
+    ("vllm", "H100 80GB", ["--tp", "2", "--dcp", "2"], False),
+    ("sglang", "H100 80GB", ["--tp", "2", "--dp", "2", "--dp-attention"], False),
+    ("sglang", "H100 80GB", ["--dp", "2"], False),
     ("llama-server", "RTX 4090", ["--kv-dtype", "q8_0", "-ngl", "30", "-fa", "on"], True),
     ("llama-server", "RTX 4090", ["-ctk", "q8_0", "-ub", "256", "-kvu"], True),
     ("ollama", "RTX 4090", ["--kv-dtype", "q8_0", "--flash-attn", "on", "-ngl", "28"], True),

@@ -39,6 +39,19 @@ CASES = [
     ("vllm", ["-pp", "2"], ["--pp", "2"]),
     ("sglang", ["--pp-size", "2"], ["--pp", "2"]),
     ("vllm", ["--block-size", "32"], ["--block-size", "32"]),
+    ("vllm", ["--data-parallel-size", "2"], ["--dp", "2"]),
+    ("vllm", ["-dp", "2"], ["--dp", "2"]),
+    ("sglang", ["--dp-size", "2"], ["--dp", "2"]),
+    ("vllm", ["--enable-expert-parallel", "-dp", "2"], ["--expert-parallel", "--dp", "2"]),
+    ("vllm", ["-ep", "-tp", "2"], ["--expert-parallel", "--tp", "2"]),
+    ("vllm", ["--decode-context-parallel-size", "2", "-tp", "2"], ["--dcp", "2", "--tp", "2"]),
+    ("vllm", ["-dcp", "2", "-tp", "4"], ["--dcp", "2", "--tp", "4"]),
+    (
+        "sglang",
+        ["--enable-dp-attention", "--dp-size", "2", "--tp-size", "2"],
+        ["--dp-attention", "--dp", "2", "--tp", "2"],
+    ),
+    ("sglang", ["--expert-parallel-size", "2", "--tp-size", "2"], ["--ep-size", "2", "--tp", "2"]),
     ("vllm", ["--enable-prefix-caching"], []),
     ("vllm", ["--enable-chunked-prefill"], []),  # V1: always on
     (

@@ -143,11 +143,12 @@ def test_standard_input_and_the_double_dash_form(capsys, monkeypatch):
 
 
 def test_host_offload_flags_are_noted_and_a_command_without_a_model_asks_for_one(capsys):
-    cmd = "llama-server -m x.gguf -c 4096 --n-cpu-moe 10 -nkvo"
+    # --n-cpu-moe is read (issue 27.4); an -ot that is not an experts form and -nkvo are not
+    cmd = "llama-server -m x.gguf -c 4096 --n-cpu-moe 10 -ot attn=CPU -nkvo"
     got = _json(
         capsys, ["from-command", "--preset", "llama-3.1-8b", "--vram-gib", "24", "--json", cmd]
     )
-    assert got["notes"][-1].startswith("not modelled yet: --n-cpu-moe, -nkvo")
+    assert got["notes"][-1].startswith("not modelled yet: -ot, -nkvo")
     assert main(["from-command", "OLLAMA_CONTEXT_LENGTH=8192 ollama serve"]) == 2
     assert "the command names no model; give --preset NAME" in capsys.readouterr().err
 

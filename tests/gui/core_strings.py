@@ -38,9 +38,19 @@ def _scan() -> tuple[set[str], set[str]]:
         Workload(context_tokens=8192, batch=8, prompt_len=1024),
         Workload(context_tokens=200_000, batch=1),
     ]
-    for preset, engine, form, wl in itertools.product(presets, Engine, OverheadForm, shapes):
+    runtimes = [
+        Runtime(engine=engine, overhead=form)
+        for engine, form in itertools.product(Engine, OverheadForm)
+    ]
+    # llama.cpp's experts in host RAM and a vision projector (issue 27.4, 27.5)
+    runtimes += [
+        Runtime(engine=Engine.LLAMA_CPP, cpu_moe=True, mmproj_bytes=2**20),
+        Runtime(engine=Engine.LLAMA_CPP, n_cpu_moe=4),
+        Runtime(engine=Engine.LLAMA_CPP, n_gpu_layers=8),
+    ]
+    for preset, runtime, wl in itertools.product(presets, runtimes, shapes):
         try:
-            b = estimate(preset.model, preset.weights, wl, Runtime(engine=engine, overhead=form))
+            b = estimate(preset.model, preset.weights, wl, runtime)
         except InputError:
             continue
         labels.update(p.label for p in b.parts)

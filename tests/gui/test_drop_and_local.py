@@ -339,3 +339,30 @@ def test_importing_a_real_gguf_with_a_whole_tokenizer_never_stalls_the_window(
     print(f"longest event-loop stall during the import: {max(gaps) * 1000:.0f} ms")
     assert window.controller.model.params == 8_030_261_248  # read as Llama-3.1-8B's shape
     assert max(gaps) < 1.0
+
+
+def test_a_projector_beside_a_gguf_is_loaded_with_it(
+    make_main_window, qtbot, tmp_path, monkeypatch
+):
+    # issue 27.5: discovery pairs mmproj-*.gguf with the model beside it; loading the model
+    # under llama.cpp counts the projector (96,512 bytes: tests/core/local/test_mmproj.py)
+    from tests.core.local.test_mmproj import PROJECTOR_BYTES, write_mmproj
+    from vramdesk.core.model.runtime import Engine
+
+    ls.point_at(monkeypatch, tmp_path)
+    mine = tmp_path / "my-models"
+    mine.mkdir()
+    ls.write_gguf(mine / "mine.gguf", q8=False)
+    write_mmproj(mine / "mmproj-mine-f16.gguf")
+    window = make_main_window()
+    panel = window.local_models
+    qtbot.waitUntil(lambda: panel.found is not None, timeout=10_000)
+    with qtbot.waitSignal(panel.scanFinished, timeout=10_000):
+        panel.add_dir(mine)
+    assert panel.visible_names() == ["mine.gguf"]  # the projector is not listed on its own
+    s = window.controller.session
+    s.load(runtime=s.runtime.replace(engine=Engine.LLAMA_CPP))
+    assert panel.load_row(0)
+    assert s.runtime.mmproj_bytes == PROJECTOR_BYTES
+    assert window.controller.breakdown.projector.bytes == PROJECTOR_BYTES
+    assert any("vision projector mmproj-mine-f16.gguf: 96,512 bytes" in n for n in s.model_notes)

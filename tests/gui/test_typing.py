@@ -57,9 +57,20 @@ TYPED = {
     "n_gpu_layers": ("1000", "1,000", 1000),
     "n_ubatch": ("1024", "1,024", 1024),
     "n_parallel": ("1234", "1,234", 1234),
+    "n_cpu_moe": ("1000", "1,000", 1000),
+    # vLLM / SGLang parallel sizes (typed with that engine set: ENGINE_FIELDS)
+    "data_parallel_size": ("4", "4", 4),
+    "decode_context_parallel_size": ("2", "2", 2),
+    "ep_size": ("2", "2", 2),
 }
 #: Fields only llama.cpp (and Ollama) have: the engine is switched first.
-LLAMACPP_FIELDS = ("n_gpu_layers", "n_ubatch", "n_parallel")
+LLAMACPP_FIELDS = ("n_gpu_layers", "n_ubatch", "n_parallel", "n_cpu_moe")
+#: Fields of one engine's option groups (core ENGINE_OPTION_GROUPS): that engine first.
+ENGINE_FIELDS = {
+    "data_parallel_size": Engine.VLLM,
+    "decode_context_parallel_size": Engine.VLLM,
+    "ep_size": Engine.SGLANG,
+}
 
 #: What a field needs set first to be editable or valid (typed the same way).
 BEFORE = {
@@ -69,6 +80,9 @@ BEFORE = {
     "first_k_dense_replace": [("num_hidden_layers", "1234")],
     "scale_bits": [("group_size", "128")],
     "zero_bits": [("group_size", "128")],
+    # DCP and SGLang's EP are ranks of the TP group: TP 2 first
+    "decode_context_parallel_size": [("tensor_parallel_size", "2")],
+    "ep_size": [("tensor_parallel_size", "2")],
 }
 
 
@@ -94,6 +108,8 @@ def test_typed_value_is_held_by_field_controller_and_figures(make_main_window, q
         c.set_field("overhead", OverheadForm.WORKSPACE)
     if name in LLAMACPP_FIELDS:
         c.set_field("engine", Engine.LLAMA_CPP)
+    if name in ENGINE_FIELDS:
+        c.set_field("engine", ENGINE_FIELDS[name])
     if name in ("group_size", "scale_bits", "zero_bits"):
         c.set_field("format", WeightFormat.INT4)
     for other, text in BEFORE.get(name, []):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from vramdesk.cli._options import add_model_options, block_size, positive_number, whole
+from vramdesk.cli._options import add_model_options
 from vramdesk.cli._parser import EXIT_OK, print_json, say, warn
+from vramdesk.cli._values import block_size, positive_number, whole
 from vramdesk.core.errors import InputError
 
 

@@ -18,20 +18,19 @@ import shlex
 import sys
 from typing import Any
 
-from vramdesk.cli._options import positive_number
 from vramdesk.cli._parser import EXIT_OK, Parser, print_json, say
+from vramdesk.cli._values import positive_number
 from vramdesk.core.errors import InputError, VramdeskError
 from vramdesk.core.units import Unit
 
-#: Contexts used when the command sets none, by engine: None is the model's own
-#: (vLLM and SGLang default to ``max_position_embeddings``); llama.cpp's ``-c`` and Ollama's
-#: ``num_ctx`` default to 4096 (common/common.h ``n_ctx``; Ollama's default since 0.6).
-DEFAULT_CONTEXT = {"vllm": None, "sglang": None, "llama.cpp": 4096, "ollama": 4096}
 _ON_OFF_FLAGS = {
     "prefix_caching": ("--enable-prefix-caching", "--no-enable-prefix-caching"),
     "chunked_prefill": ("--enable-chunked-prefill", "--no-enable-chunked-prefill"),
     "kv_unified": ("--kv-unified", None),
     "swa_full": ("--swa-full", None),
+    "cpu_moe": ("--cpu-moe", None),
+    "expert_parallel": ("--expert-parallel", None),
+    "dp_attention": ("--dp-attention", None),
 }
 
 
@@ -90,22 +89,11 @@ def vramdesk_argv(launch: Any, model_args: list[str]) -> list[str]:
 
 
 def _file_type(model: str | None) -> str | None:
-    """The llama.cpp file type a GGUF name or ``REPO:QUANT`` says (``...-Q4_K_M.gguf``)."""
+    """The llama.cpp file type a GGUF name or ``REPO:QUANT`` says (the window's reader's)."""
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
-    import re
+    from vramdesk.core.model.launch_scenario import file_type
 
-    from vramdesk.core.model.formats import WeightFormat
-
-    name = re.split(r"[/\\]", model or "")[-1]
-    for m in re.finditer(
-        r"(?i)(?:^|[-_.:])((?:I?Q\d(?:_[A-Z0-9]+)+)|BF16|F16|F32)(?=$|[-_.])", name
-    ):
-        try:
-            WeightFormat.parse(m[1].upper())
-        except InputError:
-            continue
-        return m[1].upper()
-    return None
+    return file_type(model)
 
 
 def _model_args(launch: Any, args: argparse.Namespace) -> list[str]:
@@ -138,6 +126,7 @@ def prepare(text: str, args: argparse.Namespace) -> tuple[Any, list[str], list[s
         memory_flags_not_modelled,
         parse_launch,
     )
+    from vramdesk.core.model.launch_scenario import DEFAULT_CONTEXT
     from vramdesk.core.model.scenario import model_from_args
 
     launch = parse_launch(text)
@@ -150,7 +139,7 @@ def prepare(text: str, args: argparse.Namespace) -> tuple[Any, list[str], list[s
         where = "the file type the model's name says" if fmt == named else "the command's flag"
         notes.append(f"weights {fmt}: {where}")
     if not {"context", "ctx_size"} & set(launch.options):
-        default = DEFAULT_CONTEXT[launch.engine]
+        default = DEFAULT_CONTEXT[launch.engine]  # the window's paste uses the same defaults
         if default is None:
             opts = vars(_solve_parser().parse_args(["solve", *argv, "--context", "1"]))
             model, _ = _guarded(launch, lambda: model_from_args(opts))

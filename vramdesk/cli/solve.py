@@ -150,7 +150,7 @@ def launch_command(
     ``models``: the positional MODEL, read as ``--preset`` when it names a preset.
     """
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
-    from vramdesk.core.model.emit import emit_command
+    from vramdesk.core.model.launch_scenario import model_ref, scenario_command
     from vramdesk.core.store.lookup import resolve_model_preset
 
     ref = args.gguf or args.config or args.model
@@ -161,20 +161,8 @@ def launch_command(
             preset_name = models[0]
         except InputError:
             ref = models[0]  # a path or a local model: named as typed
-    if ref is None and preset_name:
-        preset = resolve_model_preset(preset_name)
-        ref = getattr(preset, "hf_repo", "") or preset_name
-        ref = preset_name if args.emit == "ollama" else ref
-    ref = ref or sc.model.name
-    return emit_command(
-        args.emit,
-        ref,
-        sc.workload.context_tokens,
-        result.max_concurrency,
-        sc.workload.kv_dtype,
-        sc.runtime,
-        sc.workload.chunk_tokens,
-    )
+    ref = ref or model_ref(args.emit, preset_name, sc.model.name)
+    return scenario_command(args.emit, sc.workload, sc.runtime, result.max_concurrency, ref)
 
 
 def _local_budget(opts: dict[str, Any], runtime: Any) -> tuple[str, int] | None:

@@ -87,7 +87,9 @@ def lever_speeds(
     Returns
     -------
     list of LeverSpeed
-        One per lever, in the advisor's order; empty when ``gpu`` lacks a speed fact.
+        One per lever, in the advisor's order; empty when ``gpu`` lacks a speed fact. The
+        ``n_cpu_moe`` lever is left out (the speed of experts read from host RAM is not
+        modelled).
     """
     base = speed(
         model, weights, workload, runtime, estimate(model, weights, workload, runtime), gpu
@@ -96,6 +98,8 @@ def lever_speeds(
         return []
     out = []
     for a in advice:
+        if a.lever == "n_cpu_moe":  # experts read from host RAM: that speed is not modelled
+            continue
         w, wl, rt = _applied(a, weights, workload, runtime)
         after = speed(model, w, wl, rt, estimate(model, w, wl, rt), gpu)
         if not isinstance(after, SpeedReport):  # another weight format without its peak

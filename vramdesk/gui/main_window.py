@@ -50,6 +50,7 @@ from vramdesk.gui.core_text import tr_note
 from vramdesk.gui.dialogs.drop_import import DropImporter, RecentFiles
 from vramdesk.gui.dialogs.export_menu import ExportMenu
 from vramdesk.gui.dialogs.help_menu import HelpMenu
+from vramdesk.gui.dialogs.launch_command import LaunchCommandMenu
 from vramdesk.gui.forms import glossary
 from vramdesk.gui.forms.form_column import FormColumn
 from vramdesk.gui.forms.model_form import ModelForm
@@ -135,6 +136,7 @@ class MainWindow(QMainWindow):
         self._build_centre()
         self._build_docks(gpu_query)
         self.exports = ExportMenu(self)
+        self.launch_commands = LaunchCommandMenu(self)
         self.recent = RecentFiles(settings, self)
         self.drops = DropImporter(self.model_form, self.recent, self)
         self.drops.install(self)
@@ -436,6 +438,8 @@ class MainWindow(QMainWindow):
         if importlib.util.find_spec("vramdesk.gui.dialogs.calibrate") is not None:
             file_menu.addAction(self.tr("Calibrate from an engine log…"), self.open_calibration)
         self.exports.populate(file_menu)
+        file_menu.addSeparator()
+        self.launch_commands.populate(file_menu)
         file_menu.addSeparator()
         file_menu.addAction(self.tr("&Quit"), self.close)
         view = bar.addMenu(self.tr("&View"))

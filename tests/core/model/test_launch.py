@@ -124,3 +124,16 @@ def test_a_number_too_long_for_any_flag_is_refused_not_overflowed():
     with pytest.raises(InputError) as err:
         parse_launch("vllm serve m --max-model-len " + "9" * 400 + "k")
     assert err.value.field == "context" and "characters long" in err.value.reason
+
+
+def test_data_parallel_caps_are_per_rank():
+    # vLLM: --max-num-seqs caps each of the -dp engine cores, 8 x 4 = 32 sequences served;
+    # SGLang: --max-running-requests is each replica's without dp-attention (16 x 2) and the
+    # total with it (model_runner.py: max_running_requests // dp_size per attention rank)
+    vllm = parse_launch("vllm serve m --max-num-seqs 8 -dp 4 -ep -dcp 2 -tp 2").options
+    assert vllm["batch"] == 32
+    assert (vllm["dp"], vllm["expert_parallel"], vllm["dcp"]) == (4, True, 2)
+    sgl = "python -m sglang.launch_server --model-path m --max-running-requests 16 --dp 2"
+    assert parse_launch(sgl).options["batch"] == 32
+    both = parse_launch(sgl + " --enable-dp-attention --tp 2 --ep 2").options
+    assert (both["batch"], both["dp_attention"], both["ep_size"]) == (16, True, 2)

@@ -255,6 +255,40 @@ def commands() -> list[list[str]]:
         "estimate llama-3.1-8b 8kx8 27GiB --format markdown",
     ):
         add(line)
+    # issue 27.4: routed experts in host RAM (device and host bytes, the advisor's lever)
+    q30 = "--preset qwen3-30b-a3b --weights Q4_K_M --context 16384 --engine llama.cpp"
+    add(f"estimate {q30} --n-cpu-moe 10")
+    add(f"estimate {q30} --cpu-moe --json")
+    add(f"solve {q30} --vram-gib 12")
+    add(f"solve {q30} --n-cpu-moe 20 --vram-gib 12 --emit llama-server")
+    add(
+        "from-command --preset qwen3-30b-a3b --vram-gib 8 'llama-server -m "
+        "Qwen3-30B-A3B-Q4_K_M.gguf -c 16384 -ngl 99 -ot exps=CPU'"
+    )
+    # issue 27.5: a vision projector (tests/data/mmproj-tiny-f16.gguf, 96,512 bytes of tensors)
+    mm = "tests/data/mmproj-tiny-f16.gguf"
+    add(f"estimate --preset gemma-3-27b-it --engine llama.cpp --context 8192 --mmproj {mm}")
+    add(
+        "from-command --preset gemma-3-27b-it --vram-gib 24 --json 'llama-server -m "
+        f"gemma-3-27b-it-Q4_K_M.gguf --mmproj {mm} -c 8192 -ngl 99'"
+    )
+    # issue 21.2: data, expert and decode-context parallelism per GPU
+    v3 = "--preset deepseek-v3 --context 32768 --batch 64"
+    add(f"estimate {v3} --engine vllm --tp 8 --json")
+    add(f"estimate {v3} --engine vllm -dp 8 -ep --json")
+    add(f"estimate {v3} --engine vllm -tp 8 -dcp 8")
+    add(f"solve {v3} --engine vllm --gpu H200 --json")
+    add(f"solve {v3} --engine vllm --tp 2 --dp 4 --expert-parallel --gpu H200 --emit vllm")
+    add(f"solve {v3} --engine sglang --tp 8 --dp 8 --dp-attention --ep-size 8 --gpu H200")
+    add(
+        "estimate --preset qwen3-30b-a3b --context 8192 --batch 16 --engine vllm "
+        "--data-parallel-size 2 --enable-expert-parallel"
+    )
+    add(
+        "from-command --preset qwen3-30b-a3b --gpu 'H100 80GB' 'vllm serve Qwen/Qwen3-30B-A3B "
+        "--max-model-len 32768 --max-num-seqs 64 -dp 2 --enable-expert-parallel'"
+    )
+    add(f"estimate {v3} --engine vllm --tp 8 --dcp 3")  # refused: 3 does not divide TP 8
     return [shlex.split(line) for line in lines]
 
 
@@ -276,6 +310,7 @@ def isolated_environment(tmp: str) -> None:
         os.environ[var] = os.path.join(tmp, "stores", var)
     os.environ["VRAMDESK_MODEL_DIRS"] = ""
     os.environ.pop("VRAMDESK_FAKE_NVML", None)
+    os.environ["VRAMDESK_FAKE_HOST_RAM"] = str(64 * 2**30)  # this machine's RAM, pinned
     os.chdir(ROOT)
 
 

@@ -59,7 +59,7 @@ def formula_estimate(
         kv_bytes_per_token=kv_bytes_per_token(model, workload.kv_dtype, runtime),
         params=total_params(model),
         active_params=_active_params(model),
-        gpus=runtime.tensor_parallel_size * runtime.pipeline_parallel_size,
+        gpus=runtime.world_size(),
         engine=runtime.engine,
         warnings=tuple(estimate_warnings(model, weights, workload)),
         state=state,

@@ -37,10 +37,20 @@ Sources (read in sgl-project/sglang, not copied):
   chunk per sequence (:func:`vramdesk.core.terms.kv_cache.cached_tokens`), as sliding layers
   hold their window. The pool's split between full and SWA tokens (``swa_full_tokens_ratio``)
   is not modelled: the pool's tokens count every layer at full size.
+* Data parallelism (``--dp-size``): each DP rank has its own scheduler and pool, holding
+  ``ceil(batch / dp)`` of the sequences. With ``--enable-dp-attention`` the DP ranks are
+  inside the TP group: ``layers/dp_attention.py`` ``compute_dp_attention_world_info`` gives
+  attention TP ``tp_size // dp_size``, so a rank holds ``max(1, kv_heads // (tp / dp))`` KV
+  heads (MLA: its own latent rows) and ``1 / (tp / dp)`` of the attention weights, and the
+  models build ``VocabParallelEmbedding(enable_tp=not is_dp_attention_enabled())``: the
+  embedding whole on every rank (:func:`attention_runtime`, :func:`dp_attention_weights`).
+* ``--ep-size``: ``layers/moe`` gives each rank ``num_experts // ep_size`` whole experts,
+  each TP-sharded over ``tp_size // ep_size``: the routed bytes per GPU are TP's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from fractions import Fraction
@@ -48,13 +58,14 @@ from fractions import Fraction
 from vramdesk.core.engines.base import check_kv_dtype, with_parts
 from vramdesk.core.engines.formula import FormulaProfile
 from vramdesk.core.engines.vllm.weights import auto_dtype, vllm_weights_part
+from vramdesk.core.errors import InputError
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime
-from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.spec import ModelSpec, count_params
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
 from vramdesk.core.terms.kv_cache import gpu_layers, kv_bytes_per_token, layer_row_bytes
-from vramdesk.core.units import GIB, MIB
+from vramdesk.core.units import GIB, MIB, ceil_bytes
 
 #: ``mem_fraction_static`` used when the runtime does not set one.
 DEFAULT_MEM_FRACTION_STATIC = Fraction(88, 100)
@@ -118,6 +129,63 @@ def mem_fraction(runtime: Runtime) -> Fraction:
     return Fraction(runtime.mem_fraction_static or DEFAULT_MEM_FRACTION_STATIC)
 
 
+def attention_runtime(runtime: Runtime) -> Runtime:
+    """The runtime as one attention rank sees it: TP ``tp / dp`` under dp-attention.
+
+    ``layers/dp_attention.py`` ``compute_dp_attention_world_info``: ``attn_tp_size =
+    tp_size // dp_size``; the KV heads, the pool's cell size and the activations follow it.
+    Without dp-attention, ``runtime`` itself.
+    """
+    if not runtime.enable_dp_attention or runtime.data_parallel_size == 1:
+        return runtime
+    return runtime.replace(
+        tensor_parallel_size=runtime.tensor_parallel_size // runtime.data_parallel_size,
+        data_parallel_size=1,
+        enable_dp_attention=False,
+        ep_size=1,
+    )
+
+
+def dp_attention_weights(model: ModelSpec, weights: WeightSpec, runtime: Runtime) -> int:
+    """Bytes per GPU that dp-attention adds to the TP-sharded weights.
+
+    Attention weights sharded over ``tp / dp`` instead of ``tp``: ``attention * bits / 8 *
+    (1 / (tp / dp) - 1 / tp) / PP``; the embedding replicated (``enable_tp=not
+    is_dp_attention_enabled()``): ``embedding * bits / 8 * (1 - 1 / tp) / PP``, its bits 16
+    where the format keeps embeddings 16-bit. 0 without dp-attention.
+    """
+    attn_rt = attention_runtime(runtime)
+    if attn_rt is runtime:
+        return 0
+    tp, pp = runtime.tensor_parallel_size, runtime.pipeline_parallel_size
+    counts = count_params(model)
+    bits = weights.bits_per_weight
+    embed_bits = Fraction(16) if weights.keeps_embeddings or weights.experts_only else bits
+    attn = Fraction(counts.attention) * (16 if weights.experts_only else bits) / 8
+    attn_extra = attn * (Fraction(1, attn_rt.tensor_parallel_size) - Fraction(1, tp))
+    embed_extra = Fraction(counts.embedding) * embed_bits / 8 * (1 - Fraction(1, tp))
+    return ceil_bytes((attn_extra + embed_extra) / pp)
+
+
+def check_ep_size(model: ModelSpec, runtime: Runtime) -> None:
+    """Refuse an ``ep_size`` that does not divide the routed experts (SGLang asserts it).
+
+    Raises
+    ------
+    InputError
+        ``ep_size``: not dividing ``num_local_experts`` (a dense model has none to split).
+    """
+    if runtime.ep_size == 1 or not model.is_moe:  # a dense model: nothing to split
+        return
+    if model.num_local_experts % runtime.ep_size:
+        raise InputError(
+            "ep_size",
+            f"must divide the {model.num_local_experts} routed experts (SGLang gives each rank "
+            "num_experts // ep_size)",
+            "invalid",
+        )
+
+
 class SglangProfile(FormulaProfile):
     """SGLang: vLLM-style loaded weights, an unpaged token KV pool, a static fraction."""
 
@@ -133,20 +201,49 @@ class SglangProfile(FormulaProfile):
         """Run the base checks; refuse a KV cache type SGLang cannot store (``check_kv_dtype``)."""
         super().validate(model, weights, workload, runtime)
         check_kv_dtype("SGLang", workload.kv_dtype)
+        check_ep_size(model, runtime)
 
     def estimate(
         self, model: ModelSpec, weights: WeightSpec, workload: Workload, runtime: Runtime
     ) -> Breakdown:
         """Weights as loaded, the KV of the workload's tokens (page size 1), no overhead term.
 
-        A float32 checkpoint is loaded in 16 bits (:func:`auto_dtype`).
+        A float32 checkpoint is loaded in 16 bits (:func:`auto_dtype`). With data
+        parallelism the figures are one DP rank's: ``ceil(batch / dp)`` sequences, KV heads
+        at the attention TP size (:func:`attention_runtime`), weights with the dp-attention
+        share (:func:`dp_attention_weights`).
         """
         weights, dtype_notes = auto_dtype(weights, "SGLang")
-        base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
+        dp = runtime.data_parallel_size
+        rank = workload.replace(batch=runtime.ranks_batch(workload.batch))
+        attn_rt = attention_runtime(runtime)
+        base = super().estimate(model, weights, rank, attn_rt.replace(block_size=None))
+        base = dataclasses.replace(base, gpus=runtime.world_size())
+        w = vllm_weights_part(model, weights, runtime)
+        extra = dp_attention_weights(model, weights, runtime)
+        if extra:
+            w = dataclasses.replace(
+                w,
+                bytes=w.bytes + extra,
+                formula=f"{w.formula} + dp_attention_share",
+                substituted=f"{w.substituted} + {extra:,}",
+                assumptions=(
+                    f"dp-attention: attention weights over tp / dp = "
+                    f"{attn_rt.tensor_parallel_size} ranks and the embedding whole on each "
+                    "GPU (SGLang dp_attention.py, VocabParallelEmbedding enable_tp)",
+                    *w.assumptions,
+                ),
+            )
+        if dp > 1:
+            dtype_notes = (
+                *dtype_notes,
+                f"data parallel {dp}: each rank's pool holds {rank.batch} of the sequences; "
+                "figures per GPU are one rank's",
+            )
         return with_parts(
             base,
             warnings=dtype_notes,
-            weights=vllm_weights_part(model, weights, runtime),
+            weights=w,
             overhead=Part(
                 "overhead",
                 "Overhead",
@@ -213,6 +310,7 @@ class SglangProfile(FormulaProfile):
         ``profile_max_num_token``), ``cell`` the bytes per token over the GPU's layers.
         """
         tokens = counts.get("kv_cache_tokens")
+        runtime = attention_runtime(runtime)  # the KV heads of one attention rank
         cell = kv_bytes_per_token(model, workload.kv_dtype, runtime)
         if tokens is None and counts.get("kv_cache_bytes") is not None:
             tokens = counts["kv_cache_bytes"] // cell  # a given pool size feeds the tokens

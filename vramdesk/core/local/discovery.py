@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,6 +73,9 @@ class LocalModel:
         Bytes on disk, exact (blob sizes; symlinks not counted twice).
     path : str
         What the importer reads: a snapshot folder, a ``.gguf`` file, an Ollama blob.
+    mmproj : str
+        A GGUF model's vision projector: the ``mmproj*.gguf`` beside it (the one there, or
+        the one whose name shares the model's stem), for ``--mmproj``; ``""``: none.
     """
 
     name: str
@@ -79,6 +83,7 @@ class LocalModel:
     format: str
     size_bytes: int
     path: str
+    mmproj: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (``size_bytes`` an exact int)."""
@@ -251,9 +256,18 @@ def hf_entries(repo: hf_cache.CachedModel) -> Iterator[LocalModel]:
         yield LocalModel(repo.repo_id, "huggingface", fmt, repo.size, repo.snapshot)
         return
     ggufs = sorted((f for f in repo.files if f.name.lower().endswith(".gguf")), key=_name)
+    projectors = [g for g in ggufs if _is_projector(g.name)]
     for f in _gguf_entries(ggufs):
         size = sum(g.size for g in ggufs if _same_split(g.name, f.name))
-        yield LocalModel(f"{repo.repo_id}/{f.name}", "huggingface", "gguf", size, f.path)
+        mmproj = _projector_for(f.name, projectors)
+        yield LocalModel(
+            f"{repo.repo_id}/{f.name}",
+            "huggingface",
+            "gguf",
+            size,
+            f.path,
+            str(mmproj.path) if mmproj else "",
+        )
 
 
 def find_revision(name: str, rev: str) -> LocalModel:
@@ -296,7 +310,30 @@ def _gguf_entries(files: Sequence[Any]) -> list[Any]:
 
 def _listed_gguf(name: str) -> bool:
     split = _split_part(name)
-    return "mmproj" not in name.lower() and (len(split) == 1 or bool(split[1]))
+    return not _is_projector(name) and (len(split) == 1 or bool(split[1]))
+
+
+def _is_projector(name: str) -> bool:
+    """A vision projector (``mmproj-*.gguf``), paired with a model rather than listed."""
+    return "mmproj" in name.lower() and name.lower().endswith(".gguf")
+
+
+def _projector_for(model_name: str, projectors: Sequence[Any]) -> Any:
+    """The projector of ``model_name`` among those beside it (``.name``), or None.
+
+    One projector in the folder is the model's; with several, the one whose name holds the
+    model's stem before its file type (``mmproj-Qwen2.5-VL-7B-f16.gguf`` for
+    ``Qwen2.5-VL-7B-Q4_K_M.gguf``), else none (which one is not known).
+    """
+    if len(projectors) == 1:
+        return projectors[0]
+    stem = model_name.lower().removesuffix(".gguf")
+    heads = [stem[: m.start()] for m in re.finditer(r"[-_.]", stem)][::-1]
+    for head in (stem, *heads):  # the longest head of the name that one projector holds
+        named = [p for p in projectors if len(head) >= 4 and head in _name(p).lower()]
+        if len(named) == 1:
+            return named[0]
+    return None
 
 
 def _split_part(name: str) -> tuple[str, bool] | tuple[str]:
@@ -424,8 +461,17 @@ def _scan_folder(root: Path, source: str, problems: list[str]) -> list[LocalMode
             shards = [
                 g for g in ggufs if g.parent == path.parent and _same_split(g.name, path.name)
             ]
+            beside = [g for g in ggufs if g.parent == path.parent and _is_projector(g.name)]
+            mmproj = _projector_for(path.name, beside)
             out.append(
-                LocalModel(rel.as_posix(), source, "gguf", sum(map(_size, shards)), str(path))
+                LocalModel(
+                    rel.as_posix(),
+                    source,
+                    "gguf",
+                    sum(map(_size, shards)),
+                    str(path),
+                    str(mmproj) if mmproj else "",
+                )
             )
     return out
 

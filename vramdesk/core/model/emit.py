@@ -6,9 +6,12 @@ same scenario:
 
 * vLLM: ``vllm serve MODEL --max-model-len C --max-num-seqs N`` (N = the solver's maximum
   concurrency at C), ``--gpu-memory-utilization``, ``--kv-cache-dtype``, TP/PP, block size,
-  ``--max-num-batched-tokens``;
+  ``--max-num-batched-tokens``; with data parallelism ``--max-num-seqs`` is one rank's
+  (``ceil(N / dp)``), ``--data-parallel-size``, ``--enable-expert-parallel``,
+  ``--decode-context-parallel-size``;
 * SGLang: ``python -m sglang.launch_server --model-path MODEL --context-length C
-  --max-running-requests N``, ``--mem-fraction-static``, ``--kv-cache-dtype``, ``--tp-size``;
+  --max-running-requests N``, ``--mem-fraction-static``, ``--kv-cache-dtype``, ``--tp-size``,
+  ``--dp-size`` (N each replica's without ``--enable-dp-attention``), ``--ep-size``;
 * llama-server: ``-c C*N -np N`` (``-c`` is the cells of all slots), ``-ngl``, ``-fa``,
   ``-ctk``/``-ctv``, ``-ub``, ``-kvu``, ``--swa-full``;
 * Ollama: the server's variables (``OLLAMA_CONTEXT_LENGTH``, ``OLLAMA_NUM_PARALLEL``,
@@ -101,12 +104,20 @@ def emit_command(
         return _lines(["vllm", "serve", model_ref], _vllm(runtime, context, concurrency, kv, chunk))
     if target == "sglang":
         flags = [("--model-path", model_ref), ("--context-length", str(context))]
-        flags.append(("--max-running-requests", str(concurrency)))
+        # each replica's cap without dp-attention, the total with it (dp_batch reads it back)
+        total = concurrency if runtime.enable_dp_attention else runtime.ranks_batch(concurrency)
+        flags.append(("--max-running-requests", str(total)))
         if runtime.mem_fraction_static is not None:
             flags.append(("--mem-fraction-static", _fraction(runtime.mem_fraction_static)))
         if kv:
             flags.append(("--kv-cache-dtype", kv))
         flags += _parallel(runtime, "--tp-size", "--pp-size")
+        if runtime.data_parallel_size != 1:
+            flags.append(("--dp-size", str(runtime.data_parallel_size)))
+        if runtime.enable_dp_attention:
+            flags.append(("--enable-dp-attention", None))
+        if runtime.ep_size != 1:
+            flags.append(("--ep-size", str(runtime.ep_size)))
         return _lines(["python", "-m", "sglang.launch_server"], flags)
     if target == "llama-server":
         return _lines(["llama-server"], _llama(runtime, model_ref, context, concurrency, kv))
@@ -125,14 +136,21 @@ def _parallel(runtime: Runtime, tp: str, pp: str) -> list[tuple[str, str | None]
 def _vllm(
     runtime: Runtime, context: int, concurrency: int, kv: str | None, chunk: int | None
 ) -> list[tuple[str, str | None]]:
+    # max_num_seqs is each DP rank's (every engine core has its own scheduler)
     flags: list[tuple[str, str | None]] = [
         ("--max-model-len", str(context)),
-        ("--max-num-seqs", str(concurrency)),
+        ("--max-num-seqs", str(runtime.ranks_batch(concurrency))),
         ("--gpu-memory-utilization", _fraction(runtime.gpu_memory_utilization)),
     ]
     if kv:
         flags.append(("--kv-cache-dtype", kv))
     flags += _parallel(runtime, "--tensor-parallel-size", "--pipeline-parallel-size")
+    if runtime.data_parallel_size != 1:
+        flags.append(("--data-parallel-size", str(runtime.data_parallel_size)))
+    if runtime.enable_expert_parallel:
+        flags.append(("--enable-expert-parallel", None))
+    if runtime.decode_context_parallel_size != 1:
+        flags.append(("--decode-context-parallel-size", str(runtime.decode_context_parallel_size)))
     if runtime.block_size not in (None, DEFAULT_BLOCK_SIZE):
         flags.append(("--block-size", str(runtime.block_size)))
     if chunk is not None:
@@ -150,6 +168,10 @@ def _llama(
     flags += [("-c", str(context * concurrency)), ("-np", str(concurrency))]
     if runtime.n_gpu_layers is not None:
         flags.append(("-ngl", str(runtime.n_gpu_layers)))
+    if runtime.cpu_moe:
+        flags.append(("--cpu-moe", None))
+    elif runtime.n_cpu_moe:
+        flags.append(("--n-cpu-moe", str(runtime.n_cpu_moe)))
     if runtime.flash_attn is not None:
         flags.append(("-fa", "on" if runtime.flash_attn else "off"))
     k = _kv_flag(runtime.cache_type_k, "llama-server") if runtime.cache_type_k else kv

@@ -91,6 +91,16 @@ ALIASES: tuple[Alias, ...] = (
         ("sglang", "--pp-size"),
     ),
     *_rows(
+        "--dp",
+        ("vllm", "--data-parallel-size"),
+        ("vllm", "-dp"),
+        ("sglang", "--dp-size"),
+    ),
+    *_rows("--expert-parallel", ("vllm", "--enable-expert-parallel"), ("vllm", "-ep")),
+    *_rows("--dcp", ("vllm", "--decode-context-parallel-size"), ("vllm", "-dcp")),
+    *_rows("--dp-attention", ("sglang", "--enable-dp-attention")),
+    *_rows("--ep-size", ("sglang", "--expert-parallel-size")),
+    *_rows(
         "--n-gpu-layers",
         ("llama.cpp", "-ngl"),
         ("llama.cpp", "--gpu-layers"),
@@ -106,7 +116,7 @@ ALIASES: tuple[Alias, ...] = (
 #: Engine flags that are our own spelling too (no alias needed), by engine.
 SAME_SPELLING: dict[str, tuple[str, ...]] = {
     "vllm": ("--block-size", "--enable-prefix-caching", "--enable-chunked-prefill"),
-    "sglang": ("--mem-fraction-static",),
+    "sglang": ("--mem-fraction-static", "--ep-size"),
     "llama.cpp": (
         "--ctx-size",
         "--n-gpu-layers",
@@ -208,3 +218,17 @@ def runtime_flags(opts: dict[str, Any]) -> dict[str, Any]:
             "conflict",
         )
     return out
+
+
+def dp_batch(engine: str, opts: dict[str, Any]) -> dict[str, Any]:
+    """Our ``batch`` of a per-rank sequence cap with ``D`` data-parallel ranks: ``N * D``.
+
+    vLLM's ``--max-num-seqs N`` caps each DP rank's scheduler (every engine core has its
+    own); SGLang's ``--max-running-requests N`` is each replica's without dp-attention and the
+    total with it (``model_runner.py``: ``max_running_requests // dp_size`` per attention DP
+    rank). ``opts`` is changed in place and returned.
+    """
+    per_rank = engine == "vllm" or (engine == "sglang" and not opts.get("dp_attention"))
+    if per_rank and (opts.get("dp") or 1) > 1 and "batch" in opts:
+        opts["batch"] *= opts["dp"]
+    return opts

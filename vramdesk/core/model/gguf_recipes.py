@@ -32,6 +32,7 @@ from fractions import Fraction
 
 from vramdesk.core.model.formats import WeightFormat as W
 from vramdesk.core.model.spec import RECURRENT, ModelSpec, count_params
+from vramdesk.core.units import ceil_bytes
 
 #: ftype label -> default tensor type (``llama_ftype_get_default_type``).
 DEFAULT_TYPE: dict[str, W] = {
@@ -330,3 +331,38 @@ def embedding_types(model: ModelSpec, spec: object) -> tuple[W, W] | None:
     out = _fallback(_output_type(fmt.label, base, h), h)
     embd = out if model.tie_word_embeddings else _fallback(_embd_type(fmt.label, base), h)
     return embd, out
+
+
+def recipe_expert_bytes(model: ModelSpec, ftype: str) -> list[int] | None:
+    """Bytes of each layer's routed experts (``ffn_{gate,up,down}_exps``) in a ``ftype`` file.
+
+    The same tensor types as :func:`recipe_groups` (``llama_tensor_get_type_impl``): gate and
+    up at the layer's base type, down by :func:`_ffn_down`, MXFP4 under ``MXFP4_MOE``; each
+    tensor ``ceil(params * bits / 8)``. Expert biases (1-D, F32) are not included.
+
+    Returns
+    -------
+    list of int or None
+        One entry per layer (0 for a dense one); None where :func:`recipe_groups` is None or
+        the model has no routed experts.
+    """
+    if not model.is_moe or recipe_groups(model, ftype) is None:
+        return None
+    base = DEFAULT_TYPE[ftype]
+    h, n, experts = model.hidden_size or 0, model.num_hidden_layers, model.num_local_experts
+    width = model.moe_intermediate_size or model.intermediate_size or 0
+    gate_up = (2 if model.mlp_gated else 1) * h * width * experts
+    down = width * h * experts
+    out = []
+    for i in range(n):
+        if i < model.first_k_dense_replace:
+            out.append(0)
+            continue
+        if ftype == "MXFP4_MOE":
+            up_t, down_t = _fallback(W.MXFP4, h), _fallback(W.MXFP4, width)
+        else:
+            mid = ftype == "IQ3_XS" and n // 8 <= i < 7 * n // 8
+            up_t = _fallback(W.IQ3_XXS if mid else base, h)
+            down_t = _fallback(_ffn_down(ftype, base, i, n, experts), width)
+        out.append(ceil_bytes(gate_up * up_t.bits / 8) + ceil_bytes(down * down_t.bits / 8))
+    return out

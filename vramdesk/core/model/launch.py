@@ -1,5 +1,8 @@
 r"""Read a pasted launch command into vramdesk's options (issue 27.2); pure Python.
 
+Longer than 400 lines: one reader for every engine's command form (each engine's flag loop,
+its environment variables and Ollama's parameter lines share the token walk and ``Launch``).
+
 Understood forms:
 
 * ``vllm serve MODEL [flags]`` and ``python -m vllm.entrypoints.openai.api_server --model M``;
@@ -12,10 +15,9 @@ Understood forms:
   names the engine (``vllm/vllm-openai:v0.6.4`` -> vLLM 0.6.4) when the arguments do not;
 * a compose service: ``image:``, ``environment:`` and ``command:`` (a string or a list).
 
-Variables in front (``A=1 B=2 cmd``, ``export A=1``) are read, lines are joined at a trailing
-``\``, and ``&&``/``;`` separate commands (the engine's one is read). The result is a
-:class:`Launch` whose ``options`` are the command line's own option names
-(:func:`vramdesk.core.model.scenario.scenario_from_args` builds the scenario from them).
+Variables in front (``A=1 B=2 cmd``, ``export A=1``) are read, lines joined at a trailing ``\``,
+``&&``/``;`` separate commands (the engine's is read). A :class:`Launch`'s ``options`` are the
+command line's option names (:func:`vramdesk.core.model.scenario.scenario_from_args`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import PurePath
 from typing import Any
 
 from vramdesk.core.errors import InputError
+from vramdesk.core.model.engine_flags import dp_batch
 from vramdesk.core.model.launch_flags import (
     HOST_OFFLOAD,
     MEMORY_NOT_MODELLED,
@@ -33,6 +36,7 @@ from vramdesk.core.model.launch_flags import (
     SWITCHES,
     Flag,
     canonical,
+    experts_override,
     flag_value,
     is_flag,
     parse_int,
@@ -75,6 +79,9 @@ LLAMA_ENV = {
     "LLAMA_ARG_MODEL": "--model",
     "LLAMA_ARG_HF_REPO": "--hf-repo",
     "LLAMA_ARG_KV_UNIFIED": "--kv-unified",
+    "LLAMA_ARG_N_CPU_MOE": "--n-cpu-moe",
+    "LLAMA_ARG_CPU_MOE": "--cpu-moe",
+    "LLAMA_ARG_MMPROJ": "--mmproj",
 }
 
 
@@ -178,9 +185,9 @@ def _canonical(launch: Launch) -> Launch:
     """One reading of what two spellings say alike (the emitted commands read back the same).
 
     llama.cpp and Ollama: the slots ``-np N`` are the sequences served at once (``batch``);
-    llama.cpp's ``-ctk T -ctv T`` is one KV cache type, ``kv_dtype`` T.
+    llama.cpp's ``-ctk T -ctv T`` is one KV cache type, ``kv_dtype`` T; vLLM: :func:`dp_batch`.
     """
-    opts = launch.options
+    opts = dp_batch(launch.engine, launch.options)
     if launch.engine in ("llama.cpp", "ollama") and "parallel" in opts:
         opts.setdefault("batch", opts["parallel"])
     k, v = opts.get("cache_type_k"), opts.get("cache_type_v")
@@ -310,7 +317,7 @@ def _read_flags(launch: Launch, tokens: list[str], env: dict[str, str]) -> None:
         nxt = args[i + 1] if i + 1 < len(args) else None
         flag = table.get(spelling)
         if flag is None:
-            switch = spelling in SWITCHES.get(engine, set()) or spelling in ("--cpu-moe", "-cmoe")
+            switch = spelling in SWITCHES.get(engine, set())
             takes = not eq and not switch and nxt is not None and not is_flag(nxt)
             launch.ignored.append(name)
             i += 2 if takes else 1
@@ -334,6 +341,12 @@ def _set(launch: Launch, flag: Flag, name: str, value: str | None, human: bool) 
         launch.model = value
     elif flag.dest == "hf_repo":
         launch.model = value
+    elif flag.dest == "override_tensor":
+        read = experts_override(str(value))
+        if read is None:  # not an expert form we model: noted as kept in host RAM
+            launch.ignored.append(name)
+            return
+        launch.options[read[0]] = read[1]
     elif flag.dest == "quantization":
         q = str(value).lower()
         if q in ("fp8", "bitsandbytes"):

@@ -39,14 +39,16 @@ class Flag:
 
 
 _INT_DESTS = {"context", "ctx_size", "batch", "chunk", "tp", "pp", "n_gpu_layers", "ubatch"}
-_INT_DESTS |= {"n_batch", "parallel", "block_size"}
+_INT_DESTS |= {"n_batch", "parallel", "block_size", "dp", "dcp", "ep_size", "n_cpu_moe"}
+#: Our switches among the aliases: read as on/off, never with a number.
+_SWITCH_DESTS = {"expert_parallel", "dp_attention"}
 
 
 def _from_aliases(engine: str) -> dict[str, Flag]:
     table = {}
     for a in ALIASES:
         if a.engine == engine and not a.spelling.startswith("--num-"):
-            kind = "int" if a.dest in _INT_DESTS else "text"
+            kind = "int" if a.dest in _INT_DESTS else "on" if a.dest in _SWITCH_DESTS else "text"
             table[a.spelling] = Flag(a.dest, kind)
     return table
 
@@ -69,6 +71,9 @@ READ: dict[str, dict[str, Flag]] = {
         "--model-path": Flag("model"),
         "--model": Flag("model"),
         "--tp": Flag("tp", "int"),  # argparse prefix of --tp-size, the usual spelling
+        "--dp": Flag("dp", "int"),  # likewise of --dp-size
+        "--ep": Flag("ep_size", "int"),  # likewise of --ep-size
+        "--ep-size": Flag("ep_size", "int"),
         "--mem-fraction-static": Flag("mem_fraction_static"),
         "--kv-cache-dtype": Flag("kv_dtype"),
         "--quantization": Flag("quantization"),
@@ -90,6 +95,14 @@ READ: dict[str, dict[str, Flag]] = {
         "--kv-unified": Flag("kv_unified", "on"),
         "-kvu": Flag("kv_unified", "on"),
         "--swa-full": Flag("swa_full", "on"),
+        "--n-cpu-moe": Flag("n_cpu_moe", "int"),
+        "-ncmoe": Flag("n_cpu_moe", "int"),
+        "--cpu-moe": Flag("cpu_moe", "on"),
+        "-cmoe": Flag("cpu_moe", "on"),
+        "--mmproj": Flag("mmproj"),
+        "-mm": Flag("mmproj"),
+        "-ot": Flag("override_tensor"),
+        "--override-tensor": Flag("override_tensor"),
     },
 }
 
@@ -102,7 +115,6 @@ SWITCHES: dict[str, set[str]] = {
         "--disable-log-stats",
         "--enable-auto-tool-choice",
         "--disable-custom-all-reduce",
-        "--enable-expert-parallel",
         "--enable-lora",
         "--disable-frontend-multiprocessing",
         "--enable-reasoning",
@@ -119,7 +131,6 @@ SWITCHES: dict[str, set[str]] = {
         "--disable-overlap-schedule",
         "--enable-metrics",
         "--enable-torch-compile",
-        "--enable-dp-attention",
         "--enable-p2p-check",
         "--enable-mixed-chunk",
         "--skip-server-warmup",
@@ -140,8 +151,6 @@ SWITCHES: dict[str, set[str]] = {
         "--no-webui",
         "--verbose",
         "-v",
-        "--cpu-moe",
-        "-cmoe",
         "-nkvo",
         "--no-kv-offload",
         "--no-warmup",
@@ -160,9 +169,57 @@ SWITCHES: dict[str, set[str]] = {
     "ollama": {"--verbose", "--nowordwrap", "--insecure", "--think", "--hidethinking"},
 }
 
-#: Flags that keep weights or the KV cache in host RAM, which we do not model yet: noted.
-HOST_OFFLOAD = ("--n-cpu-moe", "-ncmoe", "--cpu-moe", "-cmoe", "-ot", "--override-tensor", "-nkvo")
-HOST_OFFLOAD += ("--no-kv-offload",)
+#: Flags that keep weights or the KV cache in host RAM, which we do not model yet: noted
+#: (an ``-ot`` that is not one of the expert forms :func:`experts_override` reads, ``-nkvo``).
+HOST_OFFLOAD = ("-ot", "--override-tensor", "-nkvo", "--no-kv-offload")
+
+#: Layers probed by :func:`experts_override` (a pattern matching all of them matches any layer).
+_PROBE_LAYERS = 1024
+
+
+def experts_override(value: str) -> tuple[str, int | bool] | None:
+    """Read an ``-ot PATTERN=BUFT[,...]`` that keeps routed experts on the CPU, or None.
+
+    llama.cpp (``common/arg.cpp``, ``src/llama-model-loader.cpp``) puts a tensor in buffer
+    type ``BUFT`` when ``std::regex_search(PATTERN, name)`` matches its name. Each pattern is
+    tried on the expert tensors ``blk.i.ffn_{gate,up,down}_exps.weight`` of layers
+    ``0 .. 1023`` and on tensors that are not routed experts (attention, the shared
+    ``_shexp`` experts, embeddings): ``("cpu_moe", True)`` when every layer's experts and
+    nothing else go to ``CPU`` (``exps=CPU``, ``.ffn_.*_exps.=CPU``); ``("n_cpu_moe", N)`` when
+    exactly the first ``N`` layers' do (what ``--n-cpu-moe N`` writes); None for anything
+    else (another buffer, a partial layer, other tensors): not modelled.
+    """
+    patterns = []
+    for item in value.split(","):
+        pattern, eq, buft = item.partition("=")
+        if not eq or buft.strip().upper() != "CPU":
+            return None
+        try:
+            patterns.append(re.compile(pattern))
+        except re.error:
+            return None
+
+    def on_cpu(name: str) -> bool:
+        return any(p.search(name) for p in patterns)
+
+    others = ("token_embd.weight", "output.weight", "blk.0.attn_q.weight")
+    others += ("blk.0.ffn_up_shexp.weight", "blk.0.ffn_gate_inp.weight", "blk.0.ffn_down.weight")
+    if any(on_cpu(name) for name in others):
+        return None
+    layers = []
+    for i in range(_PROBE_LAYERS):
+        hits = {on_cpu(f"blk.{i}.ffn_{t}_exps.weight") for t in ("gate", "up", "down")}
+        if len(hits) > 1:  # some of a layer's experts only: not modelled
+            return None
+        layers.append(hits.pop())
+    n = layers.index(False) if False in layers else _PROBE_LAYERS
+    if any(layers[n:]):  # not a prefix of layers
+        return None
+    if n == _PROBE_LAYERS:
+        return ("cpu_moe", True)
+    return ("n_cpu_moe", n) if n else None
+
+
 #: Flags read but not modelled that do change memory, so the answer says so rather than
 #: listing them among the ignored ones: a weight format or dtype we do not read from the flag
 #: (vLLM ``--quantization awq``, ``--dtype float32``), weights kept in host RAM

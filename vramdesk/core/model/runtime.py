@@ -1,4 +1,9 @@
-"""The runtime: engine knobs that change memory without changing the model (SPEC §3.5, §4)."""
+"""The runtime: engine knobs that change memory without changing the model (SPEC §3.5, §4).
+
+Longer than 400 lines: one frozen dataclass holds every engine's knobs with their option
+groups and validation (the parallel sizes and how they divide TP among them); a field and
+the rule that checks it stay side by side.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from fractions import Fraction
 from vramdesk.core.errors import InputError
 from vramdesk.core.limits import check_int, check_real
 from vramdesk.core.model.formats import KVDtype, check_mamba_dtype
-from vramdesk.core.units import GIB
+from vramdesk.core.units import GIB, ceil_div
 
 
 class OverheadForm(enum.Enum):
@@ -82,6 +87,8 @@ OPTION_GROUPS: dict[str, tuple[str, ...]] = {
         "mla_cache",
         "loaded_weights_bytes",
     ),
+    #: data-parallel replicas (vLLM ``--data-parallel-size``, SGLang ``--dp-size``)
+    "data_parallel": ("data_parallel_size",),
     #: a fraction of the GPU the engine may use (vLLM, transformers, the formula profile)
     "utilization": ("gpu_memory_utilization",),
     #: paged KV cache (vLLM, the formula profile)
@@ -105,9 +112,11 @@ OPTION_GROUPS: dict[str, tuple[str, ...]] = {
         "mamba_cache_dtype",
         "mamba_ssm_cache_dtype",
         "mxfp4_backend",
+        "enable_expert_parallel",
+        "decode_context_parallel_size",
     ),
-    #: SGLang's static memory fraction
-    "sglang": ("mem_fraction_static",),
+    #: SGLang's static memory fraction, attention data parallelism, expert parallelism
+    "sglang": ("mem_fraction_static", "enable_dp_attention", "ep_size"),
     #: llama.cpp (and Ollama) context, batch, slots, offload, flash attention, cache types
     "llama.cpp": (
         "n_ubatch",
@@ -116,6 +125,9 @@ OPTION_GROUPS: dict[str, tuple[str, ...]] = {
         "swa_full",
         "kv_unified",
         "n_gpu_layers",
+        "n_cpu_moe",
+        "cpu_moe",
+        "mmproj_bytes",
         "cache_type_k",
         "cache_type_v",
         "compute_buffer_bytes",
@@ -124,8 +136,8 @@ OPTION_GROUPS: dict[str, tuple[str, ...]] = {
 #: The option groups each engine has besides ``common``.
 ENGINE_OPTION_GROUPS: dict[Engine, tuple[str, ...]] = {
     Engine.FORMULA: ("utilization", "paging", "prefix", "formula_overhead"),
-    Engine.VLLM: ("utilization", "paging", "prefix", "vllm"),
-    Engine.SGLANG: ("prefix", "sglang"),
+    Engine.VLLM: ("utilization", "paging", "prefix", "data_parallel", "vllm"),
+    Engine.SGLANG: ("prefix", "data_parallel", "sglang"),
     Engine.LLAMA_CPP: ("llama.cpp",),
     Engine.OLLAMA: ("llama.cpp",),
     Engine.TRANSFORMERS: ("utilization",),
@@ -198,6 +210,29 @@ class Runtime:
     tensor_parallel_size, pipeline_parallel_size : int
         TP shards weights and KV heads (``max(1, kv_heads // tp)`` KV heads per GPU; MLA's
         latent cache is replicated); PP splits the layers (``ceil(layers / pp)`` per GPU).
+    data_parallel_size : int
+        vLLM ``--data-parallel-size`` / SGLang ``--dp-size``: ranks that each serve
+        ``ceil(batch / dp)`` of the workload's sequences with their own KV cache. vLLM: each
+        DP rank is a TP x PP replica of everything but the routed experts, which are sharded
+        over ``tp * dp`` (``fused_moe/config.py`` ``FusedMoEParallelConfig.make``); SGLang
+        with ``enable_dp_attention``: the DP ranks live inside the TP group (attention TP
+        ``tp / dp``), else whole replicas. GPUs: :meth:`Runtime.world_size`.
+    enable_expert_parallel : bool
+        vLLM ``--enable-expert-parallel``: each of the ``tp * dp`` ranks holds whole routed
+        experts, ``ceil(E / (tp * dp))`` on the fullest rank, instead of a ``1 / (tp * dp)``
+        slice of every expert.
+    decode_context_parallel_size : int
+        vLLM ``--decode-context-parallel-size``: the ranks of a TP group that shard the KV
+        cache by token position, each holding ``cdiv(tokens, dcp)`` of every sequence; must
+        divide ``tensor_parallel_size`` (``vllm/config/parallel.py``).
+    enable_dp_attention : bool
+        SGLang ``--enable-dp-attention``: attention runs data-parallel inside the TP group,
+        ``tp / dp`` ranks per attention group (KV heads ``max(1, kv_heads // (tp / dp))``),
+        the embedding replicated (``VocabParallelEmbedding(enable_tp=not
+        is_dp_attention_enabled())``).
+    ep_size : int
+        SGLang ``--ep-size``: ``E / ep`` whole experts per rank, each TP-sharded over ``tp /
+        ep`` (the same routed bytes per GPU as TP alone); must divide the TP size.
     overhead : OverheadForm
         Multiplier form ``(w + kv + act) * overhead_factor + fixed_overhead_bytes`` or
         workspace form ``w * workspace_fraction``.
@@ -220,6 +255,15 @@ class Runtime:
         llama.cpp full-size sliding-window cache; one unified KV stream for all slots.
     n_gpu_layers : int or None
         llama.cpp layers offloaded (``None``: all); the GPU holds the last ones' KV.
+    n_cpu_moe : int or None
+        llama.cpp ``--n-cpu-moe N``: the routed experts of the first ``N`` layers stay in host
+        RAM (``common/arg.cpp``: one override per layer (``blk.i.ffn_(up|down|gate)_exps``)
+        -> CPU for ``i < N``); ``None``: none.
+    cpu_moe : bool
+        llama.cpp ``--cpu-moe`` / ``-ot exps=CPU``: every layer's routed experts in host RAM.
+    mmproj_bytes : int or None
+        llama.cpp ``--mmproj FILE``: the vision projector's weight bytes on the GPU (read from
+        the file's tensor table, :mod:`vramdesk.core.local.importers._mmproj`).
     cache_type_k, cache_type_v : KVDtype or None
         llama.cpp cache types of K and V (``None``: the workload's ``kv_dtype``).
     mem_fraction_static : Fraction or None
@@ -277,6 +321,28 @@ class Runtime:
     mamba_cache_dtype: str | None = None
     mamba_ssm_cache_dtype: str | None = None
     mxfp4_backend: str | None = None
+    n_cpu_moe: int | None = None
+    cpu_moe: bool = False
+    mmproj_bytes: int | None = None
+    data_parallel_size: int = 1
+    enable_expert_parallel: bool = False
+    decode_context_parallel_size: int = 1
+    enable_dp_attention: bool = False
+    ep_size: int = 1
+
+    def world_size(self) -> int:
+        """GPUs the deployment takes: ``tp * pp * dp``; SGLang's attention DP is inside TP.
+
+        vLLM: ``tp * pp`` per DP rank (``ParallelConfig.world_size``), times
+        ``data_parallel_size`` ranks; decode context parallelism reuses the TP ranks.
+        SGLang with ``enable_dp_attention``: ``tp * pp`` (the DP ranks share the TP group).
+        """
+        dp = 1 if self.enable_dp_attention else self.data_parallel_size
+        return self.tensor_parallel_size * self.pipeline_parallel_size * dp
+
+    def ranks_batch(self, batch: int) -> int:
+        """Sequences one data-parallel rank holds: ``ceil(batch / data_parallel_size)``."""
+        return ceil_div(batch, max(1, self.data_parallel_size))
 
     def validate(self) -> Runtime:
         """Check every field; return ``self``.
@@ -291,6 +357,7 @@ class Runtime:
         check_int("shared_prefix_tokens", self.shared_prefix_tokens)
         check_int("tensor_parallel_size", self.tensor_parallel_size)
         check_int("pipeline_parallel_size", self.pipeline_parallel_size)
+        self.check_parallel()
         check_real("overhead_factor", self.overhead_factor)
         check_real("workspace_fraction", self.workspace_fraction)
         if (
@@ -336,6 +403,8 @@ class Runtime:
             "n_ubatch",
             "n_parallel",
             "n_gpu_layers",
+            "n_cpu_moe",
+            "mmproj_bytes",
             "non_torch_bytes",
             "activation_peak_bytes",
             "cuda_graph_bytes",
@@ -353,6 +422,45 @@ class Runtime:
                 raise InputError(
                     name, f"must be a KVDtype, got {getattr(self, name)!r}", "unknown_choice"
                 )
+
+    def check_parallel(self) -> None:
+        """The data, expert and decode-context parallel sizes and how they divide TP.
+
+        Raises
+        ------
+        InputError
+            ``decode_context_parallel_size`` not dividing ``tensor_parallel_size`` (vLLM
+            ``vllm/config/parallel.py``: DCP reuses the TP ranks); ``data_parallel_size`` not
+            dividing TP under SGLang's ``enable_dp_attention`` (``server_args.py``: attention
+            TP is ``tp_size // dp_size``); ``ep_size`` not dividing TP (SGLang: MoE TP is
+            ``tp_size // ep_size``).
+        """
+        for name in ("data_parallel_size", "decode_context_parallel_size", "ep_size"):
+            check_int(name, getattr(self, name))
+        for name in ("enable_expert_parallel", "enable_dp_attention"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(name, f"must be true or false, got {getattr(self, name)!r}")
+        tp = self.tensor_parallel_size
+        if tp % self.decode_context_parallel_size:
+            raise InputError(
+                "decode_context_parallel_size",
+                f"must divide tensor_parallel_size ({tp}): vLLM's decode context parallel "
+                "ranks are the TP group's own",
+                "invalid",
+            )
+        if self.enable_dp_attention and tp % self.data_parallel_size:
+            raise InputError(
+                "data_parallel_size",
+                f"must divide tensor_parallel_size ({tp}) with enable_dp_attention: SGLang's "
+                "attention groups are tp / dp ranks",
+                "invalid",
+            )
+        if tp % self.ep_size:
+            raise InputError(
+                "ep_size",
+                f"must divide tensor_parallel_size ({tp}): SGLang's MoE TP is tp / ep",
+                "invalid",
+            )
 
     def replace(self, **changes: object) -> Runtime:
         """Return a copy with ``changes`` applied (not validated)."""

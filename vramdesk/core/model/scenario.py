@@ -239,6 +239,11 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
     "shared_prefix": ("shared_prefix_tokens", lambda v: v),
     "tp": ("tensor_parallel_size", lambda v: v),
     "pp": ("pipeline_parallel_size", lambda v: v),
+    "dp": ("data_parallel_size", lambda v: v),
+    "expert_parallel": ("enable_expert_parallel", bool),
+    "dcp": ("decode_context_parallel_size", lambda v: v),
+    "dp_attention": ("enable_dp_attention", bool),
+    "ep_size": ("ep_size", lambda v: v),
     "overhead": ("overhead", OverheadForm),
     "overhead_factor": ("overhead_factor", lambda v: _number("overhead_factor", v)),
     "fixed_gib": ("fixed_overhead_bytes", fixed_overhead_bytes),
@@ -247,6 +252,9 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
     "engine_version": ("engine_version", str),
     "mem_fraction_static": ("mem_fraction_static", lambda v: _number("mem_fraction_static", v)),
     "n_gpu_layers": ("n_gpu_layers", lambda v: v),
+    "n_cpu_moe": ("n_cpu_moe", lambda v: v),
+    "cpu_moe": ("cpu_moe", bool),
+    "mmproj": ("mmproj_bytes", lambda v: _projector_bytes(v)),
     "flash_attn": ("flash_attn", lambda v: _on_off_auto("flash_attn", v)),
     "ubatch": ("n_ubatch", lambda v: v),
     "parallel": ("n_parallel", lambda v: v),
@@ -258,6 +266,14 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
     "mamba_ssm_cache_dtype": ("mamba_ssm_cache_dtype", lambda v: _mamba_dtype(v)),
     "mxfp4_backend": ("mxfp4_backend", lambda v: None if str(v).lower() == "auto" else str(v)),
 }
+
+
+def _projector_bytes(path: Any) -> int:
+    """``--mmproj FILE``: the projector's weight bytes, from its GGUF header."""
+    # on first use: the GGUF reader loads only when a projector is given
+    from vramdesk.core.local.importers._mmproj import projector_bytes
+
+    return projector_bytes(str(path))
 
 
 def _mamba_dtype(value: Any) -> str | None:

@@ -11,6 +11,7 @@ from typing import Any
 from vramdesk.core.estimate import Breakdown
 from vramdesk.core.model.runtime import Engine, engine_options
 from vramdesk.core.model.spec import total_params
+from vramdesk.core.present.host import host_ram
 from vramdesk.core.present.views import catalog_fits
 from vramdesk.core.printable import printable
 from vramdesk.core.solve.result import SolveResult
@@ -53,9 +54,33 @@ def breakdown_text(sc: Any, b: Breakdown, unit: Unit = Unit.GIB) -> str:
     lines.append(
         f"{'Total' + gpus:<22} {format_bytes(b.total_bytes, unit):>14}   {b.total_bytes:>18,} bytes"
     )
+    lines.extend(host_lines(b, unit))
     lines.extend(kv_per_token_lines(b))
     lines.extend(f"warning: {w}" for w in b.warnings)
     return "\n".join(lines)
+
+
+def host_lines(b: Breakdown, unit: Unit = Unit.GIB) -> list[str]:
+    """llama.cpp/Ollama: host RAM (weights + KV kept off the GPU) against this machine's RAM.
+
+    :func:`vramdesk.core.present.host.host_ram`; no lines for engines that keep everything
+    on the GPU, no comparison when the machine's RAM is unknown.
+    """
+    host = host_ram(b)
+    if host is None:
+        return []
+    n = host.total_bytes
+    lines = [
+        f"{'Host RAM (not in total)':<22} {format_bytes(n, unit):>14}   {n:>18,} bytes",
+        "    = weights on host + KV cache on host",
+        f"    = {host.weights_bytes:,} + {host.kv_bytes:,}",
+    ]
+    if host.experts_bytes:
+        lines.append(f"    of which routed experts: {host.experts_bytes:,} bytes")
+    if host.machine_bytes is not None:
+        verdict = "fits" if host.fits else "does not fit"
+        lines.append(f"    {verdict} this machine's RAM ({format_bytes(host.machine_bytes, unit)})")
+    return lines
 
 
 def _budget_knob(rt: Any) -> str:

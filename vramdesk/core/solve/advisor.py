@@ -1,6 +1,8 @@
 """The fit advisor: which lever would make a workload fit, what each saves, how each reads.
 
-The levers (SPEC §4): KV cache dtype, context cap, concurrency cap, weight format, more GPUs.
+The levers (SPEC §4): KV cache dtype, context cap, concurrency cap, weight format, more GPUs;
+for a llama.cpp MoE model also the routed experts of the first N layers in host RAM
+(``--n-cpu-moe N``, the smallest N found by :func:`vramdesk.core.solve.offload.min_n_cpu_moe`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from vramdesk.core.engines import profile_for
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import estimate
 from vramdesk.core.model.formats import WeightFormat, WeightSpec
+from vramdesk.core.model.runtime import Engine
 from vramdesk.core.model.workload import Workload
+from vramdesk.core.solve.offload import min_n_cpu_moe
 from vramdesk.core.solve.search import Problem, at_tp
 from vramdesk.core.solve.sentence import Sentence
 from vramdesk.core.units import Unit, format_bytes
@@ -55,8 +59,9 @@ class Advice:
     Attributes
     ----------
     lever : str
-        ``"kv_dtype"``, ``"context_tokens"``, ``"batch"``, ``"weights"`` or
-        ``"tensor_parallel_size"``.
+        ``"kv_dtype"``, ``"context_tokens"``, ``"batch"``, ``"weights"``,
+        ``"tensor_parallel_size"`` or ``"n_cpu_moe"`` (llama.cpp: the first N layers' experts
+        in host RAM).
     value : str or int
         The setting the lever needs (``"fp8"``, a context, a concurrency, a format, a GPU count).
     saves_bytes : int
@@ -146,6 +151,7 @@ def advise(p: Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> lis
             Advice("batch", max_conc, saves, True, f"Cap concurrency at {max_conc:,} sequences")
         )
     out.extend(_weight_levers(p))
+    out.extend(_experts_lever(p))
     if min_gpus is not None and min_gpus > p.runtime.tensor_parallel_size:
         rt = at_tp(p.runtime, min_gpus)
         alt = estimate(p.model, p.weights, wl, rt)  # the one breakdown the levers read
@@ -161,6 +167,20 @@ def advise(p: Problem, max_conc: int, max_ctx: int, min_gpus: int | None) -> lis
         )
     out.sort(key=lambda a: (not a.fits, -a.saves_bytes))
     return out
+
+
+def _experts_lever(p: Problem) -> list[Advice]:
+    """llama.cpp, a MoE model: the fewest layers whose experts go to host RAM to fit, if any."""
+    rt = p.runtime
+    if rt.engine is not Engine.LLAMA_CPP or not p.model.is_moe or rt.cpu_moe:
+        return []
+    n = min_n_cpu_moe(p.model, p.weights, p.workload, rt, p.capacity)
+    if n is None or n <= (rt.n_cpu_moe or 0):
+        return []
+    alt = estimate(p.model, p.weights, p.workload, rt.replace(n_cpu_moe=n))
+    saves = p.base.total_bytes - alt.total_bytes
+    action = f"Keep the experts of {n} layers on the CPU (--n-cpu-moe {n})"
+    return [Advice("n_cpu_moe", n, saves, True, action)]
 
 
 def _total_at(p: Problem, batch: int, context: int) -> int:

@@ -8,6 +8,7 @@ from typing import Any
 
 from vramdesk.core.estimate import Breakdown
 from vramdesk.core.solve.advisor import Advice
+from vramdesk.core.solve.search import Layout
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,8 @@ class SolveResult:
     #: What must fit in ``usable_bytes`` (``EngineProfile.need_bytes``): KV cache +
     #: activations; SGLang's KV cache alone (its activations are outside the static pool).
     need_bytes: int = 0
+    #: A data-parallel layout on fewer GPUs than ``min_gpus`` (MoE under vLLM / SGLang).
+    min_layout: Layout | None = None
 
     def vllm_lines(self) -> list[str]:
         """The two start-up lines vLLM prints, computed for this budget."""
@@ -69,6 +72,7 @@ class SolveResult:
             "advice": [a.to_dict() for a in self.advice],
             "vllm_lines": self.vllm_lines(),
             "notes": list(self.notes),
+            **({"min_layout": self.min_layout.to_dict()} if self.min_layout else {}),
         }
 
 

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 
 from vramdesk.core._memo import memo
 from vramdesk.core.engines import profile_for
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import estimate, tp_problem
+from vramdesk.core.estimate import Breakdown, estimate, tp_problem
 from vramdesk.core.limits import INT_LIMITS
 from vramdesk.core.model.formats import WeightSpec
-from vramdesk.core.model.runtime import Runtime
+from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
 
@@ -188,8 +189,10 @@ def smallest_tp(
     """The smallest tensor-parallel size in :data:`TP_CANDIDATES` at which the workload fits.
 
     Sizes that do not divide ``num_attention_heads`` (or the KV heads) are skipped, as
-    engines refuse them. ``None`` when even 64 GPUs are not enough, or when the engine has
-    no tensor parallelism (``EngineProfile.shards_heads``: llama.cpp, Ollama).
+    engines refuse them, and so are sizes the runtime's DCP, dp-attention or EP size does
+    not divide (:meth:`Runtime.check_parallel`). ``None`` when even 64 GPUs are not enough,
+    or when the engine has no tensor parallelism (``EngineProfile.shards_heads``: llama.cpp,
+    Ollama).
     """
     if not profile_for(runtime.engine).shards_heads:
         return None
@@ -200,9 +203,108 @@ def smallest_tp(
             fits = _current.fits_now()  # the problem being solved: its verdict is known
         else:
             rt = at_tp(runtime, tp)
+            try:
+                rt.check_parallel()
+            except InputError:  # DCP, dp-attention or EP sizes this TP does not divide
+                continue
             fits = fits_at(model, weights, workload, rt, capacity_bytes)
         if fits:
             return tp
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """A data-parallel layout the solver found: ``gpus = tp * pp * dp`` (SGLang: ``tp * pp``).
+
+    Attributes
+    ----------
+    gpus, tp, dp : int
+        GPUs in all, the tensor- and data-parallel sizes.
+    expert_parallel : bool
+        vLLM ``--enable-expert-parallel`` (SGLang: ``--ep-size`` = ``tp``).
+    dp_attention : bool
+        SGLang ``--enable-dp-attention`` (the DP ranks inside the TP group).
+    """
+
+    gpus: int
+    tp: int
+    dp: int
+    expert_parallel: bool = False
+    dp_attention: bool = False
+
+    def to_dict(self) -> dict[str, int | bool]:
+        """JSON-ready: the five fields."""
+        return {
+            "gpus": self.gpus,
+            "tp": self.tp,
+            "dp": self.dp,
+            "expert_parallel": self.expert_parallel,
+            "dp_attention": self.dp_attention,
+        }
+
+
+def layout_runtime(runtime: Runtime, model: ModelSpec, gpus: int, dp: int) -> Runtime:
+    """``runtime`` laid out over ``gpus`` GPUs (per pipeline stage) with ``dp`` DP ranks.
+
+    vLLM: ``tp = gpus / dp`` with expert parallelism (``FusedMoEParallelConfig.make``: the
+    experts over all ``tp * dp`` ranks); SGLang: ``tp = gpus`` with dp-attention (attention
+    TP ``gpus / dp``) and ``ep_size = gpus`` where that divides the experts.
+    """
+    if runtime.engine is Engine.SGLANG:
+        ep = gpus if model.num_local_experts % gpus == 0 else 1
+        return runtime.replace(
+            tensor_parallel_size=gpus, data_parallel_size=dp, enable_dp_attention=True, ep_size=ep
+        )
+    return runtime.replace(
+        tensor_parallel_size=gpus // dp, data_parallel_size=dp, enable_expert_parallel=True
+    )
+
+
+def smallest_layout(
+    model: ModelSpec,
+    weights: WeightSpec,
+    workload: Workload,
+    runtime: Runtime,
+    capacity_bytes: int,
+    tp_gpus: int | None,
+) -> Layout | None:
+    """A data-parallel layout on fewer GPUs than tensor parallelism alone needs, or None.
+
+    For an MoE model under vLLM or SGLang, at each GPU count of :data:`TP_CANDIDATES` below
+    ``tp_gpus`` (the GPUs of :func:`smallest_tp`'s answer; all 64 when it has none), the DP
+    sizes that divide it are tried from the smallest: DP ranks each hold ``ceil(batch / dp)``
+    sequences, so where the KV cache (MLA's latent, replicated over TP) is what does not fit,
+    DP with expert parallelism can fit on fewer GPUs (:func:`layout_runtime`). The first that
+    fits is returned; None where TP alone is as small, for dense models, other engines, or a
+    runtime that already sets data parallelism.
+    """
+    if (
+        runtime.engine not in (Engine.VLLM, Engine.SGLANG)
+        or not model.is_moe
+        or runtime.data_parallel_size > 1
+    ):
+        return None
+    limit = tp_gpus if tp_gpus is not None else TP_CANDIDATES[-1] + 1
+    for gpus in TP_CANDIDATES:
+        if gpus >= limit:
+            break
+        for dp in (d for d in range(2, gpus + 1) if gpus % d == 0):
+            rt = layout_runtime(runtime, model, gpus, dp)
+            if tp_problem(model, rt.tensor_parallel_size // (dp if rt.enable_dp_attention else 1)):
+                continue
+            try:
+                fits = fits_at(model, weights, workload, rt, capacity_bytes)
+            except InputError:  # a layout the engine refuses (its own checks name why)
+                continue
+            if fits:
+                return Layout(
+                    rt.world_size(),
+                    rt.tensor_parallel_size,
+                    dp,
+                    rt.enable_expert_parallel or rt.ep_size > 1,
+                    rt.enable_dp_attention,
+                )
     return None
 
 
@@ -218,3 +320,8 @@ def fits_at(
     """:meth:`Problem.fits_now` of these inputs, through the profile's shortest exact path."""
     v = profile_for(runtime.engine).budget_check_at(model, weights, workload, runtime, capacity)
     return v.need <= v.usable
+
+
+def fits_on(breakdown: Breakdown, capacity_bytes: int) -> bool:
+    """Forward verdict: the estimate's total per GPU is within ``capacity_bytes``."""
+    return breakdown.total_bytes <= capacity_bytes

@@ -58,6 +58,7 @@ TEMPLATES: dict[str, str] = {
     "action_weights": "Quantize the weights to {value}",
     "action_weights_short": "Quantizing the weights to {value}",
     "action_tensor_parallel_size": "Shard over {value} GPUs (tensor parallel)",
+    "action_n_cpu_moe": "Keep the experts of {value} layers on the CPU (--n-cpu-moe {value})",
     "advice_fits": "{action}: saves {saves}",
     "advice_fits_per_gpu": "{action}: saves {saves} per GPU",
     "advice_overhead": (
@@ -79,6 +80,7 @@ LEVER_TITLES = {
     "batch": "Concurrency",
     "weights": "Weight format",
     "tensor_parallel_size": "Tensor parallel",
+    "n_cpu_moe": "Experts in host RAM",
 }
 
 

@@ -14,14 +14,19 @@ from __future__ import annotations
 
 from vramdesk.core.engines import profile_for
 from vramdesk.core.errors import InputError
-from vramdesk.core.estimate import Breakdown
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.solve.advisor import advise
 from vramdesk.core.solve.result import SolveResult
-from vramdesk.core.solve.search import TP_CANDIDATES, Problem, smallest_tp
+from vramdesk.core.solve.search import (
+    TP_CANDIDATES,
+    Problem,
+    fits_on,
+    smallest_layout,
+    smallest_tp,
+)
 
 
 def solve(
@@ -69,6 +74,15 @@ def solve(
     max_ctx, limited_by = p.max_context(batch)
     fits = p.fits_now()
     min_gpus = smallest_tp(model, weights, workload, runtime, capacity_bytes, p)
+    tp_gpus = None if min_gpus is None else runtime.replace(tensor_parallel_size=min_gpus)
+    layout = smallest_layout(
+        model,
+        weights,
+        workload,
+        runtime,
+        capacity_bytes,
+        None if tp_gpus is None else tp_gpus.world_size() // runtime.pipeline_parallel_size,
+    )
     advice = () if fits else tuple(advise(p, max_conc, max_ctx, min_gpus))
     notes = []
     if p.usable + base.weights.bytes <= 0:
@@ -103,6 +117,7 @@ def solve(
         context_tokens=ctx,
         notes=tuple(notes),
         need_bytes=p.base_need,
+        min_layout=layout,
     )
 
 
@@ -110,11 +125,13 @@ def min_gpus_text(result: SolveResult, engine: Engine) -> str:
     """The smallest GPU count as a user reads it, for the CLI and the window alike."""
     if not profile_for(engine).shards_heads:
         return f"not computed ({engine.value} splits layers across GPUs rather than sharding heads)"
+    layout = result.min_layout
+    fewer = ""
+    if layout is not None:
+        how = "with expert parallel" if layout.expert_parallel else "without expert parallel"
+        if layout.dp_attention:
+            how = f"dp-attention{', ep ' + str(layout.tp) if layout.expert_parallel else ''}"
+        fewer = f"; or {layout.gpus} as TP {layout.tp} x DP {layout.dp} ({how})"
     if result.min_gpus is None:
-        return f"none up to {TP_CANDIDATES[-1]}"
-    return str(result.min_gpus)
-
-
-def fits_on(breakdown: Breakdown, capacity_bytes: int) -> bool:
-    """Forward verdict: the estimate's total per GPU is within ``capacity_bytes``."""
-    return breakdown.total_bytes <= capacity_bytes
+        return f"none up to {TP_CANDIDATES[-1]}{fewer}"
+    return str(result.min_gpus) + fewer

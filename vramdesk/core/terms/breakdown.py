@@ -69,17 +69,20 @@ class Breakdown:
     kv_by_kind: tuple[Any, ...] = ()
     #: ``context_tokens * batch`` of the estimate (0 when not set).
     live_tokens: int = 0
+    #: A vision projector loaded beside the model (llama.cpp ``--mmproj``), or None.
+    projector: Part | None = None
 
     @property
     def parts(self) -> tuple[Part, ...]:
         """The parts in display order.
 
-        Weights, KV cache, the recurrent state (only for models with SSM / linear-attention
-        layers), activations, overhead.
+        Weights, the vision projector (only with one), KV cache, the recurrent state (only
+        for models with SSM / linear-attention layers), activations, overhead.
         """
+        head = (self.weights,) if self.projector is None else (self.weights, self.projector)
         if self.state is None:
-            return (self.weights, self.kv_cache, self.activations, self.overhead)
-        return (self.weights, self.kv_cache, self.state, self.activations, self.overhead)
+            return (*head, self.kv_cache, self.activations, self.overhead)
+        return (*head, self.kv_cache, self.state, self.activations, self.overhead)
 
     @property
     def effective_kv_bytes_per_token(self) -> float | None:
@@ -100,6 +103,7 @@ class Breakdown:
         """JSON-ready dict with exact integer bytes under SPEC §8's key names."""
         return {
             "weights_bytes": self.weights.bytes,
+            **({} if self.projector is None else {"projector_bytes": self.projector.bytes}),
             "kv_cache_bytes": self.kv_cache.bytes,
             "state_bytes": self.state_bytes,
             "kv_bytes_per_token_by_kind": {

@@ -151,8 +151,9 @@ class BreakdownChart(QWidget):
         unit = self.controller.unit
         self.redraw_count += 1
         segments = views.stacked_segments(b, unit)
-        if "state" in self.bars and b.state is None:  # no recurrent layers any more
-            bar = self.bars.pop("state")
+        shown = {seg.key for seg in segments}
+        for key in [k for k in self.bars if k not in shown and k not in PART_COLOURS]:
+            bar = self.bars.pop(key)  # no recurrent layers or projector any more
             self.legend.removeItem(bar)
             self.plot.removeItem(bar)
         free = self._free_bytes()

@@ -34,6 +34,12 @@ class RuntimeForm(BoundForm):
         self.add_int("shared_prefix_tokens", self.tr("Shared prefix (tokens)"))
         self.add_int("tensor_parallel_size", self.tr("Tensor parallel (TP)"))
         self.add_int("pipeline_parallel_size", self.tr("Pipeline parallel (PP)"))
+        # data / expert / decode-context parallelism (vLLM, SGLang: ENGINE_OPTION_GROUPS)
+        self.add_int("data_parallel_size", self.tr("Data parallel (DP)"))
+        self.add_check("enable_expert_parallel", self.tr("Expert parallel (vLLM -ep)"))
+        self.add_int("decode_context_parallel_size", self.tr("Decode context parallel (vLLM -dcp)"))
+        self.add_check("enable_dp_attention", self.tr("DP attention (SGLang)"))
+        self.add_int("ep_size", self.tr("Expert parallel size (SGLang --ep-size)"))
         forms = [
             (self.tr("multiplier: (w + kv + act) x factor + fixed"), OverheadForm.MULTIPLIER),
             (self.tr("workspace: weights x fraction"), OverheadForm.WORKSPACE),
@@ -47,6 +53,10 @@ class RuntimeForm(BoundForm):
         )
         # llama.cpp / Ollama knobs (enabled only for those engines: ENGINE_OPTION_GROUPS)
         self.add_int("n_gpu_layers", self.tr("GPU layers (-ngl)"), self.tr("all"))
+        self.add_int(
+            "n_cpu_moe", self.tr("Layers with experts in RAM (--n-cpu-moe)"), self.tr("none")
+        )
+        self.add_check("cpu_moe", self.tr("All experts in RAM (--cpu-moe)"))
         auto_on_off = [(self.tr("auto"), None), (self.tr("on"), True), (self.tr("off"), False)]
         self.add_choice("flash_attn", self.tr("Flash attention (-fa)"), auto_on_off)
         self.add_int("n_ubatch", self.tr("Physical batch (-ub)"), self.tr("512"))

@@ -2,7 +2,9 @@
 
 Each part is a top-level row (part, exact bytes, size in the display unit); its children
 show the formula in symbols and with the user's values substituted, and any assumption
-the figure rests on (``Part.formula``, ``Part.substituted``, ``Part.assumptions``).
+the figure rests on (``Part.formula``, ``Part.substituted``, ``Part.assumptions``). Under
+the tree, for llama.cpp and Ollama, the host RAM the estimate keeps off the GPU and whether
+it fits this machine's RAM (:func:`vramdesk.core.present.host.host_ram`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vramdesk.core.estimate import Breakdown
+from vramdesk.core.present.host import host_ram
 from vramdesk.core.units import Unit, format_bytes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core, tr_note
@@ -52,6 +56,10 @@ class FiguresTable(QWidget):
         self.warnings.setObjectName("warnings_label")
         self.warnings.setWordWrap(True)
         tint(self.warnings, "warning")
+        self.host = QLabel()
+        self.host.setObjectName("host_ram_label")
+        self.host.setWordWrap(True)
+        self.host.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.notes = QLabel()
@@ -61,6 +69,7 @@ class FiguresTable(QWidget):
         tint(self.notes, "note")
         self.notes.hide()
         layout.addWidget(self.tree)
+        layout.addWidget(self.host)
         layout.addWidget(self.warnings)
         layout.addWidget(self.notes)
         controller.notesChanged.connect(self.show_notes)
@@ -96,10 +105,36 @@ class FiguresTable(QWidget):
         else:
             self._rebuild(rows, total)
         self._fit_number_columns()
+        self._show_host(b, unit)
         warnings = "\n".join(tr_note(w) for w in b.warnings)
         if self.warnings.text() != warnings:
             self.warnings.setText(warnings)
         self.warnings.setVisible(bool(b.warnings))
+
+    def _show_host(self, b: Breakdown, unit: Unit) -> None:
+        """The host-RAM line (llama.cpp, Ollama), tinted as a warning when it does not fit."""
+        host = host_ram(b)
+        if host is None:
+            self.host.hide()
+            return
+        text = self.tr("Host RAM (not in the total): {0} = weights {1} + KV cache {2}").format(
+            format_bytes(host.total_bytes, unit),
+            format_bytes(host.weights_bytes, unit),
+            format_bytes(host.kv_bytes, unit),
+        )
+        if host.experts_bytes:
+            text += self.tr(" (routed experts {0})").format(format_bytes(host.experts_bytes, unit))
+        if host.machine_bytes is not None:
+            ram = format_bytes(host.machine_bytes, unit)
+            text += " " + (
+                self.tr("fits this machine's RAM ({0})").format(ram)
+                if host.fits
+                else self.tr("does not fit this machine's RAM ({0})").format(ram)
+            )
+        if self.host.text() != text:
+            self.host.setText(text)
+            tint(self.host, "note" if host.fits is not False else "warning")
+        self.host.show()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         """A new font or style measures the texts afresh: fit the number columns again."""

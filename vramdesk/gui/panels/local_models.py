@@ -11,7 +11,7 @@ Folders the user adds are kept in the settings (``local_models/dirs``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
@@ -241,13 +241,47 @@ class LocalModelsPanel(QWidget):
         except (VramdeskError, OSError) as exc:
             self.message.emit(self.tr("Cannot read {0}: {1}").format(entry.name, exc))
             return False
+        runtime, notes = self._with_projector(entry, tuple(imported.notes))
         return self.controller.load(
             model=imported.model,
             weights=imported.weights,
+            runtime=runtime,
             name=entry.name,
             origin=self.tr("Local: {0}").format(entry.name),
-            notes=imported.notes,
+            notes=notes,
         )
+
+    def _with_projector(self, entry: LocalModel, notes: tuple[str, ...]) -> tuple[Any, tuple]:
+        """The runtime with the vision projector found beside ``entry`` (llama.cpp, Ollama).
+
+        A projector of the model before is dropped; one under another engine is named in the
+        notes but not counted (only llama.cpp's ``--mmproj`` loads it).
+        """
+        # on first use: not on the window's start-up path (built or run after the first paint)
+        from vramdesk.core.local.importers._mmproj import projector_bytes
+        from vramdesk.core.model.runtime import Engine
+
+        runtime = self.controller.session.runtime
+        size = None
+        if entry.mmproj:
+            try:
+                size = projector_bytes(entry.mmproj)
+            except (VramdeskError, OSError) as exc:
+                return runtime.replace(mmproj_bytes=None), (
+                    *notes,
+                    self.tr("vision projector not read: {0}").format(exc),
+                )
+            name = Path(entry.mmproj).name
+            if runtime.engine in (Engine.LLAMA_CPP, Engine.OLLAMA):
+                notes += (self.tr("vision projector {0}: {1} bytes").format(name, f"{size:,}"),)
+            else:
+                notes += (
+                    self.tr("vision projector {0}: counted under llama.cpp only").format(name),
+                )
+                size = None
+        if runtime.mmproj_bytes == size:
+            return None, notes
+        return runtime.replace(mmproj_bytes=size), notes
 
     def _on_add_clicked(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("Add a folder of models"))

@@ -83,3 +83,20 @@ def output_copy_bytes(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> i
     if split["output"] or (runtime.n_ubatch or DEFAULT_UBATCH) < OFFLOAD_MIN_BATCH:
         return 0
     return split["output_matrix"]
+
+
+def expert_copy_bytes(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> int:
+    """Bytes of host-resident experts copied into the device compute buffer (``--n-cpu-moe``).
+
+    The CUDA backend runs a ``MUL_MAT_ID`` of ``n_ubatch`` >= :data:`OFFLOAD_MIN_BATCH` tokens
+    on the GPU even when its expert tensors sit in host memory (``ggml-cuda.cu``
+    ``offload_op``: the batch of a ``MUL_MAT_ID`` is ``ne[2]``, the tokens), and the scheduler
+    (``ggml-backend.cpp``) copies such a weight into the compute buffer of that split; the
+    copies of one split are freed before the next split's (the buffer is reused). Assumed
+    here: the peak holds one layer's experts (gate, up and down together), the largest layer
+    that an override keeps on the host (``weight_split``'s ``experts_copy``); 0 for small
+    batches or without an override.
+    """
+    if (runtime.n_ubatch or DEFAULT_UBATCH) < OFFLOAD_MIN_BATCH:
+        return 0
+    return weight_split(model, spec, runtime)["experts_copy"]

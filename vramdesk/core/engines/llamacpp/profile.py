@@ -15,6 +15,7 @@ from vramdesk.core.engines.llamacpp.build import (
 from vramdesk.core.engines.llamacpp.compute import (
     OFFLOAD_MIN_BATCH,
     compute_buffer_bytes,
+    expert_copy_bytes,
     flash_attention,
     output_copy_bytes,
 )
@@ -36,6 +37,41 @@ from vramdesk.core.model.spec import CHUNKED, ModelSpec
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
 from vramdesk.core.terms.state import state_part
+
+#: Published image compute buffers of ``clip.cpp`` (``alloc_compute_meta``, the warmup image):
+#: the projector part names them rather than model them (see :func:`_projector`).
+IMAGE_BUFFER_EXAMPLES = (
+    "Qwen3-VL 1024-wide encoder, 1472x1472 warmup image: 223.30 MiB; 1152-wide: 372.08 MiB "
+    "(ggml-org/llama.cpp issue #18181, PR #22673 logs)"
+)
+
+
+def _projector(weight_bytes: int) -> Part:
+    """The vision projector's weights on the GPU (``--mmproj``; ``tools/mtmd/clip.cpp``).
+
+    ``clip_model_loader`` loads every tensor of the projector file onto the GPU (unless
+    ``--no-mmproj-offload``): its bytes are the file's tensor table. Not counted: the image
+    compute buffer that ``alloc_compute_meta`` reserves for the warmup image, whose graph
+    depends on the projector type, the warmup size and flash attention (see
+    :data:`IMAGE_BUFFER_EXAMPLES`); calibrate it from the log's ``compute buffer size``.
+    """
+    return Part(
+        "projector",
+        "Vision projector",
+        weight_bytes,
+        "sum of the projector file's tensor bytes",
+        f"{weight_bytes:,}",
+        (
+            "the image compute buffer (clip.cpp alloc_compute_meta) is not counted: "
+            + IMAGE_BUFFER_EXAMPLES,
+        ),
+    )
+
+
+def _experts_flag(runtime: Runtime) -> str:
+    """The llama.cpp flag that keeps the experts on the host, as typed."""
+    return "--cpu-moe" if runtime.cpu_moe else f"--n-cpu-moe {runtime.n_cpu_moe}"
+
 
 #: Bytes of one f32 recurrent-state element (``type_r``/``type_s``).
 STATE_F32 = Fraction(4)
@@ -105,6 +141,13 @@ class LlamaCppProfile(FormulaProfile):
                     "V cache",
                     "unsupported",
                 )
+        if self.engine is Engine.OLLAMA and (runtime.cpu_moe or runtime.n_cpu_moe):
+            raise InputError(
+                "n_cpu_moe",
+                "Ollama has no --n-cpu-moe / -ot (it places whole layers with num_gpu); "
+                "use --engine llama.cpp",
+                "unsupported",
+            )
         if runtime.tensor_parallel_size > 1:
             raise InputError(
                 "tensor_parallel_size",
@@ -142,7 +185,10 @@ class LlamaCppProfile(FormulaProfile):
             warnings.append(DSA_NOT_COUNTED)
         base = super().estimate(model, weights, workload, runtime.replace(block_size=None))
         split = kv_split(model, workload, runtime)
-        split["weights_bytes_host"] = weight_split(model, weights, runtime)["host"]
+        w = weight_split(model, weights, runtime)
+        split["weights_bytes_host"] = w["host"]
+        split["experts_bytes_host"] = w["experts_host"]
+        split["host_bytes"] = w["host"] + split["kv_cache_bytes_host"]
         state = state_part(
             model,
             max(1, slots(workload, runtime)),
@@ -153,6 +199,8 @@ class LlamaCppProfile(FormulaProfile):
         )
         if state is not None:
             base = dataclasses.replace(base, state=state)
+        if runtime.mmproj_bytes:
+            base = dataclasses.replace(base, projector=_projector(runtime.mmproj_bytes))
         return with_parts(
             base,
             warnings=tuple(warnings),
@@ -179,8 +227,9 @@ class LlamaCppProfile(FormulaProfile):
         return capacity_bytes - self.reserved_bytes(breakdown, runtime) - breakdown.weights.bytes
 
     def reserved_bytes(self, breakdown: Breakdown, runtime: Runtime) -> int:
-        """Return the overhead part (0 for llama.cpp; Ollama's minimum memory)."""
-        return breakdown.overhead.bytes
+        """Return the overhead part (0 for llama.cpp; Ollama's minimum memory) + a projector."""
+        projector = breakdown.projector.bytes if breakdown.projector is not None else 0
+        return breakdown.overhead.bytes + projector
 
     def kv_capacity(
         self,
@@ -217,9 +266,19 @@ class LlamaCppProfile(FormulaProfile):
             "weights",
             "Weights (device)",
             w["device"],
-            "repeating_layers * offloaded / num_hidden_layers + output_matrix",
-            f"{w['layers']:,} * {w['on']} / {model.num_hidden_layers} + {w['output']:,}",
-            (f"the input embedding ({w['embedding']:,} bytes) stays in host memory",),
+            "repeating_layers * offloaded / num_hidden_layers + output_matrix"
+            + (" - experts_on_host" if w["experts_host"] else ""),
+            f"{w['layers']:,} * {w['on']} / {model.num_hidden_layers} + {w['output']:,}"
+            + (f" - {w['experts_host']:,}" if w["experts_host"] else ""),
+            (f"the input embedding ({w['embedding']:,} bytes) stays in host memory",)
+            + (
+                (
+                    f"routed experts kept in host memory ({_experts_flag(runtime)}): "
+                    f"{w['experts_host']:,} bytes",
+                )
+                if w["experts_host"]
+                else ()
+            ),
         )
 
     @staticmethod
@@ -252,6 +311,7 @@ class LlamaCppProfile(FormulaProfile):
             )
         graph = compute_buffer_bytes(model, workload, runtime)
         copy = output_copy_bytes(model, weights, runtime)
+        experts = expert_copy_bytes(model, weights, runtime)
         fa = flash_attention(runtime, workload)
         notes = [
             "flash attention on: no f32 KQ scores in the compute buffer"
@@ -266,14 +326,24 @@ class LlamaCppProfile(FormulaProfile):
                 f"matrix ({copy:,} bytes) is copied into the compute buffer for batches of "
                 f"{OFFLOAD_MIN_BATCH}+ tokens (ggml-backend.cpp scheduler)",
             )
+        if experts:
+            notes.insert(
+                0,
+                "routed experts in host memory: one layer's experts "
+                f"({experts:,} bytes) are copied into the compute buffer for batches of "
+                f"{OFFLOAD_MIN_BATCH}+ tokens (ggml-cuda.cu offload_op, ggml-backend.cpp)",
+            )
         return Part(
             "activations",
             "Compute buffer",
-            graph + copy,
+            graph + copy + experts,
             "max(n_head * cells * n_ubatch * 4 [no FA], n_ubatch * vocab * 4)"
             " + n_ubatch * (hidden + ffn) * 4"
-            + (" + output_matrix [output on host]" if copy else ""),
-            f"{graph:,}" + (f" + {copy:,}" if copy else ""),
+            + (" + output_matrix [output on host]" if copy else "")
+            + (" + one_layer_experts [experts on host]" if experts else ""),
+            f"{graph:,}"
+            + (f" + {copy:,}" if copy else "")
+            + (f" + {experts:,}" if experts else ""),
             tuple(notes),
         )
 

@@ -151,9 +151,15 @@ def blocks_per_request(
 
     ``sum over groups of n * spec.blocks_per_request(context, max_num_batched_tokens)`` with
     each kind's :mod:`.kv_cache_interface` spec; V1 only (V0 has no hybrid allocator), whose
-    batched tokens do not depend on the model (V0's automatic chunked prefill does).
+    batched tokens do not depend on the model (V0's automatic chunked prefill does). With
+    ``decode_context_parallel_size`` the context is ``cdiv(context, dcp)`` per rank
+    (``FullAttentionSpec.max_memory_usage_bytes``: "each dcp rank only need save
+    max_model_len // dcp_world_size tokens").
     """
     block, ctx = runtime.block_size or DEFAULT_BLOCK_SIZE, workload.context_tokens
+    # decode context parallel: each rank keeps cdiv(L, dcp) tokens of a request
+    # (kv_cache_interface.py FullAttentionSpec.max_memory_usage_bytes)
+    ctx = ceil_div(ctx, runtime.decode_context_parallel_size)
     batched = batched_tokens(workload, runtime)
     return sum(
         n * layer_spec(kind, model, block).blocks_per_request(ctx, batched)

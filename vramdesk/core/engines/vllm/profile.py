@@ -24,6 +24,7 @@ from vramdesk.core.engines.vllm.kv_cache_utils import (
     layer_types_per_gpu,
 )
 from vramdesk.core.engines.vllm.mxfp4 import check_backend
+from vramdesk.core.engines.vllm.parallel import check_dcp, dcp_kv_part, dp_note, rank_workload
 from vramdesk.core.engines.vllm.profile_run import (
     V0_LONG_CONTEXT,
     activation_peak_part,
@@ -88,6 +89,7 @@ class VllmProfile(FormulaProfile):
             runtime.mamba_cache_dtype, runtime.mamba_ssm_cache_dtype, runtime.engine_version
         )
         check_backend(runtime.mxfp4_backend, runtime.engine_version)
+        check_dcp(model, runtime)
 
     #: ``requested_memory = torch.cuda.mem_get_info()[1] * gpu_memory_utilization`` (gpu_worker.py)
     budgets_from_cuda_total = True
@@ -103,6 +105,7 @@ class VllmProfile(FormulaProfile):
         chunk plus a step's tokens where it does (:meth:`reserved_kv_part`).
         """
         weights, dtype_notes = auto_dtype(weights, "vLLM")
+        workload = rank_workload(workload, runtime)
         whole = CHUNKED in model.resolved_layer_types() and not chunked_spec_in_use(runtime)
         if whole:
             model = chunks_as_full(model)
@@ -144,6 +147,10 @@ class VllmProfile(FormulaProfile):
         kv = None  # Mamba hybrids: hybrid_parts above; sliding windows: the reservation
         if hybrid is None:
             kv = self.reserved_kv_part(model, workload, runtime, extras["kv_block_bytes"])
+        if runtime.decode_context_parallel_size > 1:
+            kv = dcp_kv_part(model, workload, runtime, extras["kv_block_bytes"])
+        if runtime.data_parallel_size > 1:
+            dtype_notes = (*dtype_notes, dp_note(workload, runtime))
         return with_parts(
             base,
             weights=w,
@@ -216,7 +223,7 @@ class VllmProfile(FormulaProfile):
         ``vllm/v1/core/kv_cache_utils.py`` ``get_kv_cache_configs`` shrinks every rank's
         ``num_blocks`` to the smallest rank's, so the budget is one GPU's, the tightest.
         """
-        ranks = runtime.tensor_parallel_size * runtime.pipeline_parallel_size
+        ranks = runtime.world_size()
         least = (
             (
                 f"{ranks} ranks: vLLM gives every rank the smallest rank's KV blocks "
@@ -339,13 +346,19 @@ class VllmProfile(FormulaProfile):
         cache size" of V1 is ``blocks // groups * block_size`` before
         :data:`KV_TOKENS_FROM_CONCURRENCY_SINCE` and ``int(concurrency * max_model_len)`` from
         it (``kv_cache_utils.py``: the old rule undercounts hybrid models), following
-        ``engine_version``. The two agree for one group of full-attention layers.
+        ``engine_version``. The two agree for one group of full-attention layers. With
+        decode context parallelism the tokens are multiplied by ``dcp`` (each rank's block
+        holds ``1 / dcp`` of the tokens it stands for: ``_report_kv_cache_config``) and a
+        request needs ``cdiv(cdiv(L, dcp), block)`` blocks (:func:`blocks_per_request`).
+        These are one DP rank's figures, as each engine core logs them.
         """
         _, groups = kv_groups(layer_types_per_gpu(model, runtime))
         runtime = _hybrid_runtime(model, workload, runtime)
         block = runtime.block_size or DEFAULT_BLOCK_SIZE
         is_v0, release = parse_version(runtime.engine_version)
-        tokens = blocks // max(1, sum(groups.values())) * block
+        # "Multiplying the GPU KV cache size by the dcp_world_size" (_report_kv_cache_config)
+        dcp = runtime.decode_context_parallel_size
+        tokens = blocks // max(1, sum(groups.values())) * block * dcp
         if is_v0:
             concurrency = Fraction(blocks * block, workload.context_tokens)
         else:

@@ -168,10 +168,14 @@ def non_torch_part(runtime: Runtime) -> Part:
     elif parse_version(runtime.engine_version)[0]:
         value, how = V0_NON_TORCH, "V0 non-torch memory (fitted)"
     else:
-        nccl = V1_NCCL if runtime.tensor_parallel_size * runtime.pipeline_parallel_size > 1 else 0
+        # a DP rank joins the DP (and, for MoE, EP) communicators too: the TP-fitted buffers,
+        # assumed (the all-to-all kernels' own buffers, DeepEP's say, are not modelled)
+        nccl = V1_NCCL if runtime.world_size() > 1 else 0
         value, how = (
             V1_NON_TORCH + nccl,
-            "V1 non-torch memory + NCCL buffers when TP/PP > 1 (fitted)",
+            "V1 non-torch memory + NCCL buffers when TP/PP > 1 (fitted)"
+            if runtime.data_parallel_size == 1
+            else "V1 non-torch memory + NCCL buffers of the TP/DP groups (fitted at TP > 1)",
         )
     if graphs:
         return Part(

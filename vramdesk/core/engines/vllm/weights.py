@@ -3,7 +3,9 @@
 Sources: ``vllm/model_executor/layers/vocab_parallel_embedding.py`` (vocabulary padded to a
 multiple of 64 rows), ``vllm/model_executor/layers/rotary_embedding`` (the cos/sin cache on
 every GPU), compressed-tensors / fp8 per-channel schemes (one fp32 scale per output channel),
-``quantization/mxfp4.py`` (MXFP4 experts padded to the MoE kernel's tiles: :mod:`.mxfp4`).
+``quantization/mxfp4.py`` (MXFP4 experts padded to the MoE kernel's tiles: :mod:`.mxfp4`),
+``fused_moe/config.py`` ``FusedMoEParallelConfig.make`` (routed experts over ``tp * dp``
+ranks under data parallelism: :func:`expert_shards`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from vramdesk.core.model.spec import (
 )
 from vramdesk.core.terms.breakdown import Part
 from vramdesk.core.terms.weights import weights_part
-from vramdesk.core.units import ceil_bytes, round_up
+from vramdesk.core.units import ceil_bytes, ceil_div, round_up
 
 #: ``DEFAULT_VOCAB_PADDING_SIZE`` of vocab_parallel_embedding.py.
 VOCAB_PADDING = 64
@@ -119,6 +121,87 @@ def _per_channel_bytes(model: ModelSpec, spec: WeightSpec | None = None) -> tupl
     )
 
 
+def expert_shards(model: ModelSpec, runtime: Runtime) -> tuple[int, int] | None:
+    """How the routed experts are split when data or expert parallelism is on, else None.
+
+    ``vllm/model_executor/layers/fused_moe/config.py`` ``FusedMoEParallelConfig.make``: the
+    MoE layers flatten TP across DP, ``flatten_tp_size = dp * tp``. Without
+    ``enable_expert_parallel`` every rank holds a ``1 / (tp * dp)`` slice of every expert
+    (``tp_size = flatten_tp_size``); with it, ``ep_size = flatten_tp_size`` and ``tp_size =
+    1``: whole experts, ``E // ep`` per rank and one more on the first ``E % ep`` ranks
+    (``determine_expert_map``), so the fullest rank holds ``ceil(E / ep)``.
+
+    Returns
+    -------
+    (ranks, experts_on_fullest_rank) or None
+        ``experts_on_fullest_rank`` is 0 without expert parallelism (a slice of each);
+        None for a dense model, or with ``dp == 1`` and EP off (the plain TP split).
+    Under SGLang the split is SGLang's (:func:`sglang_shards`): None here.
+    """
+    if not model.is_moe or runtime.engine is not Engine.VLLM:
+        return None
+    ranks = runtime.tensor_parallel_size * runtime.data_parallel_size
+    if runtime.enable_expert_parallel and ranks > 1:
+        return ranks, ceil_div(model.num_local_experts, ranks)
+    if runtime.data_parallel_size > 1:
+        return ranks, 0
+    return None
+
+
+def routed_bytes(model: ModelSpec, spec: WeightSpec) -> int:
+    """Bytes of the routed experts (and their biases) at TP = PP = 1, in ``spec``'s format.
+
+    ``routed params * bits_per_weight / 8`` (16-bit biases); int8/fp8 per-channel adds one
+    fp32 scale per expert output channel (``(layers - dense) * E * (2 * I + H) * 4``).
+    """
+    counts = count_params(model)
+    body = ceil_bytes(Fraction(counts.routed_experts) * spec.bits_per_weight / 8)
+    body += counts.expert_biases * 2
+    if _per_channel(spec):
+        moe_layers = model.num_hidden_layers - model.first_k_dense_replace
+        width = model.moe_intermediate_size or model.intermediate_size or 0
+        body += moe_layers * model.num_local_experts * (2 * width + model.hidden_size) * SCALE_BYTES
+    return body
+
+
+def _split_experts(
+    model: ModelSpec, spec: WeightSpec, runtime: Runtime, body: int, shards: tuple[int, int]
+) -> tuple[int, str, str, str]:
+    """Per-GPU bytes of ``body`` (the whole model) with the experts split as ``shards`` says.
+
+    ``rest / (TP * PP) + experts / (TP * DP * PP)`` without EP; with EP ``rest / (TP * PP) +
+    experts * ceil(E / (TP * DP)) / E / PP``: :func:`expert_shards`.
+    """
+    tp, pp, dp = (
+        runtime.tensor_parallel_size,
+        runtime.pipeline_parallel_size,
+        runtime.data_parallel_size,
+    )
+    experts = min(body, routed_bytes(model, spec))
+    rest = body - experts
+    ranks, local = shards
+    if local:
+        e = model.num_local_experts
+        per_gpu = ceil_bytes(Fraction(experts * local, e * pp))
+        formula = "rest / (TP * PP) + experts * ceil(E / (TP * DP)) / E / PP"
+        subst = f"{rest:,} / {tp * pp} + {experts:,} * {local} / {e} / {pp}"
+        note = (
+            f"expert parallel: {local} of {e} routed experts whole on the fullest of {ranks} "
+            "ranks, attention and dense layers TP-sharded per DP rank (vLLM "
+            "fused_moe/config.py FusedMoEParallelConfig.make)"
+        )
+    else:
+        per_gpu = ceil_bytes(Fraction(experts, ranks * pp))
+        formula = "rest / (TP * PP) + experts / (TP * DP * PP)"
+        subst = f"{rest:,} / {tp * pp} + {experts:,} / {ranks * pp}"
+        note = (
+            f"data parallel {dp}: routed experts sliced over TP * DP = {ranks} ranks, "
+            "attention and dense layers TP-sharded per DP rank (vLLM fused_moe/config.py "
+            "FusedMoEParallelConfig.make)"
+        )
+    return ceil_bytes(Fraction(rest, tp * pp)) + per_gpu, formula, subst, note
+
+
 def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
     """Weights per GPU as vLLM loads them ("Model loading took X GiB").
 
@@ -148,6 +231,21 @@ def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> P
             model, spec, runtime.replace(tensor_parallel_size=1, pipeline_parallel_size=1)
         )
         body, formula, subst = base.bytes, base.formula, base.substituted
+    notes: tuple[str, ...] = (
+        "vocabulary padded to 64 rows and a 16-bit RoPE cos/sin cache on each GPU "
+        "(vLLM/SGLang VocabParallelEmbedding and rotary embedding)",
+    )
+    split = expert_shards(model, runtime)
+    if split is not None:
+        per_gpu, how, how_subst, note = _split_experts(model, spec, runtime, body, split)
+        return Part(
+            "weights",
+            "Weights",
+            per_gpu + rope,
+            f"{how} + rope_cache; whole model: {formula}",
+            f"{how_subst} + {rope:,}",
+            (note, *notes),
+        )
     value = ceil_bytes(Fraction(body, shards)) + rope
     return Part(
         "weights",
@@ -155,10 +253,7 @@ def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> P
         value,
         f"({formula}) / (TP * PP) + rope_cache",
         f"({subst}) / {shards} + {rope:,}",
-        (
-            "vocabulary padded to 64 rows and a 16-bit RoPE cos/sin cache on each GPU "
-            "(vLLM/SGLang VocabParallelEmbedding and rotary embedding)",
-        ),
+        notes,
     )
 
 
@@ -174,7 +269,15 @@ def _mxfp4_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime, rope: int)
     backend, note = runtime.mxfp4_backend, ""
     if backend is None:
         backend, note = mxfp4.default_backend(runtime.engine_version)
-    padded, stored, formula, subst = mxfp4.experts_part(model, backend, tp, pp)
+    split = expert_shards(model, runtime)
+    if split is not None and split[1]:  # expert parallel: whole experts, no TP inside them
+        padded, stored, formula, subst = mxfp4.experts_part(
+            model.replace(num_local_experts=split[1]), backend, 1, pp
+        )
+    else:  # a slice of every expert over TP (times DP under data parallelism)
+        padded, stored, formula, subst = mxfp4.experts_part(
+            model, backend, split[0] if split else tp, pp
+        )
     value = ceil_bytes(Fraction(rest, tp * pp)) + padded + rope
     notes = [
         f"MXFP4 experts padded for the {backend} kernel: {padded:,} bytes per GPU, "
