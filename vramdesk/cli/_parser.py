@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -16,6 +17,41 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 _ALIASED = re.compile(r"argument (-{1,2}[\w-]+)(?:/-{1,2}[\w-]+)+:")
 
 
+def terminal_columns() -> int:
+    """The columns ``shutil.get_terminal_size()`` gives: ``$COLUMNS``, else stdout's, else 80.
+
+    Its rule, written out so that building a parser does not import ``shutil`` (with its
+    compression modules, about 2 ms of a one-estimate process, issue 24): argparse sizes a
+    formatter at every ``add_argument``.
+    """
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+        columns = columns or 80
+    return columns
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter at the width argparse gives it (columns - 2)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line (exit 2) instead of the usage block.
 
@@ -25,6 +61,7 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:

@@ -46,7 +46,6 @@ def run(args: argparse.Namespace) -> int:
     from vramdesk.core.estimate import estimate
     from vramdesk.core.model.scenario import export_target, scenario_from_args, with_saved_target
     from vramdesk.core.present.output import breakdown_output
-    from vramdesk.core.speed import speed_on
 
     fmt = output_format(args)
     models, opts = _grammar.split(args, many=False)
@@ -63,7 +62,12 @@ def run(args: argparse.Namespace) -> int:
         label, capacity, _speed_gpu = target
         result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
         verdict = (label, result)
-    speed = speed_on(sc, breakdown, target[2] if target else None, speed_constants(args))
+    constants, speed = speed_constants(args), None
+    if target is not None and target[2] is not None:
+        # on first use: the speed model loads only for an estimate on a GPU (issue 24)
+        from vramdesk.core.speed import speed_on
+
+        speed = speed_on(sc, breakdown, target[2], constants)
     exported = export_target(_grammar.saved_form(opts), sc.runtime.engine)
     unit = Unit.parse(args.units)
     text = breakdown_output(sc, breakdown, fmt, unit, speed, exported, verdict)

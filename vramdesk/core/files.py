@@ -7,6 +7,9 @@ read is ever executed (no ``trust_remote_code``, no pickle).
 The path ``-`` is standard input (:data:`STDIN`), as in every Unix tool: the same readers
 read it within the same limits (a pipe has no size to check first, so the limit is what
 is read). A reader that seeks (a GGUF header) asks :func:`require_seekable`.
+
+Longer than 400 lines: every way vramdesk opens and reads a file it was given is here, so
+that the regular-file checks, the limits and their messages are written once.
 """
 
 from __future__ import annotations
@@ -160,17 +163,28 @@ def open_file(path: str | Path, *, seen_regular: bool = False) -> BinaryIO:
     p = os.fspath(path)
     if p == STDIN:
         return _open_stdin()
-    if not seen_regular:
-        _check_regular(os.stat(p).st_mode, p)
-    fd = os.open(p, _OPEN_FLAGS)
+    fd, _st = _open_fd(p, seen_regular)
     try:
-        _check_regular(os.fstat(fd).st_mode, p)
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
+
+
+def _open_fd(p: str, seen_regular: bool) -> tuple[int, os.stat_result]:
+    """The checks of :func:`open_file`, then the open descriptor (``O_NONBLOCK``), its stat."""
+    if not seen_regular:
+        _check_regular(os.stat(p).st_mode, p)
+    fd = os.open(p, _OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        _check_regular(st.st_mode, p)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
 
 
 def _check_regular(mode: int, path: str) -> None:
@@ -188,17 +202,22 @@ def open_regular(path: str | Path, field: str = "path", *, seen_regular: bool = 
         ``field``: the path is missing (``missing``), not a regular file (``not_file``),
         or cannot be opened (``unreadable``).
     """
-    p = Path(path)
     try:
-        return open_file(p, seen_regular=seen_regular)
-    except FileNotFoundError:
-        raise FileReadError(field, f"{p} does not exist", "missing", {"path": str(p)}) from None
-    except NotRegularFileError as exc:
-        raise FileReadError(field, f"{p} {exc.strerror}", "not_file", {"path": str(p)}) from None
+        return open_file(path, seen_regular=seen_regular)
     except OSError as exc:
-        raise FileReadError(
-            field, f"cannot read {p}: {exc.strerror or exc}", "unreadable", {"path": str(p)}
-        ) from None
+        raise _open_error(field, path, exc) from None
+
+
+def _open_error(field: str, path: str | Path, error: OSError) -> FileReadError:
+    """:func:`open_regular`'s refusal of ``path``, for the failure ``error``."""
+    p = Path(path)  # only for the message: a cache scan opens 10,000 ref files (issue 24)
+    if isinstance(error, FileNotFoundError):
+        return FileReadError(field, f"{p} does not exist", "missing", {"path": str(p)})
+    if isinstance(error, NotRegularFileError):
+        return FileReadError(field, f"{p} {error.strerror}", "not_file", {"path": str(p)})
+    return FileReadError(
+        field, f"cannot read {p}: {error.strerror or error}", "unreadable", {"path": str(p)}
+    )
 
 
 def read_limited(path: Path, limit_bytes: int, field: str = "path") -> bytes:
@@ -243,20 +262,46 @@ def read_prefix(
     FileReadError
         ``field``: missing, not a regular file (:func:`open_regular`) or unreadable.
     """
-    with open_regular(path, field, seen_regular=seen_regular) as fh:
-        return _read_at_most(fh, Path(path), limit_bytes + 1, field)
+    p = os.fspath(path)
+    if p == STDIN:
+        with open_regular(path, field, seen_regular=seen_regular) as fh:
+            return _read_at_most(fh, path, limit_bytes + 1, field)
+    # no file object: read from the descriptor (a cache scan reads 10,000 refs, issue 24)
+    try:
+        fd, st = _open_fd(p, seen_regular)
+    except OSError as exc:
+        raise _open_error(field, path, exc) from None
+    chunks, got, wanted = [], 0, limit_bytes + 1
+    try:
+        # a regular file (O_NONBLOCK does not apply) to its end: a read short of what was
+        # asked once its size is read (no further read for the end), else an empty read
+        while got < wanted:
+            ask = min(wanted - got, st.st_size + 1 - got if st.st_size > got else 1 << 16)
+            try:
+                chunk = os.read(fd, ask)
+            except OSError as exc:
+                raise _unreadable(field, path, exc) from None
+            chunks.append(chunk)
+            got += len(chunk)
+            if not chunk or (len(chunk) < ask and got >= st.st_size > 0):
+                break
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
-def _read_at_most(fh: BinaryIO, path: Path, n: int, field: str) -> bytes:
+def _read_at_most(fh: BinaryIO, path: str | Path, n: int, field: str) -> bytes:
     try:
         return fh.read(n)
     except OSError as exc:
-        raise FileReadError(
-            field,
-            f"cannot read {path.name}: {exc.strerror or exc}",
-            "unreadable",
-            {"path": str(path)},
-        ) from None
+        raise _unreadable(field, path, exc) from None
+
+
+def _unreadable(field: str, path: str | Path, exc: OSError) -> FileReadError:
+    path = Path(path)
+    return FileReadError(
+        field, f"cannot read {path.name}: {exc.strerror or exc}", "unreadable", {"path": str(path)}
+    )
 
 
 def check_json_items(data: bytes, what: str, field: str, limit: int = MAX_JSON_ITEMS) -> None:

@@ -125,3 +125,22 @@ def test_a_scan_takes_a_few_system_calls_per_repo(tmp_path, monkeypatch):
     # per repo: the snapshots, refs and revision folders, one blob stat
     assert calls["scandir"] <= 3 * 2_000 + 1 and calls["stat"] <= 2_000 + 1
     assert seconds < 4  # 10x the 2 s allowed for 10,000 repos, scaled to 2,000
+
+
+def test_a_broken_link_names_its_missing_blob(varied):
+    # the blob's path as scan_cache_dir's CorruptedCacheException words it; the reader now
+    # stats through the link (one call per file, issue 24) and reads the link only then
+    texts = [r.text for r in reader.scan(varied) if isinstance(r, reader.CacheProblem)]
+    snapshot = varied / "models--org--broken" / "snapshots" / ("a" * 40) / "config.json"
+    blob = os.path.abspath(os.path.join(snapshot.parent, os.readlink(snapshot)))
+    assert f"Blob missing (broken symlink): {blob}" in texts
+
+
+def test_two_links_to_one_blob_count_it_once(tmp_path):
+    hub = tmp_path / "hub"
+    repo = _repo(hub, "models--org--m", {"a" * 40: {"config.json": CONFIG}}, {"main": "a" * 40})
+    snap = repo / "snapshots" / ("a" * 40)
+    os.symlink(os.readlink(snap / "config.json"), snap / "copy.json")
+    (model,) = reader.scan(hub)
+    assert [f.size for f in model.files] == [len(CONFIG), len(CONFIG)]
+    assert model.size == len(CONFIG)

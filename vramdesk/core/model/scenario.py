@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vramdesk.core.errors import InputError
@@ -127,7 +126,10 @@ def model_from_args(opts: dict[str, Any]) -> tuple[ModelSpec, WeightSpec]:
         imported = load_named(opts[sources[0]], opts.get("revision"))
         return imported.model.replace(**overrides), imported.weights
     if stdin and sources == ["gguf"]:
-        # on first use: the file readers load only when a model file is read
+        # on first use: the file readers (and pathlib, issue 24) load only when a model file
+        # is read
+        from pathlib import Path
+
         from vramdesk.core.local.importers._gguf import load_gguf
 
         imported = load_gguf(Path("-"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vramdesk.core.errors import InputError
 from vramdesk.core.estimate import Breakdown
@@ -20,9 +20,10 @@ from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.runtime import Runtime
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
-from vramdesk.core.present import views
-from vramdesk.core.solve.verdict import JSON_VERDICT, fit_state, headline
 from vramdesk.core.units import Unit, format_bytes
+
+if TYPE_CHECKING:
+    from vramdesk.core.present import views
 
 FORMATS = ("table", "markdown", "csv", "json")
 
@@ -42,11 +43,23 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
+def _views() -> Any:
+    """:mod:`vramdesk.core.present.views`, imported when a table is made.
+
+    The JSON of one estimate makes none (issue 24: the module and its verdict imports were
+    about 5 ms of a one-estimate process).
+    """
+    # on first use: the tables load only for the formats and commands that make them
+    from vramdesk.core.present import views
+
+    return views
+
+
 def render(fmt: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A table as Markdown or CSV (``fmt`` ``markdown`` / ``csv``)."""
     if fmt == "csv":
-        return views.to_csv(header, rows)
-    return views.to_markdown(header, rows)
+        return _views().to_csv(header, rows)
+    return _views().to_markdown(header, rows)
 
 
 def dumps(data: Any) -> str:
@@ -143,6 +156,7 @@ def breakdown_export(
     cells = [[key, _cell(value)] for key, value in facts.items()]
     if verdict is not None:
         cells.append(["verdict", verdict])
+    views = _views()
     header, rows = views.breakdown_table(b, unit)
     if fmt == "csv":
         return views.to_csv(["scenario", "value"], cells) + "\r\n" + views.to_csv(header, rows)
@@ -195,6 +209,9 @@ def breakdown_output(
         return _with_speed(text, speed)
     word = None
     if verdict is not None:
+        # on first use: the verdict loads only for the commands that give one
+        from vramdesk.core.solve.verdict import JSON_VERDICT, headline
+
         word = JSON_VERDICT[headline(verdict[1], sc.workload.batch, unit).state]
     text = breakdown_export(sc, b, fmt, unit, target, None if fmt == "json" else word)
     if fmt == "json":
@@ -252,6 +269,9 @@ def solve_output(
         from vramdesk.core.present.report import solve_text
 
         return _with_speed(solve_text(sc, result, label, unit), speed)  # its own headline
+    # on first use: the verdict loads only for the commands that give one
+    from vramdesk.core.solve.verdict import JSON_VERDICT, headline
+
     verdict = JSON_VERDICT[headline(result, sc.workload.batch, unit).state]
     if fmt == "json":
         data = {
@@ -305,7 +325,10 @@ def compare_models(
     The verdict is :func:`vramdesk.core.solve.verdict.fit_state`, the window's headline
     answer (fits / tight / does not fit).
     """
-    rows = views.compare(models, workload, runtime)
+    # on first use: the verdict loads only for the commands that give one
+    from vramdesk.core.solve.verdict import fit_state
+
+    rows = _views().compare(models, workload, runtime)
     label, capacity = budget if budget else (None, None)
     verdicts = [
         None
@@ -325,9 +348,12 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
     "verdict"}]}`` with ``verdict`` ``"fits"``, ``"tight"`` or ``"does_not_fit"`` and ``fits``
     its yes/no (the usable memory holds the workload: fits or tight).
     """
+    # on first use: the verdict loads only for the commands that give one
+    from vramdesk.core.solve.verdict import JSON_VERDICT
+
     fits = comp.verdicts if comp.capacity_bytes is not None else None
     if fmt == "json":
-        items = json.loads(views.comparison_json(comp.rows))
+        items = json.loads(_views().comparison_json(comp.rows))
         for item, verdict in zip(items, comp.verdicts, strict=True):
             item["fits"] = None if verdict is None else verdict != "no"
             item["verdict"] = None if verdict is None else JSON_VERDICT[verdict]
@@ -335,7 +361,7 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
             {"budget": comp.budget_label, "capacity_bytes": comp.capacity_bytes, "models": items}
         )
     if fmt == "table":
-        header, rows = views.comparison_table(comp.rows, unit, exact=False, fits=fits)
+        header, rows = _views().comparison_table(comp.rows, unit, exact=False, fits=fits)
         errors = header.index("Error")
         if not any(row[errors] for row in rows):  # no column of blanks (as the window)
             header.pop(errors)
@@ -347,7 +373,7 @@ def comparison_output(comp: Comparison, fmt: str, unit: Unit) -> str:
             text += " the KV cache and activations within what the engine leaves for them"
             text += " (tight: little to spare, or the estimated total over the card)."
         return text
-    header, rows = views.comparison_table(comp.rows, unit, exact=True, fits=fits)
+    header, rows = _views().comparison_table(comp.rows, unit, exact=True, fits=fits)
     return render(fmt, header, rows)
 
 

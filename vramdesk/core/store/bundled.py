@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vramdesk.core.engines import profile_for
 from vramdesk.core.errors import InputError
@@ -22,31 +22,55 @@ from vramdesk.core.model.workload import Workload
 from vramdesk.core.store.serialize import from_dict
 from vramdesk.core.units import MIB
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
 SCHEMA_VERSION = 1
 
 
 #: The installed package's directory. The data is read as plain files, so a package imported
 #: from a zip is not supported either way; ``importlib.resources.files`` gave this same
 #: directory at about 1 ms of the window's start-up (issue 11).
-_PACKAGE_DIR = Path(__file__).resolve().parents[2]  # vramdesk/ (this is core/store/bundled.py)
+#: A text, not a ``Path``: looking up one preset (``estimate --preset``) needs no ``pathlib``,
+#: whose import (with ``urllib.parse``) was about 5 ms of that command (issue 24).
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+
+
+def _path(*parts: str) -> Path:
+    """``_PACKAGE_DIR`` joined with ``parts`` (``".."``: its parent), as a ``Path``."""
+    # on first use: pathlib only for the callers that are given a Path (see _PACKAGE_DIR)
+    from pathlib import Path
+
+    base = _PACKAGE_DIR
+    if parts and parts[0] == "..":
+        base, parts = os.path.dirname(base), parts[1:]
+    return Path(base, *parts)
+
+
+@functools.cache
+def _presets_folder() -> str:
+    packaged = os.path.join(_PACKAGE_DIR, "_data", "presets")
+    if os.path.isdir(packaged):
+        return packaged
+    return os.path.join(os.path.dirname(_PACKAGE_DIR), "presets")
 
 
 @functools.cache
 def presets_dir() -> Path:
     """Directory of the bundled presets (in the wheel, or the source checkout's ``presets/``)."""
-    packaged = _PACKAGE_DIR / "_data" / "presets"
-    if packaged.is_dir():
-        return packaged
-    return _PACKAGE_DIR.parent / "presets"
+    # on first use: pathlib only for the callers that are given a Path (see _PACKAGE_DIR)
+    from pathlib import Path
+
+    return Path(_presets_folder())
 
 
 @functools.cache
 def resources_dir() -> Path:
     """Directory of icons, translations and style (wheel or source checkout)."""
-    packaged = _PACKAGE_DIR / "_data" / "resources"
+    packaged = _path("_data", "resources")
     if packaged.is_dir():
         return packaged
-    return _PACKAGE_DIR.parent / "resources"
+    return _path("..", "resources")
 
 
 def license_file() -> Path:
@@ -54,10 +78,10 @@ def license_file() -> Path:
 
     In a source checkout, ``LICENSE`` at the repository's root.
     """
-    packaged = _PACKAGE_DIR / "_data" / "LICENSE"
+    packaged = _path("_data", "LICENSE")
     if packaged.is_file():
         return packaged
-    return _PACKAGE_DIR.parent / "LICENSE"
+    return _path("..", "LICENSE")
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,10 +197,12 @@ def model_preset_from_dict(slug: str, data: dict[str, Any], *, read_only: bool) 
 @functools.cache
 def _model_data() -> dict[str, dict[str, Any]]:
     """Slug -> the JSON object of each bundled model preset (read once, parsed on demand)."""
-    return {
-        path.stem: json.loads(path.read_text(encoding="utf-8"))
-        for path in sorted((presets_dir() / "models").glob("*.json"))
-    }
+    folder = os.path.join(_presets_folder(), "models")
+    out = {}
+    for name in sorted(n for n in os.listdir(folder) if n.endswith(".json")):
+        with open(os.path.join(folder, name), encoding="utf-8") as fh:
+            out[name[: -len(".json")]] = json.load(fh)
+    return out
 
 
 def _preset_name(slug: str, data: dict[str, Any]) -> str:
@@ -258,17 +284,20 @@ def _norm(text: str) -> str:
 def find_model(name: str) -> ModelPreset:
     """The bundled model whose slug or name matches ``name`` (case and punctuation ignored).
 
+    Only that one preset is built (issue 24: building all 42 to return one was about 16 ms of
+    a one-estimate process); the match is the first in :func:`bundled_models`'s order.
+
     Raises
     ------
     InputError
         ``preset``: no such model (the message lists close names).
     """
     key = _norm(name)
-    presets = bundled_models()
-    for p in presets:
-        if key in (_norm(p.slug), _norm(p.name)):
-            return p
-    close = [p.slug for p in presets if key and key in _norm(p.slug)]
+    index = bundled_model_index()
+    for slug, preset_name, _source in index:
+        if key in (_norm(slug), _norm(preset_name)):
+            return bundled_model(slug)
+    close = [slug for slug, _name, _source in index if key and key in _norm(slug)]
     hint = f"; did you mean {', '.join(close[:5])}?" if close else "; see 'vramdesk presets list'"
     raise InputError("preset", f"no bundled model named {name!r}{hint}", "unknown_choice")
 
