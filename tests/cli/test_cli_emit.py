@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from vramdesk.cli import main
 from vramdesk.cli import build_parser, main
 from vramdesk.cli.from_command import prepare
 from vramdesk.core.model.emit import EMIT_ENGINES
@@ -96,3 +97,18 @@ def test_emit_refuses_a_conflicting_engine_and_a_scenario_that_does_not_fit(caps
         == 2
     )
     assert "emit: not one sequence of 8,192 tokens fits" in capsys.readouterr().err
+
+
+def test_emit_says_when_the_figures_are_for_other_weights_than_the_repository(capsys):
+    # the emitted command names the preset's repository as published (bf16): sized for
+    # Q4_K_M, the command alone would load 16-bit weights and run out of memory, so the
+    # command line says so on stderr (fresh-user trial); the command itself is unchanged
+    argv = ["solve", "--preset", "llama-3.1-8b", "--context", "16k", "--gpu", "RTX 4090"]
+    argv += ["--emit", "llama-server"]
+    assert main([*argv, "--weights", "Q4_K_M"]) == 0
+    quantized = capsys.readouterr()
+    assert "-hf meta-llama/Llama-3.1-8B" in quantized.out
+    assert quantized.err.startswith("vramdesk: warning: the command loads llama-3.1-8b as ")
+    assert "(bf16)" in quantized.err and "Q4_K_M" in quantized.err
+    assert main(argv) == 0  # as published: no warning
+    assert capsys.readouterr().err == ""

@@ -243,6 +243,9 @@ M8 = ["--preset", "llama-3.1-8b"]
         (["estimate", *M8, "--workload", "chat-99"], "workload: 'chat-99' is not a workload"),
         (["compare", "llama-3.1-8b", "--workload", "lots"], "workload: 'lots' is not a workload"),
         (["solve", *M8, "--workload", "0x8", "H200"], "context_tokens: must be positive"),
+        # a typed zero batch is refused, never read as the default 1 (fresh-user trial)
+        (["estimate", *M8, "--workload", "8192x0"], "batch: must be positive, got 0"),
+        (["compare", "llama-3.1-8b", "8kx0"], "batch: must be positive, got 0"),
         (["estimate", *M8, "8192x8", "--gpu", "No Such GPU"], "gpu: unknown GPU 'No Such GPU'"),
         (["solve", *M8, "8192x8", "--gpu", "0GiB"], "gpu: must be positive, got 0 GiB"),
         (["compare", "llama-3.1-8b", "8192x8", "--gpu=-3GB"], "gpu: unknown GPU '-3GB'"),

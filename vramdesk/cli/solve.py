@@ -13,7 +13,7 @@ from vramdesk.cli._options import (
     add_workload_options,
     output_format,
 )
-from vramdesk.cli._parser import EXIT_OK, say
+from vramdesk.cli._parser import EXIT_OK, say, warn
 from vramdesk.cli._speed_options import add_speed_constants_option, speed_constants
 from vramdesk.core.errors import InputError
 from vramdesk.core.units import Unit
@@ -174,6 +174,15 @@ def launch_command(
             preset_name = models[0]
         except InputError:
             ref = models[0]  # a path or a local model: named as typed
+    if ref is None and preset_name:
+        published = getattr(resolve_model_preset(preset_name), "weights", None)
+        if published is not None and published != sc.weights:
+            # the command names the repository as published: say that the figures are not it
+            warn(
+                f"warning: the command loads {preset_name} as published "
+                f"({published.label()}); the figures are for {sc.weights.label()} weights: "
+                "point it at such a checkpoint (a GGUF file, an AWQ/GPTQ/FP8 repository)"
+            )
     ref = ref or model_ref(args.emit, preset_name, sc.model.name)
     return scenario_command(args.emit, sc.workload, sc.runtime, result.max_concurrency, ref)
 

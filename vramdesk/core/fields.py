@@ -264,7 +264,7 @@ def parse_workload_text(text: str) -> Any:
     shape = parse_shape_text(text)
     if shape is not None:
         context, batch = shape
-        return Workload(context_tokens=context, batch=batch or 1).validate()
+        return Workload(context_tokens=context, batch=1 if batch is None else batch).validate()
     stems = [p.stem for p in sorted((bundled.presets_dir() / "workloads").glob("*.json"))]
     key = bundled._norm(text)
     for stem, (name, workload) in zip(stems, bundled.bundled_workloads(), strict=False):
