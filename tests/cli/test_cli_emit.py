@@ -12,7 +12,6 @@ import json
 
 import pytest
 
-from vramdesk.cli import main
 from vramdesk.cli import build_parser, main
 from vramdesk.cli.from_command import prepare
 from vramdesk.core.model.emit import EMIT_ENGINES

@@ -174,6 +174,8 @@ def launch_command(
             preset_name = models[0]
         except InputError:
             ref = models[0]  # a path or a local model: named as typed
+    named = ref or model_ref(args.emit, preset_name, sc.model.name)
+    command = scenario_command(args.emit, sc.workload, sc.runtime, result.max_concurrency, named)
     if ref is None and preset_name:
         published = getattr(resolve_model_preset(preset_name), "weights", None)
         if published is not None and published != sc.weights:
@@ -183,8 +185,7 @@ def launch_command(
                 f"({published.label()}); the figures are for {sc.weights.label()} weights: "
                 "point it at such a checkpoint (a GGUF file, an AWQ/GPTQ/FP8 repository)"
             )
-    ref = ref or model_ref(args.emit, preset_name, sc.model.name)
-    return scenario_command(args.emit, sc.workload, sc.runtime, result.max_concurrency, ref)
+    return command
 
 
 def _local_budget(opts: dict[str, Any], runtime: Any) -> tuple[str, int] | None:
