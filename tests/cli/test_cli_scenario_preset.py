@@ -215,3 +215,13 @@ def test_a_typed_workload_replaces_the_saved_prompt_length(capsys):
         "kv_dtype": "fp16",
     }
     assert out["target"]["gpu"] == "H100 80GB"  # the saved target still applies
+
+
+@pytest.mark.parametrize("name", ["llama-3.1-8b", "Llama 3.1 8B"])
+def test_a_scenario_may_not_take_a_bundled_models_name(capsys, config_dir, name):
+    # --preset NAME finds a bundled model first, so a scenario saved under that name could
+    # never be loaded (fresh-user trial): refused in one line, nothing written
+    assert main(["presets", "save", name, "llama-3.1-8b", "8kx8"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is a bundled model preset's name" in err[0]
+    assert not list((config_dir / "presets").glob("*.json"))

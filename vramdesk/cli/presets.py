@@ -117,9 +117,21 @@ def run_save(args: argparse.Namespace) -> int:
     """Save the scenario the options describe (and its target GPU) as a scenario preset."""
     # on first use: only this subcommand loads it (plain `vramdesk` and --help load none)
     from vramdesk.core.model.scenario import scenario_from_args, target_from_args, with_saved_target
+    from vramdesk.core.store.bundled import find_model
     from vramdesk.core.store.presets import PresetStore
     from vramdesk.core.store.serialize import scenario_to_dict
 
+    try:
+        find_model(args.name)
+    except InputError:
+        pass  # no bundled model of that name: the name is free
+    else:  # --preset NAME finds the bundled model first, so the scenario could not be loaded
+        raise InputError(
+            "name",
+            f"{args.name!r} is a bundled model preset's name: --preset {args.name} would load "
+            "the bundled model, not this scenario; choose another name",
+            "conflict",
+        )
     models, opts = _grammar.split(args, many=False)  # as estimate reads them
     opts = {**opts, "name": models[0] if models else None}  # MODEL, not the preset's name
     opts = with_saved_target(opts)  # re-saving a saved scenario keeps its target

@@ -122,3 +122,23 @@ def test_the_corpus_projector_is_this_module_s(tmp_path):
     # write_mmproj's output, byte for byte: regenerate it with write_mmproj if this fails
     committed = Path(__file__).resolve().parents[2] / "data" / "mmproj-tiny-f16.gguf"
     assert committed.read_bytes() == write_mmproj(tmp_path / "m.gguf").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        # the reader's own field was "path": the error names the flag (fresh-user trial)
+        (["--mmproj", "/nonexistent", "--engine", "llama.cpp"], "mmproj: /nonexistent does not"),
+        (["--mmproj", "/etc/passwd", "--engine", "llama.cpp"], "mmproj: passwd is not a readable"),
+        # the default engine has no projector: say which engine loads one
+        (
+            ["--mmproj", str(Path(__file__).parents[2] / "data" / "mmproj-tiny-f16.gguf")],
+            "(--engine llama.cpp)",
+        ),
+    ],
+)
+def test_a_bad_projector_is_refused_under_the_flags_name(capsys, extra, message):
+    argv = ["estimate", "--preset", "llama-3.1-8b", "--context", "8192", *extra]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]

@@ -166,6 +166,7 @@ def foreign_option_error(engine: Engine, field: str) -> InputError:
             if engine in (Engine.LLAMA_CPP, Engine.OLLAMA)
             else ""
         ),
+        "mmproj_bytes": "; a projector is loaded by llama-server (--engine llama.cpp)",
         "block_size": "; its cache is not paged in blocks"
         if engine in (Engine.LLAMA_CPP, Engine.OLLAMA, Engine.SGLANG, Engine.TRANSFORMERS)
         else "",

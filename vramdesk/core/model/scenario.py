@@ -269,11 +269,21 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
 
 
 def _projector_bytes(path: Any) -> int:
-    """``--mmproj FILE``: the projector's weight bytes, from its GGUF header."""
+    """``--mmproj FILE``: the projector's weight bytes, from its GGUF header.
+
+    Raises
+    ------
+    InputError
+        ``mmproj``: the file is missing, unreadable or not a projector GGUF (the reader's
+        reason, under the flag's name).
+    """
     # on first use: the GGUF reader loads only when a projector is given
     from vramdesk.core.local.importers._mmproj import projector_bytes
 
-    return projector_bytes(str(path))
+    try:
+        return projector_bytes(str(path))
+    except InputError as e:  # the reader names its own field ("path"): name the flag
+        raise InputError("mmproj", e.reason, e.code, e.params) from None
 
 
 def _mamba_dtype(value: Any) -> str | None:
