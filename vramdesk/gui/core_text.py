@@ -85,6 +85,8 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", 'NVML failed with an unexpected error.'),
     QT_TRANSLATE_NOOP("Core", 'NVML: the driver did not answer in time (a hung driver or a GPU in a bad state). vramdesk works without a GPU; estimates are unaffected.'),
     QT_TRANSLATE_NOOP("Core", 'NVML reported memory figures that cannot be true (the driver may be in a bad state); they are not shown.'),
+    QT_TRANSLATE_NOOP("Core", '--cpu-moe has no effect: the model has no routed experts'),
+    QT_TRANSLATE_NOOP("Core", '--n-cpu-moe {0} has no effect: the model has no routed experts'),
     QT_TRANSLATE_NOOP("Core", 'Fits in the {0} GiB free right now with {1} GiB to spare'),
     QT_TRANSLATE_NOOP("Core", 'MLA cache expanded to per-head K and V (older llama.cpp layout)'),
     QT_TRANSLATE_NOOP("Core", 'MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank'),

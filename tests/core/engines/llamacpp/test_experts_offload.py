@@ -94,9 +94,11 @@ def test_small_ubatch_copies_nothing_and_dense_models_move_nothing():
     assert _bd(n_ubatch=16, cpu_moe=True).activations.bytes == _bd(n_ubatch=16).activations.bytes
     model, weights, workload = _inputs("llama-3.1-8b")
     rt = Runtime(engine=Engine.LLAMA_CPP)
-    assert estimate(model, weights, workload, rt.replace(cpu_moe=True)) == estimate(
-        model, weights, workload, rt
-    )
+    flagged = estimate(model, weights, workload, rt.replace(cpu_moe=True))
+    plain = estimate(model, weights, workload, rt)
+    # every figure equal; only the weights' notes add that the flag has no effect (below)
+    assert flagged.to_dict()["total_bytes"] == plain.to_dict()["total_bytes"]
+    assert [p.bytes for p in flagged.parts] == [p.bytes for p in plain.parts]
 
 
 def test_ollama_has_no_experts_override():
@@ -171,3 +173,18 @@ def test_estimate_table_shows_host_ram_against_this_machine(capsys, monkeypatch)
     monkeypatch.setenv("VRAMDESK_FAKE_HOST_RAM", str(16 * GIB))
     assert main(args) == 0
     assert "does not fit this machine's RAM (16.00 GiB)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("rt", "flag"), [({"n_cpu_moe": 5}, "--n-cpu-moe 5"), ({"cpu_moe": True}, "--cpu-moe")]
+)
+def test_a_dense_model_says_the_flag_has_no_effect(rt, flag):
+    # Llama-3.1-8B has no routed experts: the flag moves nothing (the weights equal those
+    # without it) and the weights part says so rather than staying silent (fresh-user trial)
+    model, weights, workload = _inputs("llama-3.1-8b")
+    plain = estimate(model, weights, workload, Runtime(engine=Engine.LLAMA_CPP))
+    flagged = estimate(model, weights, workload, Runtime(engine=Engine.LLAMA_CPP, **rt))
+    assert flagged.weights.bytes == plain.weights.bytes
+    said = f"{flag} has no effect: the model has no routed experts"
+    assert said in flagged.weights.assumptions
+    assert not any("no effect" in n for n in _bd(**rt).weights.assumptions)

@@ -278,6 +278,11 @@ class LlamaCppProfile(FormulaProfile):
                 )
                 if w["experts_host"]
                 else ()
+            )
+            + (
+                (f"{_experts_flag(runtime)} has no effect: the model has no routed experts",)
+                if (runtime.cpu_moe or runtime.n_cpu_moe) and not model.is_moe
+                else ()
             ),
         )
 
