@@ -297,3 +297,15 @@ def test_dry_run_with_everything_present_runs_no_apt(tmp_path):
 def test_shellcheck_finds_nothing():
     proc = subprocess.run(["shellcheck", str(SCRIPT)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash")
+def test_dry_run_without_a_desktop_session_installs_no_gtk_and_does_not_fail(tmp_path):
+    # XDG_CURRENT_DESKTOP is unset on a console or under ssh: the script runs under `set -u`
+    # and failed there ("unbound variable", found by a fresh run of the README's command)
+    env = _fake_bin(tmp_path, installed=set(), uid=1000)  # no desktop variables at all
+    lines = _dry_run(env)
+    install = next(li for li in lines if " apt-get install " in li)
+    packages = install.split("--no-install-recommends ")[1].split()
+    assert packages == _bash_array("XCB_PACKAGES")  # no GTK theme without a GTK desktop
+    assert lines[-1] == ".venv/bin/vramdesk"

@@ -84,8 +84,8 @@ installed() {
 }
 
 gtk_desktop() {
-  local d
-  for d in ${XDG_CURRENT_DESKTOP//:/ }; do
+  local d desktops=${XDG_CURRENT_DESKTOP:-}  # unset on a console or under ssh (set -u)
+  for d in ${desktops//:/ }; do
     case " $GTK_DESKTOPS " in *" ${d^^} "*) return 0 ;; esac
   done
   return 1
