@@ -52,7 +52,6 @@ def run(args: argparse.Namespace) -> int:
     opts = {**opts, "name": models[0] if models else None}
     opts = with_saved_target(opts)  # a saved scenario's target, unless one is typed
     sc = scenario_from_args(opts)
-    breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
     target = _grammar.budget(opts, sc.runtime)
     verdict = None
     if target is not None:
@@ -62,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
         label, capacity, _speed_gpu = target
         result = solve(sc.model, sc.weights, sc.workload, sc.runtime, capacity)
         verdict = (label, result)
+        breakdown = result.breakdown  # the solve's forward estimate of these same inputs
+    else:
+        breakdown = estimate(sc.model, sc.weights, sc.workload, sc.runtime)
     constants, speed = speed_constants(args), None
     if target is not None and target[2] is not None:
         # on first use: the speed model loads only for an estimate on a GPU (issue 24)

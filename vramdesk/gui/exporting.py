@@ -31,13 +31,10 @@ from vramdesk.gui.controller import ScenarioController
 TEXT_FORMATS = ("csv", "md", "json")
 
 
-def _render(header: list[str], rows: list[list[str]], fmt: str, as_json: str) -> str:
-    if fmt == "csv":
-        return views.to_csv(header, rows)
-    if fmt == "md":
-        return views.to_markdown(header, rows)
-    if fmt == "json":
-        return as_json
+def _check_format(fmt: str) -> None:
+    """Refuse an export format other than :data:`TEXT_FORMATS`, naming the known ones."""
+    if fmt in TEXT_FORMATS:
+        return
     raise InputError(
         "format",
         f"unknown export format {fmt!r}; known: {', '.join(TEXT_FORMATS)}",
@@ -51,8 +48,7 @@ def breakdown_text(controller: ScenarioController, fmt: str) -> str:
     With the model, weights, workload, engine and target it is of: the command line's
     ``estimate --format`` text (:func:`vramdesk.core.present.output.breakdown_export`).
     """
-    if fmt not in TEXT_FORMATS:
-        _render([], [], fmt, "")  # refused, naming the formats
+    _check_format(fmt)
     c = controller
     return output.breakdown_export(c.session, c.breakdown, fmt, c.unit, target=c.export_target())
 
@@ -73,8 +69,7 @@ def comparison_text(controller: ScenarioController, rows: list[views.CompareRow]
     InputError
         ``format``: not ``csv``, ``md`` or ``json``.
     """
-    if fmt not in TEXT_FORMATS:
-        _render([], [], fmt, "")  # refused, naming the formats
+    _check_format(fmt)
     name, capacity = controller.export_target()
     comparison = output.Comparison(
         list(rows), controller.compare_fits(rows), name if capacity else None, capacity

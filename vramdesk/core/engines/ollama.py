@@ -23,37 +23,34 @@ Sources (read in ollama/ollama, not copied):
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 
 from vramdesk.core.engines.base import with_parts
 from vramdesk.core.engines.llamacpp.profile import LlamaCppProfile
-from vramdesk.core.engines.ollama_estimate import estimate_gpu_layers, estimate_sentence
+from vramdesk.core.engines.ollama_estimate import (
+    LLAMA_SERVER_SINCE,
+    MINIMUM_MEMORY,
+    estimate_gpu_layers,
+    estimate_sentence,
+    ollama_version,
+)
 from vramdesk.core.model.formats import KVDtype, WeightSpec
 from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import CHUNKED, ModelSpec, chunks_as_full
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
-from vramdesk.core.units import MIB
 
-#: ``cudaMinimumMemory`` (discover/gpu.go): memory Ollama never schedules on a CUDA/ROCm GPU.
-MINIMUM_MEMORY_BYTES = 457 * MIB
-
-
-#: First Ollama release that runs GGUF models on llama-server only (tag v0.30.0 is the first
-#: holding ollama/ollama#16031, merged 2026-05-29).
-LLAMA_SERVER_SINCE = (0, 30)
-
-
-def ollama_release(version: str | None) -> tuple[int, ...]:
-    """``(major, minor)`` from ``engine_version`` (``"0.6.8"`` -> ``(0, 6)``); none: the newest."""
-    found = re.search(r"(\d{1,4})\.(\d{1,4})", (version or "")[:100])
-    return (int(found.group(1)), int(found.group(2))) if found else (99,)
+#: ``cudaMinimumMemory`` (discover/gpu.go): memory Ollama never schedules on a CUDA/ROCm GPU
+#: (one constant with the estimator's, :data:`.ollama_estimate.MINIMUM_MEMORY`).
+MINIMUM_MEMORY_BYTES = MINIMUM_MEMORY
 
 
 def keeps_chunks_whole(runtime: Runtime) -> bool:
-    """Ollama's own engine (before :data:`LLAMA_SERVER_SINCE`): chunked layers at full context."""
-    return ollama_release(runtime.engine_version) < LLAMA_SERVER_SINCE
+    """Ollama's own engine, before v0.30.0: chunked layers at full context.
+
+    :data:`.ollama_estimate.LLAMA_SERVER_SINCE` (the first tag holding ollama/ollama#16031).
+    """
+    return ollama_version(runtime.engine_version) < LLAMA_SERVER_SINCE
 
 
 class OllamaProfile(LlamaCppProfile):
@@ -68,7 +65,8 @@ class OllamaProfile(LlamaCppProfile):
         Llama-4's chunked layers and Ollama's own estimate
         (:mod:`~vramdesk.core.engines.ollama_estimate`) follow the release.
 
-        A version without ``major.minor`` reads as the newest (:func:`ollama_release`).
+        A version without ``major.minor`` reads as the newest
+        (:func:`.ollama_estimate.ollama_version`).
         """
 
     def estimate(
