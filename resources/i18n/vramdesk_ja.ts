@@ -511,216 +511,231 @@
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="89"/>
+        <source>--language-model-only: the vision and audio towers and projectors ({0} parameters) are not loaded</source>
+        <translation>--language-model-only: 画像・音声エンコーダーとプロジェクター（{0} パラメータ）は読み込まれません</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
+        <source>--language-model-only: this model has no vision or audio tower to leave out</source>
+        <translation>--language-model-only: このモデルには除外する画像・音声エンコーダーがありません</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
         <source>--n-cpu-moe {0} has no effect: the model has no routed experts</source>
         <translation>--n-cpu-moe {0} は効果がありません：このモデルにはルーティングされるエキスパートがありません</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
         <source>Fits in the {0} GiB free right now with {1} GiB to spare</source>
         <translation>現在の空き {0} GiB に収まります（余裕 {1} GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="91"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
         <source>MLA cache expanded to per-head K and V (older llama.cpp layout)</source>
         <translation>MLA キャッシュをヘッドごとの K と V に展開（古い llama.cpp の配置）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="92"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
         <source>MLA cache is the compressed latent (vLLM/SGLang layout), replicated on every TP rank</source>
         <translation>MLA キャッシュは圧縮された潜在ベクトル（vLLM/SGLang の配置）で、各 TP ランクに複製</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="93"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
         <source>MXFP4 MoE backend triton: what vLLM (newest) picks on an H100/H200 (SM90); A100, L40S and RTX cards take marlin, B200 flashinfer-trtllm: set mxfp4_backend</source>
         <translation>MXFP4 MoE バックエンド triton：vLLM（最新版）が H100/H200（SM90）で選ぶもの。A100・L40S・RTX 系は marlin、B200 は flashinfer-trtllm を使う：mxfp4_backend で指定してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="94"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
         <source>MXFP4 experts padded for the triton kernel: {0} bytes per GPU, +{1} on the checkpoint&apos;s {2} (vLLM quantization/mxfp4.py create_weights)</source>
         <translation>triton カーネル向けにパディングされた MXFP4 エキスパート：GPU あたり {0} バイト、チェックポイントの {2} に対して +{1}（vLLM quantization/mxfp4.py create_weights）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="95"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
         <source>MoE: a step reads the routed experts its tokens touch, each token picking experts uniformly and independently ({0} - ({1} - k/E)^tokens of them)</source>
         <translation>MoE: 1 ステップはそのトークンが触れるルーティング先エキスパートを読む。各トークンは一様かつ独立にエキスパートを選ぶ（そのうち {0} - ({1} - k/E)^tokens）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="96"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
         <source>Needs {0} GiB more than is free right now</source>
         <translation>現在の空きより {0} GiB 多く必要です</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="97"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
         <source>SGLang leaves total * ({0} - mem_fraction_static) for activations and CUDA graphs</source>
         <translation>SGLang は活性化と CUDA グラフ用に total * ({0} - mem_fraction_static) を残す</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="98"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
         <source>V1 non-torch memory + NCCL buffers when TP/PP &gt; {0} (fitted)</source>
         <translation>V1 の torch 外メモリ + TP/PP &gt; {0} のときの NCCL バッファ（当てはめ値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="99"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
         <source>ceiling: datasheet {0} GB/s and dense fp16 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 fp16 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
         <source>ceiling: datasheet {0} GB/s and dense fp32 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 fp32 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
         <source>ceiling: datasheet {0} GB/s and dense fp4 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 fp4 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="104"/>
         <source>ceiling: datasheet {0} GB/s and dense fp8 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 fp8 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="105"/>
         <source>ceiling: datasheet {0} GB/s and dense int8 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 int8 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="104"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="106"/>
         <source>context_tokens {0} exceeds max_position_embeddings {1}: computed anyway (rope scaling may allow it)</source>
         <translation>context_tokens {0} が max_position_embeddings {1} を超えています: そのまま計算しました（RoPE スケーリングで可能な場合があります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="105"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="107"/>
         <source>embeddings and output head kept {0}-bit, as real checkpoints store them</source>
         <translation>埋め込みと出力ヘッドは実際のチェックポイントと同じく {0} ビットのまま</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="106"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="108"/>
         <source>every sequence at its full {0}-token context (the slowest step); no communication between GPUs modelled</source>
         <translation>すべてのシーケンスが {0} トークンのコンテキストを満たしている（最も遅いステップ）。GPU 間の通信はモデル化しない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="107"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="109"/>
         <source>expected: {0} of the bandwidth + {1} ms per step, compute {2} x M / (M + {3}) of the peak for M tokens a step, prefill in chunks of {4} tokens; fitted on {5} published llama.cpp measurements (tests/data/speed-measurements.jsonl)</source>
         <translation>予想: 帯域幅の {0} + 1 ステップあたり {1} ms、1 ステップ M トークンで演算はピークの {2} x M / (M + {3})、プリフィルは {4} トークンずつ。公開済みの llama.cpp 測定値 {5} 件に当てはめた定数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="108"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="110"/>
         <source>expected: {0} of the bandwidth + {1} ms per step, compute {2} x M / (M + {3}) of the peak for M tokens a step, prefill in chunks of {4} tokens; fitted on {5} published vLLM measurements only (memory terms; compute terms llama.cpp&apos;s)</source>
         <translation>予想: 帯域幅の {0} + 1 ステップあたり {1} ms、1 ステップ M トークンで演算はピークの {2} x M / (M + {3})、プリフィルは {4} トークンずつ。公開済みの vLLM 測定値 {5} 件のみに当てはめた定数（メモリ項のみ。演算項は llama.cpp のもの）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="109"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="111"/>
         <source>factor {0} covers allocator fragmentation; fixed {1} GiB covers the CUDA context and workspaces</source>
         <translation>係数 {0} はアロケーターの断片化分、固定 {1} GiB は CUDA コンテキストとワークスペース分</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="110"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="112"/>
         <source>fitted to published vLLM logs; +-{0} % across models: calibrate from a start-up log</source>
         <translation>公開された vLLM ログへの当てはめ値。モデル間で ±{0} %: 起動ログから較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="113"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="115"/>
         <source>group quantization: {0} + ({1} + {2}) / {3} = {4} bits per weight</source>
         <translation>グループ量子化: {0} + ({1} + {2}) / {3} = 重みあたり {4} ビット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="114"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="116"/>
         <source>live_buffers = {0} is an assumption; calibrate it by measurement</source>
         <translation>live_buffers = {0} は仮定です。測定で較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="115"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="117"/>
         <source>max(hidden * intermediate, hidden * heads * head_dim) * {0} (bitsandbytes only)</source>
         <translation>max(hidden * intermediate, hidden * heads * head_dim) * {0}（bitsandbytes のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="116"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="118"/>
         <source>modelled within about {0} %: calibrate from the log&apos;s compute buffer line</source>
         <translation>誤差は約 {0} %: ログの compute buffer 行から較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="117"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="119"/>
+        <source>not counted: the checkpoint&apos;s multi-token-prediction layers: {0} loaded only for MTP speculative decoding</source>
+        <translation>含めていません: チェックポイントのマルチトークン予測（MTP）層 {0} 層。MTP 投機的デコードでのみ読み込まれます</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="121"/>
         <source>routed experts in host memory: one layer&apos;s experts ({0} bytes) are copied into the compute buffer for batches of {1}+ tokens (ggml-cuda.cu offload_op, ggml-backend.cpp)</source>
         <translation>ルーティングされるエキスパートはホストメモリ上: {1} トークン以上のバッチでは 1 層分のエキスパート ({0} バイト) が計算バッファにコピーされます (ggml-cuda.cu offload_op、ggml-backend.cpp)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="118"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="122"/>
         <source>routed experts kept in host memory (--cpu-moe): {0} bytes</source>
         <translation>ホストメモリに置くルーティングエキスパート (--cpu-moe): {0} バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="119"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="123"/>
         <source>routed experts kept in host memory (--n-cpu-moe {0}): {1} bytes</source>
         <translation>ホストメモリに置くルーティングエキスパート (--n-cpu-moe {0}): {1} バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="120"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="124"/>
         <source>the CUDA context (about {0}-{1} GiB) is outside llama.cpp&apos;s buffers</source>
         <translation>CUDA コンテキスト（約 {0}-{1} GiB）は llama.cpp のバッファ外</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="121"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="125"/>
         <source>the image compute buffer (clip.cpp alloc_compute_meta) is not counted: Qwen3-VL {0}-wide encoder, 1472x1472 warmup image: {1} MiB; {2}-wide: {3} MiB (ggml-org/llama.cpp issue #{4} PR #{5} logs)</source>
         <translation>画像の計算バッファ (clip.cpp alloc_compute_meta) は含みません: Qwen3-VL の幅 {0} のエンコーダー、1472x1472 のウォームアップ画像で {1} MiB、幅 {2} で {3} MiB (ggml-org/llama.cpp issue #{4}、PR #{5} のログ)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="122"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="126"/>
         <source>the input embedding ({0} bytes) stays in host memory</source>
         <translation>入力埋め込み（{0} バイト）はホストメモリに置かれる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="123"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="127"/>
         <source>the output layer stays in host memory (n_gpu_layers &lt;= num_hidden_layers): its matrix ({0} bytes) is copied into the compute buffer for batches of {1}+ tokens (ggml-backend.cpp scheduler)</source>
         <translation>出力層はホストメモリに残ります (n_gpu_layers &lt;= num_hidden_layers): {1} トークン以上のバッチではその行列 ({0} バイト) が計算バッファにコピーされます (ggml-backend.cpp のスケジューラ)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="124"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="128"/>
         <source>torch.cuda.max_memory_allocated excludes the CUDA context</source>
         <translation>torch.cuda.max_memory_allocated は CUDA コンテキストを含まない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="126"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="130"/>
         <source>vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)</source>
         <translation>語彙を {0} 行単位に詰め、各 GPU に {1} ビットの RoPE cos/sin キャッシュ（vLLM/SGLang の VocabParallelEmbedding と回転埋め込み）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="127"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="131"/>
         <source>{0} (give a prompt length to model the prefill peak)</source>
         <translation>{0}（プロンプト長を入れるとプリフィルのピークを見積もります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="128"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="132"/>
         <source>{0} (no prefill modelled)</source>
         <translation>{0}（プリフィルは見積もりなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="129"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="133"/>
         <source>{0} (not in llama.cpp&apos;s buffers)</source>
         <translation>{0}（llama.cpp のバッファ外）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="130"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="134"/>
         <source>{0} MiB (CUDA context) in use before the weights load comes out of the pool, times mem_fraction_static (model_runner.py profile_max_num_token)</source>
         <translation>重みの読み込み前に使用中の {0} MiB（CUDA コンテキスト）は、mem_fraction_static 倍してプールから差し引かれる（model_runner.py profile_max_num_token）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="131"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="135"/>
         <source>{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}</source>
         <translation>GPU あたり {0} MiB（discover/gpu.go）。OLLAMA_GPU_OVERHEAD の既定は {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="132"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="136"/>
         <source>{0} cells (padded to {1})</source>
         <translation>{0} セル（{1} 単位に詰める）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="133"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="137"/>
         <source>{0} sliding-window layers cache at most {1} tokens per sequence</source>
         <translation>スライディングウィンドウ層 {0} 層は系列あたり最大 {1} トークンをキャッシュ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="112"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="114"/>
         <source>flash attention on: no f32 KQ scores in the compute buffer</source>
         <translation>Flash Attention オン: 計算バッファに f32 の KQ スコアは載らない</translation>
     </message>
@@ -736,12 +751,17 @@
         <translation>{usable}（{exact} B）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="111"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="113"/>
         <source>flash attention off: the f32 KQ scores are in the compute buffer</source>
         <translation>Flash Attention オフ: f32 の KQ スコアが計算バッファに載る</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="125"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="120"/>
+        <source>not counted: the checkpoint&apos;s multi-token-prediction layers: {0} of {1} parameters, loaded only for MTP speculative decoding</source>
+        <translation>含めていません: チェックポイントのマルチトークン予測（MTP）層 {0} 層（{1} パラメータ）。MTP 投機的デコードでのみ読み込まれます</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="129"/>
         <source>vLLM&apos;s hybrid allocator reserves, per request, blocks in every KV group; a sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)</source>
         <translation>vLLM のハイブリッドアロケーターはリクエストごとに各 KV グループのブロックを確保する。スライディンググループはウィンドウ + max_num_batched_tokens を保持（kv_cache_utils.py）</translation>
     </message>
@@ -2082,127 +2102,132 @@
         <translation>エキスパート並列 (vLLM -ep)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="40"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="41"/>
+        <source>Language model only (vLLM --language-model-only)</source>
+        <translation>言語モデルのみ (vLLM --language-model-only)</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="43"/>
         <source>Decode context parallel (vLLM -dcp)</source>
         <translation>デコードコンテキスト並列 (vLLM -dcp)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="41"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="44"/>
         <source>DP attention (SGLang)</source>
         <translation>DP アテンション (SGLang)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="42"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="45"/>
         <source>Expert parallel size (SGLang --ep-size)</source>
         <translation>エキスパート並列数 (SGLang --ep-size)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="44"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="47"/>
         <source>multiplier: (w + kv + act) x factor + fixed</source>
         <translation>乗数: (重み + KV + 活性化) × 係数 + 固定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="45"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="48"/>
         <source>workspace: weights x fraction</source>
         <translation>ワークスペース: 重み × 比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="47"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="50"/>
         <source>Overhead form</source>
         <translation>オーバーヘッドの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="48"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="51"/>
         <source>Overhead factor</source>
         <translation>オーバーヘッド係数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="49"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="52"/>
         <source>Fixed overhead (GiB)</source>
         <translation>固定オーバーヘッド（GiB）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="50"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="53"/>
         <source>Workspace fraction</source>
         <translation>ワークスペース比率</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="52"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="55"/>
         <source>Engine caps sliding layers at the window</source>
         <translation>スライディング層をウィンドウ長で打ち切る</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="55"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="58"/>
         <source>GPU layers (-ngl)</source>
         <translation>GPU に載せる層数 (n_gpu_layers)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="55"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="58"/>
         <source>all</source>
         <translation>全層</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="57"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="60"/>
         <source>Layers with experts in RAM (--n-cpu-moe)</source>
         <translation>エキスパートを RAM に置く層数 (--n-cpu-moe)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="57"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="60"/>
         <source>none</source>
         <translation>なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="59"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="62"/>
         <source>All experts in RAM (--cpu-moe)</source>
         <translation>全エキスパートを RAM に (--cpu-moe)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="61"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="64"/>
         <source>Flash attention (-fa)</source>
         <translation>フラッシュアテンション (flash_attn)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="60"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="63"/>
         <source>auto</source>
         <translation>自動</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="60"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="63"/>
         <source>on</source>
         <translation>オン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="60"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="63"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="62"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="65"/>
         <source>Physical batch (-ub)</source>
         <translation>物理バッチ (n_ubatch)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="62"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="65"/>
         <source>512</source>
         <translation>512</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="63"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="66"/>
         <source>Slots (-np)</source>
         <translation>スロット数 (n_parallel)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="63"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="66"/>
         <source>= concurrency</source>
         <translation>= 同時実行数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="64"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="67"/>
         <source>Unified KV cache (-kvu)</source>
         <translation>統合 KV キャッシュ (kv_unified)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="65"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="68"/>
         <source>Full-size SWA cache (--swa-full)</source>
         <translation>スライディング窓のキャッシュを全長で確保 (swa_full)</translation>
     </message>
@@ -2405,38 +2430,38 @@ Prefill {4} / ceiling {6} tokens/s; first token {5} s</source>
 <context>
     <name>TargetForm</name>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="113"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="116"/>
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="114"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="117"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="126"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="129"/>
         <source>the capacity to check against, in the unit beside</source>
         <translation>照合する容量（右の単位で）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="138"/>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="157"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="141"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="160"/>
         <source>Custom capacity</source>
         <translation>容量を指定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="166"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="169"/>
         <source>local GPU {0} (total, {1})</source>
         <translation>ローカル GPU {0}（総容量 {1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="171"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="174"/>
         <source>local GPU {0} (free now)</source>
         <translation>ローカル GPU {0}（現在の空き）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="175"/>
+        <location filename="../../vramdesk/gui/forms/runtime_form.py" line="178"/>
         <source>{0} (not available now)</source>
         <translation>{0}（現在は利用不可）</translation>
     </message>

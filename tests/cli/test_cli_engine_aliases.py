@@ -44,6 +44,8 @@ CASES = [
     ("sglang", ["--dp-size", "2"], ["--dp", "2"]),
     ("vllm", ["--enable-expert-parallel", "-dp", "2"], ["--expert-parallel", "--dp", "2"]),
     ("vllm", ["-ep", "-tp", "2"], ["--expert-parallel", "--tp", "2"]),
+    # vLLM's spelling is ours; the row is here so that from-command's reading is tested too
+    ("vllm", ["--language-model-only"], ["--language-model-only"]),
     ("vllm", ["--decode-context-parallel-size", "2", "-tp", "2"], ["--dcp", "2", "--tp", "2"]),
     ("vllm", ["-dcp", "2", "-tp", "4"], ["--dcp", "2", "--tp", "4"]),
     (

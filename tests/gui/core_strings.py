@@ -47,6 +47,7 @@ def _scan() -> tuple[set[str], set[str]]:
         Runtime(engine=Engine.LLAMA_CPP, cpu_moe=True, mmproj_bytes=2**20),
         Runtime(engine=Engine.LLAMA_CPP, n_cpu_moe=4),
         Runtime(engine=Engine.LLAMA_CPP, n_gpu_layers=8),
+        Runtime(engine=Engine.VLLM, language_model_only=True),  # issue 20: towers left out
     ]
     for preset, runtime, wl in itertools.product(presets, runtimes, shapes):
         try:
@@ -65,6 +66,11 @@ def _scan() -> tuple[set[str], set[str]]:
     for needed in (1, 3 * 2**30):  # the local-GPU verdict: fits, and short
         prose.add(number_template(fits_now(needed, 2**30).text)[0])
     prose.update(_speed_notes())
+    from vramdesk.core.model.mtp import mtp_note
+    from vramdesk.core.model.spec import ModelSpec
+
+    # MTP layers whose layout the count does not know (Nemotron-3): no bundled preset has them
+    prose.add(number_template(mtp_note(ModelSpec(num_nextn_predict_layers=1)))[0])
     return labels, prose
 
 

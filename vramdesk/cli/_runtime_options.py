@@ -54,6 +54,14 @@ def add_runtime_options(g: Any) -> None:
         help="vLLM: whole routed experts per rank over TP x DP (-ep)",
     )
     g.add_argument(
+        "--language-model-only",
+        *aliases_of("--language-model-only"),
+        action="store_true",
+        default=None,
+        help="vLLM: load a multimodal model's language model only, without its vision or "
+        "audio towers",
+    )
+    g.add_argument(
         "--dcp",
         *aliases_of("--dcp"),
         type=whole,

@@ -30,6 +30,7 @@ _ON_OFF_FLAGS = {
     "swa_full": ("--swa-full", None),
     "cpu_moe": ("--cpu-moe", None),
     "expert_parallel": ("--expert-parallel", None),
+    "language_model_only": ("--language-model-only", None),
     "dp_attention": ("--dp-attention", None),
 }
 

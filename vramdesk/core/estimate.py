@@ -9,9 +9,12 @@ one: no import cycle.
 
 from __future__ import annotations
 
+import dataclasses
+
 from vramdesk.core.engines import profile_for
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.inputs import tp_problem, validate_inputs
+from vramdesk.core.model.mtp import mtp_note
 from vramdesk.core.model.runtime import Runtime
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
@@ -51,7 +54,8 @@ def estimate(
     -------
     Breakdown
         Exact bytes per GPU for weights, KV cache, activations and overhead, each with
-        its formula.
+        its formula. A checkpoint's multi-token-prediction layers are not in the weights;
+        the weights' notes say so (:func:`vramdesk.core.model.mtp.mtp_note`).
 
     Raises
     ------
@@ -60,4 +64,10 @@ def estimate(
     """
     runtime = runtime or Runtime()
     validate_inputs(model, weights, workload, runtime)
-    return profile_for(runtime.engine).estimate(model, weights, workload, runtime)
+    breakdown = profile_for(runtime.engine).estimate(model, weights, workload, runtime)
+    note = mtp_note(model)
+    if note is None:
+        return breakdown
+    part = breakdown.weights
+    part = dataclasses.replace(part, assumptions=(*part.assumptions, note))
+    return dataclasses.replace(breakdown, weights=part)

@@ -39,6 +39,7 @@ INT_LIMITS: dict[str, tuple[int, int]] = {
     "v_head_dim": (1, 65_536),
     "layer_kv_heads": (1, 65_536),
     "num_kv_shared_layers": (0, 10_000),
+    "num_nextn_predict_layers": (0, 64),
     "conv_state_elements": (0, 1 << 40),
     "ssm_state_elements": (0, 1 << 40),
     "recurrent_params_per_layer": (0, 1 << 40),

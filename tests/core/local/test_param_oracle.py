@@ -42,7 +42,9 @@ DIFFERENCES: dict[str, tuple[int | str, str]] = {
     ),
     OR + "mimo-7b-base.json": (
         7_622_766_592,
-        "model_type mimo unknown to transformers (remote code); ours omits its MTP layers",
+        "model_type mimo unknown to transformers (remote code); ours is the Qwen2 layout it "
+        "declares, unchecked (its MTP layer, 210,794,496 by mtp_params, is not in the total: "
+        "engines load it only for speculative decoding)",
     ),
     OR + "minimax-m3.json": (
         425_440_794_624,

@@ -149,6 +149,8 @@ def _vllm(
         flags.append(("--data-parallel-size", str(runtime.data_parallel_size)))
     if runtime.enable_expert_parallel:
         flags.append(("--enable-expert-parallel", None))
+    if runtime.language_model_only:
+        flags.append(("--language-model-only", None))
     if runtime.decode_context_parallel_size != 1:
         flags.append(("--decode-context-parallel-size", str(runtime.decode_context_parallel_size)))
     if runtime.block_size not in (None, DEFAULT_BLOCK_SIZE):

@@ -97,6 +97,7 @@ ALIASES: tuple[Alias, ...] = (
         ("sglang", "--dp-size"),
     ),
     *_rows("--expert-parallel", ("vllm", "--enable-expert-parallel"), ("vllm", "-ep")),
+    *_rows("--language-model-only", ("vllm", "--language-model-only")),
     *_rows("--dcp", ("vllm", "--decode-context-parallel-size"), ("vllm", "-dcp")),
     *_rows("--dp-attention", ("sglang", "--enable-dp-attention")),
     *_rows("--ep-size", ("sglang", "--expert-parallel-size")),

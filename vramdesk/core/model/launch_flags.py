@@ -41,7 +41,7 @@ class Flag:
 _INT_DESTS = {"context", "ctx_size", "batch", "chunk", "tp", "pp", "n_gpu_layers", "ubatch"}
 _INT_DESTS |= {"n_batch", "parallel", "block_size", "dp", "dcp", "ep_size", "n_cpu_moe"}
 #: Our switches among the aliases: read as on/off, never with a number.
-_SWITCH_DESTS = {"expert_parallel", "dp_attention"}
+_SWITCH_DESTS = {"expert_parallel", "dp_attention", "language_model_only"}
 
 
 def _from_aliases(engine: str) -> dict[str, Flag]:

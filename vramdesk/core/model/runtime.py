@@ -114,6 +114,7 @@ OPTION_GROUPS: dict[str, tuple[str, ...]] = {
         "mxfp4_backend",
         "enable_expert_parallel",
         "decode_context_parallel_size",
+        "language_model_only",
     ),
     #: SGLang's static memory fraction, attention data parallelism, expert parallelism
     "sglang": ("mem_fraction_static", "enable_dp_attention", "ep_size"),
@@ -222,6 +223,11 @@ class Runtime:
         vLLM ``--enable-expert-parallel``: each of the ``tp * dp`` ranks holds whole routed
         experts, ``ceil(E / (tp * dp))`` on the fullest rank, instead of a ``1 / (tp * dp)``
         slice of every expert.
+    language_model_only : bool
+        vLLM ``--language-model-only``: a multimodal model's vision / audio towers and
+        projectors (``ModelSpec.encoder_params``) are not loaded, only its language model
+        (``vllm/config/multimodal.py``: every modality's limit 0, so the model's
+        multimodal modules are not built).
     decode_context_parallel_size : int
         vLLM ``--decode-context-parallel-size``: the ranks of a TP group that shard the KV
         cache by token position, each holding ``cdiv(tokens, dcp)`` of every sequence; must
@@ -330,6 +336,7 @@ class Runtime:
     decode_context_parallel_size: int = 1
     enable_dp_attention: bool = False
     ep_size: int = 1
+    language_model_only: bool = False
 
     def world_size(self) -> int:
         """GPUs the deployment takes: ``tp * pp * dp``; SGLang's attention DP is inside TP.
@@ -438,7 +445,7 @@ class Runtime:
         """
         for name in ("data_parallel_size", "decode_context_parallel_size", "ep_size"):
             check_int(name, getattr(self, name))
-        for name in ("enable_expert_parallel", "enable_dp_attention"):
+        for name in ("enable_expert_parallel", "enable_dp_attention", "language_model_only"):
             if not isinstance(getattr(self, name), bool):
                 raise InputError(name, f"must be true or false, got {getattr(self, name)!r}")
         tp = self.tensor_parallel_size

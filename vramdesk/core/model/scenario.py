@@ -241,6 +241,7 @@ _RUNTIME_OPTIONS: dict[str, tuple[str, Any]] = {
     "pp": ("pipeline_parallel_size", lambda v: v),
     "dp": ("data_parallel_size", lambda v: v),
     "expert_parallel": ("enable_expert_parallel", bool),
+    "language_model_only": ("language_model_only", bool),
     "dcp": ("decode_context_parallel_size", lambda v: v),
     "dp_attention": ("enable_dp_attention", bool),
     "ep_size": ("ep_size", lambda v: v),

@@ -126,6 +126,15 @@ class ModelSpec:
     encoder_params : int
         Parameters outside the decoder that stay resident (a multimodal model's vision
         tower and projector); counted in ``ParamCount.other``.
+    num_nextn_predict_layers : int
+        Multi-token-prediction layers the checkpoint stores beside the model (DeepSeek-V3
+        ``num_nextn_predict_layers``, Qwen3.5 ``mtp_num_hidden_layers``). Engines load them
+        only for speculative decoding, so they are in neither the parameter count nor the
+        weights (:mod:`vramdesk.core.model.mtp`).
+    mtp_embeddings : bool
+        Each MTP layer stores its own copy of the embedding and the output head (DeepSeek-V3
+        ``model.layers.61.embed_tokens`` and ``shared_head.head``; Qwen3.5
+        ``mtp_use_dedicated_embeddings``).
     checkpoint_bytes : int or None
         Exact weight bytes of the checkpoint on disk (``model.safetensors.index.json``
         ``metadata.total_size`` or a GGUF tensor table), used when the estimate keeps the
@@ -255,6 +264,8 @@ class ModelSpec:
     mamba_ssm_cache_dtype: str | None = None
     ssm_dtype_hook: bool = False
     # checkpoint facts
+    num_nextn_predict_layers: int = 0
+    mtp_embeddings: bool = False
     checkpoint_bytes: int | None = None
     checkpoint_format: str | None = None
     source: str = ""
@@ -376,6 +387,7 @@ class ModelSpec:
             "num_experts_per_tok",
             "n_shared_experts",
             "first_k_dense_replace",
+            "num_nextn_predict_layers",
         ):
             check_int(name, getattr(self, name))
         heads = self.num_attention_heads

@@ -37,6 +37,9 @@ class RuntimeForm(BoundForm):
         # data / expert / decode-context parallelism (vLLM, SGLang: ENGINE_OPTION_GROUPS)
         self.add_int("data_parallel_size", self.tr("Data parallel (DP)"))
         self.add_check("enable_expert_parallel", self.tr("Expert parallel (vLLM -ep)"))
+        self.add_check(
+            "language_model_only", self.tr("Language model only (vLLM --language-model-only)")
+        )
         self.add_int("decode_context_parallel_size", self.tr("Decode context parallel (vLLM -dcp)"))
         self.add_check("enable_dp_attention", self.tr("DP attention (SGLang)"))
         self.add_int("ep_size", self.tr("Expert parallel size (SGLang --ep-size)"))

@@ -10,6 +10,7 @@ ranks under data parallelism: :func:`expert_shards`).
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 from vramdesk.core.engines.base import measured_part
@@ -208,8 +209,28 @@ def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> P
     16-bit: ``(params + vocab_pad) * 2 / (TP * PP) + rope_cache``; MXFP4 experts under vLLM:
     :func:`_mxfp4_part` (padded to the kernel's tiles); int8/fp8 per-channel:
     :func:`_per_channel_bytes` ``/ (TP * PP) + rope_cache``; other formats: the formula
-    profile's weights plus the RoPE cache. A measured ``loaded_weights_bytes`` wins.
+    profile's weights plus the RoPE cache. A measured ``loaded_weights_bytes`` wins. With
+    ``language_model_only`` the model's ``encoder_params`` (vision / audio towers and
+    projectors) are left out, and so is the checkpoint's exact byte size, which holds them.
     """
+    if not runtime.language_model_only or runtime.loaded_weights_bytes is not None:
+        return _loaded_weights(model, spec, runtime)
+    tower = model.encoder_params
+    if not tower:
+        part = _loaded_weights(model, spec, runtime)
+        note = "--language-model-only: this model has no vision or audio tower to leave out"
+    else:
+        text_only = model.replace(encoder_params=0, checkpoint_bytes=None)
+        part = _loaded_weights(text_only, spec, runtime)
+        note = (
+            f"--language-model-only: the vision and audio towers and projectors ({tower:,} "
+            "parameters) are not loaded"
+        )
+    return dataclasses.replace(part, assumptions=(*part.assumptions, note))
+
+
+def _loaded_weights(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> Part:
+    """:func:`vllm_weights_part` of the modules vLLM builds for ``model``."""
     if runtime.loaded_weights_bytes is not None:
         return measured_part(
             "weights", "Weights", runtime.loaded_weights_bytes, "Model loading took"

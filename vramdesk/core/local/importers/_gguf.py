@@ -538,9 +538,40 @@ def _gguf_layers(
         out.update(causal=False, layer_types=None)
         notes.append("attention.causal = false: an encoder, no KV cache")
         return out
+    _nextn_layers(meta, arch, types, notes)
     if RECURRENT in types or NO_CACHE in types:
         out["layer_types"] = tuple(types)
     return out
+
+
+def _nextn_layers(meta: dict[str, Any], arch: str, types: list[str], notes: list[str]) -> None:
+    """Mark the trailing multi-token-prediction blocks (``nextn_predict_layers``) uncached.
+
+    GLM-4.5 and Qwen3.5 GGUFs count their MTP blocks in ``block_count``; llama.cpp loads
+    their tensors but runs and caches only the first ``n_layer - nextn_predict_layers``
+    (``src/llama-model.cpp``: ``hparams.n_layer_kv_from_start``). So their weights stay in
+    the file's bytes and the layers become :data:`NO_CACHE`.
+
+    Raises
+    ------
+    InputError
+        ``<arch>.nextn_predict_layers``: not below ``block_count`` (llama.cpp asserts it).
+    """
+    nextn = _key(meta, arch, "nextn_predict_layers", "num_nextn_predict_layers") or 0
+    if not nextn:
+        return
+    layers = len(types)
+    if nextn >= layers:
+        raise InputError(
+            f"{arch}.nextn_predict_layers",
+            f"must be below {arch}.block_count ({layers:,}), got {nextn:,}",
+            "too_large",
+        )
+    types[layers - nextn :] = [NO_CACHE] * nextn
+    notes.append(
+        f"the last {nextn} of {layers} blocks are multi-token-prediction layers "
+        "(nextn_predict_layers): llama.cpp loads their weights but gives them no KV cache"
+    )
 
 
 def _gguf_head_dims(meta: dict[str, Any], arch: str) -> dict[str, Any]:

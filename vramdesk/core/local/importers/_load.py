@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from vramdesk.core.errors import FileReadError
 from vramdesk.core.files import CONFIG_LIMIT_BYTES, Monitor, is_stdin, read_json_object
 from vramdesk.core.local.importers._config import ImportedModel, model_from_config
-from vramdesk.core.local.importers._safetensors import index_total_bytes, infer_shape, read_header
+from vramdesk.core.local.importers._safetensors import infer_shape, read_header, read_index
 from vramdesk.core.model.formats import WeightSpec
+from vramdesk.core.model.mtp import is_mtp_tensor
 from vramdesk.core.model.spec import ModelSpec
 
 INDEX_NAME = "model.safetensors.index.json"
@@ -124,18 +127,45 @@ def _folder(folder: Path, monitor: Monitor | None = None) -> ImportedModel:
             "path", f"folder {folder.name} has no config.json", "no_config", {"path": str(folder)}
         )
     imported = _config_file(config, folder.name)
-    nbytes, note = _folder_bytes(folder, monitor=monitor)
+    nbytes, note = _folder_bytes(folder, imported.model, monitor=monitor)
     return _with(imported, source=str(folder), nbytes=nbytes, notes=(note,))
 
 
 def _folder_bytes(
-    folder: Path, chosen: Path | None = None, monitor: Monitor | None = None
+    folder: Path, model: ModelSpec, chosen: Path | None = None, monitor: Monitor | None = None
 ) -> tuple[int | None, str]:
-    """Exact checkpoint bytes of a folder: the index's total_size, else the shard headers."""
+    """Exact bytes of the checkpoint the engine loads: the index's total_size, else the headers.
+
+    Multi-token-prediction tensors (:func:`vramdesk.core.model.mtp.is_mtp_tensor`, when the
+    model's config declares ``num_nextn_predict_layers``) are left out: engines load them
+    only for speculative decoding. With an index, their bytes come from the headers of the
+    shards that hold them; when one of those shards is absent the exact figure is unknown and
+    None is returned (the weights are then computed from the architecture, which leaves the
+    MTP layers out too).
+    """
+    is_mtp = _mtp_test(model)
     index = folder / INDEX_NAME
     if index.is_file():
-        total = index_total_bytes(index)
-        return total, f"{INDEX_NAME} metadata.total_size = {total:,} bytes"
+        total, weight_map = read_index(index)
+        note = f"{INDEX_NAME} metadata.total_size = {total:,} bytes"
+        mtp = {name: shard for name, shard in weight_map.items() if is_mtp(name)}
+        if not mtp:
+            return total, note
+        files = sorted(set(mtp.values()))
+        if not all((folder / f).is_file() for f in files):
+            return None, (
+                f"{note}, with {len(mtp):,} multi-token-prediction tensors (loaded only for "
+                f"speculative decoding) in {', '.join(files)}, not in this folder: the weights "
+                "are computed from the architecture"
+            )
+        mtp_bytes = 0
+        for f in files:
+            header = read_header(folder / f)
+            mtp_bytes += sum(_tensor_bytes(header.tensors[n]) for n in mtp if n in header.tensors)
+        return total - mtp_bytes, (
+            f"{note}, less {mtp_bytes:,} bytes of {len(mtp):,} multi-token-prediction tensors "
+            "(loaded only for speculative decoding)"
+        )
     if chosen is not None:
         shards = [chosen]
     elif (folder / "model.safetensors").is_file():
@@ -150,7 +180,7 @@ def _folder_bytes(
             f"{folder.name} has more than {MAX_SHARDS} safetensors files and no index",
             "too_many",
         )
-    total = header_bytes = tensors = 0
+    total = header_bytes = tensors = mtp_bytes = mtp_tensors = 0
     for i, shard in enumerate(shards):
         if monitor is not None:
             monitor.step(i, len(shards))
@@ -168,13 +198,36 @@ def _folder_bytes(
                 f"{MAX_FOLDER_HEADER_BYTES:,} bytes)",
                 "too_many",
             )
-    return total, f"safetensors headers of {len(shards)} file(s): {total:,} bytes of tensors"
+        for name, entry in header.tensors.items():
+            if is_mtp(name):
+                mtp_bytes += _tensor_bytes(entry)
+                mtp_tensors += 1
+    note = f"safetensors headers of {len(shards)} file(s): {total:,} bytes of tensors"
+    if mtp_tensors:
+        note += (
+            f", less {mtp_bytes:,} bytes of {mtp_tensors:,} multi-token-prediction tensors "
+            "(loaded only for speculative decoding)"
+        )
+    return total - mtp_bytes, note
+
+
+def _tensor_bytes(entry: dict[str, Any]) -> int:
+    """Bytes of one header entry (``data_offsets`` end - start, checked by ``read_header``)."""
+    start, end = entry["data_offsets"]
+    return end - start
+
+
+def _mtp_test(model: ModelSpec) -> Callable[[str], bool]:
+    """Which tensor names are MTP tensors: none unless the config declares MTP layers."""
+    if not model.num_nextn_predict_layers:
+        return lambda name: False
+    return lambda name: is_mtp_tensor(name, model.num_hidden_layers)
 
 
 def _safetensors_file(path: Path, monitor: Monitor | None = None) -> ImportedModel:
     if (path.parent / "config.json").is_file():
         imported = _config_file(path.parent / "config.json", path.parent.name)
-        nbytes, note = _folder_bytes(path.parent, chosen=path, monitor=monitor)
+        nbytes, note = _folder_bytes(path.parent, imported.model, chosen=path, monitor=monitor)
         return _with(imported, source=str(path), nbytes=nbytes, notes=(note,))
     header = read_header(path, monitor)
     fields, notes = infer_shape(header, path.name)

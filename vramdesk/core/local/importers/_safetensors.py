@@ -228,6 +228,21 @@ def index_total_bytes(path: Path) -> int:
     FileReadError
         ``path``: over 64 MiB, not JSON, or without a whole-number ``metadata.total_size``.
     """
+    return read_index(path)[0]
+
+
+def read_index(path: Path) -> tuple[int, dict[str, str]]:
+    """``metadata.total_size`` and the ``weight_map`` (tensor name -> shard file name).
+
+    Entries of ``weight_map`` that are not a string naming a ``.safetensors`` file in the
+    index's own folder (no directory part) are left out: the index is untrusted and never
+    names a file elsewhere.
+
+    Raises
+    ------
+    FileReadError
+        ``path``: over 64 MiB, not JSON, or without a whole-number ``metadata.total_size``.
+    """
     index = read_json_object(path, INDEX_LIMIT_BYTES, "path")
     meta = index.get("metadata")
     total = meta.get("total_size") if isinstance(meta, dict) else None
@@ -235,7 +250,18 @@ def index_total_bytes(path: Path) -> int:
         raise FileReadError(
             "path", f"{path.name} has no whole-number metadata.total_size", "no_total"
         )
-    return total
+    raw = index.get("weight_map")
+    weight_map = {
+        k: v
+        for k, v in (raw.items() if isinstance(raw, dict) else ())
+        if isinstance(k, str)
+        and isinstance(v, str)
+        and v.endswith(".safetensors")
+        and "/" not in v
+        and "\\" not in v
+        and v not in (".", "..")
+    }
+    return total, weight_map
 
 
 _LAYER = re.compile(r"^model\.layers\.(\d+)\.")
