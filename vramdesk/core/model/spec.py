@@ -118,6 +118,10 @@ class ModelSpec:
         Tokens per attention chunk of the chunked layers (Llama-4: 8,192 on its RoPE layers;
         transformers ``Llama4TextConfig``): a token attends only to the earlier tokens of its
         own chunk, so such a layer needs at most this many tokens per sequence.
+    partial_rotary_factor : float or None
+        The share of each head's dims that RoPE rotates (Qwen3.5 / Qwen3-Next 0.25, Phi-1/2
+        0.5, GPT-NeoX ``rotary_pct``); ``None``: all of them. vLLM's cos/sin cache is
+        ``int(head_dim * partial_rotary_factor)`` wide (``rotary_embedding.get_rope``).
     kv_lora_rank, qk_rope_head_dim : int or None
         MLA (DeepSeek-V2/V3): the latent KV cache holds ``kv_lora_rank + qk_rope_head_dim``
         values per token per layer.
@@ -208,6 +212,7 @@ class ModelSpec:
     vocab_size: int | None = None
     tie_word_embeddings: bool = False
     max_position_embeddings: int | None = None
+    partial_rotary_factor: float | None = None
     params: int | None = None
     # mixture of experts
     num_local_experts: int = 0
@@ -420,6 +425,13 @@ class ModelSpec:
         if self.first_k_dense_replace > self.num_hidden_layers:
             raise InputError(
                 "first_k_dense_replace", "must not exceed num_hidden_layers", "too_large"
+            )
+        factor = self.partial_rotary_factor
+        if factor is not None and (
+            isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1
+        ):
+            raise InputError(
+                "partial_rotary_factor", f"must be a number above 0 and at most 1, got {factor!r}"
             )
         if (
             isinstance(self.encoder_params, bool)

@@ -54,10 +54,14 @@ def auto_dtype(spec: WeightSpec, engine: str) -> tuple[WeightSpec, tuple[str, ..
 def rope_cache_bytes(model: ModelSpec) -> int:
     """Bytes of the RoPE cos/sin cache: ``max_position_embeddings * rotary_dim * 2``.
 
-    ``rotary_dim`` is ``head_dim`` (``qk_rope_head_dim`` for MLA); 2 bytes per value
-    (16-bit model dtype). Replicated on every GPU. 0 when ``max_position_embeddings`` is unknown.
+    ``rotary_dim`` is ``head_dim`` (``qk_rope_head_dim`` for MLA), times
+    ``partial_rotary_factor`` when the model rotates only part of each head (``get_rope``:
+    ``rotary_dim = int(rotary_dim * partial_rotary_factor)``); 2 bytes per value (16-bit model
+    dtype). Replicated on every GPU. 0 when ``max_position_embeddings`` is unknown.
     """
     dim = model.qk_rope_head_dim if model.is_mla else model.resolved_head_dim
+    if dim and model.partial_rotary_factor is not None and not model.is_mla:
+        dim = int(dim * model.partial_rotary_factor)
     return (model.max_position_embeddings or 0) * (dim or 0) * 2
 
 

@@ -16,6 +16,7 @@ from vramdesk.core.limits import INT_LIMITS, check_int
 from vramdesk.core.local.importers import _families as fam
 from vramdesk.core.local.importers._chunked import chunked_fields
 from vramdesk.core.local.importers._encoders import encoder_params
+from vramdesk.core.local.importers._engine_fields import mtp_fields, rotary_factor
 from vramdesk.core.local.importers._hybrid import HYBRID_MODEL_TYPES, hybrid_fields
 from vramdesk.core.local.importers._hybrid_blocks import fill_layer_count
 from vramdesk.core.local.importers._moe import mla_fields, moe_fields
@@ -177,7 +178,7 @@ def model_from_config(config: dict[str, Any], name: str = "") -> ImportedModel:
     fields = _shape(r, attention_free=model_type in ATTENTION_FREE)
     fields |= moe_fields(r, fields["num_hidden_layers"]) | mla_fields(r)
     fields |= fam.flags(cfg, model_type)
-    fields |= _mtp_fields(r, model_type)
+    fields |= mtp_fields(cfg, model_type)
     if hybrid:
         fields |= hybrid_fields(cfg, fields["num_hidden_layers"], fields["hidden_size"], notes)
         window = r.int("sliding_window") if cfg.get("use_sliding_window") else None
@@ -202,35 +203,6 @@ def model_from_config(config: dict[str, Any], name: str = "") -> ImportedModel:
     model = ModelSpec(**fields).validate()
     weights, wnotes = weights_from_config(cfg, model_type, model)
     return ImportedModel(model=model, weights=weights.validate(), notes=tuple(notes + wnotes))
-
-
-#: Families whose checkpoints store an embedding and output-head copy in each MTP layer
-#: (DeepSeek-V3 ``model.layers.61.embed_tokens`` / ``shared_head.head``, vLLM
-#: ``deepseek_mtp.py``). GLM-4.5's checkpoints store the head but GLM-4.6's neither, so GLM
-#: is not among them.
-_MTP_EMBEDDINGS = frozenset({"deepseek_v3", "deepseek_v32", "kimi_k2"})
-
-
-def _mtp_fields(r: _Reader, model_type: str) -> dict[str, Any]:
-    """The checkpoint's multi-token-prediction layers (:mod:`vramdesk.core.model.mtp`).
-
-    ``num_nextn_predict_layers`` (DeepSeek, GLM, MiMo, Step, Nemotron-3), else Qwen3-Next /
-    Qwen3.5's ``mtp_num_hidden_layers``.
-    """
-    n = r.cfg.get("num_nextn_predict_layers")
-    key = "num_nextn_predict_layers"
-    if n is None:
-        n, key = r.cfg.get("mtp_num_hidden_layers"), "mtp_num_hidden_layers"
-    if n is None:
-        return {}
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise InputError(key, f"must be a whole number in config.json, got {n!r}", "not_int")
-    check_int("num_nextn_predict_layers", n)
-    dedicated = r.cfg.get("mtp_use_dedicated_embeddings")
-    return {
-        "num_nextn_predict_layers": n,
-        "mtp_embeddings": model_type in _MTP_EMBEDDINGS or dedicated is True,
-    }
 
 
 def _per_layer_geometry(r: _Reader) -> dict[str, Any]:
@@ -317,6 +289,7 @@ def _shape(r: _Reader, attention_free: bool = False) -> dict[str, Any]:
         "vocab_size": r.int("vocab_size"),
         "max_position_embeddings": r.int("max_position_embeddings"),
         "tie_word_embeddings": _tied(r),
+        "partial_rotary_factor": rotary_factor(r.cfg),
     }
 
 
