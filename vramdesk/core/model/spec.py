@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass
+from fractions import Fraction
 
 from vramdesk.core._memo import memo
 from vramdesk.core.errors import InputError, UnsupportedModelError
@@ -118,7 +119,7 @@ class ModelSpec:
         Tokens per attention chunk of the chunked layers (Llama-4: 8,192 on its RoPE layers;
         transformers ``Llama4TextConfig``): a token attends only to the earlier tokens of its
         own chunk, so such a layer needs at most this many tokens per sequence.
-    partial_rotary_factor : float or None
+    partial_rotary_factor : Fraction or None
         The share of each head's dims that RoPE rotates (Qwen3.5 / Qwen3-Next 0.25, Phi-1/2
         0.5, GPT-NeoX ``rotary_pct``); ``None``: all of them. vLLM's cos/sin cache is
         ``int(head_dim * partial_rotary_factor)`` wide (``rotary_embedding.get_rope``).
@@ -212,7 +213,7 @@ class ModelSpec:
     vocab_size: int | None = None
     tie_word_embeddings: bool = False
     max_position_embeddings: int | None = None
-    partial_rotary_factor: float | None = None
+    partial_rotary_factor: Fraction | None = None
     params: int | None = None
     # mixture of experts
     num_local_experts: int = 0
@@ -428,7 +429,9 @@ class ModelSpec:
             )
         factor = self.partial_rotary_factor
         if factor is not None and (
-            isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1
+            isinstance(factor, bool)
+            or not isinstance(factor, (int, Fraction))
+            or not 0 < factor <= 1
         ):
             raise InputError(
                 "partial_rotary_factor", f"must be a number above 0 and at most 1, got {factor!r}"

@@ -7,6 +7,7 @@ RoPE cos/sin cache (``core/engines/vllm/weights.py`` ``rope_cache_bytes``).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from vramdesk.core.errors import InputError
@@ -41,7 +42,7 @@ def mtp_fields(cfg: dict[str, Any], model_type: str) -> dict[str, Any]:
     }
 
 
-def rotary_factor(cfg: dict[str, Any]) -> float | None:
+def rotary_factor(cfg: dict[str, Any]) -> Fraction | None:
     """The share of each head that RoPE rotates; ``None`` when absent or 1.
 
     ``partial_rotary_factor`` at the top level or in a flat ``rope_parameters`` /
@@ -65,4 +66,4 @@ def rotary_factor(cfg: dict[str, Any]) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
         raise InputError(key, f"must be a number above 0 and at most 1, got {value!r}", "invalid")
-    return None if value == 1 else float(value)
+    return None if value == 1 else Fraction(str(value))  # 0.25 -> 1/4 exactly, as typed
