@@ -661,131 +661,146 @@
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="121"/>
+        <source>includes the vision and audio towers and projectors: {0} parameters</source>
+        <translation>画像・音声エンコーダーとプロジェクターを含みます: {0} パラメータ</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="122"/>
+        <source>includes the vision and audio towers and projectors: {0} parameters (vLLM --language-model-only leaves them out)</source>
+        <translation>画像・音声エンコーダーとプロジェクターを含みます: {0} パラメータ（vLLM --language-model-only で除外できます）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="123"/>
         <source>live_buffers = {0} is an assumption; calibrate it by measurement</source>
         <translation>live_buffers = {0} は仮定です。測定で較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="122"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="124"/>
         <source>llama.cpp keeps f32 r/s states, one per sequence slot (-np)</source>
         <translation>llama.cpp は f32 の r/s 状態をシーケンススロット（-np）ごとに 1 つ保持します</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="123"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="125"/>
         <source>max(hidden * intermediate, hidden * heads * head_dim) * {0} (bitsandbytes only)</source>
         <translation>max(hidden * intermediate, hidden * heads * head_dim) * {0}（bitsandbytes のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="124"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="126"/>
         <source>modelled within about {0} %: calibrate from the log&apos;s compute buffer line</source>
         <translation>誤差は約 {0} %: ログの compute buffer 行から較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="125"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="127"/>
         <source>not counted: the checkpoint&apos;s multi-token-prediction layers: {0} loaded only for MTP speculative decoding</source>
         <translation>含めていません: チェックポイントのマルチトークン予測（MTP）層 {0} 層。MTP 投機的デコードでのみ読み込まれます</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="127"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="129"/>
         <source>routed experts in host memory: one layer&apos;s experts ({0} bytes) are copied into the compute buffer for batches of {1}+ tokens (ggml-cuda.cu offload_op, ggml-backend.cpp)</source>
         <translation>ルーティングされるエキスパートはホストメモリ上: {1} トークン以上のバッチでは 1 層分のエキスパート ({0} バイト) が計算バッファにコピーされます (ggml-cuda.cu offload_op、ggml-backend.cpp)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="128"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="130"/>
         <source>routed experts kept in host memory (--cpu-moe): {0} bytes</source>
         <translation>ホストメモリに置くルーティングエキスパート (--cpu-moe): {0} バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="129"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="131"/>
         <source>routed experts kept in host memory (--n-cpu-moe {0}): {1} bytes</source>
         <translation>ホストメモリに置くルーティングエキスパート (--n-cpu-moe {0}): {1} バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="130"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="132"/>
         <source>sequences * recurrent_layers * attention_page (the Mamba page padded to it)</source>
         <translation>sequences * recurrent_layers * attention_page（Mamba のページをこれに合わせてパディング）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="131"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="133"/>
         <source>sparse attention: llama.cpp&apos;s indexer key cache (llama-kv-cache-dsa) is not counted; the KV figure is the MLA cache alone</source>
         <translation>スパースアテンション: llama.cpp のインデクサーキーキャッシュ（llama-kv-cache-dsa）は含めていません。KV の値は MLA キャッシュのみです</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="132"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="134"/>
         <source>sparse attention: the indexer key ({0} values per token per layer) is cached beside the latent at the cache dtype</source>
         <translation>スパースアテンション: インデクサーキー（1 トークン・1 層あたり {0} 値）を潜在ベクトルと並べてキャッシュ dtype で保持します</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="133"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="135"/>
         <source>sparse attention: the indexer key is cached in fp8 + a float32 scale ({0} bytes per token per layer) beside the latent</source>
         <translation>スパースアテンション: インデクサーキーは fp8 + float32 スケール（1 トークン・1 層あたり {0} バイト）で潜在ベクトルと並べて保持します</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="134"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="136"/>
         <source>the CUDA context (about {0}-{1} GiB) is outside llama.cpp&apos;s buffers</source>
         <translation>CUDA コンテキスト（約 {0}-{1} GiB）は llama.cpp のバッファ外</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="135"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="137"/>
         <source>the image compute buffer (clip.cpp alloc_compute_meta) is not counted: Qwen3-VL {0}-wide encoder, 1472x1472 warmup image: {1} MiB; {2}-wide: {3} MiB (ggml-org/llama.cpp issue #{4} PR #{5} logs)</source>
         <translation>画像の計算バッファ (clip.cpp alloc_compute_meta) は含みません: Qwen3-VL の幅 {0} のエンコーダー、1472x1472 のウォームアップ画像で {1} MiB、幅 {2} で {3} MiB (ggml-org/llama.cpp issue #{4}、PR #{5} のログ)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="136"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="138"/>
         <source>the input embedding ({0} bytes) stays in host memory</source>
         <translation>入力埋め込み（{0} バイト）はホストメモリに置かれる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="137"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="139"/>
         <source>the output layer stays in host memory (n_gpu_layers &lt;= num_hidden_layers): its matrix ({0} bytes) is copied into the compute buffer for batches of {1}+ tokens (ggml-backend.cpp scheduler)</source>
         <translation>出力層はホストメモリに残ります (n_gpu_layers &lt;= num_hidden_layers): {1} トークン以上のバッチではその行列 ({0} バイト) が計算バッファにコピーされます (ggml-backend.cpp のスケジューラ)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="138"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="140"/>
+        <source>the vision and audio towers ({0} parameters) are not in the model&apos;s GGUF: the projector file (--mmproj) holds them</source>
+        <translation>画像・音声エンコーダー（{0} パラメータ）はモデルの GGUF に含まれず、プロジェクターファイル（--mmproj）にあります</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="141"/>
         <source>torch.cuda.max_memory_allocated excludes the CUDA context</source>
         <translation>torch.cuda.max_memory_allocated は CUDA コンテキストを含まない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="139"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="142"/>
         <source>vLLM raises the attention block to {0} tokens so that a page holds one layer&apos;s state ({1} bytes) and pads the state to the page (vllm/platforms/interface.py _align_hybrid_block_size)</source>
         <translation>vLLM はアテンションブロックを {0} トークンに広げ、1 ページに 1 層分の状態（{1} バイト）が収まるようにし、状態をページに合わせてパディングします（vllm/platforms/interface.py _align_hybrid_block_size）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="141"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="144"/>
         <source>vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)</source>
         <translation>語彙を {0} 行単位に詰め、各 GPU に {1} ビットの RoPE cos/sin キャッシュ（vLLM/SGLang の VocabParallelEmbedding と回転埋め込み）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="142"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="145"/>
         <source>{0} (give a prompt length to model the prefill peak)</source>
         <translation>{0}（プロンプト長を入れるとプリフィルのピークを見積もります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="143"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="146"/>
         <source>{0} (no prefill modelled)</source>
         <translation>{0}（プリフィルは見積もりなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="144"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="147"/>
         <source>{0} (not in llama.cpp&apos;s buffers)</source>
         <translation>{0}（llama.cpp のバッファ外）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="145"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="148"/>
         <source>{0} MiB (CUDA context) in use before the weights load comes out of the pool, times mem_fraction_static (model_runner.py profile_max_num_token)</source>
         <translation>重みの読み込み前に使用中の {0} MiB（CUDA コンテキスト）は、mem_fraction_static 倍してプールから差し引かれる（model_runner.py profile_max_num_token）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="146"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="149"/>
         <source>{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}</source>
         <translation>GPU あたり {0} MiB（discover/gpu.go）。OLLAMA_GPU_OVERHEAD の既定は {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="147"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="150"/>
         <source>{0} cells (padded to {1})</source>
         <translation>{0} セル（{1} 単位に詰める）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="148"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="151"/>
         <source>{0} sliding-window layers cache at most {1} tokens per sequence</source>
         <translation>スライディングウィンドウ層 {0} 層は系列あたり最大 {1} トークンをキャッシュ</translation>
     </message>
@@ -811,12 +826,12 @@
         <translation>Flash Attention オフ: f32 の KQ スコアが計算バッファに載る</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="126"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="128"/>
         <source>not counted: the checkpoint&apos;s multi-token-prediction layers: {0} of {1} parameters, loaded only for MTP speculative decoding</source>
         <translation>含めていません: チェックポイントのマルチトークン予測（MTP）層 {0} 層（{1} パラメータ）。MTP 投機的デコードでのみ読み込まれます</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="140"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="143"/>
         <source>vLLM&apos;s hybrid allocator reserves, per request, blocks in every KV group; a sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)</source>
         <translation>vLLM のハイブリッドアロケーターはリクエストごとに各 KV グループのブロックを確保する。スライディンググループはウィンドウ + max_num_batched_tokens を保持（kv_cache_utils.py）</translation>
     </message>

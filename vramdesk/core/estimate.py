@@ -15,7 +15,7 @@ from vramdesk.core.engines import profile_for
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.inputs import tp_problem, validate_inputs
 from vramdesk.core.model.mtp import mtp_note
-from vramdesk.core.model.runtime import Runtime
+from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown, Part
@@ -65,9 +65,27 @@ def estimate(
     runtime = runtime or Runtime()
     validate_inputs(model, weights, workload, runtime)
     breakdown = profile_for(runtime.engine).estimate(model, weights, workload, runtime)
-    note = mtp_note(model)
-    if note is None:
+    notes = [n for n in (tower_note(model, runtime), mtp_note(model)) if n is not None]
+    if not notes:
         return breakdown
     part = breakdown.weights
-    part = dataclasses.replace(part, assumptions=(*part.assumptions, note))
+    part = dataclasses.replace(part, assumptions=(*part.assumptions, *notes))
     return dataclasses.replace(breakdown, weights=part)
+
+
+def tower_note(model: ModelSpec, runtime: Runtime) -> str | None:
+    """The weights' note on a multimodal model's towers, where the engine loads them.
+
+    vLLM, SGLang, transformers and the formula load the vision and audio towers and
+    projectors with the model (``ModelSpec.encoder_params``); llama.cpp and Ollama read them
+    from a separate projector file and vLLM's ``--language-model-only`` leaves them out, and
+    those profiles say so in their own notes. None without towers.
+    """
+    skipped = runtime.engine in (Engine.LLAMA_CPP, Engine.OLLAMA) or runtime.language_model_only
+    if not model.encoder_params or skipped or runtime.loaded_weights_bytes is not None:
+        return None
+    flag = " (vLLM --language-model-only leaves them out)" if runtime.engine is Engine.VLLM else ""
+    return (
+        f"includes the vision and audio towers and projectors: {model.encoder_params:,} "
+        f"parameters{flag}"
+    )

@@ -106,3 +106,40 @@ def test_the_emitted_vllm_command_carries_the_flag():
 
     assert "--language-model-only" in launch(VLLM.replace(language_model_only=True))
     assert "--language-model-only" not in launch(VLLM)
+
+
+def test_a_preset_with_its_published_count_loses_the_towers_too():
+    from vramdesk.core.store.bundled import find_model
+
+    # Gemma-3-27B-IT's preset carries the published 27,432,406,640, SigLIP tower + projector
+    # 423,060,336 included (presets/models/gemma-3-27b-it.json source); bf16: 846,120,672 bytes
+    preset = find_model("gemma-3-27b-it")
+    assert preset.model.params == 27_432_406_640 and preset.model.encoder_params == 423_060_336
+    full = estimate(preset.model, preset.weights, WL, VLLM)
+    text = estimate(preset.model, preset.weights, WL, VLLM.replace(language_model_only=True))
+    assert full.weights.bytes - text.weights.bytes == 846_120_672
+    assert (
+        "includes the vision and audio towers and projectors: 423,060,336 parameters (vLLM "
+        "--language-model-only leaves them out)"
+    ) in full.weights.assumptions
+
+
+def test_llama_cpp_reads_the_towers_from_the_projector_file_not_the_models_gguf():
+    from vramdesk.core.store.bundled import find_model
+
+    # convert_hf_to_gguf.py writes a multimodal model's towers to the --mmproj file: the
+    # model's GGUF (bf16 here) holds 27,432,406,640 - 423,060,336 parameters
+    preset = find_model("gemma-3-27b-it")
+    llamacpp = Runtime(engine=Engine.LLAMA_CPP)
+    b = estimate(preset.model, preset.weights, WL, llamacpp)
+    text = preset.model.replace(params=27_432_406_640 - 423_060_336, encoder_params=0)
+    assert b.weights.bytes == estimate(text, preset.weights, WL, llamacpp).weights.bytes
+    assert (
+        "the vision and audio towers (423,060,336 parameters) are not in the model's GGUF: "
+        "the projector file (--mmproj) holds them"
+    ) in b.weights.assumptions
+    with_projector = estimate(
+        preset.model, preset.weights, WL, llamacpp.replace(mmproj_bytes=858_000_000)
+    )
+    assert with_projector.projector.bytes == 858_000_000  # counted once, as its own part
+    assert with_projector.weights.bytes == b.weights.bytes

@@ -855,6 +855,19 @@ def total_params(m: ModelSpec) -> int:
     return count_params(m).total
 
 
+def language_model(m: ModelSpec) -> ModelSpec:
+    """``m`` without its vision and audio towers and projectors (``encoder_params``).
+
+    What an engine loads when it leaves the towers out (vLLM ``--language-model-only``;
+    llama.cpp, whose GGUF holds only the language model). A given ``params`` loses the
+    towers' count; the checkpoint's exact bytes are dropped, as they hold the towers.
+    """
+    if not m.encoder_params:
+        return m
+    params = None if m.params is None else m.params - m.encoder_params
+    return m.replace(encoder_params=0, params=params, checkpoint_bytes=None)
+
+
 def refuse_unsupported(kind: str, detail: str) -> UnsupportedModelError:
     """Build the error for an architecture the memory model cannot size."""
     return UnsupportedModelError(

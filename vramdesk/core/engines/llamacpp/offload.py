@@ -14,7 +14,7 @@ from vramdesk.core.errors import InputError
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.gguf_recipes import embedding_types, recipe_expert_bytes
 from vramdesk.core.model.runtime import Runtime
-from vramdesk.core.model.spec import ModelSpec, count_params
+from vramdesk.core.model.spec import ModelSpec, count_params, language_model
 from vramdesk.core.terms.weights import weights_part
 from vramdesk.core.units import ceil_bytes
 
@@ -84,8 +84,12 @@ def weight_split(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> dict[s
         ``experts_copy``: the largest such layer's experts (what the scheduler copies into
         the compute buffer, :func:`vramdesk.core.engines.llamacpp.compute.expert_copy_bytes`).
         The output matrix is on the device when ``n_gpu_layers`` exceeds the repeating layers
-        (or is not set). Without a full shape the whole file counts as layers.
+        (or is not set). Without a full shape the whole file counts as layers. A multimodal
+        model's towers (``encoder_params``) are not in its GGUF (``convert_hf_to_gguf.py``
+        writes them to the separate projector file, ``--mmproj``), so they are left out, and
+        so are a Hugging Face checkpoint's exact bytes, which hold them.
     """
+    model = language_model(model)
     single = runtime.replace(tensor_parallel_size=1, pipeline_parallel_size=1)
     total = weights_part(model, spec, single).bytes
     on = offloaded_count(model, runtime)

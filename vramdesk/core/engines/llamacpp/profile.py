@@ -283,6 +283,14 @@ class LlamaCppProfile(FormulaProfile):
                 (f"{_experts_flag(runtime)} has no effect: the model has no routed experts",)
                 if (runtime.cpu_moe or runtime.n_cpu_moe) and not model.is_moe
                 else ()
+            )
+            + (
+                (
+                    f"the vision and audio towers ({model.encoder_params:,} parameters) are not "
+                    "in the model's GGUF: the projector file (--mmproj) holds them",
+                )
+                if model.encoder_params
+                else ()
             ),
         )
 

@@ -21,6 +21,7 @@ from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import (
     ModelSpec,
     count_params,
+    language_model,
     total_params,
 )
 from vramdesk.core.terms.breakdown import Part
@@ -224,8 +225,7 @@ def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> P
         part = _loaded_weights(model, spec, runtime)
         note = "--language-model-only: this model has no vision or audio tower to leave out"
     else:
-        text_only = model.replace(encoder_params=0, checkpoint_bytes=None)
-        part = _loaded_weights(text_only, spec, runtime)
+        part = _loaded_weights(language_model(model), spec, runtime)
         note = (
             f"--language-model-only: the vision and audio towers and projectors ({tower:,} "
             "parameters) are not loaded"
