@@ -32,7 +32,17 @@ def _scan() -> tuple[set[str], set[str]]:
 
     labels: set[str] = set()
     prose: set[str] = set()
-    presets = bundled_models()
+    presets = list(bundled_models())
+    # Llama-4's chunked local attention: no bundled preset has it (its config copy lacks the
+    # vision tower's config, so no exact count), but an imported Llama-4 shows these notes
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from vramdesk.core.local.importers import load_model
+
+    oracle = Path(__file__).resolve().parents[1] / "data" / "configs" / "oracle"
+    llama4 = load_model(oracle / "llama-4-scout-17b-16e-instruct.json")
+    presets.append(SimpleNamespace(model=llama4.model, weights=llama4.weights))
     shapes = [
         Workload(context_tokens=4096, batch=2),
         Workload(context_tokens=8192, batch=8, prompt_len=1024),

@@ -103,6 +103,7 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", 'ceiling: datasheet {0} GB/s and dense fp4 {1} TFLOPS; the input embedding table is not read (a lookup)'),
     QT_TRANSLATE_NOOP("Core", 'ceiling: datasheet {0} GB/s and dense fp8 {1} TFLOPS; the input embedding table is not read (a lookup)'),
     QT_TRANSLATE_NOOP("Core", 'ceiling: datasheet {0} GB/s and dense int8 {1} TFLOPS; the input embedding table is not read (a lookup)'),
+    QT_TRANSLATE_NOOP("Core", 'chunked local-attention layers: {0} cells of the iSWA cache (min(cells, chunk * (unified ? sequences : {1}) + n_ubatch), padded to {2}; llama-kv-cache-iswa.cpp)'),
     QT_TRANSLATE_NOOP("Core", 'constant per sequence (does not grow with the context)'),
     QT_TRANSLATE_NOOP("Core", 'context_tokens {0} exceeds max_position_embeddings {1}: computed anyway (rope scaling may allow it)'),
     QT_TRANSLATE_NOOP("Core", 'conv and SSM state in the {0}-bit model dtype (vLLM mamba_cache_dtype / mamba_ssm_cache_dtype auto)'),
@@ -140,6 +141,7 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", "the vision and audio towers ({0} parameters) are not in the model's GGUF: the projector file (--mmproj) holds them"),
     QT_TRANSLATE_NOOP("Core", 'torch.cuda.max_memory_allocated excludes the CUDA context'),
     QT_TRANSLATE_NOOP("Core", "vLLM raises the attention block to {0} tokens so that a page holds one layer's state ({1} bytes) and pads the state to the page (vllm/platforms/interface.py _align_hybrid_block_size)"),
+    QT_TRANSLATE_NOOP("Core", "vLLM's hybrid allocator reserves, per request, blocks in every KV group; a chunked group holds one attention chunk plus max_num_batched_tokens (kv_cache_interface.py ChunkedLocalAttentionSpec)"),
     QT_TRANSLATE_NOOP("Core", "vLLM's hybrid allocator reserves, per request, blocks in every KV group; a sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)"),
     QT_TRANSLATE_NOOP("Core", 'vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)'),
     QT_TRANSLATE_NOOP("Core", '{0} (give a prompt length to model the prefill peak)'),
@@ -148,6 +150,7 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", '{0} MiB (CUDA context) in use before the weights load comes out of the pool, times mem_fraction_static (model_runner.py profile_max_num_token)'),
     QT_TRANSLATE_NOOP("Core", '{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}'),
     QT_TRANSLATE_NOOP("Core", '{0} cells (padded to {1})'),
+    QT_TRANSLATE_NOOP("Core", '{0} chunked local-attention layers cache at most {1} tokens per sequence'),
     QT_TRANSLATE_NOOP("Core", '{0} sliding-window layers cache at most {1} tokens per sequence'),
 ]
 
