@@ -62,18 +62,6 @@ DIFFERENCES: dict[str, tuple[int | str, str]] = {
     OR + "bart-large-cnn.json": (REFUSED, ENC_DEC),
     OR + "whisper-small.json": (REFUSED, ENC_DEC),
     # -- counted, but a part is missing or wrong --
-    OR + "llama-4-scout-17b-16e-instruct.json": (
-        107_769_861_120,
-        "-455,178,240: this copy has no vision_config, so transformers builds a default "
-        "Llama4VisionConfig tower (768 wide) that vramdesk does not invent; the text model "
-        "(48 MoE layers of 16 experts + a shared expert) matches",
-    ),
-    OR + "llama-4-maverick-17b-128e-instruct.json": (
-        400_711_848_960,
-        "-455,178,240: no vision_config (the default tower, as for Scout); the text model "
-        "(24 MoE layers of 128 experts + a shared expert, 24 dense layers of "
-        "intermediate_size_mlp 16384) matches",
-    ),
     OR + "gemma-4-26b-a4b.json": (
         24_711_765_760,
         "-1,094,168,112: gemma4's vision tower and per-layer extras are not counted",

@@ -106,9 +106,10 @@ def test_llama4_interleaved_moe_dense_layers_and_shared_expert():
     assert c.routed_experts == 386_547_056_640
     assert c.mlp == 9_059_696_640
     assert c.router == 15_728_640
-    # the corpus copy has no vision_config: transformers adds its default tower (the listed
-    # difference in test_param_oracle.py), the text model is exact
-    assert c.total == oracle["params"] - 455_178_240
+    # the corpus copy has no vision_config: transformers adds its default tower, and so does
+    # vramdesk now (455,178,240, test_llama4_vision_tower_adapter_and_projector)
+    assert c.other == 455_178_240
+    assert c.total == oracle["params"]
 
 
 def test_deepseek_v3_2_sparse_attention_indexer():
@@ -174,3 +175,43 @@ def test_a_moe_layer_freq_list_of_the_wrong_length_is_refused_naming_it():
     with pytest.raises(InputError) as err:
         model_from_config(config)
     assert err.value.field == "moe_layer_freq"
+
+
+#: Llama-4-Scout-17B-16E's vision_config as its config.json publishes it (the oracle corpus's
+#: copy carries only text_config).
+SCOUT_VISION = {
+    "hidden_size": 1408,
+    "image_size": 336,
+    "intermediate_size": 5632,
+    "model_type": "llama4_vision_model",
+    "multi_modal_projector_bias": False,
+    "num_attention_heads": 16,
+    "num_channels": 3,
+    "num_hidden_layers": 34,
+    "patch_size": 14,
+    "pixel_shuffle_ratio": 0.5,
+    "projector_input_dim": 4096,
+    "projector_output_dim": 4096,
+    "vision_output_dim": 4096,
+}
+
+
+def test_llama4_vision_tower_adapter_and_projector():
+    path = DATA / "configs" / "oracle" / "llama-4-scout-17b-16e-instruct.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    # no vision_config: Llama4Config builds Llama4VisionConfig() (768 wide), as the oracle did:
+    # patch 3*14*14*768 = 451,584; class 768; positions (32^2 + 1) * 768 = 787,200; pre/post
+    # LayerNorms 3,072; 34 layers of 4*(768^2 + 768) + 2*768*5632 + 5632 + 768 + 4*768 =
+    # 11,022,592 -> 374,768,128; adapter 5632*4096 + 4096^2 = 39,845,888; projector
+    # 7680 * 5120 = 39,321,600 -> 455,178,240 (the oracle's whole difference before)
+    m = model_from_config(config).model
+    assert m.encoder_params == 455_178_240
+    assert total_params(m) == ORACLE[f"tests/data/configs/oracle/{path.name}"]["params"]
+    # the published vision_config (1408 wide, 336 px): patch 827,904, class 1,408, positions
+    # (24^2 + 1) * 1408 = 812,416, LayerNorms 5,632; 34 layers of 4*(1408^2 + 1408) +
+    # 2*1408*5632 + 5632 + 1408 + 4*1408 = 23,807,872 -> 809,467,648; adapter 23,068,672 +
+    # 16,777,216; projector 4096 * 5120 = 20,971,520 -> 871,932,416 (each module as a
+    # per-module table of the real checkpoint lists it: q_proj 1,982,464, fc1 7,929,856)
+    real = model_from_config({**config, "vision_config": SCOUT_VISION}).model
+    assert real.encoder_params == 871_932_416
+    assert total_params(real) == 107_769_861_120 + 871_932_416  # text model + tower

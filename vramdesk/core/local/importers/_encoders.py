@@ -59,9 +59,13 @@ _QWEN3_VISION = frozenset({"qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe"}
 def encoder_params(config: dict[str, Any], text_hidden: int, notes: list[str]) -> int:
     """Parameters outside the language model: the vision tower and its projector, or 0."""
     vision = config.get("vision_config")
+    top = config.get("model_type")
+    if top == "llama4" and vision is None:  # Llama4Config builds its default tower then
+        return _llama4_vision({}, text_hidden, notes)
     if not isinstance(vision, dict):
         return 0
-    top = config.get("model_type")
+    if top == "llama4":
+        return _llama4_vision(vision, text_hidden, notes)
     if top == "qwen2_5_vl" or top in _QWEN3_VISION:
         return _qwen_vision(vision, top == "qwen2_5_vl", notes)
     if top == "lfm2_vl" and vision.get("model_type") == "siglip2_vision_model":
@@ -185,4 +189,49 @@ def _pixtral(
         projector += 2 * text_hidden
     n = tower + projector
     notes.append(f"Pixtral vision encoder + projector: {n:,} parameters (counted, resident)")
+    return n
+
+
+#: Llama4VisionConfig defaults (configuration_llama4.py), which transformers also builds when a
+#: Llama-4 config has no vision_config at all.
+_LLAMA4_VISION_DEFAULTS = {
+    "hidden_size": 768,
+    "num_hidden_layers": 34,
+    "num_channels": 3,
+    "intermediate_size": 5632,
+    "vision_output_dim": 7680,
+    "image_size": 448,
+    "patch_size": 14,
+    "projector_input_dim": 4096,
+    "projector_output_dim": 4096,
+}
+
+
+def _llama4_vision(vision: dict[str, Any], text_hidden: int, notes: list[str]) -> int:
+    """Llama-4's vision tower, its pixel-shuffle adapter and ``Llama4MultiModalProjector``.
+
+    ``modeling_llama4.py``: ``Llama4UnfoldConvolution`` ``c p^2 h`` (no bias), a class
+    embedding ``h``, ``positional_embedding_vlm`` ``((image / p)^2 + 1) h``, LayerNorms before
+    and after (``4 h``); per ``Llama4VisionEncoderLayer`` q/k/v/o with bias ``4 (h^2 + h)``,
+    ``fc1`` / ``fc2`` with bias ``2 h I + I + h`` and two LayerNorms ``4 h``; the adapter's
+    ``Llama4VisionMLP2`` ``I x projector_input_dim`` and ``projector_output_dim^2`` (no bias);
+    the projector ``vision_output_dim x text_hidden`` (no bias).
+    """
+    v = {k: vision.get(k, d) for k, d in _LLAMA4_VISION_DEFAULTS.items()}
+    if not all(_plain_int(x) for x in v.values()) or vision.get("multi_modal_projector_bias"):
+        notes.append(
+            "Llama-4 vision_config with an unusual layout: the vision tower is not counted"
+        )
+        return 0
+    h, inter, p = v["hidden_size"], v["intermediate_size"], v["patch_size"]
+    tower = v["num_channels"] * p * p * h + h + ((v["image_size"] // p) ** 2 + 1) * h + 4 * h
+    tower += v["num_hidden_layers"] * (4 * (h * h + h) + 2 * h * inter + inter + h + 4 * h)
+    adapter = inter * v["projector_input_dim"] + v["projector_output_dim"] ** 2
+    n = tower + adapter + v["vision_output_dim"] * text_hidden
+    said = (
+        ""
+        if vision
+        else " (no vision_config: Llama4VisionConfig's defaults, as transformers builds it)"
+    )
+    notes.append(f"vision tower + adapter + projector: {n:,} parameters (counted, resident){said}")
     return n
