@@ -51,6 +51,14 @@ ORACLE_COUNT = (
     "multi-token-prediction layers are not counted"
 )
 
+#: Llama-4's presets: the corpus config with its published vision_config added back.
+LLAMA4_SOURCE = (
+    "config: ai-dynamo/aiconfigurator model_configs text_config with the model's published "
+    "vision_config added back (tests/data/preset-configs/README.md); count: vramdesk's, the "
+    "text model equal to transformers' on the meta device (tests/data/param-oracle.json) plus "
+    "the vision tower, adapter and projector, 871,932,416, by module from modeling_llama4.py"
+)
+
 #: Presets beyond the reference set: config file (or a reference config with overrides),
 #: the published count and its source.
 EXTRA: list[dict[str, Any]] = [
@@ -247,6 +255,22 @@ EXTRA: list[dict[str, Any]] = [
         "published_params": 743_911_218_432,
         "source": "config: ai-dynamo/aiconfigurator "
         "model_configs/zai-org--GLM-5_config.json; count: " + ORACLE_COUNT,
+    },
+    {
+        "slug": "llama-4-scout-17b-16e-instruct",
+        "name": "Llama-4-Scout-17B-16E-Instruct",
+        "hf_repo": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+        "config": "preset-configs/llama-4-scout-17b-16e-instruct.json",
+        "published_params": 108_641_793_536,
+        "source": LLAMA4_SOURCE,
+    },
+    {
+        "slug": "llama-4-maverick-17b-128e-instruct",
+        "name": "Llama-4-Maverick-17B-128E-Instruct",
+        "hf_repo": "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+        "config": "preset-configs/llama-4-maverick-17b-128e-instruct.json",
+        "published_params": 401_583_781_376,
+        "source": LLAMA4_SOURCE,
     },
     {
         "slug": "deepseek-r1",

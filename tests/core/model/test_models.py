@@ -177,6 +177,12 @@ def test_this_years_presets_carry_the_oracles_count():
         assert preset.published_params == entry["params"] + entry["buffers"], slug
         assert count_params(preset.model.replace(params=None)).total == preset.published_params
     assert by_slug["deepseek-v3.2"].published_params == 671_877_929_216 + 14_848
+    # Llama-4: the oracle's text model (its count less the default 455,178,240 tower it built
+    # for a config without vision_config) + the published tower, 871,932,416
+    # (tests/core/model/test_family_params.py test_llama4_vision_tower_adapter_and_projector)
+    for slug in ("llama-4-scout-17b-16e-instruct", "llama-4-maverick-17b-128e-instruct"):
+        text = oracle[f"tests/data/configs/oracle/{slug}.json"]["params"] - 455_178_240
+        assert by_slug[slug].published_params == text + 871_932_416
 
 
 def test_find_model_by_slug_and_name():

@@ -93,6 +93,7 @@ class CompareTab(LazyBody, QWidget):
     def _build_body(self) -> None:
         self.picker = QListWidget()
         self.picker.setObjectName("compare_picker")
+        self.picker.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.picker.itemChanged.connect(self.updates.request)
         self.plot = pg.PlotWidget(enableMenu=False)
         self.plot.setObjectName("compare_plot")
@@ -183,8 +184,10 @@ class CompareTab(LazyBody, QWidget):
             item.setCheckState(Qt.CheckState.Checked if key in checked else Qt.CheckState.Unchecked)
             self.picker.addItem(item)
         self.picker.blockSignals(False)
-        # wide enough for the longest name (and the check box), within reason
-        self.picker.setMinimumWidth(min(self.picker.sizeHintForColumn(0) + 28, 280))
+        # wide enough for the longest name (and the check box), within reason: a longer name
+        # (Llama-4-Maverick-17B-128E-Instruct) is elided in its middle, whole in its tooltip,
+        # so that the chart keeps its share of a 1280-px window
+        self.picker.setMinimumWidth(min(self.picker.sizeHintForColumn(0) + 28, 240))
         self.updates.request()
 
     def checked_keys(self) -> list[str]:
