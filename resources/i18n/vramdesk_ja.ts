@@ -151,48 +151,48 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="224"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="227"/>
         <source>This model: {0}</source>
         <translation>このモデル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="250"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="253"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="166"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="167"/>
         <source>capacity {0}</source>
         <extracomment>Thickness of a model&apos;s bar, in rows (the rest of its row is the gap to the next) ... ... and at most this many pixels: a tall plot keeps bars of a bar&apos;s weight, not slabs. The stacked parts, left to right (a hybrid&apos;s recurrent state is drawn with its KV cache). The widest a model name may be before it is wrapped, as a share of the plot&apos;s width.</extracomment>
         <translation>容量 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="320"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="323"/>
         <source>Model</source>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="322"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="325"/>
         <source>Error</source>
         <translation>エラー</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="323"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="326"/>
         <source>Verdict</source>
         <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="327"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="330"/>
         <source>fits</source>
         <translation>収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="328"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="331"/>
         <source>tight</source>
         <translation>ぎりぎり</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="329"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="332"/>
         <source>does not fit</source>
         <translation>収まらない</translation>
     </message>

@@ -145,3 +145,17 @@ def test_moe_router_patterns_and_shared_experts():
     assert WeightSpec(WeightFormat.INT4, unquantized_modules=("lm_head",)).storage_key() != (
         WeightSpec(WeightFormat.INT4).storage_key()
     )
+
+
+def test_kept_v_proj_and_g_proj_are_the_projections_the_layers_have():
+    # gemma-4-26b-a4b: attention_k_eq_v leaves the 5 full-attention layers without v_proj, so
+    # keeping "v_proj" 16-bit keeps the 25 sliding layers' (2816 x 8*256 = 5,767,168 each)
+    cfg = json.loads((DATA / "configs" / "oracle" / "gemma-4-26b-a4b.json").read_text("utf-8"))
+    m = model_from_config(cfg).model
+    base = kept_params(m, (), "ignore")
+    assert kept_params(m, ("v_proj",), "ignore") == (base[0] - 25 * 5_767_168, 25 * 5_767_168)
+    # step-3.7-flash: every layer has a head-wise gate g_proj of 4096 x 64 = 262,144
+    cfg = json.loads((DATA / "configs" / "oracle" / "step-3.7-flash.json").read_text("utf-8"))
+    m = model_from_config(cfg).model
+    base = kept_params(m, (), "ignore")
+    assert kept_params(m, ("g_proj",), "ignore") == (base[0] - 45 * 262_144, 45 * 262_144)

@@ -89,8 +89,11 @@ def test_gemma4_global_layers_have_their_own_geometry_from_config():
 def test_gemma4_attention_parameters_per_layer():
     # sliding layer: q 2048*16*256 + k,v 2048*8*(256+256) + o 16*256*2048 = 25,165,824
     # global layer:  q 2048*16*512 + k,v 2048*2*(512+512) + o 16*512*2048 = 37,748,736
+    # + modeling_gemma4.py Gemma4TextAttention q_norm, k_norm of the layer's head dim (v_norm has
+    # no weight): 2*256 = 512 sliding, 2*512 = 1,024 global; attention_k_eq_v absent (false):
+    # the global layers keep their v_proj
     model = model_from_config(GEMMA4).model
-    assert count_params(model).attention == 25 * 25_165_824 + 5 * 37_748_736
+    assert count_params(model).attention == 25 * (25_165_824 + 512) + 5 * (37_748_736 + 1_024)
 
 
 def test_gemma4_gguf_per_layer_arrays(tmp_path):

@@ -12,9 +12,10 @@ import json
 import pytest
 
 from tests.conftest import DATA
-from vramdesk.core import InputError
+from vramdesk.core import InputError, KVDtype, Runtime
 from vramdesk.core.local.importers import model_from_config
-from vramdesk.core.model.spec import count_params, total_params
+from vramdesk.core.model.spec import FULL, SLIDING, count_params, total_params
+from vramdesk.core.terms.kv_cache import kv_cost_by_kind
 
 ORACLE = json.loads((DATA / "param-oracle.json").read_text(encoding="utf-8"))["configs"]
 
@@ -134,6 +135,77 @@ def test_qwen2_5_vl_vision_tower_and_merger():
     assert total_params(imported.model) == oracle["params"] == 8_292_166_656
 
 
+def test_gemma4_moe_beside_a_dense_mlp_shared_k_v_and_vision_tower():
+    imported, oracle = _load("oracle/gemma-4-26b-a4b.json")
+    m = imported.model
+    c = count_params(m)
+    # modeling_gemma4.py, text h 2816, 30 layers (25 sliding, 5 full), 16 heads:
+    # Gemma4TextScaledWordEmbedding 262,144 * 2816 = 738,197,504 (lm_head tied)
+    assert c.embedding == 738_197_504 and c.lm_head == 0
+    # Gemma4TextAttention, sliding: q 2816*16*256 = 11,534,336, k and v 2816*8*256 = 5,767,168
+    # each, o 11,534,336, q_norm + k_norm 2*256 (v_norm has no weight) -> 34,603,520;
+    # full (global_head_dim 512, num_global_key_value_heads 2, attention_k_eq_v: no v_proj):
+    # q 2816*16*512 = 23,068,672, k 2816*2*512 = 2,883,584, o 23,068,672, norms 2*512 ->
+    # 49,021,952; 25 * 34,603,520 + 5 * 49,021,952 = 1,110,197,760
+    assert c.attention == 1_110_197_760
+    # enable_moe_block: Gemma4TextMLP 3*2816*2112 = 17,842,176 beside the experts, x 30
+    assert c.mlp == 30 * 17_842_176 == 535_265_280
+    # Gemma4TextExperts gate_up_proj 128 x (2*704) x 2816 + down_proj 128 x 2816 x 704 =
+    # 761,266,176 per layer, x 30
+    assert c.routed_experts == 30 * 761_266_176 == 22_837_985_280
+    # Gemma4TextRouter proj 2816*128 = 360,448 + scale 2816 + per_expert_scale 128 = 363,392
+    assert c.router == 30 * 363_392 == 10_901_760
+    # Gemma4TextDecoderLayer: input / post_attention / pre_ / post_feedforward_layernorm and,
+    # with the MoE block, post_feedforward_layernorm_1 / _2 and pre_feedforward_layernorm_2:
+    # 7 * 2816 = 19,712 x 30 + the final norm 2816 = 594,176
+    assert c.norms == 594_176
+    # Gemma4VisionModel, h 1152, 27 layers, 16 heads x 72 (kv 16), I 4304, patch 16:
+    # Gemma4VisionPatchEmbedder input_proj 3*16^2*1152 = 884,736 + position_embedding_table
+    # 2*10240*1152 = 23,592,960; Gemma4VisionEncoderLayer q/k/v/o 4*1152*1152 = 5,308,416 +
+    # q_norm/k_norm 2*72 = 144 + Gemma4VisionMLP 3*1152*4304 = 14,874,624 + 4 RMSNorms 4,608 =
+    # 20,187,792 x 27 = 545,070,384; Gemma4MultimodalEmbedder embedding_projection 1152*2816 =
+    # 3,244,032 (its norm has no weight) -> 572,792,112
+    assert m.encoder_params == 884_736 + 23_592_960 + 27 * 20_187_792 + 3_244_032 == 572_792_112
+    assert total_params(m) == oracle["params"] == 25_805_933_872
+    # the cache is unchanged by attention_k_eq_v (transformers caches the keys as the values
+    # too): per token, fp16, 25 sliding layers 2*8*256*2 = 8,192 B, 5 full 2*2*512*2 = 4,096 B
+    costs = {x.kind: x for x in kv_cost_by_kind(m, KVDtype.FP16, Runtime(block_size=None))}
+    assert costs[SLIDING].bytes_per_token == 25 * 8_192 and costs[FULL].bytes_per_token == 5 * 4_096
+
+
+def test_step3p7_head_wise_gate_q_k_norms_and_shared_expert():
+    imported, oracle = _load("oracle/step-3.7-flash.json")
+    m = imported.model
+    c = count_params(m)
+    # modeling_step3p7.py, h 4096, 45 layers, 64 heads x 128, 8 KV heads; Step3p7Attention:
+    # q 4096*8192 = 33,554,432, k and v 4096*1024 = 4,194,304 each, o 33,554,432, q_norm +
+    # k_norm 2*128 = 256, g_proj (per-head gate) 4096*64 = 262,144 -> 75,759,872 per layer
+    assert c.attention == 45 * 75_759_872 == 3_409_194_240
+    # 3 dense Step3p7MLP 3*4096*11264 = 138,412,032; 42 Step3p7SparseMoeBlock: the shared
+    # Step3p7MLP (share_expert_dim 1280) 3*4096*1280 = 15,728,640; Step3p7Experts 288 x
+    # 3*4096*1280 = 4,529,848,320; Step3p7TopKRouter 288*4096 = 1,179,648 + its
+    # e_score_correction_bias 288 (use_moe_router_bias; a buffer to transformers)
+    assert c.mlp == 3 * 138_412_032 + 42 * 15_728_640
+    assert c.routed_experts == 42 * 4_529_848_320
+    assert c.router == 42 * (1_179_648 + 288)
+    # Step3p7RMSNorm input / post_attention 2 * 4096 x 45 + the final norm 4096 = 372,736;
+    # embed_tokens and an untied lm_head 128,896 * 4096 = 527,958,016 each
+    assert c.norms == 372_736 and c.embedding == c.lm_head == 527_958_016
+    layers = 45 * 75_759_872 + 3 * 138_412_032 + 42 * (15_728_640 + 4_529_848_320 + 1_179_648)
+    assert total_params(m) == layers + 372_736 + 2 * 527_958_016 + 42 * 288 == 195_844_508_736
+    # the oracle built this flat copy's class defaults (test_param_oracle.py): the same layers
+    # with embed_tokens 128,815 * 4096 = 527,626,240, no lm_head, and a default
+    # Step3p7VisionModel: Conv2d patch 3*14*14*1536 = 903,168 + positions (728/14)^2 * 1536 =
+    # 4,153,344 + pre_layernorm 3,072 + 47 Step3p7VisionEncoderLayers (q/k/v/out with bias
+    # 4*(1536^2 + 1536) = 9,443,328, fc1/fc2 2*1536*8960 + 8960 + 1536 = 27,535,616, two
+    # LayerNorms 6,144, lambda_1/_2 3,072) 36,988,160 each + downsampler1 1536*3072*9 + 3072 =
+    # 42,470,400 + downsampler2 3072*6144*9 + 6144 = 169,875,456 -> 1,955,848,960; projector
+    # 6144*4096 = 25,165,824
+    tower = 903_168 + 4_153_344 + 3_072 + 47 * 36_988_160 + 42_470_400 + 169_875_456
+    assert tower == 1_955_848_960
+    assert oracle["params"] == layers + 372_736 + 527_626_240 + tower + 25_165_824
+
+
 def test_gemma3_text_config_without_heads_gets_the_class_defaults():
     imported, oracle = _load("oracle/gemma-3-4b-it.json")
     m = imported.model
@@ -215,3 +287,17 @@ def test_llama4_vision_tower_adapter_and_projector():
     real = model_from_config({**config, "vision_config": SCOUT_VISION}).model
     assert real.encoder_params == 871_932_416
     assert total_params(real) == 107_769_861_120 + 871_932_416  # text model + tower
+
+
+def test_step3p7_moe_layers_enum_names_the_moe_layers():
+    config = json.loads((DATA / "configs" / "oracle" / "step-3.7-flash.json").read_text("utf-8"))
+    del config["first_k_dense_replace"]
+    # configuration_step3p7.py: moe_layers_enum lists the MoE layers, here 3..47 as the hub
+    # config writes it (45..47 are the 3 MTP layers): layers 0-2 dense, as first_k_dense_replace 3
+    config["moe_layers_enum"] = ",".join(str(i) for i in range(3, 48))
+    m = model_from_config(config).model
+    assert m.first_k_dense_replace == 3 and total_params(m) == 195_844_508_736
+    config["moe_layers_enum"] = "3,4,x"
+    with pytest.raises(InputError) as err:
+        model_from_config(config)
+    assert err.value.field == "moe_layers_enum"

@@ -31,7 +31,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 from vramdesk.core.model.formats import WeightFormat as W
-from vramdesk.core.model.spec import RECURRENT, ModelSpec, count_params
+from vramdesk.core.model.spec import (
+    RECURRENT,
+    ModelSpec,
+    attn_gate_params,
+    count_params,
+    has_v_proj,
+)
 from vramdesk.core.units import ceil_bytes
 
 #: ftype label -> default tensor type (``llama_ftype_get_default_type``).
@@ -272,8 +278,10 @@ def _recipe_groups(model: ModelSpec, ftype: str, base: W) -> list[tuple[str, int
     shared_w = model.shared_expert_intermediate_size or model.n_shared_experts * moe_w
     for i, x in enumerate(layers):
         dk, dv, kv = x.k_head_dim, x.v_head_dim, x.kv_heads
+        v_rows = dv if has_v_proj(model, x) else 0  # attention_k_eq_v: no V projection
         if ftype == "MXFP4_MOE":  # llama_tensor_get_type_impl: experts MXFP4, the rest Q8_0
-            for params, ncols in ((h * kv * (dk + dv) + h * nh * dk, h), (nh * dv * h, nh * dv)):
+            qkv = h * kv * (dk + v_rows) + h * nh * dk + attn_gate_params(model)
+            for params, ncols in ((qkv, h), (nh * dv * h, nh * dv)):
                 add(W.Q8_0, params, ncols)
             widths = [(model.intermediate_size or 0, 1)] if i < dense else [(moe_w, experts)]
             if i >= dense and shared_w:
@@ -283,7 +291,8 @@ def _recipe_groups(model: ModelSpec, ftype: str, base: W) -> list[tuple[str, int
                 add(t, (2 if model.mlp_gated else 1) * h * width * copies, h)
                 add(t, width * h * copies, width)
             continue
-        add(_attn_v(ftype, base, i, n, gqa, experts, is_70b), h * kv * dv, h)
+        if v_rows:
+            add(_attn_v(ftype, base, i, n, gqa, experts, is_70b), h * kv * v_rows, h)
         k_t = W.Q8_0 if experts == 8 else base
         q_t = base
         if ftype == "IQ3_XS":
@@ -294,6 +303,8 @@ def _recipe_groups(model: ModelSpec, ftype: str, base: W) -> list[tuple[str, int
             k_t = W.Q4_K
         add(k_t, h * kv * dk, h)
         add(q_t, h * nh * dk, h)
+        if attn_gate_params(model):  # a head-wise gate: no rule of its own, the default type
+            add(base, attn_gate_params(model), h)
         add(_attn_output(ftype, base, experts), nh * dv * h, nh * dv)
         mid = ftype == "IQ3_XS" and n // 8 <= i < 7 * n // 8
         up_t = W.IQ3_XXS if mid else base

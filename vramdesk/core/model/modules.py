@@ -30,7 +30,15 @@ import re
 from dataclasses import dataclass
 
 from vramdesk.core.errors import InputError
-from vramdesk.core.model.spec import FULL, NO_CACHE, RECURRENT, ModelSpec, count_params
+from vramdesk.core.model.spec import (
+    FULL,
+    NO_CACHE,
+    RECURRENT,
+    ModelSpec,
+    attn_gate_params,
+    count_params,
+    has_v_proj,
+)
 
 #: Kinds of module: quantizable linear layers, and those every format keeps 16-bit.
 LINEAR, KEPT = "linear", "kept"
@@ -100,12 +108,16 @@ def _attention(m: ModelSpec, i: int, layer: object) -> list[Module]:
     h, nh = m.hidden_size or 0, m.num_attention_heads or 0
     nkv, dk, dv = layer.kv_heads, layer.k_head_dim, layer.v_head_dim  # type: ignore[attr-defined]
     gate = 2 if m.attention_output_gate else 1
-    return [
+    out = [
         Module(f"{prefix}.self_attn.q_proj", gate * h * nh * dk),
         Module(f"{prefix}.self_attn.k_proj", h * nkv * dk),
-        Module(f"{prefix}.self_attn.v_proj", h * nkv * dv),
-        Module(f"{prefix}.self_attn.o_proj", nh * dv * h),
     ]
+    if has_v_proj(m, layer):  # type: ignore[arg-type]
+        out.append(Module(f"{prefix}.self_attn.v_proj", h * nkv * dv))
+    out.append(Module(f"{prefix}.self_attn.o_proj", nh * dv * h))
+    if attn_gate_params(m):
+        out.append(Module(f"{prefix}.self_attn.g_proj", attn_gate_params(m)))
+    return out
 
 
 def _dense(m: ModelSpec, prefix: str, width: int) -> list[Module]:

@@ -168,6 +168,18 @@ class ModelSpec:
     attention_output_gate : bool
         The query projection also yields a per-head output gate (Qwen3-Next, Qwen3.5
         ``attn_output_gate``): ``q_proj`` is twice as wide.
+    use_head_wise_attn_gate : bool
+        A separate ``g_proj`` of ``hidden_size x num_attention_heads`` gates each head's output
+        (Step-3.5 / Step-3.7 ``use_head_wise_attn_gate``; transformers ``modeling_step3p7.py``
+        ``Step3p7Attention.g_proj``, per head by default).
+    attention_k_eq_v : bool
+        The full-attention layers have no ``v_proj``: their keys serve as values (Gemma-4
+        ``attention_k_eq_v``; ``modeling_gemma4.py`` ``Gemma4TextAttention``). Parameters only:
+        the cache still holds K and V (``past_key_values.update(key_states, value_states)``).
+    router_scales : bool
+        The router has a learned input scale of ``hidden_size`` and a per-expert output scale of
+        ``num_local_experts`` beside its projection (``modeling_gemma4.py``
+        ``Gemma4TextRouter.scale`` / ``per_expert_scale``).
     single_op_blocks : bool
         Each layer is one block with one norm: a mixer (recurrent or full attention) *or* a
         feed-forward block (Nemotron-H ``hybrid_override_pattern``: ``M``/``*`` mixers, ``-``
@@ -243,6 +255,9 @@ class ModelSpec:
     norms_per_layer: int = 2
     qk_norm: bool = False
     attention_output_gate: bool = False
+    use_head_wise_attn_gate: bool = False
+    attention_k_eq_v: bool = False
+    router_scales: bool = False
     qk_norm_all_heads: bool = False
     single_op_blocks: bool = False
     lm_head_bias: bool = False
@@ -629,11 +644,24 @@ class ParamCount:
         )
 
 
-def _attention_params(m: ModelSpec, layer: LayerCache | None = None) -> int:
-    """Parameters of one attention block (projections, biases, q/k norms, sinks).
+def has_v_proj(m: ModelSpec, layer: LayerCache) -> bool:
+    """False on the full-attention layers of an ``attention_k_eq_v`` model: keys serve as values."""
+    return not (m.attention_k_eq_v and layer.kind == FULL)
+
+
+def attn_gate_params(m: ModelSpec) -> int:
+    """Parameters of one layer's head-wise output gate ``g_proj`` (hidden x heads), or 0."""
+    if not m.use_head_wise_attn_gate:
+        return 0
+    return (m.hidden_size or 0) * (m.num_attention_heads or 0)
+
+
+def _attention_params(m: ModelSpec, layer: LayerCache | None = None, v_proj: bool = True) -> int:
+    """Parameters of one attention block (projections, biases, q/k norms, sinks, gates).
 
     ``layer`` gives the block's own KV heads and K/V head dims (global layers of a
     Gemma-4-class model differ from its sliding layers); ``None``: the uniform geometry.
+    ``v_proj`` False: the block has no V projection (:func:`has_v_proj`).
     A recurrent layer's mixer is ``recurrent_params_per_layer``.
     """
     h, nh = m.hidden_size, m.num_attention_heads
@@ -661,9 +689,10 @@ def _attention_params(m: ModelSpec, layer: LayerCache | None = None) -> int:
         layer = LayerCache(FULL, m.num_key_value_heads, d, m.v_head_dim or d)
     nkv, dk, dv = layer.kv_heads, layer.k_head_dim, layer.v_head_dim
     gate = 2 if m.attention_output_gate else 1
-    n = gate * h * nh * dk + h * nkv * (dk + dv) + nh * dv * h
+    kv = dk + (dv if v_proj else 0)
+    n = gate * h * nh * dk + h * nkv * kv + nh * dv * h + attn_gate_params(m)
     if m.attention_bias or m.qkv_bias:
-        n += gate * nh * dk + nkv * (dk + dv)
+        n += gate * nh * dk + nkv * kv
     if m.attention_bias:
         n += h
     if m.qk_norm:
@@ -678,7 +707,7 @@ def _attention_total(m: ModelSpec) -> int:
     """Attention (or recurrent mixer) parameters over all layers, one block per geometry."""
     if m.is_mla:
         return m.num_hidden_layers * _attention_params(m) + m.sparse_indexer_params
-    shapes: dict[LayerCache, int] = {}
+    shapes: dict[tuple[LayerCache, bool], int] = {}
     for layer in m.attention_layers():
         key = LayerCache(layer.kind, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
         if layer.kind == NO_CACHE and m.single_op_blocks:  # an MLP-only block: no mixer
@@ -687,8 +716,9 @@ def _attention_total(m: ModelSpec) -> int:
             key = LayerCache(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
         elif layer.kind in LOCAL_KINDS:  # the same projections as a full layer
             key = LayerCache(FULL, layer.kv_heads, layer.k_head_dim, layer.v_head_dim)
-        shapes[key] = shapes.get(key, 0) + 1
-    total = sum(n * _attention_params(m, layer) for layer, n in shapes.items())
+        shape = (key, has_v_proj(m, layer))
+        shapes[shape] = shapes.get(shape, 0) + 1
+    total = sum(n * _attention_params(m, layer, v) for (layer, v), n in shapes.items())
     if m.parallel_ssm and m.recurrent_params_per_layer:  # Falcon-H1: both mixers in each layer
         beside = sum(1 for layer in m.attention_layers() if layer.kind != RECURRENT)
         total += beside * m.recurrent_params_per_layer
@@ -826,6 +856,8 @@ def count_params(m: ModelSpec) -> ParamCount:
             mlp += moe_layers * _ffn_params(m.replace(expert_bias=False), shared_width)
         if m.shared_expert_gate:
             router += moe_layers * h
+        if m.router_scales:
+            router += moe_layers * (h + m.num_local_experts)
     other = _position_params(m) + m.encoder_params
     counts = ParamCount(
         embedding=embedding,

@@ -54,9 +54,15 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "n_routed_experts",
         "moe_num_experts",
     ),
-    "num_experts_per_tok": ("num_experts_per_tok", "experts_per_token", "moe_top_k"),
+    "num_experts_per_tok": (
+        "num_experts_per_tok",
+        "experts_per_token",
+        "moe_top_k",
+        "top_k_experts",
+    ),
     "moe_intermediate_size": ("moe_intermediate_size", "expert_intermediate_size"),
     "n_shared_experts": ("n_shared_experts", "num_shared_experts"),
+    "shared_expert_intermediate_size": ("shared_expert_intermediate_size", "share_expert_dim"),
     "sliding_window_pattern": ("sliding_window_pattern", "_sliding_window_pattern"),
 }
 
@@ -224,6 +230,16 @@ def _per_layer_geometry(r: _Reader) -> dict[str, Any]:
         out["num_kv_shared_layers"] = shared
         r.notes.append(
             f"the last {shared} layers reuse earlier layers' KV cache (num_kv_shared_layers)"
+        )
+    if r.family in ("step3p7", "step3p5") and r.cfg.get("attention_other_setting"):
+        r.notes.append(
+            "attention_other_setting: the sliding layers' own head count is not modelled (they "
+            "are counted with num_attention_heads)"
+        )
+    if r.family.startswith("gemma4") and r.int("hidden_size_per_layer_input") != 0:
+        r.notes.append(
+            "gemma4: per-layer input embeddings (hidden_size_per_layer_input) are not counted "
+            "(import the checkpoint for the exact size)"
         )
     if r.family.startswith("gemma3n"):
         r.notes.append(

@@ -10,6 +10,16 @@ and ``modeling_gemma3.py`` ``Gemma3MultiModalProjector``):
   two LayerNorms ``4 * h``; post-LayerNorm ``2 * h``;
 * projector: ``mm_input_projection_weight`` ``h * text_hidden`` and ``mm_soft_emb_norm`` ``h``.
 
+Gemma 4 (``modeling_gemma4.py`` ``Gemma4VisionModel`` and ``Gemma4MultimodalEmbedder``; no
+biases, every projection a ``Gemma4ClippableLinear`` whose clip bounds are buffers):
+
+* ``Gemma4VisionPatchEmbedder``: ``input_proj`` ``3 p^2 h`` and ``position_embedding_table``
+  ``2 * position_embedding_size * h``;
+* per ``Gemma4VisionEncoderLayer``: q / o ``h * heads * d``, k / v ``h * kv_heads * d``,
+  ``q_norm`` / ``k_norm`` ``d`` each (``v_norm`` has no weight), gated MLP ``3 h I``, four
+  RMSNorms ``4 h``; the pooler has no weights, ``std_bias`` / ``std_scale`` are buffers;
+* ``embed_vision``: ``embedding_projection`` ``h * text_hidden`` (its norm has no weight).
+
 Qwen vision towers (``modeling_qwen2_5_vl.py``, ``modeling_qwen3_vl.py``,
 ``modeling_qwen3_5.py``): a ``Conv3d(c, h, (t, p, p))`` patch embedding, ``depth`` blocks of
 two norms, ``qkv`` ``3 h^2 + 3 h``, ``proj`` ``h^2 + h`` and an MLP with biases, and a merger
@@ -72,6 +82,8 @@ def encoder_params(config: dict[str, Any], text_hidden: int, notes: list[str]) -
         return _lfm2_vl(config, vision, text_hidden, notes)
     if top == "mistral3" and vision.get("model_type") == "pixtral":
         return _pixtral(config, vision, text_hidden, notes)
+    if top == "gemma4" and vision.get("model_type") == "gemma4_vision":
+        return _gemma4_vision(config, vision, text_hidden, notes)
     if config.get("model_type") != "gemma3" or vision.get("model_type") != "siglip_vision_model":
         notes.append("vision_config present: the vision encoder is not counted")
         return 0
@@ -234,4 +246,36 @@ def _llama4_vision(vision: dict[str, Any], text_hidden: int, notes: list[str]) -
         else " (no vision_config: Llama4VisionConfig's defaults, as transformers builds it)"
     )
     notes.append(f"vision tower + adapter + projector: {n:,} parameters (counted, resident){said}")
+    return n
+
+
+#: Gemma4VisionConfig defaults (configuration_gemma4.py).
+_GEMMA4_VISION_DEFAULTS = {
+    "hidden_size": 768,
+    "intermediate_size": 3072,
+    "num_hidden_layers": 16,
+    "num_attention_heads": 12,
+    "num_key_value_heads": 12,
+    "head_dim": 64,
+    "patch_size": 16,
+    "position_embedding_size": 10240,
+}
+
+
+def _gemma4_vision(
+    config: dict[str, Any], vision: dict[str, Any], text_hidden: int, notes: list[str]
+) -> int:
+    """Gemma 4's vision encoder and ``embed_vision`` (see the module docstring)."""
+    v = {k: vision.get(k, d) for k, d in _GEMMA4_VISION_DEFAULTS.items()}
+    if not all(_plain_int(x) for x in v.values()):
+        notes.append("Gemma 4 vision_config with an unusual layout: not counted")
+        return 0
+    h, d = v["hidden_size"], v["head_dim"]
+    q, kv = v["num_attention_heads"] * d, v["num_key_value_heads"] * d
+    patch = 3 * v["patch_size"] ** 2 * h + 2 * v["position_embedding_size"] * h
+    layer = 2 * h * q + 2 * h * kv + 2 * d + 3 * h * v["intermediate_size"] + 4 * h
+    n = patch + v["num_hidden_layers"] * layer + h * text_hidden
+    notes.append(f"Gemma 4 vision encoder + projector: {n:,} parameters (counted, resident)")
+    if isinstance(config.get("audio_config"), dict):
+        notes.append("audio_config present: the audio encoder is not counted")
     return n

@@ -234,6 +234,16 @@ def flags(cfg: dict[str, Any], model_type: str) -> dict[str, Any]:
         out.update(qk_norm=True, attention_output_gate=bool(cfg.get("attn_output_gate", True)))
     if fam == "gpt_oss":
         out.update(attention_sinks=True, router_bias=True, expert_bias=True)
+    if fam in ("gemma4", "gemma4_text"):
+        out.update(_gemma4(cfg))
+    if fam in ("step3p7", "step3p5"):
+        # modeling_step3p7.py Step3p7Attention q_norm / k_norm and head-wise gate g_proj;
+        # Step3p7TopKRouter e_score_correction_bias (a buffer to transformers, stored)
+        out.update(
+            qk_norm=True,
+            use_head_wise_attn_gate=bool(cfg.get("use_head_wise_attn_gate", True)),
+            moe_score_bias=bool(cfg.get("use_moe_router_bias", False)),
+        )
     if fam == "deepseek_v3" or cfg.get("topk_method") == "noaux_tc":
         out["moe_score_bias"] = True
     if fam == "falcon":
@@ -244,6 +254,22 @@ def flags(cfg: dict[str, Any], model_type: str) -> dict[str, Any]:
     if fam in ("gpt_bigcode", "gpt2"):
         out["learned_position_embeddings"] = True
     return out
+
+
+def _gemma4(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Gemma-4's norms, q/k norms, shared K/V projection and router scales.
+
+    ``modeling_gemma4.py``: 4 RMSNorms per ``Gemma4TextDecoderLayer``, and with
+    ``enable_moe_block`` 3 more and a ``Gemma4TextRouter`` with ``scale`` / ``per_expert_scale``;
+    no ``v_proj`` on full layers with ``attention_k_eq_v`` (both default false).
+    """
+    moe = cfg.get("enable_moe_block") is True
+    return {
+        "qk_norm": True,
+        "norms_per_layer": 7 if moe else 4,
+        "attention_k_eq_v": cfg.get("attention_k_eq_v") is True,
+        "router_scales": moe,
+    }
 
 
 def _falcon(cfg: dict[str, Any]) -> dict[str, Any]:

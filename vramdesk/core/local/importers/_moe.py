@@ -28,6 +28,10 @@ def moe_fields(r: _Reader, layers: int) -> dict[str, Any]:
     experts = r.int("num_local_experts") or 0
     if not experts:
         return {}
+    if r.family in ("gemma4", "gemma4_text") and r.cfg.get("enable_moe_block") is not True:
+        # modeling_gemma4.py Gemma4TextDecoderLayer builds the experts only with enable_moe_block
+        r.notes.append(f"gemma4: enable_moe_block is not set, the {experts} experts are not built")
+        return {}
     dense = _dense_layer_count(r, layers)
     out = {
         "num_local_experts": experts,
@@ -49,11 +53,20 @@ def moe_fields(r: _Reader, layers: int) -> dict[str, Any]:
                 f"expert), {dense} dense layers of intermediate_size_mlp "
                 f"{out['intermediate_size']}"
             )
+    if r.family in ("gemma4", "gemma4_text"):
+        # modeling_gemma4.py Gemma4TextDecoderLayer with enable_moe_block: the dense
+        # Gemma4TextMLP (intermediate_size) runs on every token beside the experts, as a shared
+        # expert would
+        out["shared_expert_intermediate_size"] = r.int("intermediate_size")
+        r.notes.append(
+            f"gemma4: each layer's dense MLP of intermediate_size {r.int('intermediate_size')} "
+            f"runs beside its {experts} experts (counted as a shared expert)"
+        )
     if dense and "first_k_dense_replace" not in r.cfg:
         r.notes.append(
             f"{dense} dense (non-MoE) layers from the config's MoE layer rule "
             "(mlp_only_layers, decoder_sparse_step, interleave_moe_layer_step, moe_layers, "
-            "expert_layer_period), counted as first_k_dense_replace"
+            "expert_layer_period, moe_layers_enum), counted as first_k_dense_replace"
         )
     return out
 
@@ -65,7 +78,8 @@ def _dense_layer_count(r: _Reader, layers: int) -> int:
     MoE (or the 0/1 list ``moe_layer_freq``); Qwen2/3-MoE: ``mlp_only_layers`` and layers where
     ``(i + 1) % decoder_sparse_step``; Llama-4: ``moe_layers``, else every
     ``interleave_moe_layer_step``-th layer; Jamba: ``i % expert_layer_period ==
-    expert_layer_offset``.
+    expert_layer_offset``; Step-3.5 / 3.7: the MoE layer indices of ``moe_layers_enum`` (a
+    comma-separated string or a list; ``configuration_step3p7.py``).
 
     Raises
     ------
@@ -86,6 +100,8 @@ def _dense_layer_count(r: _Reader, layers: int) -> int:
     else:
         freq = max(r.int("moe_layer_freq") or 1, 1)
     listed = _int_list(r, "moe_layers") if r.family == "llama4_text" else None
+    if r.family in ("step3p7", "step3p5") and r.cfg.get("moe_layers_enum") is not None:
+        listed = _enum_list(r, "moe_layers_enum")
     period = r.int("expert_layer_period") if r.family == "jamba" else None
     offset = (r.int("expert_layer_offset") or 0) if period else 0
 
@@ -99,6 +115,17 @@ def _dense_layer_count(r: _Reader, layers: int) -> int:
         return i >= first and (i - first) % freq == 0 and i not in only and (i + 1) % step == 0
 
     return layers - sum(is_moe(i) for i in range(layers))
+
+
+def _enum_list(r: _Reader, key: str) -> list[int]:
+    """A list of layer indices given as a list or as a comma-separated string ``"3,4,5"``."""
+    value = r.cfg.get(key)
+    if isinstance(value, str):
+        items = [i.strip() for i in value.split(",") if i.strip()]
+        if not all(i.isdigit() for i in items):
+            raise InputError(key, "must list whole numbers separated by commas", "not_list")
+        return [int(i) for i in items]
+    return _int_list(r, key) or []
 
 
 def _int_list(r: _Reader, key: str) -> list[int] | None:
