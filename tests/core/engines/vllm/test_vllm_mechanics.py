@@ -207,6 +207,19 @@ def test_vllm_output_channels_count_every_expert():
     assert output_channels(find_model("mixtral-8x7b-v0.1").model) == 8_716_288
 
 
+def test_vllm_output_channels_count_a_qwen_style_shared_expert_at_its_own_width():
+    # Qwen1.5-MoE-A2.7B: 24 layers; q 16 * 128 + k, v 2 * 16 * 128 + o 2,048 = 8,192 channels;
+    # 60 routed experts of 1,408: 60 * (2 * 1,408 + 2,048) = 291,840; the shared expert is one
+    # MLP of shared_expert_intermediate_size 5,632 (qwen2_moe.py Qwen2MoeMLP): 2 * 5,632 +
+    # 2,048 = 13,312 -> 24 * (8,192 + 291,840 + 13,312) = 7,520,256
+    from vramdesk.core.engines.vllm.weights import output_channels
+
+    m = find_model("qwen1.5-moe-a2.7b").model
+    assert (m.num_local_experts, m.moe_intermediate_size) == (60, 1408)
+    assert m.shared_expert_intermediate_size == 5632
+    assert output_channels(m) == 7_520_256
+
+
 def test_vllm_per_channel_weights_keep_the_vocab_padding_in_16_bit():
     # one layer, hidden 512, 8 heads of 64, intermediate 1,024, vocab 32,001 (untied):
     #   linear: attention 4 * 512 * 512 = 1,048,576 + gated MLP 3 * 512 * 1,024 = 1,572,864

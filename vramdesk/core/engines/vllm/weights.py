@@ -81,7 +81,9 @@ def output_channels(model: ModelSpec) -> int:
     """Output channels of every quantized linear layer (one fp32 scale each).
 
     Per layer: q ``heads * head_dim``, k and v ``kv_heads * head_dim``, o ``hidden``;
-    gated MLP ``2 * intermediate + hidden``; every routed and shared expert likewise.
+    gated MLP ``2 * intermediate + hidden``; every routed expert likewise, and the shared
+    experts as the one MLP vLLM builds for them (``shared_expert_intermediate_size``, else
+    ``n_shared_experts * moe_intermediate_size`` wide: ``deepseek_v2.py``, ``qwen2_moe.py``).
     """
     h, d, layers = model.hidden_size, model.resolved_head_dim, model.num_hidden_layers
     attn = (model.num_attention_heads or 0) * d + 2 * model.num_key_value_heads * d + h
@@ -89,8 +91,9 @@ def output_channels(model: ModelSpec) -> int:
     total = layers * attn + dense * (2 * (model.intermediate_size or 0) + h)
     if model.is_moe:
         width = model.moe_intermediate_size or model.intermediate_size or 0
-        experts = model.num_local_experts + model.n_shared_experts
-        total += (layers - dense) * experts * (2 * width + h)
+        shared = model.shared_expert_intermediate_size or model.n_shared_experts * width
+        per_layer = model.num_local_experts * (2 * width + h) + (2 * shared + h if shared else 0)
+        total += (layers - dense) * per_layer
     return total
 
 
