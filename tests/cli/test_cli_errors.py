@@ -70,6 +70,15 @@ CASES = [
         "budget: give exactly one target: TARGET, --gpu TARGET or --vram-gib V",
     ),
     (["solve", *SHAPE, "--context", "4096", "--gpu", "RTX 9999"], "gpu: unknown GPU 'RTX 9999'"),
+    # a name that starts more than one catalog GPU's: the H100 PCIe, SXM and NVL cards differ
+    (
+        ["solve", *SHAPE, "--context", "4096", "--gpu", "H100"],
+        "gpu: 'H100' names more than one GPU: H100 PCIe, H100 80GB, H100 NVL",
+    ),
+    (
+        ["solve", *SHAPE, "--context", "4096", "--gpu", "rtx 40"],
+        "gpu: unknown GPU 'rtx 40'; did you mean RTX 4090?",
+    ),
     (
         ["estimate", *SHAPE, "--context", "4096", "--weights", "bf16", "--group-size", "128"],
         "group_size: applies to quantized formats",

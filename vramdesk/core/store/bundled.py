@@ -314,5 +314,12 @@ def find_gpu(name: str) -> GpuSpec:
     for g in gpu_catalog():
         if _norm(g.name) == key:
             return g
+    close = [g.name for g in gpu_catalog() if key and _norm(g.name).startswith(key)]
+    if len(close) > 1:  # "H100": the PCIe, SXM (80GB) and NVL cards differ in memory and speed
+        raise InputError(
+            "gpu", f"{name!r} names more than one GPU: {', '.join(close)}", "unknown_choice"
+        )
+    if close:
+        raise InputError("gpu", f"unknown GPU {name!r}; did you mean {close[0]}?", "unknown_choice")
     names = ", ".join(g.name for g in gpu_catalog())
     raise InputError("gpu", f"unknown GPU {name!r}; known: {names}", "unknown_choice")
