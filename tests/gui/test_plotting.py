@@ -16,6 +16,7 @@ from vramdesk.gui.chart.plotting import (
     escape_html,
     quiet_range_changes,
     side_legend,
+    still_axes,
 )
 
 
@@ -82,6 +83,55 @@ def test_a_range_change_rebuilds_the_axis_label_only_when_its_prefix_changes(qtb
     assert len(built) == 1 and axis.labelUnitPrefix == "m"
     axis.setRange(0, 30.0)
     assert len(built) == 2 and axis.labelUnitPrefix == ""
+
+
+def test_still_axes_draw_again_only_when_their_range_or_extent_changes(qtbot):
+    # issue 24: an axis with a grid covers the plot area, and pyqtgraph replayed its whole
+    # drawing on every paint there and drew it anew on every setRange, even an unchanged one
+    from PySide6.QtWidgets import QGraphicsItem
+
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.showGrid(x=True, y=True)
+    still_axes(plot)
+    plot.resize(400, 300)
+    plot.setYRange(0, 10, padding=0)
+    plot.disableAutoRange()
+    plot.show()
+    qtbot.waitExposed(plot)
+    axis = plot.getAxis("left")
+    assert axis.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache
+
+    def painted_frame():
+        """Paint now (not at some later turn of a loaded machine's event loop)."""
+        QApplication.processEvents()
+        plot.viewport().repaint()
+
+    painted = []
+    real = axis.paint
+    axis.paint = lambda *a: (painted.append(1), real(*a))
+    for _ in range(50):  # until the layout has settled: two frames with the same drawing
+        painted_frame()
+        drawn = axis.picture
+        painted_frame()
+        if drawn is not None and axis.picture is drawn:
+            break
+    axis.setRange(*plot.getViewBox().viewRange()[1])  # the same range again: kept
+    assert axis.picture is drawn
+    # a curve drawn over the grid: the axis's pixmap is reused, its paint is not called
+    painted.clear()
+    curve = plot.plot([0, 1], [2, 3])
+    painted_frame()
+    curve.setData([0, 1], [4, 5])
+    painted_frame()
+    assert painted == [] and axis.picture is drawn
+    axis.setRange(0, 20)  # a new range: drawn again
+    assert axis.picture is None
+    painted_frame()
+    assert painted != [] and axis.picture is not None
+    drawn = axis.picture
+    plot.resize(500, 300)  # the grid's extent grows with the plot area: drawn again
+    qtbot.waitUntil(lambda: (painted_frame(), axis.picture is not drawn)[1], timeout=2000)
 
 
 def _errors_during(monkeypatch) -> list[BaseException]:

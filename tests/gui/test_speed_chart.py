@@ -85,6 +85,10 @@ def test_nothing_of_the_chart_is_clipped(make_main_window, qtbot, solved, width,
     qtbot.waitExposed(window)
     _, tab = _shown(window, qtbot, solved, "llama-3.1-8b", "gpu:H100 80GB", 256, 16)
     qtbot.wait(50)
+    # what is painted: pyqtgraph places the labels for the view's last size and range as it
+    # paints (on a loaded machine no paint may have come within the wait; the chart no longer
+    # sets unchanged items again on a refresh, which used to place them as a side effect)
+    tab.plot.viewport().repaint()
     view = tab.plot.viewport().rect()
     for name, item in (
         ("legend", tab.legend),
@@ -97,3 +101,26 @@ def test_nothing_of_the_chart_is_clipped(make_main_window, qtbot, solved, width,
         tab.assumptions.isVisible()
         and tab.assumptions.height() >= tab.assumptions.heightForWidth(tab.assumptions.width())
     )
+
+
+def test_one_edit_computes_the_shown_chart_once(make_main_window, qtbot, solved, monkeypatch):
+    # issue 24: the chart was computed on breakdownChanged (with the last solve's memory
+    # limit, a wasted sweep of estimates) and again on the solveChanged that follows
+    from vramdesk.core import speed_chart as chart_module
+
+    window = make_main_window(show=True)
+    qtbot.waitExposed(window)
+    c, tab = _shown(window, qtbot, solved, "llama-3.1-8b", "gpu:H100 80GB", 2048, 4)
+    qtbot.wait(50)
+    calls = []
+    real = chart_module.speed_chart
+    monkeypatch.setattr(chart_module, "speed_chart", lambda *a: calls.append(a[-1]) or real(*a))
+    for context in (4096, 8192):
+        c.set_field("context_tokens", context)
+        solved(window)
+        qtbot.waitUntil(lambda: tab.chart is not None and tab.chart.context == context)
+        qtbot.wait(50)
+    capacity = c.capacity_bytes()
+    limit = solve(c.model, c.weights, c.workload, c.runtime, capacity).max_concurrency
+    # once an edit, each time with the solve of that edit's inputs
+    assert len(calls) == 2 and calls[-1] == limit == tab.chart.memory_limit

@@ -543,3 +543,26 @@ def test_max_concurrency_is_written_as_the_cli_writes_it(
     c.set_field("target", "custom")
     solved(window)
     assert window.solver_tab.values["max_concurrency"].text().startswith(shown + " (exact ")
+
+
+def test_a_context_edit_moves_only_the_kv_point_and_a_unit_change_redraws(make_main_window):
+    # issue 24: the curves and grid do not depend on the typed context (they span their own
+    # contexts), so such an edit sets none of their items again; only this workload's point
+    window = make_main_window()
+    c, tab = window.controller, window.kv_tab
+    c.set_field("context_tokens", 4096)
+    tab.refresh()
+    curves_set = []
+    for slot in tab.slots:
+        real = slot.setData
+        slot.setData = lambda *a, real=real, **k: (curves_set.append(1), real(*a, **k))
+    first_cell = tab.table.item(0, 0)
+    c.set_field("context_tokens", 8192)
+    tab.refresh()
+    assert curves_set == [] and tab.table.item(0, 0) is first_cell
+    # the point: at the context typed, the KV cache of the breakdown (the estimate's own part)
+    assert list(tab.current.xData) == [8192]
+    c.set_unit(Unit.GB)
+    c.set_field("context_tokens", 16384)
+    tab.refresh()  # stale and in another unit: the grid is drawn in GB
+    assert tab.table.item(0, 0).text().endswith("GB") and curves_set != []

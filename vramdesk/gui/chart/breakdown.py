@@ -21,7 +21,13 @@ import pyqtgraph as pg
 
 from vramdesk.core.present import views
 from vramdesk.core.units import format_bytes, to_unit
-from vramdesk.gui.chart.plotting import escape_html, quiet_range_changes, side_legend
+from vramdesk.gui.chart.plotting import (
+    escape_html,
+    quiet_range_changes,
+    settle_view,
+    side_legend,
+    still_axes,
+)
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.theme import ChartTheme, follow, style_legend, style_plot
@@ -63,6 +69,7 @@ class BreakdownChart(QWidget):
         self.plot.setXRange(*X_RANGE, padding=0)
         self.plot.getAxis("bottom").setTicks([[(0, self.tr("estimate (per GPU)"))]])
         quiet_range_changes(self.plot.getAxis("left"))
+        still_axes(self.plot)
         # beside the plot area, not in it: it can cover no bar and no line label (issue 8)
         self.legend = side_legend(self.plot, labelTextColor="#222")
         self.bars = {key: self._make_bar(key) for key in PART_COLOURS}
@@ -181,6 +188,7 @@ class BreakdownChart(QWidget):
         if self._changed("left_axis", axis_label):
             self.plot.getAxis("left").setLabel(axis_label)
         self._place_texts(highest, capacity if self.capacity_line.isVisible() else None)
+        settle_view(self.plot)
 
     def _place_texts(self, highest: float, capacity: float | None) -> None:
         """Keep pixel room above the top item for the capacity label and the total text.

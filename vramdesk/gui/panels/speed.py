@@ -3,7 +3,8 @@
 Every figure comes from :meth:`vramdesk.core.session.ScenarioSession.speed` (the same
 :func:`vramdesk.core.speed.speed` the command line prints); this widget only formats it.
 The tooltip is the command line's whole speed block: both formulas with the values
-substituted, and every assumption.
+substituted, and every assumption. Behind another tab it computes nothing on an edit; it
+catches up when shown (:mod:`vramdesk.gui.tabs.deferred`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.tabs.deferred import WhenShown
 
 
 class SpeedPanel(QWidget):
@@ -29,14 +31,19 @@ class SpeedPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.summary)
         # what the figures depend on when last shown: an edit emits both signals below, and a
-        # target change only the second; the speed is computed once per change of either
+        # target change only the second; the speed is computed once per change of either, and
+        # only while the panel is shown (behind another tab: when it is next shown)
         self._shown_for: tuple[object, object] | None = None
-        controller.breakdownChanged.connect(self.refresh)
-        controller.solveChanged.connect(self.refresh)
-        self.refresh()
+        self.updates = WhenShown(self, self._show_speed)
+        controller.breakdownChanged.connect(self.updates.request)
+        controller.solveChanged.connect(self.updates.request)
 
     def refresh(self, *_args: object) -> None:
-        """Show the speed of the controller's last breakdown on its target GPU."""
+        """Show the speed of the controller's last breakdown on its target GPU, now."""
+        self.updates.mark_fresh()
+        self._show_speed()
+
+    def _show_speed(self) -> None:
         key = (self.controller.breakdown, self.controller.target)
         if self._shown_for is not None and all(
             a is b or a == b for a, b in zip(key, self._shown_for, strict=True)

@@ -39,7 +39,7 @@ import pyqtgraph as pg
 from vramdesk.core.present import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.chart.breakdown import PART_COLOURS
-from vramdesk.gui.chart.plotting import escape_html, quiet_range_changes
+from vramdesk.gui.chart.plotting import escape_html, quiet_range_changes, settle_view, still_axes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.panels.library import PresetLibrary
@@ -101,6 +101,7 @@ class CompareTab(LazyBody, QWidget):
         self.plot.hideButtons()
         self.plot.getPlotItem().invertY(True)  # the first model on top, as in the table
         quiet_range_changes(self.plot.getAxis("bottom"))
+        still_axes(self.plot)
         self.legend = QLabel()  # filled by apply_theme and _draw_bars
         self.legend.setObjectName("compare_legend")
         self.legend.setWordWrap(True)
@@ -268,6 +269,7 @@ class CompareTab(LazyBody, QWidget):
         # half a row of room above the first bar and below the last
         if self._changed("y_range", len(shown)):
             self.plot.setYRange(-0.5, max(len(shown), 1) - 0.5, padding=0)
+        settle_view(self.plot)
 
     def _fit_names(self, *_: object) -> None:
         """The y axis's labels: every model's full name, wrapped when wider than its share.

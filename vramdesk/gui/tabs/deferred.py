@@ -42,6 +42,14 @@ class WhenShown(QObject):
         if self.view.isVisible():
             self._timer.start()
 
+    def mark_stale(self) -> None:
+        """The figures changed and a :meth:`request` follows: stale, no refresh scheduled.
+
+        A view shown, or asked for what it shows (:meth:`ensure`), before the request
+        comes refreshes then.
+        """
+        self.stale = True
+
     def request_redraw(self, *_args: object) -> None:
         """The display (not the figures) changed: redraw now when shown, else when shown."""
         if self.stale:

@@ -33,7 +33,7 @@ import pyqtgraph as pg
 from vramdesk.core.present import views
 from vramdesk.core.solve.verdict import usable_sentence
 from vramdesk.core.units import format_bytes, to_unit
-from vramdesk.gui.chart.plotting import CornerLegend
+from vramdesk.gui.chart.plotting import CornerLegend, settle_view, still_axes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text
 from vramdesk.gui.tabs.deferred import LazyBody, WhenShown
@@ -70,6 +70,7 @@ class KvGrowthTab(LazyBody, QWidget):
         self._contexts: list[int] = []
         self._axis_label = ""
         self._context_ticks: list = []
+        self._drawn_unit = None  # the unit the curves and the grid were last drawn in
         self.updates = WhenShown(self, self._compute, self._draw)
         controller.breakdownChanged.connect(self.updates.request)
         # same figures, other unit: redrawn, not re-estimated
@@ -84,6 +85,8 @@ class KvGrowthTab(LazyBody, QWidget):
 
     def _build_body(self) -> None:
         self.plot = pg.PlotWidget()
+        self.plot.setObjectName("kv_plot")
+        still_axes(self.plot)
         self.plot.setLogMode(x=True, y=True)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLabel("bottom", self.tr("context (tokens per sequence)"))
@@ -156,8 +159,16 @@ class KvGrowthTab(LazyBody, QWidget):
             self.controller.model.max_position_embeddings or 0, views.SOURCE_GRID_CONTEXTS[-1]
         )
         # the grid's contexts are among the curves' points: one kv_growth call serves both
-        self._contexts = sorted(set(views.growth_contexts(limit)) | set(views.SOURCE_GRID_CONTEXTS))
-        self._series = self.controller.kv_growth(self._contexts, self.batches())
+        contexts = sorted(set(views.growth_contexts(limit)) | set(views.SOURCE_GRID_CONTEXTS))
+        series = self.controller.kv_growth(contexts, self.batches())
+        drawn = (self._contexts, self._series, self._drawn_unit)
+        if (contexts, series, self.controller.unit) == drawn:
+            # the curves and the grid are as drawn (an edit of the context moves only this
+            # workload's point): their items are not set again (issue 24)
+            self._draw_budget(contexts)
+            settle_view(self.plot)
+            return
+        self._contexts, self._series = contexts, series
         self._draw()
 
     def _draw(self) -> None:
@@ -165,6 +176,7 @@ class KvGrowthTab(LazyBody, QWidget):
         if not self._series:
             return
         contexts, unit, batches = self._contexts, self.controller.unit, self.batches()
+        self._drawn_unit = unit
         self.curves = dict(zip(batches, self.slots, strict=False))
         for i, curve in enumerate(self.slots):
             batch = batches[i] if i < len(batches) and batches[i] in self._series else None
@@ -180,6 +192,7 @@ class KvGrowthTab(LazyBody, QWidget):
             self._context_ticks = ticks
             self.plot.getAxis("bottom").setTicks(ticks)
         self._draw_budget(contexts)
+        settle_view(self.plot)
         self._fill_grid()
 
     def budget_bytes(self) -> int | None:

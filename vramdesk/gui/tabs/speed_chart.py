@@ -18,13 +18,13 @@ import math
 
 # PySide6 before pyqtgraph: pyqtgraph uses the Qt binding that is already imported.
 # isort: off
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 import pyqtgraph as pg
 # isort: on
 
-from vramdesk.gui.chart.plotting import FixedLegend
+from vramdesk.gui.chart.plotting import FixedLegend, settle_view, still_axes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_note
 from vramdesk.gui.tabs.deferred import LazyBody, WhenShown
@@ -34,6 +34,8 @@ from vramdesk.gui.theme import ChartTheme, follow, legend_font_to_axes, style_le
 AGGREGATE_COLOUR = "#0072B2"
 PER_SEQUENCE_COLOUR = "#E69F00"
 COMPUTE_COLOUR = "#009E73"
+#: How long a shown chart waits for the solve of a new breakdown before drawing without it.
+SOLVE_WAIT_MS = 150
 
 
 class SpeedChartTab(LazyBody, QWidget):
@@ -60,10 +62,25 @@ class SpeedChartTab(LazyBody, QWidget):
         super().__init__(parent)
         self.controller = controller
         self.chart = None
+        self._drawn: dict[str, object] = {}  # what the axes and lines show (set on change)
         self.updates = WhenShown(self, self.refresh)
-        controller.breakdownChanged.connect(self.updates.request)
-        # the memory limit is the solve's, which arrives after the breakdown (off-thread)
-        controller.solveChanged.connect(self.updates.request)
+        # the chart's concurrencies and its memory line are the solve's, which arrives after
+        # the breakdown (off-thread): a new breakdown makes the chart stale and the solve that
+        # follows every one (solveChanged) draws it, once an edit. A solve still running after
+        # SOLVE_WAIT_MS (a huge model's) lets the chart draw with the last limit meanwhile.
+        self._solve_wait = QTimer(self, singleShot=True, interval=SOLVE_WAIT_MS)
+        self._solve_wait.timeout.connect(self.updates.request)
+        controller.breakdownChanged.connect(self._on_breakdown_changed)
+        controller.solveChanged.connect(self._on_solve_changed)
+
+    def _on_breakdown_changed(self, *_args: object) -> None:
+        self.updates.mark_stale()
+        if self.isVisible():
+            self._solve_wait.start()
+
+    def _on_solve_changed(self, *_args: object) -> None:
+        self._solve_wait.stop()
+        self.updates.request()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         """Build the widgets before the first paint (hidden, the tab has none)."""
@@ -73,10 +90,15 @@ class SpeedChartTab(LazyBody, QWidget):
     def _build_body(self) -> None:
         self.plot = pg.PlotWidget(enableMenu=False)
         self.plot.setObjectName("speed_plot")
+        still_axes(self.plot)
         self.plot.setLogMode(x=True, y=True)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLabel("bottom", self.tr("concurrency (live sequences)"))
         self.plot.setLabel("left", self.tr("decode tokens/s"))
+        # the tokens/s labels change width with nearly every edit: a y axis that narrowed for
+        # them re-laid out the plot and drew both axes and the plot again, three paints an
+        # edit; it widens as a label needs, and keeps that width
+        self.plot.getAxis("left").setStyle(autoReduceTextSpace=False)
         self.past_memory = pg.LinearRegionItem(
             movable=False, brush=pg.mkBrush(192, 57, 43, 28), pen=pg.mkPen(None)
         )
@@ -169,6 +191,7 @@ class SpeedChartTab(LazyBody, QWidget):
     def refresh(self) -> None:
         """Ask the core for the chart's figures and draw them, now."""
         self._ensure_body()
+        self._solve_wait.stop()
         self.updates.mark_fresh()
         chart = self.controller.speed_chart()
         if chart is None or not hasattr(chart, "points"):  # no catalog GPU, or a missing fact
@@ -206,21 +229,25 @@ class SpeedChartTab(LazyBody, QWidget):
         if limit:
             # shown first: pyqtgraph's label renders a new format only while it is visible
             self.memory_line.show()
-            self.memory_line.setPos(math.log10(limit))
-            self.memory_line.label.setFormat(
-                self.tr("memory limit\n{0} sequences").format(f"{limit:,}")
-            )
-            self.past_memory.setRegion((math.log10(limit), math.log10(xs[-1])))
+            if self._changed("memory_pos", limit):
+                self.memory_line.setPos(math.log10(limit))
+            label = self.tr("memory limit\n{0} sequences").format(f"{limit:,}")
+            if self._changed("memory_label", label):
+                self.memory_line.label.setFormat(label)
+            region = (math.log10(limit), math.log10(xs[-1]))
+            if self._changed("past_memory", region):
+                self.past_memory.setRegion(region)
             self.past_memory.show()
         else:
             self.memory_line.hide()
             self.past_memory.hide()
         if chart.compute_bound_from is not None:
             self.compute_line.show()
-            self.compute_line.setPos(math.log10(chart.compute_bound_from))
-            self.compute_line.label.setFormat(
-                self.tr("compute bound\nfrom {0}").format(f"{chart.compute_bound_from:,}")
-            )
+            if self._changed("compute_pos", chart.compute_bound_from):
+                self.compute_line.setPos(math.log10(chart.compute_bound_from))
+            label = self.tr("compute bound\nfrom {0}").format(f"{chart.compute_bound_from:,}")
+            if self._changed("compute_label", label):
+                self.compute_line.label.setFormat(label)
         else:
             self.compute_line.hide()
         if limit == 0:
@@ -237,8 +264,18 @@ class SpeedChartTab(LazyBody, QWidget):
         self.assumptions.setText(
             "\n".join(self.tr("Assumes: {0}").format(tr_note(a)) for a in chart.assumptions)
         )
-        self.plot.getAxis("bottom").setTicks([concurrency_ticks(xs[-1]), []])
-        self.plot.setXRange(0, math.log10(xs[-1]), padding=0.02)
+        # the axis is drawn again on every setTicks and setXRange: only when they change
+        if self._changed("ticks", xs[-1]):
+            self.plot.getAxis("bottom").setTicks([concurrency_ticks(xs[-1]), []])
+            self.plot.setXRange(0, math.log10(xs[-1]), padding=0.02)
+        settle_view(self.plot)
+
+    def _changed(self, key: str, value: object) -> bool:
+        """Remember ``value`` for ``key``; True when it differs from the last one."""
+        if self._drawn.get(key, self) == value:
+            return False
+        self._drawn[key] = value
+        return True
 
 
 def concurrency_ticks(hi: int) -> list[tuple[float, str]]:
