@@ -185,9 +185,7 @@ class CompareTab(LazyBody, QWidget):
             item.setCheckState(Qt.CheckState.Checked if key in checked else Qt.CheckState.Unchecked)
             self.picker.addItem(item)
         self.picker.blockSignals(False)
-        # wide enough for the longest name (and the check box), within reason: a longer name
-        # (Llama-4-Maverick-17B-128E-Instruct) is elided in its middle, whole in its tooltip,
-        # so that the chart keeps its share of a 1280-px window
+        # the longest name and check box, up to 240 px (longer names elide in the middle)
         self.picker.setMinimumWidth(min(self.picker.sizeHintForColumn(0) + 28, 240))
         self.updates.request()
 
