@@ -23,43 +23,43 @@
 <context>
     <name>BreakdownChart</name>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="64"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="70"/>
         <source>estimate (per GPU)</source>
         <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito). The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present. 0: the next turn of the event loop (coalesces a burst without waiting). Pixels between the capacity label&apos;s anchor and the plot area&apos;s right edge. x range of the plot: the bar (centred on 0) in the left part, room on its right for the capacity and free-memory labels, which sit at the right end of their lines.</extracomment>
         <translation>見積もり（GPU あたり）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="171"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="178"/>
         <source>total {0}</source>
         <translation>合計 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="180"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="187"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="260"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="268"/>
         <source>local free</source>
         <translation>ローカルの空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="271"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="279"/>
         <source>{0} · {1} weights · {2} tokens x {3} · {4} · {5}</source>
         <translation>{0} · 重み {1} · {2} トークン x {3} · {4} · {5}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="272"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="280"/>
         <source>custom model</source>
         <translation>カスタムモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="285"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="293"/>
         <source>local GPU {0} ({1})</source>
         <translation>ローカル GPU {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="286"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="294"/>
         <source>custom</source>
         <translation>指定容量</translation>
     </message>
@@ -151,17 +151,17 @@
 <context>
     <name>CompareTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="227"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="226"/>
         <source>This model: {0}</source>
         <translation>このモデル: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="253"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="252"/>
         <source>memory per GPU ({0})</source>
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="167"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="168"/>
         <source>capacity {0}</source>
         <extracomment>Thickness of a model&apos;s bar, in rows (the rest of its row is the gap to the next) ... ... and at most this many pixels: a tall plot keeps bars of a bar&apos;s weight, not slabs. The stacked parts, left to right (a hybrid&apos;s recurrent state is drawn with its KV cache). The widest a model name may be before it is wrapped, as a share of the plot&apos;s width.</extracomment>
         <translation>容量 {0}</translation>
@@ -510,14 +510,24 @@
         <translation>--cpu-moe は効果がありません：このモデルにはルーティングされるエキスパートがありません</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
-        <source>--language-model-only: the vision and audio towers and projectors ({0} parameters) are not loaded</source>
-        <translation>--language-model-only: 画像・音声エンコーダーとプロジェクター（{0} パラメータ）は読み込まれません</translation>
+        <location filename="../../vramdesk/gui/core_text.py" line="122"/>
+        <source>includes the multimodal encoders and projectors: {0} parameters</source>
+        <translation>マルチモーダルエンコーダーとプロジェクターを含みます: {0} パラメータ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
-        <source>--language-model-only: this model has no vision or audio tower to leave out</source>
-        <translation>--language-model-only: このモデルには除外する画像・音声エンコーダーがありません</translation>
+        <location filename="../../vramdesk/gui/core_text.py" line="123"/>
+        <source>includes the multimodal encoders and projectors: {0} parameters (vLLM --language-model-only leaves them out)</source>
+        <translation>マルチモーダルエンコーダーとプロジェクターを含みます: {0} パラメータ（vLLM --language-model-only で除外できます）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="128"/>
+        <source>not counted: the checkpoint&apos;s {0} multi-token-prediction layer(s) ({1} parameters), loaded only for MTP speculative decoding</source>
+        <translation>含めていません: チェックポイントのマルチトークン予測（MTP）層 {0} 層（{1} パラメータ）。MTP 投機的デコードでのみ読み込まれます</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="129"/>
+        <source>not counted: the checkpoint&apos;s {0} multi-token-prediction layer(s), loaded only for MTP speculative decoding</source>
+        <translation>含めていません: チェックポイントのマルチトークン予測（MTP）層 {0} 層。MTP 投機的デコードでのみ読み込まれます</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="91"/>
@@ -665,16 +675,6 @@
         <translation>ハイブリッドモデル: {0} トークンのブロック</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="122"/>
-        <source>includes the vision and audio towers and projectors: {0} parameters</source>
-        <translation>画像・音声エンコーダーとプロジェクターを含みます: {0} パラメータ</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="123"/>
-        <source>includes the vision and audio towers and projectors: {0} parameters (vLLM --language-model-only leaves them out)</source>
-        <translation>画像・音声エンコーダーとプロジェクターを含みます: {0} パラメータ（vLLM --language-model-only で除外できます）</translation>
-    </message>
-    <message>
         <location filename="../../vramdesk/gui/core_text.py" line="124"/>
         <source>live_buffers = {0} is an assumption; calibrate it by measurement</source>
         <translation>live_buffers = {0} は仮定です。測定で較正してください</translation>
@@ -693,11 +693,6 @@
         <location filename="../../vramdesk/gui/core_text.py" line="127"/>
         <source>modelled within about {0} %: calibrate from the log&apos;s compute buffer line</source>
         <translation>誤差は約 {0} %: ログの compute buffer 行から較正してください</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="128"/>
-        <source>not counted: the checkpoint&apos;s multi-token-prediction layers: {0} loaded only for MTP speculative decoding</source>
-        <translation>含めていません: チェックポイントのマルチトークン予測（MTP）層 {0} 層。MTP 投機的デコードでのみ読み込まれます</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="130"/>
@@ -751,13 +746,13 @@
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="140"/>
-        <source>the output layer stays in host memory (n_gpu_layers &lt;= num_hidden_layers): its matrix ({0} bytes) is copied into the compute buffer for batches of {1}+ tokens (ggml-backend.cpp scheduler)</source>
-        <translation>出力層はホストメモリに残ります (n_gpu_layers &lt;= num_hidden_layers): {1} トークン以上のバッチではその行列 ({0} バイト) が計算バッファにコピーされます (ggml-backend.cpp のスケジューラ)</translation>
+        <source>the multimodal encoders ({0} parameters) are not in the model&apos;s GGUF: the projector file (--mmproj) holds them</source>
+        <translation>マルチモーダルエンコーダー（{0} パラメータ）はモデルの GGUF に含まれず、プロジェクターファイル（--mmproj）にあります</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="141"/>
-        <source>the vision and audio towers ({0} parameters) are not in the model&apos;s GGUF: the projector file (--mmproj) holds them</source>
-        <translation>画像・音声エンコーダー（{0} パラメータ）はモデルの GGUF に含まれず、プロジェクターファイル（--mmproj）にあります</translation>
+        <source>the output layer stays in host memory (n_gpu_layers &lt;= num_hidden_layers): its matrix ({0} bytes) is copied into the compute buffer for batches of {1}+ tokens (ggml-backend.cpp scheduler)</source>
+        <translation>出力層はホストメモリに残ります (n_gpu_layers &lt;= num_hidden_layers): {1} トークン以上のバッチではその行列 ({0} バイト) が計算バッファにコピーされます (ggml-backend.cpp のスケジューラ)</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="142"/>
@@ -836,14 +831,19 @@
         <translation>{usable}（{exact} B）</translation>
     </message>
     <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="89"/>
+        <source>--language-model-only: the multimodal encoders and projectors ({0} parameters) are not loaded</source>
+        <translation>--language-model-only: マルチモーダルエンコーダーとプロジェクター（{0} パラメータ）は読み込まれません</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="90"/>
+        <source>--language-model-only: this model has no multimodal encoder to leave out</source>
+        <translation>--language-model-only: このモデルには除外するマルチモーダルエンコーダーがありません</translation>
+    </message>
+    <message>
         <location filename="../../vramdesk/gui/core_text.py" line="118"/>
         <source>flash attention off: the f32 KQ scores are in the compute buffer</source>
         <translation>Flash Attention オフ: f32 の KQ スコアが計算バッファに載る</translation>
-    </message>
-    <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="129"/>
-        <source>not counted: the checkpoint&apos;s multi-token-prediction layers: {0} of {1} parameters, loaded only for MTP speculative decoding</source>
-        <translation>含めていません: チェックポイントのマルチトークン予測（MTP）層 {0} 層（{1} パラメータ）。MTP 投機的デコードでのみ読み込まれます</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/core_text.py" line="145"/>
@@ -1461,34 +1461,34 @@
 <context>
     <name>KvGrowthTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="89"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="92"/>
         <source>context (tokens per sequence)</source>
         <extracomment>One colour per curve slot (Okabe-Ito): the grid&apos;s concurrencies, then the current one.</extracomment>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="103"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="106"/>
         <source>KV budget</source>
         <translation>KV 予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="114"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="117"/>
         <source>this workload</source>
         <translation>このワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="174"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="186"/>
         <source>KV cache ({0})</source>
         <translation>KV キャッシュ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="202"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="215"/>
         <source>No KV budget on this GPU: {0}</source>
         <translation>この GPU には KV 予算がありません: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="217"/>
         <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="230"/>
+        <location filename="../../vramdesk/gui/tabs/kv_growth.py" line="243"/>
         <source>{0} concurrent</source>
         <translation>同時 {0}</translation>
     </message>
@@ -2422,77 +2422,77 @@
 <context>
     <name>SpeedChartTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="78"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="96"/>
         <source>concurrency (live sequences)</source>
-        <extracomment>Okabe-Ito: all sequences together, one sequence.</extracomment>
+        <extracomment>Okabe-Ito: all sequences together, one sequence. How long a shown chart waits for the solve of a new breakdown before drawing without it.</extracomment>
         <translation>同時実行数（処理中のシーケンス）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="79"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="97"/>
         <source>decode tokens/s</source>
         <translation>デコード トークン/秒</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="88"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="110"/>
         <source>total, expected</source>
         <translation>合計・予想</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="93"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="115"/>
         <source>total, ceiling</source>
         <translation>合計・上限</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="98"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="120"/>
         <source>per seq., expected</source>
         <translation>シーケンスあたり・予想</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="103"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="125"/>
         <source>per seq., ceiling</source>
         <translation>シーケンスあたり・上限</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="125"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="147"/>
         <source>this workload</source>
         <translation>このワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="177"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="200"/>
         <source>Speed: pick a catalog GPU (its bandwidth and peak).</source>
         <translation>速度: カタログの GPU を選んでください（帯域幅とピーク性能）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="211"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="234"/>
         <source>memory limit
 {0} sequences</source>
         <translation>メモリの上限
 {0} シーケンス</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="222"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="248"/>
         <source>compute bound
 from {0}</source>
         <translation>{0} から
 演算律速</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="227"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="254"/>
         <source>Not even one sequence fits on {0}.</source>
         <translation>{0} には 1 シーケンスも収まりません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="229"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="256"/>
         <source>The memory limit follows when the solve is done.</source>
         <translation>メモリの上限は求解が終わると表示されます。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="233"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="260"/>
         <source>Decode on {0} at {1} tokens per sequence; memory holds {2} sequences.</source>
         <translation>{0} で 1 シーケンスあたり {1} トークンのデコード。メモリには {2} シーケンスが収まります。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="238"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="265"/>
         <source>Assumes: {0}</source>
         <translation>前提: {0}</translation>
     </message>
@@ -2500,12 +2500,12 @@ from {0}</source>
 <context>
     <name>SpeedPanel</name>
     <message>
-        <location filename="../../vramdesk/gui/panels/speed.py" line="48"/>
+        <location filename="../../vramdesk/gui/panels/speed.py" line="55"/>
         <source>Speed: pick a catalog GPU (its bandwidth and peak).</source>
         <translation>速度: カタログの GPU を選んでください（帯域幅とピーク性能を使います）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/speed.py" line="53"/>
+        <location filename="../../vramdesk/gui/panels/speed.py" line="60"/>
         <source>Decode {0} / ceiling {2} tokens/s per sequence ({1} / {3} in all)
 Prefill {4} / ceiling {6} tokens/s; first token {5} s</source>
         <translation>デコード {0} / 上限 {2} tokens/s（1 系列あたり、全体で {1} / {3}）

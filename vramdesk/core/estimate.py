@@ -86,6 +86,6 @@ def tower_note(model: ModelSpec, runtime: Runtime) -> str | None:
         return None
     flag = " (vLLM --language-model-only leaves them out)" if runtime.engine is Engine.VLLM else ""
     return (
-        f"includes the vision and audio towers and projectors: {model.encoder_params:,} "
+        f"includes the multimodal encoders and projectors: {model.encoder_params:,} "
         f"parameters{flag}"
     )

@@ -39,7 +39,7 @@ def test_the_towers_leave_the_weights_and_nothing_else_moves():
     assert full.weights.bytes - text.weights.bytes == 2 * 456_010_480
     assert text.kv_cache.bytes == full.kv_cache.bytes
     assert (
-        "--language-model-only: the vision and audio towers and projectors (456,010,480 "
+        "--language-model-only: the multimodal encoders and projectors (456,010,480 "
         "parameters) are not loaded"
     ) in text.weights.assumptions
 
@@ -59,7 +59,7 @@ def test_a_text_model_says_there_is_nothing_to_leave_out():
     )
     b = estimate(imported.model, imported.weights, WL, VLLM.replace(language_model_only=True))
     assert b.weights.bytes == estimate(imported.model, imported.weights, WL, VLLM).weights.bytes
-    assert "no vision or audio tower" in b.weights.assumptions[-1]
+    assert "no multimodal encoder to leave out" in b.weights.assumptions[-1]
 
 
 def test_another_engine_refuses_the_setting_naming_it():
@@ -119,7 +119,7 @@ def test_a_preset_with_its_published_count_loses_the_towers_too():
     text = estimate(preset.model, preset.weights, WL, VLLM.replace(language_model_only=True))
     assert full.weights.bytes - text.weights.bytes == 846_120_672
     assert (
-        "includes the vision and audio towers and projectors: 423,060,336 parameters (vLLM "
+        "includes the multimodal encoders and projectors: 423,060,336 parameters (vLLM "
         "--language-model-only leaves them out)"
     ) in full.weights.assumptions
 
@@ -135,7 +135,7 @@ def test_llama_cpp_reads_the_towers_from_the_projector_file_not_the_models_gguf(
     text = preset.model.replace(params=27_432_406_640 - 423_060_336, encoder_params=0)
     assert b.weights.bytes == estimate(text, preset.weights, WL, llamacpp).weights.bytes
     assert (
-        "the vision and audio towers (423,060,336 parameters) are not in the model's GGUF: "
+        "the multimodal encoders (423,060,336 parameters) are not in the model's GGUF: "
         "the projector file (--mmproj) holds them"
     ) in b.weights.assumptions
     with_projector = estimate(

@@ -106,8 +106,8 @@ def test_the_weights_say_the_mtp_layers_are_left_out_and_weigh_the_same_without_
     without = imported.model.replace(num_nextn_predict_layers=0)
     assert b.weights.bytes == estimate(without, imported.weights, w, Runtime()).weights.bytes
     assert b.weights.assumptions[-1] == (
-        "not counted: the checkpoint's multi-token-prediction layers: 1 of 13,463,426,304 "
-        "parameters, loaded only for MTP speculative decoding"
+        "not counted: the checkpoint's 1 multi-token-prediction layer(s) (13,463,426,304 "
+        "parameters), loaded only for MTP speculative decoding"
     )
 
 
@@ -196,13 +196,42 @@ def test_a_layer_past_the_model_is_kept_when_the_config_declares_no_mtp_layers(t
     assert load_model(folder).model.checkpoint_bytes == 3_742
 
 
-def test_an_index_naming_a_shard_outside_its_folder_is_not_followed(tmp_path):
+def test_an_index_naming_a_shard_outside_its_folder_is_refused_in_one_line(tmp_path):
+    from vramdesk.core import FileReadError
+
     folder = _folder(tmp_path, index=True)
     index = json.loads((folder / "model.safetensors.index.json").read_text())
     index["weight_map"]["model.layers.2.eh_proj.weight"] = "../elsewhere.safetensors"
     (folder / "model.safetensors.index.json").write_text(json.dumps(index))
-    # the entry is dropped: only enorm (128 bytes) is known to be an MTP tensor
-    assert load_model(folder).model.checkpoint_bytes == 3_742 - 128
+    with pytest.raises(FileReadError) as err:
+        load_model(folder)
+    assert err.value.field == "path" and "\n" not in str(err.value)
+    assert "'../elsewhere.safetensors', not a .safetensors file beside the index" in str(err.value)
+
+
+def test_an_index_that_puts_an_mtp_tensor_in_the_wrong_shard_is_refused(tmp_path):
+    from vramdesk.core import FileReadError
+
+    folder = _folder(tmp_path, index=True)
+    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    index["weight_map"]["model.layers.2.enorm.weight"] = "model-00001-of-00002.safetensors"
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(FileReadError, match="whose header has no such tensor"):
+        load_model(folder)
+
+
+def test_a_total_size_below_the_mtp_tensors_is_refused_not_made_negative(tmp_path):
+    from vramdesk.core import FileReadError
+
+    folder = _folder(tmp_path, index=True)
+    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    index["metadata"]["total_size"] = 100  # the MTP tensors alone are 728 bytes
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(FileReadError) as err:
+        load_model(folder)
+    assert "total_size (100 bytes) is less than its multi-token-prediction tensors alone " in (
+        str(err.value)
+    )
 
 
 def test_a_non_integer_mtp_layer_count_is_refused_naming_the_field():

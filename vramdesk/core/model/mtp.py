@@ -112,10 +112,10 @@ def mtp_note(m: ModelSpec) -> str | None:
     params = mtp_params(m)
     if params:
         return (
-            f"not counted: the checkpoint's multi-token-prediction layers: {n} of "
-            f"{params:,} parameters, loaded only for MTP speculative decoding"
+            f"not counted: the checkpoint's {n} multi-token-prediction layer(s) ({params:,} "
+            "parameters), loaded only for MTP speculative decoding"
         )
     return (
-        f"not counted: the checkpoint's multi-token-prediction layers: {n}, loaded only for "
+        f"not counted: the checkpoint's {n} multi-token-prediction layer(s), loaded only for "
         "MTP speculative decoding"
     )

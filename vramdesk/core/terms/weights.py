@@ -122,15 +122,20 @@ def _weights_part(model: ModelSpec, spec: WeightSpec, tp: int, pp: int) -> Part:
     shards = runtime.tensor_parallel_size * runtime.pipeline_parallel_size
     if model.checkpoint_bytes is not None and model.checkpoint_format == spec.storage_key():
         total = model.checkpoint_bytes
-        formula = "checkpoint bytes / (TP * PP)"
-        subst = f"{total:,} / ({runtime.tensor_parallel_size} * {runtime.pipeline_parallel_size})"
+        formula, subst = "checkpoint bytes", f"{total:,}"
+        if shards > 1:
+            formula += " / (TP * PP)"
+            subst += f" / ({runtime.tensor_parallel_size} * {runtime.pipeline_parallel_size})"
         return Part(
             "weights",
             "Weights",
             ceil_bytes(Fraction(total, shards)),
             formula,
             subst,
-            ("exact size from the checkpoint's index (total_size)",),
+            (
+                "exact size of the checkpoint's tensors (its index's total_size or its "
+                "safetensors headers; multi-token-prediction tensors left out)",
+            ),
         )
     groups = weight_groups(model, spec)
     total = sum(ceil_bytes(Fraction(n) * b / 8) for _, n, b in groups)

@@ -286,8 +286,8 @@ class LlamaCppProfile(FormulaProfile):
             )
             + (
                 (
-                    f"the vision and audio towers ({model.encoder_params:,} parameters) are not "
-                    "in the model's GGUF: the projector file (--mmproj) holds them",
+                    f"the multimodal encoders ({model.encoder_params:,} parameters) are not in "
+                    "the model's GGUF: the projector file (--mmproj) holds them",
                 )
                 if model.encoder_params
                 else ()

@@ -226,11 +226,11 @@ def vllm_weights_part(model: ModelSpec, spec: WeightSpec, runtime: Runtime) -> P
     tower = model.encoder_params
     if not tower:
         part = _loaded_weights(model, spec, runtime)
-        note = "--language-model-only: this model has no vision or audio tower to leave out"
+        note = "--language-model-only: this model has no multimodal encoder to leave out"
     else:
         part = _loaded_weights(language_model(model), spec, runtime)
         note = (
-            f"--language-model-only: the vision and audio towers and projectors ({tower:,} "
+            f"--language-model-only: the multimodal encoders and projectors ({tower:,} "
             "parameters) are not loaded"
         )
     return dataclasses.replace(part, assumptions=(*part.assumptions, note))

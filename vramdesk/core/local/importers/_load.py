@@ -161,7 +161,22 @@ def _folder_bytes(
         mtp_bytes = 0
         for f in files:
             header = read_header(folder / f)
-            mtp_bytes += sum(_tensor_bytes(header.tensors[n]) for n in mtp if n in header.tensors)
+            for name in (n for n, shard in mtp.items() if shard == f):
+                if name not in header.tensors:
+                    raise FileReadError(
+                        "path",
+                        f"{INDEX_NAME}: weight_map puts {name!r} in {f}, whose header has no "
+                        "such tensor",
+                        "inconsistent",
+                    )
+                mtp_bytes += _tensor_bytes(header.tensors[name])
+        if mtp_bytes > total:
+            raise FileReadError(
+                "path",
+                f"{INDEX_NAME}: metadata.total_size ({total:,} bytes) is less than its "
+                f"multi-token-prediction tensors alone ({mtp_bytes:,} bytes)",
+                "inconsistent",
+            )
         return total - mtp_bytes, (
             f"{note}, less {mtp_bytes:,} bytes of {len(mtp):,} multi-token-prediction tensors "
             "(loaded only for speculative decoding)"

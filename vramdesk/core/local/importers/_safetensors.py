@@ -234,14 +234,12 @@ def index_total_bytes(path: Path) -> int:
 def read_index(path: Path) -> tuple[int, dict[str, str]]:
     """``metadata.total_size`` and the ``weight_map`` (tensor name -> shard file name).
 
-    Entries of ``weight_map`` that are not a string naming a ``.safetensors`` file in the
-    index's own folder (no directory part) are left out: the index is untrusted and never
-    names a file elsewhere.
-
     Raises
     ------
     FileReadError
-        ``path``: over 64 MiB, not JSON, or without a whole-number ``metadata.total_size``.
+        ``path``: over 64 MiB, not JSON, without a whole-number ``metadata.total_size``, or
+        with a ``weight_map`` entry that is not a ``.safetensors`` file beside the index (the
+        index is untrusted: it never sends the reader to a file elsewhere).
     """
     index = read_json_object(path, INDEX_LIMIT_BYTES, "path")
     meta = index.get("metadata")
@@ -251,16 +249,17 @@ def read_index(path: Path) -> tuple[int, dict[str, str]]:
             "path", f"{path.name} has no whole-number metadata.total_size", "no_total"
         )
     raw = index.get("weight_map")
-    weight_map = {
-        k: v
-        for k, v in (raw.items() if isinstance(raw, dict) else ())
-        if isinstance(k, str)
-        and isinstance(v, str)
-        and v.endswith(".safetensors")
-        and "/" not in v
-        and "\\" not in v
-        and v not in (".", "..")
-    }
+    weight_map: dict[str, str] = {}
+    for k, v in raw.items() if isinstance(raw, dict) else ():
+        plain = isinstance(v, str) and v.endswith(".safetensors") and not {"/", "\\"} & set(v)
+        if not isinstance(k, str) or not plain:
+            raise FileReadError(
+                "path",
+                f"{path.name}: weight_map puts {str(k)[:80]!r} in {str(v)[:80]!r}, not a "
+                ".safetensors file beside the index",
+                "outside",
+            )
+        weight_map[k] = v
     return total, weight_map
 
 
