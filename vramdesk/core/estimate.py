@@ -81,8 +81,9 @@ def tower_note(model: ModelSpec, runtime: Runtime) -> str | None:
     from a separate projector file and vLLM's ``--language-model-only`` leaves them out, and
     those profiles say so in their own notes. None without towers.
     """
-    skipped = runtime.engine in (Engine.LLAMA_CPP, Engine.OLLAMA) or runtime.language_model_only
-    if not model.encoder_params or skipped or runtime.loaded_weights_bytes is not None:
+    if not model.encoder_params or not runtime.loads_encoders:
+        return None
+    if runtime.loaded_weights_bytes is not None:
         return None
     flag = " (vLLM --language-model-only leaves them out)" if runtime.engine is Engine.VLLM else ""
     return (

@@ -15,7 +15,7 @@ from typing import Any
 from vramdesk.core.estimate import estimate
 from vramdesk.core.model.formats import WeightFormat, WeightSpec
 from vramdesk.core.model.runtime import Runtime
-from vramdesk.core.model.spec import ModelSpec
+from vramdesk.core.model.spec import ModelSpec, language_model
 from vramdesk.core.model.workload import Workload
 from vramdesk.core.terms.breakdown import Breakdown
 from vramdesk.core.terms.speed import Roof, StepCost, decode_step, peak_for, prefill_cost, roof
@@ -250,6 +250,8 @@ def speed(
     e = workload.kv_dtype.bytes_per_element
     batch, context = workload.batch, workload.context_tokens
     prompt = workload.prompt_len or context
+    if not runtime.loads_encoders:  # the breakdown's weights hold no encoder to leave unread
+        model = language_model(model)
     dec = decode_step(model, weights, breakdown, batch, context, e)
     pre = prefill_cost(model, weights, breakdown, prompt, e)
     c = constants or constants_for(runtime.engine)

@@ -143,3 +143,21 @@ def test_llama_cpp_reads_the_towers_from_the_projector_file_not_the_models_gguf(
     )
     assert with_projector.projector.bytes == 858_000_000  # counted once, as its own part
     assert with_projector.weights.bytes == b.weights.bytes
+
+
+def test_a_decode_step_reads_the_language_model_not_the_encoders():
+    from vramdesk.core.model.formats import WeightFormat, WeightSpec
+    from vramdesk.core.model.spec import count_params
+    from vramdesk.core.terms.speed import weights_read_bytes
+
+    # Qwen3.5-9B in int4 (g128), formula profile: text tokens run through neither the input
+    # embedding table (a lookup: its 248,320 x 4,096 rows stay unread) nor the vision tower
+    # (456,010,480 parameters), both kept 16-bit: the step reads the weights less
+    # 2 x (embedding + tower) bytes
+    imported = _qwen3_5_9b()
+    m = imported.model
+    int4 = WeightSpec(WeightFormat.parse("int4"))
+    b = estimate(m, int4, WL, Runtime())
+    embed = count_params(m).embedding
+    assert embed == 248_320 * 4096 and not m.tie_word_embeddings
+    assert weights_read_bytes(m, int4, b, 1) == b.weights.bytes - 2 * (embed + 456_010_480)

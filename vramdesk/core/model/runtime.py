@@ -338,6 +338,15 @@ class Runtime:
     ep_size: int = 1
     language_model_only: bool = False
 
+    @property
+    def loads_encoders(self) -> bool:
+        """Whether the engine loads a multimodal model's encoders with it (``encoder_params``).
+
+        Not llama.cpp or Ollama (their GGUF holds the language model; the encoders are the
+        projector file), not vLLM with ``--language-model-only``.
+        """
+        return self.engine not in (Engine.LLAMA_CPP, Engine.OLLAMA) and not self.language_model_only
+
     def world_size(self) -> int:
         """GPUs the deployment takes: ``tp * pp * dp``; SGLang's attention DP is inside TP.
 

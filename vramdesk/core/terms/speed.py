@@ -112,7 +112,8 @@ def step_params(model: ModelSpec, tokens: int) -> StepParams:
     except InputError:  # only the total is known: every parameter read and multiplied
         return StepParams(total, total, total)
     embed = 0 if model.tie_word_embeddings else c.embedding
-    dense = total - embed - c.routed_experts
+    # a multimodal model's encoders run on images, not on the text a step decodes
+    dense = total - embed - c.routed_experts - model.encoder_params
     touched = experts_touched(model.num_local_experts, model.num_experts_per_tok, tokens)
     active = Fraction(model.num_experts_per_tok, model.num_local_experts or 1)
     return StepParams(
@@ -141,10 +142,12 @@ def weights_read_bytes(
     """Bytes of weights one step of ``tokens`` tokens reads, per GPU (exact int).
 
     The breakdown's weights less what the step does not read: the input embedding table
-    (untied: a lookup reads only its rows) and the routed experts no token touches
-    (:func:`step_params`), each at its own group's bits per weight where the format has
-    named groups (16-bit embeddings beside int4 layers), else at the weights' mean bytes per
-    parameter (a GGUF recipe, a checkpoint's own byte size), divided over the GPUs.
+    (untied: a lookup reads only its rows), a multimodal model's encoders (pass the model the
+    engine loaded: :func:`vramdesk.core.model.spec.language_model` where it leaves them out)
+    and the routed experts no token touches (:func:`step_params`), each at its own group's
+    bits per weight where the format has named groups (16-bit embeddings beside int4
+    layers), else at the weights' mean bytes per parameter (a GGUF recipe, a checkpoint's own
+    byte size), divided over the GPUs.
     """
     p = step_params(model, tokens)
     if p.read == p.total:
@@ -155,7 +158,7 @@ def weights_read_bytes(
     except InputError:  # no shape: nothing is left unread (step_params reads all)
         return breakdown.weights.bytes
     embed = 0 if model.tie_word_embeddings else c.embedding
-    unread_experts = p.total - embed - p.read
+    unread_experts = p.total - embed - model.encoder_params - p.read
     exact = model.checkpoint_bytes is None or model.checkpoint_format != weights.storage_key()
     embed_bits = (_group_bits(model, weights, "embeddings") if exact else None) or mean
     expert_bits = (
@@ -163,7 +166,14 @@ def weights_read_bytes(
         if exact
         else None
     ) or mean
+    # the encoders sit with the norms (weight_groups' small tensors) or the checkpoint's 16-bit
+    encoder_bits = (
+        (_group_bits(model, weights, "norms") or _group_bits(model, weights, "16-bit"))
+        if exact
+        else None
+    ) or mean
     unread = Fraction(embed) * embed_bits / 8 + Fraction(unread_experts) * expert_bits / 8
+    unread += Fraction(model.encoder_params) * encoder_bits / 8
     return breakdown.weights.bytes - ceil_bytes(unread / breakdown.gpus)
 
 
