@@ -14,7 +14,7 @@ import dataclasses
 from vramdesk.core.engines import profile_for
 from vramdesk.core.model.formats import WeightSpec
 from vramdesk.core.model.inputs import tp_problem, validate_inputs
-from vramdesk.core.model.mtp import mtp_note
+from vramdesk.core.model.mtp import GGUF_MTP_NOTE, mtp_note
 from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
@@ -66,6 +66,8 @@ def estimate(
     validate_inputs(model, weights, workload, runtime)
     breakdown = profile_for(runtime.engine).estimate(model, weights, workload, runtime)
     notes = [n for n in (tower_note(model, runtime), mtp_note(model)) if n is not None]
+    if model.num_nextn_predict_layers and runtime.engine in (Engine.LLAMA_CPP, Engine.OLLAMA):
+        notes.append(GGUF_MTP_NOTE)
     if not notes:
         return breakdown
     part = breakdown.weights

@@ -98,6 +98,7 @@ MARKED = [
     QT_TRANSLATE_NOOP("Core", 'Needs {0} GiB more than is free right now'),
     QT_TRANSLATE_NOOP("Core", 'SGLang leaves total * ({0} - mem_fraction_static) for activations and CUDA graphs'),
     QT_TRANSLATE_NOOP("Core", 'V1 non-torch memory + NCCL buffers when TP/PP > {0} (fitted)'),
+    QT_TRANSLATE_NOOP("Core", "a GGUF that keeps the multi-token-prediction block (GLM-{0}'s NextN layers) loads it too: import the .gguf for its exact size"),
     QT_TRANSLATE_NOOP("Core", 'ceiling: datasheet {0} GB/s and dense fp16 {1} TFLOPS; the input embedding table is not read (a lookup)'),
     QT_TRANSLATE_NOOP("Core", 'ceiling: datasheet {0} GB/s and dense fp32 {1} TFLOPS; the input embedding table is not read (a lookup)'),
     QT_TRANSLATE_NOOP("Core", 'ceiling: datasheet {0} GB/s and dense fp4 {1} TFLOPS; the input embedding table is not read (a lookup)'),

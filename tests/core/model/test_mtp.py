@@ -275,3 +275,19 @@ def test_a_gguf_nextn_block_holds_no_kv_cache_under_llama_cpp():
     assert kv_bytes_per_token(_glm_air_gguf(0).model, KVDtype.FP16, llamacpp) == 192_512
     with pytest.raises(Exception, match=r"glm4moe.nextn_predict_layers: must be below"):
         _glm_air_gguf(47)
+
+
+def test_under_llama_cpp_the_note_says_a_gguf_may_keep_the_mtp_block():
+    from vramdesk.core.engines import Engine
+
+    # convert_hf_to_gguf.py keeps GLM-4.5's NextN block (llama.cpp loads it, does not run it)
+    # and drops DeepSeek's: which one a file holds is the file's to say
+    imported = _deepseek_v3()
+    w = Workload(context_tokens=4096)
+    b = estimate(imported.model, imported.weights, w, Runtime(engine=Engine.LLAMA_CPP))
+    assert b.weights.assumptions[-1] == (
+        "a GGUF that keeps the multi-token-prediction block (GLM-4.5's NextN layers) loads it "
+        "too: import the .gguf for its exact size"
+    )
+    vllm = estimate(imported.model, imported.weights, w, Runtime(engine=Engine.VLLM))
+    assert not any("GGUF" in a for a in vllm.weights.assumptions)

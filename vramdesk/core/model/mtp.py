@@ -100,6 +100,14 @@ def mtp_params(m: ModelSpec) -> int | None:
     return n * per_mtp
 
 
+#: llama.cpp and Ollama: whether a GGUF holds the MTP block depends on its converter (GLM-4.5's
+#: keeps it as NextN layers that llama.cpp loads but does not run; DeepSeek's drops it).
+GGUF_MTP_NOTE = (
+    "a GGUF that keeps the multi-token-prediction block (GLM-4.5's NextN layers) loads it too: "
+    "import the .gguf for its exact size"
+)
+
+
 def mtp_note(m: ModelSpec) -> str | None:
     """The weights' note on MTP layers left out, with their parameters; None without any.
 
