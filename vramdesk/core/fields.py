@@ -53,6 +53,9 @@ CAPACITY_UNITS = {
     "B": int,
 }
 
+#: Fields typed as a token count (:func:`parse_tokens_text`: ``8k`` as on the command line).
+TOKEN_FIELDS = frozenset({"context_tokens"})
+
 #: A typed token count: digits (``,``/``_`` allowed), then ``k``/``K`` for x 1,024 (the
 #: bundled presets' "8k" is 8,192 tokens).
 _TOKENS = re.compile(r"\s*([+-]?\d[\d,_]*)\s*([kK])?\s*")
@@ -141,7 +144,9 @@ def convert_field(name: str, raw: Any) -> Any:
     cls = TYPES[FIELD_PART[name]]
     hint = type_hints(cls)[name]
     kinds = typing.get_args(hint) or (hint,)
-    if isinstance(raw, str) and (int in kinds or Fraction in kinds):
+    if isinstance(raw, str) and name in TOKEN_FIELDS and raw.strip():
+        raw = parse_tokens_text(name, raw)  # 8k as on the command line (--context 8k)
+    elif isinstance(raw, str) and (int in kinds or Fraction in kinds):
         raw = parse_int_text(name, raw) if int in kinds else parse_real_text(name, raw)
         if raw is None and type(None) not in kinds:
             raise InputError(name, "is required", "required")
