@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -439,3 +440,19 @@ class FormColumn(QScrollArea):
         if lines:
             show_error_lines(self.error_label, lines)
         self.error_label.setVisible(bool(lines))
+        self._fit_strip()
+
+    def _fit_strip(self) -> None:
+        """The strip as tall as its wrapped lines at the column's width.
+
+        The dock's layout asks a label for its height only once, not for its width.
+        """
+        label = self.error_label
+        if not label.isHidden():
+            label.setMinimumHeight(label.heightForWidth(max(1, self.width())))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        """A new width wraps the error strip's lines anew."""
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit_strip()
