@@ -924,44 +924,44 @@
 <context>
     <name>FormColumn</name>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="239"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="195"/>
         <source>Scenario</source>
         <extracomment>Characters a choice box is wide enough for (the open list shows whole entries). The everyday inputs, in the order shown at the top: (form key, field name).</extracomment>
         <translation>シナリオ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="318"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="274"/>
         <source>Model</source>
         <extracomment>The scrolling fields over the error strip: what the window&apos;s inputs dock holds.</extracomment>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="248"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="204"/>
         <source>Weight format</source>
         <translation>重みの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="249"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="205"/>
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="257"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="213"/>
         <source>Architecture (filled by presets and imports)</source>
         <translation>アーキテクチャ（プリセットとインポートで入力）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="258"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="214"/>
         <source>Quantization details</source>
         <translation>量子化の詳細</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="259"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="215"/>
         <source>Prefill, activations and live tokens</source>
         <translation>プリフィル・活性化・同時トークン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="260"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="216"/>
         <source>Engine memory settings and overhead</source>
         <translation>エンジンのメモリ設定とオーバーヘッド</translation>
     </message>
@@ -2313,77 +2313,77 @@
 <context>
     <name>SpeedChartTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="78"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="85"/>
         <source>concurrency (live sequences)</source>
         <extracomment>Okabe-Ito: all sequences together, one sequence.</extracomment>
         <translation>同時実行数（処理中のシーケンス）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="79"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="86"/>
         <source>decode tokens/s</source>
         <translation>デコード トークン/秒</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="88"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="95"/>
         <source>total, expected</source>
         <translation>合計・予想</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="93"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="100"/>
         <source>total, ceiling</source>
         <translation>合計・上限</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="98"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="105"/>
         <source>per seq., expected</source>
         <translation>シーケンスあたり・予想</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="103"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="110"/>
         <source>per seq., ceiling</source>
         <translation>シーケンスあたり・上限</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="125"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="132"/>
         <source>this workload</source>
         <translation>このワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="177"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="187"/>
         <source>Speed: pick a catalog GPU (its bandwidth and peak).</source>
         <translation>速度: カタログの GPU を選んでください（帯域幅とピーク性能）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="211"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="221"/>
         <source>memory limit
 {0} sequences</source>
         <translation>メモリの上限
 {0} シーケンス</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="222"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="232"/>
         <source>compute bound
 from {0}</source>
         <translation>{0} から
 演算律速</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="227"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="237"/>
         <source>Not even one sequence fits on {0}.</source>
         <translation>{0} には 1 シーケンスも収まりません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="229"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="239"/>
         <source>The memory limit follows when the solve is done.</source>
         <translation>メモリの上限は求解が終わると表示されます。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="233"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="243"/>
         <source>Decode on {0} at {1} tokens per sequence; memory holds {2} sequences.</source>
         <translation>{0} で 1 シーケンスあたり {1} トークンのデコード。メモリには {2} シーケンスが収まります。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="238"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="248"/>
         <source>Assumes: {0}</source>
         <translation>前提: {0}</translation>
     </message>

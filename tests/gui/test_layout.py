@@ -455,6 +455,7 @@ def _refuse_two(qtbot, window):
 def test_two_refused_fields_show_both_messages(make_main_window, qtbot, monkeypatch):
     window = _show_on(make_main_window(), qtbot, _screen(1366, 768), monkeypatch)
     _refuse_two(qtbot, window)
+    qtbot.wait(20)  # the layout requests the new strip posted (and the status bar's line)
     strip = window.form_column.error_label
     assert strip.isVisible()
     lines = strip.text().replace("\u200b", "").split("\n")
@@ -523,6 +524,13 @@ def test_every_text_colour_keeps_4_5_to_1_against_its_background(
             low.append(f"{label.objectName()} {label.text()[:30]!r}: {fg.name()} on {bg.name()}")
     assert low == []
     assert set(COLOURED) <= seen  # each coloured text was shown and measured
+    from PySide6.QtGui import QColor
+
+    speed = window.speed_tab  # the chart's line labels, on the plot's background
+    plot_bg = speed.plot.backgroundBrush().color()
+    assert (plot_bg.lightnessF() < 0.5) == (scheme == "dark")
+    for label in (speed.memory_line.label, speed.compute_line.label):
+        assert _contrast(QColor(label.color), plot_bg) >= 4.5, label.color.name()
     headline = window.headline.headline  # the verdict, on its own coloured background
     assert (
         _contrast(

@@ -7,13 +7,18 @@ group at the top. What stays in each form (the architecture filled by presets an
 quantization details, prefill, engine knobs) is hidden behind a toggle at the top of that form,
 opened on demand and opened by itself when one of its fields is refused. Every input keeps its
 ``objectName`` (its field name) and stays in its form's ``fields``: binding is unchanged.
+Every refusal is said in one strip under the scrolling fields (:meth:`FormColumn.show_errors`).
+
+Longer than 400 lines: one widget, the column, with its three parts (the Scenario group, the
+sections that open, the error strip) and the widths they need; the row wrapping is in
+row_wrap.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -30,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from vramdesk.gui.forms.binding import BoundForm, refusals, show_error_lines
+from vramdesk.gui.forms.row_wrap import RowWrap
 from vramdesk.gui.theme import tint
 
 #: Characters a choice box is wide enough for (the open list shows whole entries).
@@ -153,57 +159,6 @@ class DetailsToggle:
         self.button.setArrowType(arrow)
         for row in self.rows():
             self.form.layout_.setRowVisible(row, shown)
-
-
-def _side_by_side_width(form: QWidget) -> int:
-    """The width ``form`` needs to show each label beside its field, no field below its minimum.
-
-    QFormLayout's ``WrapLongRows`` gives every field the width left of its widest label and
-    keeps a row side by side even when its field's minimum is wider than that (a field of
-    a large number was cut); what this needs, a row the layout has not wrapped, gets.
-    """
-    layout = form.layout()
-    labels, fields = [0], [0]
-    for row in range(layout.rowCount()):
-        label = _widget(layout.itemAt(row, QFormLayout.ItemRole.LabelRole))
-        field = layout.itemAt(row, QFormLayout.ItemRole.FieldRole)
-        if label is None or field is None:
-            continue
-        labels.append(label.sizeHint().width())
-        fields.append(field.minimumSize().width())
-    outer = layout.contentsMargins()
-    inner = form.contentsMargins()
-    margins = outer.left() + outer.right() + inner.left() + inner.right()
-    return max(labels) + max(layout.horizontalSpacing(), 0) + max(fields) + margins
-
-
-class _RowWrap(QObject):
-    """Puts every label of a form above its field while the form is too narrow for both.
-
-    ``WrapLongRows`` otherwise (the form's :func:`_side_by_side_width` is there).
-    """
-
-    def __init__(self, form: QWidget) -> None:
-        super().__init__(form)
-        form.installEventFilter(self)
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        """On a resize, wrap the form's rows when its width cannot hold them side by side."""
-        if event.type() == QEvent.Type.Resize:
-            fit_rows(obj)
-        return False
-
-
-def fit_rows(form: QWidget) -> None:
-    """Every row of ``form`` wrapped while it is narrower than :func:`_side_by_side_width`."""
-    wrap = (
-        QFormLayout.RowWrapPolicy.WrapAllRows
-        if form.width() < _side_by_side_width(form)
-        else QFormLayout.RowWrapPolicy.WrapLongRows
-    )
-    layout = form.layout()
-    if layout.rowWrapPolicy() != wrap:
-        layout.setRowWrapPolicy(wrap)
 
 
 class ScenarioGroup(QGroupBox):
@@ -367,7 +322,7 @@ class FormColumn(QScrollArea):
             # a row too narrow for label and field puts the field under its label, and a form
             # too narrow for its widest label beside its widest field puts every field under
             form.layout().setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-            _RowWrap(form)
+            RowWrap(form)
             for combo in form.findChildren(QComboBox):
                 combo.setSizeAdjustPolicy(
                     QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
