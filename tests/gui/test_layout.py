@@ -68,7 +68,9 @@ DARK_PALETTE = {
 def look(qapp):
     """``look(language, scheme, points)``: the window's language, colour scheme and font.
 
-    Set before a window is built (its texts are translated as it is built); undone after.
+    Set before a window is built (its texts are translated as it is built); undone after
+    the window is closed and deleted: a test names ``look`` before ``make_main_window``, so
+    that no window outlives the look it was built in.
     """
     from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 
@@ -180,7 +182,7 @@ def test_window_fits_the_screen_and_nothing_is_clipped(make_main_window, qtbot, 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("language", ["en", "ja"])
 def test_every_language_and_scheme_fits_in_a_platform_themes_larger_font(
-    make_main_window, qtbot, monkeypatch, look, language, scheme, size
+    look, make_main_window, qtbot, monkeypatch, language, scheme, size
 ):
     # issue 23 item 8: Japanese at 11 pt on 1280 x 720 made a window 54 px wider than the
     # screen, and the Context field showed 31,072 for 131,072
@@ -494,7 +496,7 @@ COLOURED = ("essentials_error", "warnings_label", "model_notes", "local_verdict"
 @pytest.mark.qt_log_ignore("propagateSizeHints")
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_every_text_colour_keeps_4_5_to_1_against_its_background(
-    make_main_window, qtbot, monkeypatch, look, scheme
+    look, make_main_window, qtbot, monkeypatch, scheme
 ):
     from PySide6.QtWidgets import QLabel
 
