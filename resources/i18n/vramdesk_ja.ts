@@ -4,18 +4,18 @@
 <context>
     <name>BoundForm</name>
     <message>
-        <location filename="../../vramdesk/gui/forms/binding.py" line="113"/>
+        <location filename="../../vramdesk/gui/forms/binding.py" line="117"/>
         <source>a whole number from {0} to {1}</source>
-        <extracomment>Background of a field the core refused (a palette colour keeps the native spin arrows). Longest error text shown in a form (the full text is in the tooltip). Longest unbroken run in a shown error before a zero-width space lets it wrap. InputError field names that are shown by a widget of another name.</extracomment>
+        <extracomment>Background of a field the core refused (a palette colour keeps the native spin arrows). Longest error text shown in a form (the full text is in the tooltip). Longest unbroken run in a shown error before a zero-width space lets it wrap. InputError field names that are shown by a widget of another name. Whether the form shows its refusals on its own error line (a form on its own); the window&apos;s form column says them all below its fields instead (form_column.py).</extracomment>
         <translation>{0} から {1} までの整数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/binding.py" line="115"/>
+        <location filename="../../vramdesk/gui/forms/binding.py" line="119"/>
         <source>; empty: {0}</source>
         <translation>（空欄: {0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/binding.py" line="132"/>
+        <location filename="../../vramdesk/gui/forms/binding.py" line="136"/>
         <source>a number from {0:g} to {1:g}</source>
         <translation>{0:g} から {1:g} までの数</translation>
     </message>
@@ -936,53 +936,53 @@
 <context>
     <name>FiguresTable</name>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="42"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="76"/>
         <source>Part</source>
         <extracomment>The columns of exact bytes and of the size in the display unit.</extracomment>
         <translation>項目</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="42"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="76"/>
         <source>Bytes</source>
         <translation>バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="42"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="76"/>
         <source>Size</source>
         <translation>サイズ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="91"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="154"/>
         <source>Size ({0})</source>
         <translation>サイズ ({0})</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="101"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="164"/>
         <source>Total</source>
         <translation>合計</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="120"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="184"/>
         <source>Host RAM (not in the total): {0} = weights {1} + KV cache {2}</source>
         <translation>ホスト RAM (合計に含まず): {0} = 重み {1} + KV キャッシュ {2}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="126"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="190"/>
         <source> (routed experts {0})</source>
         <translation> (うちルーティングされるエキスパート {0})</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="130"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="194"/>
         <source>fits this machine&apos;s RAM ({0})</source>
         <translation>このマシンの RAM ({0}) に収まります</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="132"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="196"/>
         <source>does not fit this machine&apos;s RAM ({0})</source>
         <translation>このマシンの RAM ({0}) に収まりません</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/figures_table.py" line="210"/>
+        <location filename="../../vramdesk/gui/panels/figures_table.py" line="274"/>
         <source>Import notes:</source>
         <translation>インポート時の注記:</translation>
     </message>
@@ -1034,43 +1034,44 @@
 <context>
     <name>FormColumn</name>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="188"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="195"/>
         <source>Scenario</source>
         <extracomment>Characters a choice box is wide enough for (the open list shows whole entries). The everyday inputs, in the order shown at the top: (form key, field name).</extracomment>
         <translation>シナリオ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="246"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="274"/>
         <source>Model</source>
+        <extracomment>The scrolling fields over the error strip: what the window&apos;s inputs dock holds.</extracomment>
         <translation>モデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="202"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="204"/>
         <source>Weight format</source>
         <translation>重みの形式</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="203"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="205"/>
         <source>Target GPU</source>
         <translation>対象 GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="211"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="213"/>
         <source>Architecture (filled by presets and imports)</source>
         <translation>アーキテクチャ（プリセットとインポートで入力）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="212"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="214"/>
         <source>Quantization details</source>
         <translation>量子化の詳細</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="213"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="215"/>
         <source>Prefill, activations and live tokens</source>
         <translation>プリフィル・活性化・同時トークン</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/form_column.py" line="214"/>
+        <location filename="../../vramdesk/gui/forms/form_column.py" line="216"/>
         <source>Engine memory settings and overhead</source>
         <translation>エンジンのメモリ設定とオーバーヘッド</translation>
     </message>
@@ -1333,32 +1334,32 @@
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/gpu.py" line="232"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="236"/>
         <source>Could not read the GPUs: {0}</source>
         <translation>GPU を読み取れませんでした: {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/gpu.py" line="263"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="267"/>
         <source>{0} used of {1} · {2} free</source>
         <translation>{1} 中 {0} 使用 · {2} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/gpu.py" line="270"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="274"/>
         <source>MIG {0}: {1} free of {2}</source>
         <translation>MIG {0}: {2} 中 {1} 空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/gpu.py" line="283"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="287"/>
         <source>memory not reported</source>
         <translation>メモリ情報なし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/gpu.py" line="291"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="295"/>
         <source>Driver {0}</source>
         <translation>ドライバー {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/panels/gpu.py" line="293"/>
+        <location filename="../../vramdesk/gui/panels/gpu.py" line="297"/>
         <source> · CUDA {0}</source>
         <translation> · CUDA {0}</translation>
     </message>
@@ -2339,57 +2340,57 @@
 <context>
     <name>SolverTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="56"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="58"/>
         <source>GPU capacity</source>
         <translation>GPU 容量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="57"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="59"/>
         <source>Usable for KV + activations</source>
         <translation>KV と活性化に使える量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="58"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="60"/>
         <source>KV cache budget</source>
         <translation>KV キャッシュの予算</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="59"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="61"/>
         <source>vLLM would print</source>
         <translation>vLLM の表示</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="60"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="62"/>
         <source>Max concurrency at the context</source>
         <translation>このコンテキストでの最大同時数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="61"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="63"/>
         <source>Max context at the concurrency</source>
         <translation>この同時数での最大コンテキスト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="62"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="64"/>
         <source>Smallest GPU count (TP)</source>
         <translation>必要な最小 GPU 数（TP）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="79"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="81"/>
         <source>Lever</source>
         <translation>対策</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="79"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="81"/>
         <source>Value</source>
         <translation>値</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="79"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="81"/>
         <source>Saves</source>
         <translation>削減量</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="79"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="81"/>
         <source>Advice</source>
         <translation>助言</translation>
     </message>
@@ -2400,26 +2401,26 @@
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="102"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="104"/>
         <source>No capacity: pick a GPU or a custom size.</source>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="117"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="119"/>
         <source>{0} sequence of {1:,} tokens (exact {2:.4f})</source>
         <translation>
             <numerusform>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="118"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="120"/>
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>
             <numerusform>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="138"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="140"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>
@@ -2427,77 +2428,77 @@
 <context>
     <name>SpeedChartTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="96"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="103"/>
         <source>concurrency (live sequences)</source>
         <extracomment>Okabe-Ito: all sequences together, one sequence. How long a shown chart waits for the solve of a new breakdown before drawing without it.</extracomment>
         <translation>同時実行数（処理中のシーケンス）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="97"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="104"/>
         <source>decode tokens/s</source>
         <translation>デコード トークン/秒</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="110"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="117"/>
         <source>total, expected</source>
         <translation>合計・予想</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="115"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="122"/>
         <source>total, ceiling</source>
         <translation>合計・上限</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="120"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="127"/>
         <source>per seq., expected</source>
         <translation>シーケンスあたり・予想</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="125"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="132"/>
         <source>per seq., ceiling</source>
         <translation>シーケンスあたり・上限</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="147"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="154"/>
         <source>this workload</source>
         <translation>このワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="200"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="210"/>
         <source>Speed: pick a catalog GPU (its bandwidth and peak).</source>
         <translation>速度: カタログの GPU を選んでください（帯域幅とピーク性能）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="234"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="244"/>
         <source>memory limit
 {0} sequences</source>
         <translation>メモリの上限
 {0} シーケンス</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="248"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="258"/>
         <source>compute bound
 from {0}</source>
         <translation>{0} から
 演算律速</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="254"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="264"/>
         <source>Not even one sequence fits on {0}.</source>
         <translation>{0} には 1 シーケンスも収まりません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="256"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="266"/>
         <source>The memory limit follows when the solve is done.</source>
         <translation>メモリの上限は求解が終わると表示されます。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="260"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="270"/>
         <source>Decode on {0} at {1} tokens per sequence; memory holds {2} sequences.</source>
         <translation>{0} で 1 シーケンスあたり {1} トークンのデコード。メモリには {2} シーケンスが収まります。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="265"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="275"/>
         <source>Assumes: {0}</source>
         <translation>前提: {0}</translation>
     </message>
@@ -2641,47 +2642,52 @@ Prefill {4} / ceiling {6} tokens/s; first token {5} s</source>
         <translation>コンテキスト（シーケンスあたりのトークン数）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/workload_form.py" line="39"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="40"/>
+        <source>; 8k = 8,192 tokens</source>
+        <translation>（8k = 8,192 トークン）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="43"/>
         <source>Concurrent sequences</source>
         <translation>同時シーケンス数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/workload_form.py" line="42"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="46"/>
         <source>or live tokens in all</source>
         <translation>または保持トークン総数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/workload_form.py" line="45"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="49"/>
         <source>Prompt length (prefill)</source>
         <translation>プロンプト長（プリフィル）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/workload_form.py" line="45"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="49"/>
         <source>no prefill</source>
         <translation>プリフィルなし</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/workload_form.py" line="46"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="50"/>
         <source>Prefill chunk (tokens)</source>
         <translation>プリフィルのチャンク（トークン）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/workload_form.py" line="46"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="50"/>
         <source>off</source>
         <translation>オフ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/workload_form.py" line="47"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="51"/>
         <source>Live activation buffers</source>
         <translation>同時に生きている活性化バッファ数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/workload_form.py" line="48"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="52"/>
         <source>Logits for every position</source>
         <translation>全位置のロジットを保持</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/workload_form.py" line="49"/>
+        <location filename="../../vramdesk/gui/forms/workload_form.py" line="53"/>
         <source>KV cache dtype</source>
         <translation>KV キャッシュの型</translation>
     </message>

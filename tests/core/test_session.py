@@ -346,3 +346,13 @@ def test_a_deferred_session_asks_for_the_solve_and_drops_a_stale_one():
     assert shown == [result] and session.solve_result is result and not session.solve_pending
     plain = ScenarioSession()  # the CLI's and the core's: solved in place, nothing asked
     assert plain.pending_job is None and plain.solve_result is not None
+
+
+def test_context_is_read_with_the_command_lines_token_grammar(session):
+    from vramdesk.core.fields import parse_tokens_text
+
+    # the window's field and --context share one parser: "32k" is 32 x 1,024 = 32,768
+    assert session.set_field("context_tokens", "32k")
+    assert session.workload.context_tokens == 32 * 1024 == parse_tokens_text("context", "32k")
+    assert not session.set_field("context_tokens", "")  # still required
+    assert session.problem is not None and session.problem.field == "context_tokens"

@@ -5,7 +5,9 @@ Each check returns a list of problems (strings); an empty list means the check p
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QRectF
+from fractions import Fraction
+
+from PySide6.QtCore import QPoint, QRect, QRectF
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
@@ -14,6 +16,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QScrollArea,
+    QStyle,
+    QTabBar,
+    QToolButton,
     QWidget,
 )
 
@@ -53,9 +58,9 @@ def clipped_widgets(window: QWidget) -> list[str]:
         if not isinstance(widget, CHECKED) or not widget.isVisible():
             continue
         if widget.objectName().startswith("qt_") or isinstance(
-            widget.parentWidget(), (QAbstractSpinBox, QComboBox)
+            widget.parentWidget(), (QAbstractSpinBox, QComboBox, QTabBar)
         ):
-            continue  # a spin box's or combo box's own parts: the box is checked
+            continue  # a spin box's, combo box's or tab bar's own parts (Qt sizes its arrows)
         if _in_a_hidden_dock_tab(widget, window):
             continue
         if isinstance(widget, QLabel) and not widget.text().strip():
@@ -124,4 +129,40 @@ def chart_overlaps(chart) -> list[str]:
     for name in ("capacity label", "free label", "total text"):
         if name in items and not area.contains(items[name]):
             problems.append(f"{name} {items[name]} is outside the plot area {area}")
+    return problems
+
+
+def cut_numbers(window: QWidget) -> list[str]:
+    """Visible number fields whose largest value's text would not show whole.
+
+    The largest value is the field's upper limit, written with group separators as the
+    field writes a whole number (``2147483648`` as ``2,147,483,648``). It must fit the
+    field's contents rectangle less the frame and a shown clear button (QFontMetrics), and,
+    typed in with the cursor at its end, its first digit must be in view (a field that
+    scrolls its text shows ``31,072`` for ``131,072``).
+    """
+    from vramdesk.gui.forms.number_edit import NumberEdit  # a window's widget type
+
+    problems = []
+    for edit in window.findChildren(NumberEdit):
+        if not edit.isVisible() or edit.limits is None:
+            continue
+        high = Fraction(edit.limits[1])
+        text = f"{int(high):,}" if high.denominator == 1 else f"{float(high):,}"
+        shown = edit.text()
+        edit.setText(text)  # setText: no textEdited, the controller is not told
+        edit.setCursorPosition(len(text))
+        frame = edit.style().pixelMetric(QStyle.PixelMetric.PM_DefaultFrameWidth, None, edit)
+        room = edit.contentsRect().width() - 2 * frame
+        for button in edit.findChildren(QToolButton):
+            if button.isVisible():
+                room -= button.width()
+        need = edit.fontMetrics().horizontalAdvance(text)
+        middle = edit.contentsRect().center().y()
+        first = edit.cursorPositionAt(QPoint(edit.contentsRect().left() + frame + 1, middle))
+        edit.setText(shown)
+        if need > room or first != 0:
+            problems.append(
+                f"{edit.objectName()}: {text!r} needs {need} px, has {room}; first in view {first}"
+            )
     return problems

@@ -10,7 +10,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QLocale, QSettings
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QLocale, QRect, QSettings
 from PySide6.QtGui import QGuiApplication
 
 from tests.export_parsing import read_csv, read_markdown
@@ -358,6 +359,11 @@ def test_language_switch_rebuilds_the_window_in_japanese(qtbot, monkeypatch):
     host.open_window()
     first = host.window
     first.controller.set_field("batch", 5)
+    qtbot.waitExposed(first)
+    qtbot.wait(50)  # its fit to the screen after show
+    first.setGeometry(QRect(40, 60, 700, 500))  # moved by the user (the screen is 800 x 800)
+    QCoreApplication.processEvents()
+    placed = first.geometry()
     wanted = {
         (c.find("name").text, m.find("source").text): m.find("translation").text
         for c in ET.parse(resources_dir() / "i18n" / "vramdesk_ja.ts").getroot().iter("context")
@@ -369,11 +375,20 @@ def test_language_switch_rebuilds_the_window_in_japanese(qtbot, monkeypatch):
         assert second is not first and not first.isVisible()
         assert second.tabs.tabText(0) == wanted[("MainWindow", "Reverse solver")]
         assert second.controller.workload.batch == 5  # the session carried over
+        # where the old window was, not a title bar lower (issue 23, item 10)
+        qtbot.waitExposed(second)
+        assert second.geometry().topLeft() == placed.topLeft()  # (wider: the Japanese minimum)
+        qtbot.wait(50)
+        placed = second.geometry()
         host.switch_language("en")
         assert host.window.tabs.tabText(0) == "Reverse solver"
+        qtbot.waitExposed(host.window)
+        assert host.window.geometry() == placed
     finally:
         host.install_language("en")
         for window in (first, second, host.window):
+            if not shiboken6.isValid(window):
+                continue  # deleted already (deleteLater ran while the test waited)
             window.close()
             window.gpu_panel.shutdown(5000)
             window.deleteLater()

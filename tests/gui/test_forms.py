@@ -146,12 +146,13 @@ def test_invalid_value_is_marked_and_chart_keeps_last_valid(make_main_window, qt
     kv = form.fields["num_key_value_heads"]
     assert kv.property("invalid") is True
     assert "must be a divisor of num_attention_heads (32)" in kv.toolTip()
-    assert form.error_label.isVisibleTo(form) and "num_key_value_heads" in form.error_label.text()
+    strip = window.form_column.error_label  # the column says every refusal under its fields
+    assert strip.isVisibleTo(window) and "num_key_value_heads" in strip.text()
     assert c.breakdown is before and emitted == []
     window.chart.redraw()  # any redraw still draws the last valid result
     assert {k: bar.opts["height"] for k, bar in window.chart.bars.items()} == heights
     set_widget(qtbot, form.fields["num_key_value_heads"], 8)  # valid again: mark cleared
-    assert not kv.property("invalid") and not form.error_label.isVisibleTo(form)
+    assert not kv.property("invalid") and not strip.isVisibleTo(window)
     assert c.breakdown == estimate(c.model, c.weights, c.workload, c.runtime)
 
 
@@ -273,8 +274,8 @@ def test_huge_typed_value_gives_a_short_message_and_keeps_the_layout(
     edit.setText(typed)
     edit.textEdited.emit(typed)
     assert window.controller.problem.field == "params"
-    label = form.error_label
-    assert label.isVisibleTo(form) and len(label.text()) <= 200
+    label = window.form_column.error_label
+    assert label.isVisibleTo(window) and len(label.text()) <= 200
     assert "9" * 40 not in label.text()  # a 400-digit number is quoted by its ends
     assert form.minimumSizeHint().width() <= width
 
@@ -291,7 +292,7 @@ def test_long_unbroken_error_text_is_cut_and_wraps_full_text_in_tooltip(
     reason = "x" * 1000  # e.g. a core reason quoting a long value
     monkeypatch.setattr(binding, "reason_text", lambda _error: reason)
     type_text(qtbot, form.fields["params"], "seven")
-    label = form.error_label
+    label = window.form_column.error_label
     assert len(label.text().replace("\u200b", "")) <= 200 and label.text().endswith("…")
     assert label.toolTip() == f"params: {reason}"
     assert form.minimumSizeHint().width() <= width

@@ -3,6 +3,15 @@
 Screens are given to the window as their available geometry (``MainWindow.available_geometry``
 is what the window asks); one test runs the real start-up in a subprocess on an offscreen
 screen of 1280x720 at a 2x device pixel ratio, restoring a geometry saved on a 1920x1080 one.
+
+Every layout is also checked in both languages and both schemes with the application font
+raised from the offscreen default of 9 pt to the 11 pt a GTK platform theme sets (GNOME's
+"Cantarell 11"), and every text colour against its background by the WCAG contrast ratio
+(computed here by hand, :func:`_contrast`).
+
+Longer than 400 lines: the layout of each screen, language and scheme, the error strip, the
+text contrast and a real start-up and SIGTERM in subprocesses: one subject, the window's
+layout, whose helpers are shared.
 """
 
 from __future__ import annotations
@@ -19,11 +28,12 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
 from tests.gui.conftest import one_gpu_snapshot
-from tests.gui.layout_checks import chart_overlaps, clipped_widgets
+from tests.gui.layout_checks import chart_overlaps, clipped_widgets, cut_numbers
 from vramdesk.gui.forms.form_column import ESSENTIALS
 from vramdesk.gui.screen_fit import FRAME_GUESS, first_geometry, fit_geometry, frame_margins
 
 ROOT = Path(__file__).resolve().parents[2]
+REFERENCE_MODELS = ROOT / "tests" / "data" / "reference" / "models"
 
 #: (width, height) of the screens the window must fit, with a 27-pixel panel at the top
 SCREENS = [(1280, 720), (1366, 768), (1920, 1080)]
@@ -31,6 +41,87 @@ SCREENS = [(1280, 720), (1366, 768), (1920, 1080)]
 
 def _screen(width, height):
     return QRect(0, 27, width, height - 27)  # a desktop panel takes the top 27 pixels
+
+
+#: The application font of a GTK platform theme (points), against the offscreen default 9.
+LARGE_POINTS = 11
+
+#: A dark palette as Fusion's dark scheme draws it (the offscreen platform has no dark one).
+DARK_PALETTE = {
+    "Window": "#353535",
+    "WindowText": "#ffffff",
+    "Base": "#2a2a2a",
+    "AlternateBase": "#353535",
+    "Text": "#ffffff",
+    "Button": "#353535",
+    "ButtonText": "#ffffff",
+    "ToolTipBase": "#353535",
+    "ToolTipText": "#ffffff",
+    "PlaceholderText": "#a0a0a0",
+    "Highlight": "#2a82da",
+    "HighlightedText": "#ffffff",
+    "Link": "#8cc4ff",
+}
+
+
+@pytest.fixture
+def look(qapp):
+    """``look(language, scheme, points)``: the window's language, colour scheme and font.
+
+    Set before a window is built (its texts are translated as it is built); undone after
+    the window is closed and deleted: a test names ``look`` before ``make_main_window``, so
+    that no window outlives the look it was built in.
+    """
+    from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
+
+    from vramdesk.gui.settings import load_translator
+
+    font, palette = QFont(qapp.font()), QPalette(qapp.palette())
+    hints = QGuiApplication.styleHints()
+    installed = []
+
+    def apply(language, scheme, points):
+        if language == "ja":
+            translator = load_translator("ja")
+            qapp.installTranslator(translator)
+            installed.append(translator)
+        bigger = QFont(font)
+        bigger.setPointSizeF(points)
+        qapp.setFont(bigger)
+        if scheme == "dark":
+            dark = QPalette()
+            for role, colour in DARK_PALETTE.items():
+                dark.setColor(getattr(QPalette.ColorRole, role), QColor(colour))
+            qapp.setPalette(dark)
+            hints.colorSchemeChanged.emit(Qt.ColorScheme.Dark)  # as the platform says it
+
+    yield apply
+    for translator in installed:
+        qapp.removeTranslator(translator)
+    qapp.setFont(font)
+    qapp.setPalette(palette)
+    hints.colorSchemeChanged.emit(Qt.ColorScheme.Light)
+
+
+def _channel(value):
+    c = value / 255
+    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+
+def _contrast(first, second):
+    """WCAG 2.1 contrast ratio of two QColors: (L1 + 0.05) / (L2 + 0.05), L1 the lighter.
+
+    L = 0.2126 R + 0.7152 G + 0.0722 B of the linearised sRGB channels (W3C, "relative
+    luminance"); black on white is (1 + 0.05) / (0 + 0.05) = 21.
+    """
+
+    def luminance(q):
+        return (
+            0.2126 * _channel(q.red()) + 0.7152 * _channel(q.green()) + 0.0722 * _channel(q.blue())
+        )
+
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
 
 
 def _show_on(window, qtbot, available, monkeypatch):
@@ -83,7 +174,33 @@ def test_frame_margins_are_read_from_frame_and_client():
 def test_window_fits_the_screen_and_nothing_is_clipped(make_main_window, qtbot, monkeypatch, size):
     available = _screen(*size)
     window = _show_on(make_main_window(), qtbot, available, monkeypatch)
+    _assert_fits(window, available)
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+@pytest.mark.parametrize("size", SCREENS, ids=[f"{w}x{h}" for w, h in SCREENS])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_every_language_and_scheme_fits_in_a_platform_themes_larger_font(
+    look, make_main_window, qtbot, monkeypatch, language, scheme, size
+):
+    # issue 23 item 8: Japanese at 11 pt on 1280 x 720 made a window 54 px wider than the
+    # screen, and the Context field showed 31,072 for 131,072
+    look(language, scheme, LARGE_POINTS)
+    available = _screen(*size)
+    window = _show_on(make_main_window(), qtbot, available, monkeypatch)
+    assert window.font().pointSizeF() == LARGE_POINTS
+    _assert_fits(window, available)
+    window.form_column.set_open_sections(["model", "weights", "workload", "runtime"])
+    QApplication.processEvents()
+    assert clipped_widgets(window) == []
+    assert cut_numbers(window) == []  # every number field of every section
+
+
+def _assert_fits(window, available):
+    """The window and its frame inside ``available``; nothing cut; the inputs in view."""
     assert available.contains(window.frameGeometry()), (window.frameGeometry(), available)
+    assert cut_numbers(window) == []
     assert window.minimumSizeHint().width() <= available.width()
     assert window.minimumSizeHint().height() <= available.height() - FRAME_GUESS.top()
     assert clipped_widgets(window) == []
@@ -178,7 +295,7 @@ def test_everyday_inputs_are_in_the_scenario_group_in_order(make_main_window):
         for row in range(layout.rowCount())
     ]
     everyday = [n for _f, n in ESSENTIALS]
-    assert names == ["essentials_error", "preset_row", "import_button", *everyday]
+    assert names == ["preset_row", "import_button", *everyday]  # the error strip is under them
     assert window.model_form.preset_box.parentWidget().parentWidget() is group
     for form in window.forms:  # every input keeps its field name and stays bound to its form
         for name, widget in form.fields.items():
@@ -232,7 +349,7 @@ import json, sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 from vramdesk.gui.app import WindowHost
-from tests.gui.layout_checks import chart_overlaps, clipped_widgets
+from tests.gui.layout_checks import chart_overlaps, clipped_widgets, cut_numbers
 
 app = QApplication(["vramdesk"])
 host = WindowHost(app)
@@ -324,3 +441,174 @@ def test_tab_walks_the_everyday_inputs_in_reading_order(make_main_window, qtbot)
         qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
         focused = QApplication.focusWidget()
         assert focused is group.fields[name] or group.fields[name].isAncestorOf(focused), name
+
+
+# ---------------------------------------------------------------- the error strip
+def _refuse_two(qtbot, window):
+    """Type a refused text into Context and into Concurrent sequences (both everyday)."""
+    from tests.gui.keyboard import type_text
+
+    fields = window.form_column.essentials.fields
+    type_text(qtbot, fields["context_tokens"], "abc")
+    type_text(qtbot, fields["batch"], "xyz")
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_two_refused_fields_show_both_messages(make_main_window, qtbot, monkeypatch):
+    window = _show_on(make_main_window(), qtbot, _screen(1366, 768), monkeypatch)
+    _refuse_two(qtbot, window)
+    qtbot.wait(20)  # the layout requests the new strip posted (and the status bar's line)
+    strip = window.form_column.error_label
+    assert strip.isVisible()
+    lines = strip.text().replace("\u200b", "").split("\n")
+    # one line per refused field, in the order they were typed (it showed only the first)
+    assert [line.split(":")[0] for line in lines] == ["context_tokens", "batch"]
+    assert "'abc'" in lines[0] and "'xyz'" in lines[1]
+    assert clipped_widgets(window) == []
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_an_error_line_appearing_moves_no_field(make_main_window, qtbot, monkeypatch):
+    window = _show_on(make_main_window(), qtbot, _screen(1280, 720), monkeypatch)
+    column = window.form_column
+    watched = [*column.essentials.fields.values(), *(t.button for t in column.toggles.values())]
+
+    def places():
+        QApplication.processEvents()
+        return [QRect(w.mapTo(window, QPoint(0, 0)), w.size()) for w in watched]
+
+    before = places()
+    _refuse_two(qtbot, window)
+    assert column.error_label.isVisible()
+    assert places() == before  # the strip is under the scrolling fields, not among them
+    from tests.gui.keyboard import type_text
+
+    type_text(qtbot, column.essentials.fields["context_tokens"], "8192")
+    type_text(qtbot, column.essentials.fields["batch"], "4")
+    assert not column.error_label.isVisible() and places() == before
+
+
+# ---------------------------------------------------------------- text contrast
+#: The labels whose text the window colours itself (the rest take the palette's text colour).
+COLOURED = ("essentials_error", "warnings_label", "model_notes", "local_verdict", "stale_banner")
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_text_colour_keeps_4_5_to_1_against_its_background(
+    look, make_main_window, qtbot, monkeypatch, scheme
+):
+    from PySide6.QtWidgets import QLabel
+
+    look("en", scheme, 9)
+    snapshot = one_gpu_snapshot()  # a local GPU: the verdict on this machine is shown
+    window = make_main_window(gpu_query=lambda: snapshot)
+    qtbot.waitUntil(lambda: window.controller.local_snapshot is snapshot, timeout=5000)
+    _show_on(window, qtbot, _screen(1920, 1080), monkeypatch)
+    window.model_form.import_path(REFERENCE_MODELS / "gemma-2-9b" / "config.json")  # notes
+    _refuse_two(qtbot, window)  # the error strip and the stale banner
+    window.figures.warnings.setText("a warning line")  # tinted as every warning is
+    window.figures.warnings.show()
+    QApplication.processEvents()
+    window_colour = QApplication.palette().color(window.backgroundRole())
+    assert (window_colour.lightnessF() < 0.5) == (scheme == "dark")
+    seen, low = set(), []
+    for label in window.findChildren(QLabel):
+        if not label.isVisible() or not label.text().strip() or label.textFormat() == Qt.RichText:
+            continue
+        label.ensurePolished()
+        palette = label.palette()  # a style sheet's color and background are in it once polished
+        fg = palette.color(label.foregroundRole())
+        bg = palette.color(label.backgroundRole())
+        ratio = _contrast(fg, bg)
+        seen.add(label.objectName())
+        if ratio < 4.5:
+            low.append(f"{label.objectName()} {label.text()[:30]!r}: {fg.name()} on {bg.name()}")
+    assert low == []
+    assert set(COLOURED) <= seen  # each coloured text was shown and measured
+    from PySide6.QtGui import QColor
+
+    speed = window.speed_tab  # the chart's line labels, on the plot's background
+    plot_bg = speed.plot.backgroundBrush().color()
+    assert (plot_bg.lightnessF() < 0.5) == (scheme == "dark")
+    for label in (speed.memory_line.label, speed.compute_line.label):
+        assert _contrast(QColor(label.color), plot_bg) >= 4.5, label.color.name()
+    headline = window.headline.headline  # the verdict, on its own coloured background
+    assert (
+        _contrast(
+            headline.palette().color(headline.foregroundRole()),
+            headline.palette().color(headline.backgroundRole()),
+        )
+        >= 4.5
+    )
+
+
+# ---------------------------------------------------------------- import notes
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_import_notes_are_not_cut_at_1366x768(make_main_window, qtbot, monkeypatch):
+    window = _show_on(make_main_window(), qtbot, _screen(1366, 768), monkeypatch)
+    assert window.model_form.import_path(REFERENCE_MODELS / "gemma-2-9b" / "config.json")
+    qtbot.wait(50)
+    notes = window.figures.notes
+    # four notes (head_dim, softcapping, sliding window, torch_dtype): five lines at least
+    assert notes.isVisible() and notes.text().count("\n• ") == 4
+    assert clipped_widgets(window) == []  # they scroll under the tree instead of being cut
+    assert notes.height() >= notes.heightForWidth(notes.width())
+
+
+# ---------------------------------------------------------------- SIGTERM
+_SIGTERM_CHILD = r"""
+import sys
+from PySide6.QtCore import QTimer, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+from vramdesk.gui import app as gui_app
+
+app = QApplication(["vramdesk"])
+
+def type_context():
+    window = next(w for w in QApplication.topLevelWidgets() if hasattr(w, "form_column"))
+    edit = window.form_column.essentials.fields["context_tokens"]
+    edit.setFocus()
+    QTest.keyClick(edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClicks(edit, "12k")
+    QTest.keyClick(edit, Qt.Key.Key_Tab)
+    print("typed", flush=True)
+
+QTimer.singleShot(300, type_context)
+sys.exit(gui_app.main([]))
+"""
+
+
+def test_sigterm_saves_the_session_as_a_close_does(tmp_path):
+    import signal
+
+    from PySide6.QtCore import QSettings
+
+    config = tmp_path / "config"
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "VRAMDESK_CONFIG_DIR": str(config),
+        "VRAMDESK_FAKE_NVML": "error:no_driver",
+    }
+    child = subprocess.Popen(
+        [sys.executable, "-c", _SIGTERM_CHILD],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout.readline().strip() == "typed"
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=60) == 0  # closed and quit, not killed (that is -15)
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.communicate()
+    saved = QSettings(str(config / "settings.ini"), QSettings.Format.IniFormat)
+    scenario = json.loads(saved.value("scenario"))
+    # "12k" is 12 x 1,024 = 12,288 tokens, as --context 12k reads
+    assert scenario["parts"]["workload"]["context_tokens"] == 12 * 1024

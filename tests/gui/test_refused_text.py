@@ -60,10 +60,10 @@ def test_mark_clears_when_the_field_is_emptied_to_not_set(make_main_window, qtbo
     edit = fields_of(window)["vocab_size"]
     type_text(qtbot, edit, "abc")
     assert marked(window) == ["vocab_size"] and "whole number" in edit.toolTip()
-    form = window.model_form
-    assert form.error_label.isVisibleTo(form)
+    strip = window.form_column.error_label  # every refusal, under the fields
+    assert strip.isVisibleTo(window)
     type_text(qtbot, edit, "")  # empty = "not set": valid
-    assert marked(window) == [] and not form.error_label.isVisibleTo(form)
+    assert marked(window) == [] and not strip.isVisibleTo(window)
     assert window.controller.model.vocab_size is None
 
 
@@ -73,7 +73,7 @@ def test_a_valid_value_typed_through_invalid_prefixes_leaves_no_mark(make_main_w
     # hidden_size passes through 8, 81 and 819 on the way to 8192
     type_text(qtbot, fields_of(window)["hidden_size"], "8192")
     assert c.problem is None and marked(window) == []
-    assert all(not f.error_label.isVisibleTo(f) for f in window.forms)
+    assert not window.form_column.error_label.isVisibleTo(window)
     assert c.breakdown == estimate(c.model, c.weights, c.workload, c.runtime)
 
 

@@ -111,8 +111,8 @@ def test_a_window_replaced_before_its_first_paint_still_turns_the_gc_on(qtbot, q
     hosts = []
     opened = gui_app.WindowHost.open_window
 
-    def open_window(host):
-        opened(host)
+    def open_window(host, *args):
+        opened(host, *args)
         if not hosts:
             hosts.append(host)
 

@@ -206,3 +206,29 @@ def test_values_stored_in_bytes_keep_the_typed_text(make_main_window, qtbot, nam
     c = window.controller
     held = c.target.custom_bytes if name == "custom_value" else c.runtime.fixed_overhead_bytes
     assert held == round(Fraction(typed) * GIB)
+
+
+@pytest.mark.parametrize(
+    "typed,tokens",
+    [
+        ("8k", 8 * 1024),  # k is x 1,024 as in --context 8k and the chat-8k-x8 preset
+        ("128K", 128 * 1024),
+        ("12,288", 12288),
+    ],
+)
+def test_context_takes_the_command_lines_token_grammar(make_main_window, qtbot, typed, tokens):
+    window = make_main_window(show=True)
+    c = window.controller
+    c.set_field("context_tokens", 4096)  # not any of the typed values
+    edit = window.form_column.essentials.fields["context_tokens"]
+    type_text(qtbot, edit, typed)
+    assert c.workload.context_tokens == tokens and c.problem is None
+    assert edit.text() == f"{tokens:,}" and not edit.property("invalid")
+    assert c.breakdown == estimate(c.model, c.weights, c.workload, c.runtime)
+
+
+def test_context_refuses_what_the_command_line_refuses(make_main_window, qtbot):
+    window = make_main_window(show=True)
+    edit = window.form_column.essentials.fields["context_tokens"]
+    type_text(qtbot, edit, "8m")  # only k is a token suffix
+    assert edit.property("invalid") and "8192, 8,192 or 8k" in edit.toolTip()

@@ -53,6 +53,9 @@ CAPACITY_UNITS = {
     "B": int,
 }
 
+#: Fields typed as a token count (:func:`parse_tokens_text`: ``8k`` as on the command line).
+TOKEN_FIELDS = frozenset({"context_tokens"})
+
 #: A typed token count: digits (``,``/``_`` allowed), then ``k``/``K`` for x 1,024 (the
 #: bundled presets' "8k" is 8,192 tokens).
 _TOKENS = re.compile(r"\s*([+-]?\d[\d,_]*)\s*([kK])?\s*")
@@ -141,11 +144,30 @@ def convert_field(name: str, raw: Any) -> Any:
     cls = TYPES[FIELD_PART[name]]
     hint = type_hints(cls)[name]
     kinds = typing.get_args(hint) or (hint,)
-    if isinstance(raw, str) and (int in kinds or Fraction in kinds):
+    if isinstance(raw, str) and name in TOKEN_FIELDS and raw.strip():
+        raw = _tokens_or_number(name, raw)
+    elif isinstance(raw, str) and (int in kinds or Fraction in kinds):
         raw = parse_int_text(name, raw) if int in kinds else parse_real_text(name, raw)
         if raw is None and type(None) not in kinds:
             raise InputError(name, "is required", "required")
     return getattr(from_dict(cls, {name: raw}), name)
+
+
+def _tokens_or_number(name: str, text: str) -> int | None:
+    """A token count as the command line reads it (``8k``), else a whole number (``1e4``).
+
+    A text that is no number at all is refused with the token count's reason (it names
+    ``8k``); a number refused as one (``1e400``: far too large) with that reason.
+    """
+    try:
+        return parse_tokens_text(name, text)
+    except InputError as refused:
+        try:
+            return parse_int_text(name, text)
+        except InputError as as_number:
+            if as_number.code == "not_int":
+                raise refused from None
+            raise
 
 
 def capacity_bytes_of(value: Any, unit_label: str) -> int:

@@ -2,17 +2,20 @@
 
 ``vramdesk`` with no arguments calls :func:`main`. The environment variable
 ``VRAMDESK_QUIT_AFTER_MS`` closes the window after that many milliseconds (smoke
-tests, screenshots).
+tests, screenshots). SIGTERM (a logout, ``kill``, a service manager) closes the window as
+its close button does, so that its session is saved (:func:`close_on_sigterm`).
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import signal
+import socket
 import sys
 from collections.abc import Callable
 
-from PySide6.QtCore import QCoreApplication, QTimer, QTranslator
+from PySide6.QtCore import QCoreApplication, QRect, QSocketNotifier, QTimer, QTranslator
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -70,8 +73,11 @@ class WindowHost:
             font.setFamilies([family, *self._default_font.families()])
         self.app.setFont(font)
 
-    def open_window(self) -> None:
-        """Build and show the window (restoring the last session from the settings)."""
+    def open_window(self, geometry: QRect | None = None) -> None:
+        """Build and show the window (restoring the last session from the settings).
+
+        ``geometry``: the client rectangle to open at (a language switch keeps the old one).
+        """
         # imported here, after the QApplication exists and with the cyclic GC off (cli._run_gui)
         from vramdesk.gui.main_window import MainWindow
 
@@ -79,6 +85,10 @@ class WindowHost:
         self.window.languageRequested.connect(self.switch_language)
         for hook in self.first_paint_hooks:
             self.window.firstPainted.connect(hook)
+        if geometry is not None:
+            # the client rectangle itself: restoreGeometry's frame position came back a title
+            # bar lower under a window manager (issue 23, item 10)
+            self.window.setGeometry(geometry)
         self.window.show()
 
     def switch_language(self, choice: str) -> None:
@@ -90,7 +100,7 @@ class WindowHost:
         old = self.window
         save_session(old, self.settings)
         self.install_language(choice)
-        self.open_window()
+        self.open_window(old.geometry() if not (old.isMaximized() or old.isFullScreen()) else None)
         old.close()
         old.deleteLater()
 
@@ -100,6 +110,40 @@ def set_window_icon(app: QApplication) -> None:
     icon = resources_dir() / "icons" / "vramdesk.svg"
     if icon.is_file():
         app.setWindowIcon(QIcon(str(icon)))
+
+
+def close_on_sigterm(app: QApplication) -> None:
+    """On SIGTERM, close every window (each saves its session, as on a close) and quit.
+
+    Qt's event loop runs in C++, where a Python signal handler waits for the next Python
+    bytecode; the signal's wake-up byte on a socket pair wakes the loop at once
+    (``signal.set_wakeup_fd``, read by a ``QSocketNotifier``).
+    """
+    if not hasattr(signal, "SIGTERM") or getattr(app, "_sigterm_sockets", None) is not None:
+        return  # no such signal here, or installed already (main run again on one app)
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    try:
+        signal.set_wakeup_fd(writer.fileno())
+    except ValueError:  # not the main thread: leave the default (the process ends)
+        reader.close()
+        writer.close()
+        return
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: None)  # the byte does the work
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, app)
+
+    def on_signal() -> None:
+        try:
+            numbers = reader.recv(64)  # one byte per signal caught: its number
+        except OSError:
+            return
+        if signal.SIGTERM in numbers:
+            app.closeAllWindows()
+            app.quit()
+
+    notifier.activated.connect(on_signal)
+    app._sigterm_sockets = (reader, writer, notifier)  # kept for the application's life
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,6 +181,7 @@ def _open_and_run(argv: list[str]) -> int:
     # the desktop entry that `vramdesk install-desktop` writes: docks and Wayland compositors
     # match the window to it (and to its icon) by this name
     app.setDesktopFileName("vramdesk")
+    close_on_sigterm(app)
     host = WindowHost(app)
     # the icon after the first frame: an SVG icon loads Qt's SVG engine first (about 3 ms)
     host.first_paint_hooks += [lambda: set_window_icon(app), gc.enable]

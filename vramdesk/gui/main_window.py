@@ -317,7 +317,7 @@ class MainWindow(QMainWindow):
         # the inputs take the window's whole height on the left; the panels below share the rest
         self.inputs_dock = QDockWidget(self.tr("Inputs"), self)
         self.inputs_dock.setObjectName("inputs_dock")
-        self.inputs_dock.setWidget(self.form_scroll)
+        self.inputs_dock.setWidget(self.form_scroll.panel)  # the fields over their error strip
         self.inputs_dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
         self.inputs_dock.setTitleBarWidget(QWidget())
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.inputs_dock)

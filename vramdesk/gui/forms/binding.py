@@ -57,6 +57,10 @@ FIELD_ALIASES = {
 class BoundForm(QGroupBox):
     """A group of widgets bound to controller fields by name."""
 
+    #: Whether the form shows its refusals on its own error line (a form on its own); the
+    #: window's form column says them all below its fields instead (form_column.py).
+    inline_errors = True
+
     def __init__(
         self, title: str, controller: ScenarioController, parent: QWidget | None = None
     ) -> None:
@@ -254,15 +258,10 @@ class BoundForm(QGroupBox):
         marks clear as soon as the controller accepts the value.
         """
         self.clear_marks()
-        c = self.controller
-        errors = list(c.refused.items())
-        if c.problem is not None and not errors:  # the committed inputs themselves
-            errors = [(c.problem.field, c.problem)]
         lines = []
-        for typed_name, error in errors:
-            text = shorten(f"{error.field}: {reason_text(error)}", 2000)
+        for names, text in refusals(self.controller):
             shown = False
-            for name in dict.fromkeys((typed_name, error.field)):
+            for name in names:
                 widget = self.widget_for(name)
                 if widget is not None:
                     mark_widget(widget, text)
@@ -270,10 +269,8 @@ class BoundForm(QGroupBox):
             if shown:
                 lines.append(text)
         if lines:
-            joined = "\n".join(dict.fromkeys(lines))
-            self.error_label.setText(wrappable(shorten(joined, ERROR_TEXT_LIMIT)))
-            self.error_label.setToolTip(joined)
-            self.error_label.show()
+            show_error_lines(self.error_label, lines)
+            self.error_label.setVisible(self.inline_errors)
 
     def clear_marks(self) -> None:
         """Remove every invalid mark of this form."""
@@ -281,6 +278,33 @@ class BoundForm(QGroupBox):
             if widget.property("invalid"):
                 mark_widget(widget, None)
         self.error_label.hide()
+
+
+def refusals(controller: ScenarioController) -> list[tuple[tuple[str, ...], str]]:
+    """Each refusal in force: (the field names it marks, its line), in the order typed.
+
+    Every refused typed value, or, when none, the committed inputs' own problem.
+    """
+    errors = list(controller.refused.items())
+    if controller.problem is not None and not errors:  # the committed inputs themselves
+        errors = [(controller.problem.field, controller.problem)]
+    return [
+        (
+            tuple(dict.fromkeys((typed_name, error.field))),
+            shorten(f"{error.field}: {reason_text(error)}", 2000),
+        )
+        for typed_name, error in errors
+    ]
+
+
+def show_error_lines(label: QLabel, lines: list[str]) -> None:
+    """Put ``lines`` on ``label``, one a line, each cut to :data:`ERROR_TEXT_LIMIT`.
+
+    The tooltip has every line whole.
+    """
+    lines = list(dict.fromkeys(lines))
+    label.setText("\n".join(wrappable(shorten(line, ERROR_TEXT_LIMIT)) for line in lines))
+    label.setToolTip("\n".join(lines))
 
 
 def wrappable(text: str) -> str:

@@ -7,6 +7,11 @@ group at the top. What stays in each form (the architecture filled by presets an
 quantization details, prefill, engine knobs) is hidden behind a toggle at the top of that form,
 opened on demand and opened by itself when one of its fields is refused. Every input keeps its
 ``objectName`` (its field name) and stays in its form's ``fields``: binding is unchanged.
+Every refusal is said in one strip under the scrolling fields (:meth:`FormColumn.show_errors`).
+
+Longer than 400 lines: one widget, the column, with its three parts (the Scenario group, the
+sections that open, the error strip) and the widths they need; the row wrapping is in
+row_wrap.py.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -28,8 +34,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vramdesk.core.present.views import shorten
-from vramdesk.gui.forms.binding import BoundForm, wrappable
+from vramdesk.gui.forms.binding import BoundForm, refusals, show_error_lines
+from vramdesk.gui.forms.row_wrap import RowWrap
+from vramdesk.gui.theme import tint
 
 #: Characters a choice box is wide enough for (the open list shows whole entries).
 COMBO_CHARACTERS = 16
@@ -191,12 +198,7 @@ class FormColumn(QScrollArea):
         self.essential_layout.setFieldGrowthPolicy(
             QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow
         )
-        self.error_label = QLabel()
-        self.error_label.setObjectName("essentials_error")
-        self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #c0392b;")
-        self.error_label.hide()
-        self.essential_layout.addRow(self.error_label)
+        self._build_error_strip()
         self._take_model_picker(forms["model"])
         relabel = {
             "format": self.tr("Weight format"),
@@ -233,9 +235,35 @@ class FormColumn(QScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.controller.fieldInvalid.connect(self._on_invalid)
-        self.controller.fieldsValid.connect(self.error_label.hide)
+        self.controller.marksChanged.connect(self.show_errors)
+        self.controller.fieldsValid.connect(self.show_errors)
 
     # ------------------------------------------------------------ building
+    def _build_error_strip(self) -> None:
+        """Every refusal, one a line, in a strip under the scrolling fields (:attr:`panel`).
+
+        Under them, not among them: a line appearing above the fields moved every field below
+        it while the user typed, and one line per form showed only one of two refusals
+        (issue 23, item 10). The strip takes its height from the viewport's bottom.
+        """
+        self.error_label = QLabel()
+        self.error_label.setObjectName("essentials_error")
+        self.error_label.setWordWrap(True)
+        self.error_label.setContentsMargins(6, 2, 6, 4)
+        tint(self.error_label, "error")
+        self.error_label.hide()
+        for form in self.forms.values():
+            form.inline_errors = False
+            form.error_label.hide()
+        #: The scrolling fields over the error strip: what the window's inputs dock holds.
+        self.panel = QWidget()
+        self.panel.setObjectName("inputs_panel")
+        layout = QVBoxLayout(self.panel)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self, 1)
+        layout.addWidget(self.error_label)
+
     def _take_model_picker(self, form: BoundForm) -> None:
         picker = getattr(form, "preset_box", None)
         button = getattr(form, "import_button", None)
@@ -291,8 +319,10 @@ class FormColumn(QScrollArea):
         text is in the tooltip.
         """
         for form in [*self.forms.values(), self.essentials]:
-            # a row too narrow for label and field puts the field under its label
+            # a row too narrow for label and field puts the field under its label, and a form
+            # too narrow for its widest label beside its widest field puts every field under
             form.layout().setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+            RowWrap(form)
             for combo in form.findChildren(QComboBox):
                 combo.setSizeAdjustPolicy(
                     QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -344,20 +374,40 @@ class FormColumn(QScrollArea):
             toggle.set_open(key in wanted)
 
     def _on_invalid(self, field: str, reason: str) -> None:
-        """Show a refusal where its field is: in the Scenario group, or open its section."""
+        """A refused detail: open its section and scroll to it (the strip says why)."""
         for key, form in self.forms.items():
             widget = form.widget_for(field)
             if widget is None:
                 continue
-            if widget in self.essential_widgets.values():
-                text = f"{field}: {reason}"
-                self.error_label.setText(wrappable(shorten(text, 200)))
-                self.error_label.setToolTip(shorten(text, 2000))
-                self.error_label.show()
-                form.error_label.hide()  # shown once, beside the field
-            else:
-                self.error_label.hide()
+            if widget not in self.essential_widgets.values():
                 if key in self.toggles:
                     self.toggles[key].set_open(True)
                 self.ensureWidgetVisible(widget)
             return
+
+    def show_errors(self, *_args: object) -> None:
+        """Say every refusal in force under the fields (each field is marked where it is)."""
+        lines = [
+            text
+            for names, text in refusals(self.controller)
+            if any(form.widget_for(n) is not None for form in self.forms.values() for n in names)
+        ]
+        if lines:
+            show_error_lines(self.error_label, lines)
+        self.error_label.setVisible(bool(lines))
+        self._fit_strip()
+
+    def _fit_strip(self) -> None:
+        """The strip as tall as its wrapped lines at the column's width.
+
+        The dock's layout asks a label for its height only once, not for its width.
+        """
+        label = self.error_label
+        if not label.isHidden():
+            label.setMinimumHeight(label.heightForWidth(max(1, self.width())))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        """A new width wraps the error strip's lines anew."""
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit_strip()

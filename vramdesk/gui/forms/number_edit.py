@@ -8,6 +8,9 @@ value the controller holds (``131072`` becomes ``131,072``) — or, when the tex
 refused, keeps the text so the mark and its reason stay beside what was typed.
 
 Up/Down (and Page Up/Down, ten steps) step the value like a spin box.
+
+A field is never narrower than the text of its largest value (:meth:`minimumSizeHint`), in
+whatever font it has: a narrow field scrolled ``131,072`` to ``31,072`` (issue 23, item 8).
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QLineEdit, QWidget
+from PySide6.QtWidgets import QLineEdit, QStyle, QStyleOptionFrame, QWidget
 
 from vramdesk.core.errors import InputError
 from vramdesk.gui.forms.fields import parse_real_text
@@ -104,6 +107,44 @@ class NumberEdit(QLineEdit):
         if number is not None and self.kind is int and number.denominator == 1:
             return int(number)
         return number
+
+    # ----------------------------------------------------------------- size
+    def widest_text(self) -> str:
+        """The longest text the field shows for a value in its range (its limits' texts)."""
+        if self.limits is None:
+            return ""
+        texts = [self.format_value(v) for v in self.limits]
+        return max(texts, key=self.fontMetrics().horizontalAdvance)
+
+    def text_room(self, text: str) -> int:
+        """The field width at which ``text`` is shown whole: frame, margins, clear button."""
+        metrics = self.fontMetrics()
+        margins = self.textMargins()
+        # QLineEdit's own 2-px horizontal margin each side and a 1-px cursor (qlineedit.cpp)
+        width = metrics.horizontalAdvance(text) + margins.left() + margins.right() + 2 * 2 + 1
+        if self.isClearButtonEnabled():  # a side widget: icon + 6, and its margin (qlineedit_p)
+            style = self.style()
+            metric = QStyle.PixelMetric
+            icon = style.pixelMetric(metric.PM_LineEditIconSize, None, self)
+            width += icon + 6 + style.pixelMetric(metric.PM_LineEditIconMargin, None, self)
+        option = QStyleOptionFrame()
+        self.initStyleOption(option)
+        contents = QSize(width, metrics.height())
+        return (
+            self.style()
+            .sizeFromContents(QStyle.ContentsType.CT_LineEdit, option, contents, self)
+            .width()
+        )
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """Qt's minimum, at least as wide as the largest value's text (:meth:`widest_text`)."""
+        hint = super().minimumSizeHint()
+        return QSize(max(hint.width(), self.text_room(self.widest_text())), hint.height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """Qt's size, at least the minimum (:meth:`minimumSizeHint`)."""
+        hint = super().sizeHint()
+        return QSize(max(hint.width(), self.minimumSizeHint().width()), hint.height())
 
     # ------------------------------------------------------------- stepping
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override

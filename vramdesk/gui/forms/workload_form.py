@@ -35,7 +35,11 @@ class WorkloadForm(BoundForm):
 
     def __init__(self, controller: ScenarioController, parent: QWidget | None = None) -> None:
         super().__init__(self.tr("Workload"), controller, parent)
-        self.add_int("context_tokens", self.tr("Context (tokens per sequence)"))
+        context = self.add_int("context_tokens", self.tr("Context (tokens per sequence)"))
+        # the command line's grammar (core/fields.py parse_tokens_text): 8k is 8,192 tokens
+        hint = str(context.property("hint")) + self.tr("; 8k = 8,192 tokens")
+        context.setProperty("hint", hint)
+        context.setToolTip(hint)
         self.add_int("batch", self.tr("Concurrent sequences"))
         self.add_int(
             "live_tokens",

@@ -9,10 +9,14 @@ it fits this machine's RAM (:func:`vramdesk.core.present.host.host_ram`).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
+    QFrame,
     QHeaderView,
     QLabel,
+    QScrollArea,
+    QSizePolicy,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -28,6 +32,36 @@ from vramdesk.gui.theme import tint
 
 #: The columns of exact bytes and of the size in the display unit.
 NUMBER_COLUMNS = (1, 2)
+
+
+class _LinesArea(QScrollArea):
+    """A scroll area as tall as its word-wrapped lines at its width (none taller)."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """The lines' height for the viewport's width (QScrollArea's own guesses a width)."""
+        inner = self.widget()
+        width = self.viewport().width()
+        height = inner.heightForWidth(width) if inner.hasHeightForWidth() else -1
+        if height < 0:
+            height = inner.sizeHint().height()
+        return QSize(super().sizeHint().width(), height + 2 * self.frameWidth())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """No taller than the lines (a scroll area's own minimum holds a whole scroll bar)."""
+        least = super().minimumSizeHint()
+        return QSize(least.width(), min(least.height(), self.sizeHint().height()))
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """The lines changed (a text, a line shown or hidden): their height is asked again."""
+        if obj is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()
+        return super().eventFilter(obj, event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        """A new width wraps the lines anew: their height is asked again."""
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()
 
 
 class FiguresTable(QWidget):
@@ -68,14 +102,43 @@ class FiguresTable(QWidget):
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         tint(self.notes, "note")
         self.notes.hide()
-        layout.addWidget(self.tree)
-        layout.addWidget(self.host)
-        layout.addWidget(self.warnings)
-        layout.addWidget(self.notes)
+        layout.addWidget(self.tree, 1)
+        layout.addWidget(self._build_extras())
         controller.notesChanged.connect(self.show_notes)
         controller.breakdownChanged.connect(self.refresh)
         controller.unitChanged.connect(self.refresh)
         self.refresh()
+
+    def _build_extras(self) -> _LinesArea:
+        """Host RAM, warnings and import notes under the tree, scrolling when the pane is short.
+
+        As plain rows of the pane they were cut (four import notes at 1366 x 768, issue 23).
+        """
+        inner = QWidget()
+        inner.setObjectName("figures_extras")
+        column = QVBoxLayout(inner)
+        column.setContentsMargins(0, 2, 0, 0)
+        for label in (self.host, self.warnings, self.notes):
+            column.addWidget(label)
+        column.addStretch(1)
+        self.extras = _LinesArea()
+        self.extras.setObjectName("figures_extras_scroll")
+        self.extras.setWidget(inner)
+        inner.installEventFilter(self.extras)
+        self.extras.setWidgetResizable(True)
+        self.extras.setFrameShape(QFrame.Shape.NoFrame)
+        self.extras.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # as tall as its lines when there is room, no taller; the tree keeps the rest
+        self.extras.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.extras.hide()
+        return self.extras
+
+    def _show_extras(self) -> None:
+        """Show the area under the tree while one of its lines is shown."""
+        shown = any(not label.isHidden() for label in (self.host, self.warnings, self.notes))
+        if shown != (not self.extras.isHidden()):
+            self.extras.setVisible(shown)
+        self.extras.updateGeometry()
 
     def refresh(self, *_args: object) -> None:
         """Show the controller's last valid breakdown; keep which parts are collapsed.
@@ -110,6 +173,7 @@ class FiguresTable(QWidget):
         if self.warnings.text() != warnings:
             self.warnings.setText(warnings)
         self.warnings.setVisible(bool(b.warnings))
+        self._show_extras()
 
     def _show_host(self, b: Breakdown, unit: Unit) -> None:
         """The host-RAM line (llama.cpp, Ollama), tinted as a warning when it does not fit."""
@@ -210,6 +274,7 @@ class FiguresTable(QWidget):
             self.tr("Import notes:") + "\n" + "\n".join(f"• {n}" for n in notes) if notes else ""
         )
         self.notes.setVisible(bool(notes))
+        self._show_extras()
 
     def row_texts(self) -> list[list[str]]:
         """The top-level rows as shown: part, bytes, size (tests and copying)."""

@@ -126,6 +126,10 @@ class GpuPanel(QWidget):
         self.interval_spin.setSuffix(self.tr(" s"))
         self.message_label = QLabel()
         self.driver_label = QLabel()
+        # a long message (a Japanese NVML error is one unbroken line) wraps: the bottom docks
+        # share the window's width, and their widest line set its minimum (issue 23, item 8)
+        for label in (self.message_label, self.driver_label):
+            label.setWordWrap(True)
         self._grid = QGridLayout()
         self._grid.setColumnStretch(1, 1)
         controls = QHBoxLayout()

@@ -41,9 +41,11 @@ class SolverTab(QWidget):
         self.notes.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addLayout(self._build_values())
-        layout.addWidget(
-            QLabel(self.tr("Fit advisor (when it does not fit): levers, most effective first"))
+        advisor_title = QLabel(
+            self.tr("Fit advisor (when it does not fit): levers, most effective first")
         )
+        advisor_title.setWordWrap(True)  # one line in a larger font is wider than the pane
+        layout.addWidget(advisor_title)
         layout.addWidget(self.advice, 1)
         layout.addWidget(self.notes)
         controller.solveChanged.connect(self.refresh)

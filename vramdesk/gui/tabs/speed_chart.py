@@ -28,7 +28,14 @@ from vramdesk.gui.chart.plotting import FixedLegend, settle_view, still_axes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_note
 from vramdesk.gui.tabs.deferred import LazyBody, WhenShown
-from vramdesk.gui.theme import ChartTheme, follow, legend_font_to_axes, style_legend, style_plot
+from vramdesk.gui.theme import (
+    TEXT_COLOURS,
+    ChartTheme,
+    follow,
+    legend_font_to_axes,
+    style_legend,
+    style_plot,
+)
 
 #: Okabe-Ito: all sequences together, one sequence.
 AGGREGATE_COLOUR = "#0072B2"
@@ -185,6 +192,9 @@ class SpeedChartTab(LazyBody, QWidget):
         style_legend(self.legend, theme)
         self.memory_line.setPen(pg.mkPen(theme.capacity, width=2))
         self.memory_line.label.setColor(theme.capacity)
+        # the knee's label in the scheme's green text (the line's #009E73 read 3.4:1 on white)
+        light, dark = TEXT_COLOURS["ok"]
+        self.compute_line.label.setColor(dark if theme.scheme == "dark" else light)
         self.current.setSymbolPen(pg.mkPen(theme.marker, width=2))
         self.current.setSymbolBrush(pg.mkBrush(theme.background))
 
