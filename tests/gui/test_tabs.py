@@ -324,6 +324,7 @@ def test_compare_tab_names_parts_as_the_chart_does_and_fits_names(make_main_wind
     # in its middle (whole in its tooltip), so the chart keeps its share of a 1280-px window
     assert tab.picker.minimumWidth() >= min(tab.picker.sizeHintForColumn(0) + 28, 240)
     assert tab.picker.textElideMode() is Qt.TextElideMode.ElideMiddle
+    assert tab.picker.horizontalScrollBarPolicy() is Qt.ScrollBarPolicy.ScrollBarAlwaysOff
 
 
 def test_chart_axis_and_figures_header_carry_the_unit(make_main_window):

@@ -93,7 +93,8 @@ class CompareTab(LazyBody, QWidget):
     def _build_body(self) -> None:
         self.picker = QListWidget()
         self.picker.setObjectName("compare_picker")
-        self.picker.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.picker.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # past 240 px: fill_picker
+        self.picker.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.picker.itemChanged.connect(self.updates.request)
         self.plot = pg.PlotWidget(enableMenu=False)
         self.plot.setObjectName("compare_plot")
@@ -185,7 +186,6 @@ class CompareTab(LazyBody, QWidget):
             item.setCheckState(Qt.CheckState.Checked if key in checked else Qt.CheckState.Unchecked)
             self.picker.addItem(item)
         self.picker.blockSignals(False)
-        # the longest name and check box, up to 240 px (longer names elide in the middle)
         self.picker.setMinimumWidth(min(self.picker.sizeHintForColumn(0) + 28, 240))
         self.updates.request()
 
