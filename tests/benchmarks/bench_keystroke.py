@@ -55,22 +55,6 @@ TAB = {"solver": None, "fits": "fits", "kv": "kv", "speed": "speed", "compare20"
 TAB["gpu_panel"] = None
 TARGET_MEDIAN, TARGET_P95 = 3.0, 5.0
 CONTEXTS = ["4096", "8192", "16384", "12000", "32768", "6144"]
-SCREEN_1366 = {
-    "synchronizer": False,
-    "windowFrameMargins": False,
-    "screens": [
-        {
-            "name": "laptop",
-            "x": 0,
-            "y": 0,
-            "width": 1366,
-            "height": 768,
-            "logicalDpiX": 96,
-            "logicalDpiY": 96,
-            "dpr": 1,
-        }
-    ],
-}
 
 
 def _pct(values, q):
@@ -300,13 +284,15 @@ def child(scene: str, n_edits: int, profile: bool = False) -> dict:
 
 # ============================================================================ the parent
 def laptop_screen() -> str:
-    """``QT_QPA_PLATFORM`` for an offscreen 1366 x 768 screen (Qt's offscreen configfile).
+    """``QT_QPA_PLATFORM`` for run_all's offscreen 1366 x 768 screen (its start-up row's).
 
     ``offscreen:size=1366x768`` is ignored by this Qt (6.11: the screen stays 800 x 800).
     """
-    path = Path(tempfile.mkdtemp(prefix="vd-bench-screen-")) / "screen.json"
-    path.write_text(json.dumps(SCREEN_1366), encoding="utf-8")
-    return f"offscreen:configfile={path}"
+    # on first use: run_all is this folder's script beside this one (both run as scripts)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from run_all import _laptop_screen
+
+    return _laptop_screen()
 
 
 def run_scene(scene: str, n_edits: int, profile: bool = False) -> dict:
