@@ -132,8 +132,9 @@ def solve_text(sc: Any, r: SolveResult, budget_label: str, unit: Unit = Unit.GIB
         lines.extend(f"  {'+' if a.fits else '-'} {a.describe(unit)}" for a in r.advice)
     lines.extend(f"note: {n}" for n in r.notes)
     lines.append(
-        f"Estimated total {format_bytes(r.breakdown.total_bytes, unit)} on every catalog GPU "
-        "(verdict as the headline's):"
+        f"Estimated total {format_bytes(r.breakdown.total_bytes, unit)} per GPU on every catalog "
+        "GPU (headroom: the card less that total; the verdict is the headline's, which asks "
+        "the engine's usable memory):"
     )
     rows = catalog_fits(r.breakdown, rt)
     name_w = max([16, *(len(row.name) for row in rows)])  # the widest GPU name sets the column
