@@ -161,7 +161,7 @@
         <translation>GPU あたりのメモリ（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/compare.py" line="168"/>
+        <location filename="../../vramdesk/gui/tabs/compare.py" line="169"/>
         <source>capacity {0}</source>
         <extracomment>Thickness of a model&apos;s bar, in rows (the rest of its row is the gap to the next) ... ... and at most this many pixels: a tall plot keeps bars of a bar&apos;s weight, not slabs. The stacked parts, left to right (a hybrid&apos;s recurrent state is drawn with its KV cache). The widest a model name may be before it is wrapped, as a share of the plot&apos;s width.</extracomment>
         <translation>容量 {0}</translation>
@@ -1016,17 +1016,27 @@
         <translation>判定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/fits.py" line="63"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="43"/>
+        <source>The card less the estimated total (per GPU)</source>
+        <translation>カードの容量から推定合計を引いた値（GPU あたり）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="45"/>
+        <source>The headline&apos;s answer: whether the engine&apos;s usable memory holds the KV cache and activations</source>
+        <translation>見出しと同じ判定: エンジンが使えるメモリに KV キャッシュとアクティベーションが収まるか</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="72"/>
         <source>✔ fits</source>
         <translation>✔ 収まる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/fits.py" line="64"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="73"/>
         <source>! tight</source>
         <translation>! ぎりぎり</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/fits.py" line="65"/>
+        <location filename="../../vramdesk/gui/tabs/fits.py" line="74"/>
         <source>✘ does not fit</source>
         <translation>✘ 収まらない</translation>
     </message>

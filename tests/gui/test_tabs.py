@@ -567,3 +567,12 @@ def test_a_context_edit_moves_only_the_kv_point_and_a_unit_change_redraws(make_m
     c.set_field("context_tokens", 16384)
     tab.refresh()  # stale and in another unit: the grid is drawn in GB
     assert tab.table.item(0, 0).text().endswith("GB") and curves_set != []
+
+
+def test_the_fits_headers_say_which_question_each_column_answers(make_main_window):
+    # a headroom >= 0 beside "does not fit" (RTX 5090, Qwen3.5-9B under vLLM) read as a
+    # contradiction: the headroom is the forward question, the verdict the engine's budget
+    window = make_main_window()
+    header = window.fits_tab.table.horizontalHeaderItem
+    assert header(3).text() == "Headroom" and "less the estimated total" in header(3).toolTip()
+    assert header(4).text() == "Verdict" and "usable memory" in header(4).toolTip()

@@ -39,6 +39,15 @@ class FitsTab(QWidget):
                 self.tr("Verdict"),
             ]
         )
+        tips = {
+            3: self.tr("The card less the estimated total (per GPU)"),
+            4: self.tr(
+                "The headline's answer: whether the engine's usable memory holds the KV cache "
+                "and activations"
+            ),
+        }
+        for column, tip in tips.items():
+            self.table.horizontalHeaderItem(column).setToolTip(tip)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
