@@ -232,3 +232,21 @@ def test_context_refuses_what_the_command_line_refuses(make_main_window, qtbot):
     edit = window.form_column.essentials.fields["context_tokens"]
     type_text(qtbot, edit, "8m")  # only k is a token suffix
     assert edit.property("invalid") and "8192, 8,192 or 8k" in edit.toolTip()
+
+
+def test_up_steps_a_context_typed_as_8k(make_main_window, qtbot):
+    # the field still shows "8k" until it is committed; Up reads it as the token count
+    # 8,192 (the CLI's grammar) and steps to 8,192 + the field's step
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    window = make_main_window(show=True)
+    c = window.controller
+    edit = window.form_column.essentials.fields["context_tokens"]
+    edit.setFocus()
+    edit.selectAll()
+    QTest.keyClicks(edit, "8k")
+    QTest.keyClick(edit, Qt.Key.Key_Up)
+    assert edit.text() == f"{8192 + int(edit.step):,}"
+    QTest.keyClick(edit, Qt.Key.Key_Tab)
+    assert c.workload.context_tokens == 8192 + int(edit.step)

@@ -153,6 +153,21 @@ def convert_field(name: str, raw: Any) -> Any:
     return getattr(from_dict(cls, {name: raw}), name)
 
 
+def parse_number_text(name: str, text: str) -> Fraction | None:
+    """The number a field's text reads as (what a number field steps from); None when empty.
+
+    A token count for :data:`TOKEN_FIELDS` (``8k``), else :func:`parse_real_text`.
+
+    Raises
+    ------
+    InputError
+        ``name``: the text is not a number.
+    """
+    if name in TOKEN_FIELDS and text.strip():
+        return Fraction(_tokens_or_number(name, text))
+    return parse_real_text(name, text)
+
+
 def _tokens_or_number(name: str, text: str) -> int | None:
     """A token count as the command line reads it (``8k``), else a whole number (``1e4``).
 

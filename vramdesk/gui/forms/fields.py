@@ -10,6 +10,7 @@ from vramdesk.core.fields import (
     capacity_bytes_of,
     convert_field,
     parse_int_text,
+    parse_number_text,
     parse_real_text,
 )
 
@@ -19,5 +20,6 @@ __all__ = [
     "capacity_bytes_of",
     "convert_field",
     "parse_int_text",
+    "parse_number_text",
     "parse_real_text",
 ]

@@ -23,7 +23,7 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QStyle, QStyleOptionFrame, QWidget
 
 from vramdesk.core.errors import InputError
-from vramdesk.gui.forms.fields import parse_real_text
+from vramdesk.gui.forms.fields import parse_number_text
 
 
 class NumberEdit(QLineEdit):
@@ -103,7 +103,7 @@ class NumberEdit(QLineEdit):
         InputError
             The text is not a number.
         """
-        number = parse_real_text(self.objectName(), self.typed())
+        number = parse_number_text(self.objectName(), self.typed())
         if number is not None and self.kind is int and number.denominator == 1:
             return int(number)
         return number
@@ -159,7 +159,7 @@ class NumberEdit(QLineEdit):
             super().keyPressEvent(event)
             return
         try:
-            current = parse_real_text(self.objectName(), self.typed())
+            current = parse_number_text(self.objectName(), self.typed())
         except InputError:  # an unreadable text is not stepped
             return
         base = Fraction(0) if current is None else current
