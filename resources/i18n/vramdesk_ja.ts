@@ -36,7 +36,7 @@
     <message>
         <location filename="../../vramdesk/gui/chart/breakdown.py" line="187"/>
         <source>memory per GPU ({0})</source>
-        <translation>GPU あたりのメモリ（{0}）</translation>
+        <translation>メモリ/GPU（{0}）</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/chart/breakdown.py" line="268"/>
@@ -158,7 +158,7 @@
     <message>
         <location filename="../../vramdesk/gui/tabs/compare.py" line="252"/>
         <source>memory per GPU ({0})</source>
-        <translation>GPU あたりのメモリ（{0}）</translation>
+        <translation>メモリ/GPU（{0}）</translation>
     </message>
     <message>
         <location filename="../../vramdesk/gui/tabs/compare.py" line="169"/>
