@@ -294,7 +294,8 @@ def test_long_unbroken_error_text_is_cut_and_wraps_full_text_in_tooltip(
     type_text(qtbot, form.fields["params"], "seven")
     label = window.form_column.error_label
     assert len(label.text().replace("\u200b", "")) <= 200 and label.text().endswith("…")
-    assert label.toolTip() == f"params: {reason}"
+    # led by the row's label, its config name after (a user finds the row, an engineer the key)
+    assert label.toolTip() == f"{form.labels['params']} (params): {reason}"
     assert form.minimumSizeHint().width() <= width
 
 

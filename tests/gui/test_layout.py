@@ -329,7 +329,8 @@ def test_a_refused_detail_opens_its_section_and_an_everyday_one_is_said_on_top(
     c.set_field("num_key_value_heads", 8)
     c.set_field("tensor_parallel_size", 3)  # 8 KV heads do not split over 3 GPUs
     error = column.error_label
-    assert not error.isHidden() and error.text().startswith("tensor_parallel_size:")
+    assert not error.isHidden()
+    assert error.text().startswith("Tensor parallel (TP) (tensor_parallel_size):")
     assert window.forms[3].error_label.isHidden()  # said once, beside the field
     c.set_field("tensor_parallel_size", 2)
     assert error.isHidden()
@@ -462,7 +463,11 @@ def test_two_refused_fields_show_both_messages(make_main_window, qtbot, monkeypa
     assert strip.isVisible()
     lines = strip.text().replace("\u200b", "").split("\n")
     # one line per refused field, in the order they were typed (it showed only the first)
-    assert [line.split(":")[0] for line in lines] == ["context_tokens", "batch"]
+    # each led by its row's label as the window shows it, the config name after
+    assert [line.split(":")[0] for line in lines] == [
+        "Context (tokens per sequence) (context_tokens)",
+        "Concurrent sequences (batch)",
+    ]
     assert "'abc'" in lines[0] and "'xyz'" in lines[1]
     assert clipped_widgets(window) == []
 

@@ -576,3 +576,29 @@ def test_the_fits_headers_say_which_question_each_column_answers(make_main_windo
     header = window.fits_tab.table.horizontalHeaderItem
     assert header(3).text() == "Headroom" and "less the estimated total" in header(3).toolTip()
     assert header(4).text() == "Verdict" and "usable memory" in header(4).toolTip()
+
+
+def test_the_advice_column_keeps_most_of_the_table_at_1280x720(
+    make_main_window, qtbot, monkeypatch, solved
+):
+    # a fresh user at 1280 x 720, 131,072 x 8 tokens: the Value column took most of the table
+    # and the advice wrapped a word a line in about 60 px
+    from PySide6.QtCore import QRect
+
+    window = make_main_window()
+    available = QRect(0, 27, 1280, 720 - 27)
+    monkeypatch.setattr(window, "available_geometry", lambda: available)
+    window.place_on(available, first=True)
+    window.show()
+    qtbot.waitExposed(window)
+    c = window.controller
+    c.set_field("context_tokens", 131072)
+    c.set_field("batch", 8)
+    solved(window)
+    QApplication.processEvents()
+    table = window.solver_tab.advice
+    assert table.rowCount() >= 2
+    view = table.viewport().width()
+    others = sum(table.columnWidth(col) for col in range(3))
+    assert others <= view * (0.22 + 0.26 + 0.16) + 3
+    assert table.columnWidth(3) >= view * 0.3

@@ -67,6 +67,8 @@ class BoundForm(QGroupBox):
         super().__init__(title, parent)
         self.controller = controller
         self.fields: dict[str, QWidget] = {}
+        #: Each field's row label as the window shows it (``Context (tokens per sequence)``).
+        self.labels: dict[str, str] = {}
         self._getters: dict[str, Callable[[], Any]] = {}
         self._setters: dict[str, Callable[[Any], None]] = {}
         self._choices: dict[str, list[Any]] = {}
@@ -92,6 +94,7 @@ class BoundForm(QGroupBox):
     ) -> QWidget:
         widget.setObjectName(name)
         self.fields[name] = widget
+        self.labels[name] = label
         self._getters[name] = getter
         self._setters[name] = setter
         self.layout_.addRow(label, widget)
@@ -250,6 +253,10 @@ class BoundForm(QGroupBox):
     def widget_for(self, field: str) -> QWidget | None:
         """The widget bound to core field ``field`` (aliases resolved), or None."""
         return self.fields.get(FIELD_ALIASES.get(field, field)) or self.fields.get(field)
+
+    def label_for(self, field: str) -> str | None:
+        """The row label of the widget bound to ``field`` (aliases resolved), or None."""
+        return self.labels.get(FIELD_ALIASES.get(field, field)) or self.labels.get(field)
 
     def show_marks(self) -> None:
         """Mark every field of this form whose typed text is refused, or that the core names.

@@ -388,7 +388,7 @@ class FormColumn(QScrollArea):
     def show_errors(self, *_args: object) -> None:
         """Say every refusal in force under the fields (each field is marked where it is)."""
         lines = [
-            text
+            self._labelled(names, text)
             for names, text in refusals(self.controller)
             if any(form.widget_for(n) is not None for form in self.forms.values() for n in names)
         ]
@@ -396,6 +396,19 @@ class FormColumn(QScrollArea):
             show_error_lines(self.error_label, lines)
         self.error_label.setVisible(bool(lines))
         self._fit_strip()
+
+    def _labelled(self, names: tuple[str, ...], text: str) -> str:
+        """``text`` led by the field's label as the window shows it, its config name after.
+
+        ``context_tokens: must be ...`` reads ``Context (tokens per sequence) (context_tokens):
+        must be ...``: a user finds the row by its label, an engineer the name the CLI says.
+        """
+        for name in names:
+            for form in self.forms.values():
+                label = form.label_for(name)
+                if label and text.startswith(f"{name}: "):
+                    return f"{label} ({text[: len(name)]}){text[len(name) :]}"
+        return text
 
     def _fit_strip(self) -> None:
         """The strip as tall as its wrapped lines at the column's width.

@@ -91,8 +91,19 @@ class SolverTab(QWidget):
         return table
 
     def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
-        """Re-wrap the advice rows to the new width."""
+        """Re-fit the advice columns and re-wrap their rows to the new width."""
         super().resizeEvent(event)
+        self._fit_columns()
+
+    #: The widest share of the table each of Lever, Value and Saves may take: the rest is the
+    #: advice's (at 1280 x 720 a long value left the advice 60 px, a word a line).
+    COLUMN_SHARES = (0.22, 0.26, 0.16)
+
+    def _fit_columns(self) -> None:
+        view = self.advice.viewport().width()
+        for col, share in enumerate(self.COLUMN_SHARES):
+            self.advice.resizeColumnToContents(col)
+            self.advice.setColumnWidth(col, min(self.advice.columnWidth(col), int(view * share)))
         self._rows_timer.start()
 
     def refresh(self, *_args: object) -> None:
@@ -152,7 +163,5 @@ class SolverTab(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(sentence)
                 self.advice.setItem(row, col, item)
-        for col in range(3):
-            self.advice.resizeColumnToContents(col)
-        self._rows_timer.start()
+        self._fit_columns()
         self.notes.setText("\n".join(r.notes))
