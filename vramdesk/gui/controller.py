@@ -14,6 +14,7 @@ translated line that says which typed values the figures ignore (:meth:`stale_te
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -161,12 +162,17 @@ class ScenarioController(QObject):
         self.localChanged.emit()
 
     # ------------------------------------------------------- translated text
-    def stale_text(self) -> str:
-        """One line saying which typed values the figures ignore, '' when none."""
+    def stale_text(self, label_of: Callable[[str], str | None] = lambda _name: None) -> str:
+        """One line saying which typed values the figures ignore, '' when none.
+
+        ``label_of``: a field's row label as the window shows it (the field name without one).
+        """
         refused = self.session.refused
         if not refused:
             return ""
-        shown = "; ".join(f"{name} = {self._in_force_text(name)}" for name in refused)
+        shown = "; ".join(
+            f"{label_of(name) or name} = {self._in_force_text(name)}" for name in refused
+        )
         return self.tr(
             "The figures use the last accepted values ({0}) until what was typed there is valid."
         ).format(shown)

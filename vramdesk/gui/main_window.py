@@ -602,7 +602,7 @@ class MainWindow(QMainWindow):
 
     def _show_stale_banner(self) -> None:
         """Say, above the chart, that the figures ignore a refused typed value."""
-        text = self.controller.stale_text()
+        text = self.controller.stale_text(self.form_column.label_for)
         self.stale_banner.setText(text)
         self.stale_banner.setVisible(bool(text))
 

@@ -397,6 +397,10 @@ class FormColumn(QScrollArea):
         self.error_label.setVisible(bool(lines))
         self._fit_strip()
 
+    def label_for(self, name: str) -> str | None:
+        """The row label of the field ``name`` in any of the column's forms, or None."""
+        return next(filter(None, (form.label_for(name) for form in self.forms.values())), None)
+
     def _labelled(self, names: tuple[str, ...], text: str) -> str:
         """``text`` led by the field's label as the window shows it, its config name after.
 
@@ -404,10 +408,9 @@ class FormColumn(QScrollArea):
         must be ...``: a user finds the row by its label, an engineer the name the CLI says.
         """
         for name in names:
-            for form in self.forms.values():
-                label = form.label_for(name)
-                if label and text.startswith(f"{name}: "):
-                    return f"{label} ({text[: len(name)]}){text[len(name) :]}"
+            label = self.label_for(name)
+            if label and text.startswith(f"{name}: "):
+                return f"{label} ({name}){text[len(name) :]}"
         return text
 
     def _fit_strip(self) -> None:
