@@ -4,18 +4,18 @@
 <context>
     <name>BoundForm</name>
     <message>
-        <location filename="../../vramdesk/gui/forms/binding.py" line="117"/>
+        <location filename="../../vramdesk/gui/forms/binding.py" line="120"/>
         <source>a whole number from {0} to {1}</source>
-        <extracomment>Background of a field the core refused (a palette colour keeps the native spin arrows). Longest error text shown in a form (the full text is in the tooltip). Longest unbroken run in a shown error before a zero-width space lets it wrap. InputError field names that are shown by a widget of another name. Whether the form shows its refusals on its own error line (a form on its own); the window&apos;s form column says them all below its fields instead (form_column.py).</extracomment>
+        <extracomment>Background of a field the core refused (a palette colour keeps the native spin arrows). Longest error text shown in a form (the full text is in the tooltip). Longest unbroken run in a shown error before a zero-width space lets it wrap. InputError field names that are shown by a widget of another name. Whether the form shows its refusals on its own error line (a form on its own); the window&apos;s form column says them all below its fields instead (form_column.py). Each field&apos;s row label as the window shows it (``Context (tokens per sequence)``).</extracomment>
         <translation>{0} から {1} までの整数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/binding.py" line="119"/>
+        <location filename="../../vramdesk/gui/forms/binding.py" line="122"/>
         <source>; empty: {0}</source>
         <translation>（空欄: {0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/forms/binding.py" line="136"/>
+        <location filename="../../vramdesk/gui/forms/binding.py" line="139"/>
         <source>a number from {0:g} to {1:g}</source>
         <translation>{0:g} から {1:g} までの数</translation>
     </message>
@@ -2336,13 +2336,13 @@
 <context>
     <name>ScenarioController</name>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="171"/>
+        <location filename="../../vramdesk/gui/controller.py" line="177"/>
         <source>The figures use the last accepted values ({0}) until what was typed there is valid.</source>
         <extracomment>The set of refused typed fields changed (see :attr:`refused`, :meth:`stale_text`). The notes of the loaded model changed (see :attr:`model_notes`). The scenario&apos;s state machine; its events are relayed by the ``_on_session_*`` slots. The reverse solve runs here, off the GUI thread (``solveChanged`` when it is done).</extracomment>
         <translation>入力が有効になるまで、数値は最後に受け付けた値（{0}）で計算しています。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/controller.py" line="188"/>
+        <location filename="../../vramdesk/gui/controller.py" line="194"/>
         <source>not set</source>
         <translation>未設定</translation>
     </message>
@@ -2411,26 +2411,27 @@
         <translation>収まらないときの対策（効果の大きい順）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="104"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="115"/>
         <source>No capacity: pick a GPU or a custom size.</source>
+        <extracomment>The widest share of the table each of Lever, Value and Saves may take: the rest is the advice&apos;s (at 1280 x 720 a long value left the advice 60 px, a word a line).</extracomment>
         <translation>容量がありません。GPU を選ぶか容量を指定してください。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="119"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="130"/>
         <source>{0} sequence of {1:,} tokens (exact {2:.4f})</source>
         <translation>
             <numerusform>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="120"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="131"/>
         <source>{0} sequences of {1:,} tokens (exact {2:.4f})</source>
         <translation>
             <numerusform>{1:,} トークンを {0} シーケンス（厳密値 {2:.4f}）</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/solver.py" line="140"/>
+        <location filename="../../vramdesk/gui/tabs/solver.py" line="151"/>
         <source>{0:,} tokens (limited by {1})</source>
         <translation>{0:,} トークン（制約: {1}）</translation>
     </message>

@@ -15,6 +15,7 @@ from __future__ import annotations
 from vramdesk.core.engines import profile_for
 from vramdesk.core.errors import InputError
 from vramdesk.core.model.formats import WeightSpec
+from vramdesk.core.model.inputs import tp_problem
 from vramdesk.core.model.runtime import Engine, Runtime
 from vramdesk.core.model.spec import ModelSpec
 from vramdesk.core.model.workload import Workload
@@ -91,6 +92,16 @@ def solve(
             "size can help"
         )
     notes.extend(profile_for(runtime.engine).solve_notes(model, runtime))
+    if min_gpus is None and profile_for(runtime.engine).shards_heads:
+        # why "none up to 64" when the heads stop the search early (Llama-4: 40 heads)
+        shardable = [tp for tp in TP_CANDIDATES if tp_problem(model, tp) is None]
+        if shardable[-1] < TP_CANDIDATES[-1]:
+            notes.append(
+                f"smallest GPU count: no tensor-parallel size tried above {shardable[-1]} "
+                f"shards the {model.num_attention_heads} attention and "
+                f"{model.num_key_value_heads} KV heads evenly, and {shardable[-1]} GPUs are "
+                "not enough"
+            )
     if base.state is not None:
         slots = runtime.engine in (Engine.LLAMA_CPP, Engine.OLLAMA) and runtime.n_parallel
         per_seq = base.state_bytes // max(1, (runtime.n_parallel if slots else None) or batch)
