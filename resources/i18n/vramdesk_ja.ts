@@ -510,27 +510,42 @@
         <translation>--cpu-moe は効果がありません：このモデルにはルーティングされるエキスパートがありません</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
+        <source>SGLang&apos;s pool is mem_fraction_static of the memory free before the weights load: {0} MiB (CUDA context) in use then comes out of it; CUDA graphs are captured later, from the reserve</source>
+        <translation>SGLang のプールは、重みを読み込む前の空きメモリに mem_fraction_static を掛けた量です。そのとき使用中の {0} MiB（CUDA コンテキスト）はそこから差し引かれます。CUDA グラフは後で予備分から確保されます</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
         <source>a GGUF that keeps the multi-token-prediction block (GLM-{0}&apos;s NextN layers) loads it too: import the .gguf for its exact size</source>
         <translation>マルチトークン予測ブロックを残した GGUF（GLM-{0} の NextN 層）はそれも読み込みます。正確なサイズは .gguf をインポートしてください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="123"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="108"/>
+        <source>chunked local-attention layers: KV cache size in tokens counts every layer at full context; max concurrency and max context are solved exactly</source>
+        <translation>チャンク化ローカルアテンション層: KV キャッシュのトークン数はすべての層をフルコンテキストで数えます。最大同時実行数と最大コンテキストは厳密に解いています</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="109"/>
+        <source>chunked local-attention layers: vLLM&apos;s hybrid allocator reserves blocks per request in every KV group; the KV cache, max concurrency and the logged concurrency all follow it</source>
+        <translation>チャンク化ローカルアテンション層: vLLM のハイブリッドアロケーターはリクエストごとにすべての KV グループでブロックを確保します。KV キャッシュ、最大同時実行数、ログに出る同時実行数はいずれもこれに従います</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="126"/>
         <source>includes the multimodal encoders and projectors: {0} parameters</source>
         <translation>マルチモーダルエンコーダーとプロジェクターを含みます: {0} パラメータ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="124"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="127"/>
         <source>includes the multimodal encoders and projectors: {0} parameters (vLLM --language-model-only leaves them out)</source>
         <translation>マルチモーダルエンコーダーとプロジェクターを含みます: {0} パラメータ（vLLM --language-model-only で除外できます）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="129"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="132"/>
         <source>not counted: the checkpoint&apos;s {0} multi-token-prediction layer(s) ({1} parameters), loaded only for MTP speculative decoding</source>
         <translation>含めていません: チェックポイントのマルチトークン予測（MTP）層 {0} 層（{1} パラメータ）。MTP 投機的デコードでのみ読み込まれます</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="130"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="133"/>
         <source>not counted: the checkpoint&apos;s {0} multi-token-prediction layer(s), loaded only for MTP speculative decoding</source>
         <translation>含めていません: チェックポイントのマルチトークン予測（MTP）層 {0} 層。MTP 投機的デコードでのみ読み込まれます</translation>
     </message>
@@ -580,247 +595,267 @@
         <translation>SGLang は活性化と CUDA グラフ用に total * ({0} - mem_fraction_static) を残す</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="100"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="101"/>
         <source>V1 non-torch memory + NCCL buffers when TP/PP &gt; {0} (fitted)</source>
         <translation>V1 の torch 外メモリ + TP/PP &gt; {0} のときの NCCL バッファ（当てはめ値）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="102"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
         <source>ceiling: datasheet {0} GB/s and dense fp16 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 fp16 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="103"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="104"/>
         <source>ceiling: datasheet {0} GB/s and dense fp32 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 fp32 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="104"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="105"/>
         <source>ceiling: datasheet {0} GB/s and dense fp4 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 fp4 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="105"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="106"/>
         <source>ceiling: datasheet {0} GB/s and dense fp8 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 fp8 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="106"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="107"/>
         <source>ceiling: datasheet {0} GB/s and dense int8 {1} TFLOPS; the input embedding table is not read (a lookup)</source>
         <translation>上限: データシートの {0} GB/s と密行列 int8 {1} TFLOPS。入力埋め込み表は読まない（参照のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="107"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="110"/>
         <source>chunked local-attention layers: {0} cells of the iSWA cache (min(cells, chunk * (unified ? sequences : {1}) + n_ubatch), padded to {2}; llama-kv-cache-iswa.cpp)</source>
         <translation>チャンク化ローカルアテンション層: iSWA キャッシュの {0} セル（min(cells, chunk * (unified ? sequences : {1}) + n_ubatch) を {2} に切り上げ。llama-kv-cache-iswa.cpp）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="108"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="111"/>
         <source>constant per sequence (does not grow with the context)</source>
         <translation>シーケンスごとに一定（コンテキストとともに増えません）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="109"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="112"/>
         <source>context_tokens {0} exceeds max_position_embeddings {1}: computed anyway (rope scaling may allow it)</source>
         <translation>context_tokens {0} が max_position_embeddings {1} を超えています: そのまま計算しました（RoPE スケーリングで可能な場合があります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="110"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="113"/>
         <source>conv and SSM state in the {0}-bit model dtype (vLLM mamba_cache_dtype / mamba_ssm_cache_dtype auto)</source>
         <translation>畳み込み状態と SSM 状態はモデルの {0} ビット dtype（vLLM mamba_cache_dtype / mamba_ssm_cache_dtype auto）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="111"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="114"/>
         <source>conv state auto, SSM state auto (mamba_cache_dtype / mamba_ssm_cache_dtype; auto = the {0}-bit model dtype)</source>
         <translation>畳み込み状態 auto、SSM 状態 auto（mamba_cache_dtype / mamba_ssm_cache_dtype。auto = モデルの {0} ビット dtype）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="112"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="115"/>
         <source>conv state auto, SSM state float32 (mamba_cache_dtype / mamba_ssm_cache_dtype; auto = the {0}-bit model dtype)</source>
         <translation>畳み込み状態 auto、SSM 状態 float32（mamba_cache_dtype / mamba_ssm_cache_dtype。auto = モデルの {0} ビット dtype）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="113"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="116"/>
         <source>embeddings and output head kept {0}-bit, as real checkpoints store them</source>
         <translation>埋め込みと出力ヘッドは実際のチェックポイントと同じく {0} ビットのまま</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="114"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="117"/>
         <source>every sequence at its full {0}-token context (the slowest step); no communication between GPUs modelled</source>
         <translation>すべてのシーケンスが {0} トークンのコンテキストを満たしている（最も遅いステップ）。GPU 間の通信はモデル化しない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="115"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="118"/>
         <source>expected: {0} of the bandwidth + {1} ms per step, compute {2} x M / (M + {3}) of the peak for M tokens a step, prefill in chunks of {4} tokens; fitted on {5} published llama.cpp measurements (tests/data/speed-measurements.jsonl)</source>
         <translation>予想: 帯域幅の {0} + 1 ステップあたり {1} ms、1 ステップ M トークンで演算はピークの {2} x M / (M + {3})、プリフィルは {4} トークンずつ。公開済みの llama.cpp 測定値 {5} 件に当てはめた定数</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="116"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="119"/>
         <source>expected: {0} of the bandwidth + {1} ms per step, compute {2} x M / (M + {3}) of the peak for M tokens a step, prefill in chunks of {4} tokens; fitted on {5} published vLLM measurements only (memory terms; compute terms llama.cpp&apos;s)</source>
         <translation>予想: 帯域幅の {0} + 1 ステップあたり {1} ms、1 ステップ M トークンで演算はピークの {2} x M / (M + {3})、プリフィルは {4} トークンずつ。公開済みの vLLM 測定値 {5} 件のみに当てはめた定数（メモリ項のみ。演算項は llama.cpp のもの）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="117"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="120"/>
         <source>factor {0} covers allocator fragmentation; fixed {1} GiB covers the CUDA context and workspaces</source>
         <translation>係数 {0} はアロケーターの断片化分、固定 {1} GiB は CUDA コンテキストとワークスペース分</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="118"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="121"/>
         <source>fitted to published vLLM logs; +-{0} % across models: calibrate from a start-up log</source>
         <translation>公開された vLLM ログへの当てはめ値。モデル間で ±{0} %: 起動ログから較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="121"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="124"/>
         <source>group quantization: {0} + ({1} + {2}) / {3} = {4} bits per weight</source>
         <translation>グループ量子化: {0} + ({1} + {2}) / {3} = 重みあたり {4} ビット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="122"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="125"/>
         <source>hybrid model: {0}-token blocks</source>
         <translation>ハイブリッドモデル: {0} トークンのブロック</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="125"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="128"/>
         <source>live_buffers = {0} is an assumption; calibrate it by measurement</source>
         <translation>live_buffers = {0} は仮定です。測定で較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="126"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="129"/>
         <source>llama.cpp keeps f32 r/s states, one per sequence slot (-np)</source>
         <translation>llama.cpp は f32 の r/s 状態をシーケンススロット（-np）ごとに 1 つ保持します</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="127"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="130"/>
         <source>max(hidden * intermediate, hidden * heads * head_dim) * {0} (bitsandbytes only)</source>
         <translation>max(hidden * intermediate, hidden * heads * head_dim) * {0}（bitsandbytes のみ）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="128"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="131"/>
         <source>modelled within about {0} %: calibrate from the log&apos;s compute buffer line</source>
         <translation>誤差は約 {0} %: ログの compute buffer 行から較正してください</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="131"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="134"/>
+        <source>recurrent layers: {0} bytes of state per sequence, whatever the context (max concurrency counts it per sequence, max context does not grow it)</source>
+        <translation>再帰層: コンテキストに関係なく 1 シーケンスあたり {0} バイトの状態（最大同時実行数はシーケンスごとに数え、最大コンテキストでは増えません）</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="135"/>
         <source>routed experts in host memory: one layer&apos;s experts ({0} bytes) are copied into the compute buffer for batches of {1}+ tokens (ggml-cuda.cu offload_op, ggml-backend.cpp)</source>
         <translation>ルーティングされるエキスパートはホストメモリ上: {1} トークン以上のバッチでは 1 層分のエキスパート ({0} バイト) が計算バッファにコピーされます (ggml-cuda.cu offload_op、ggml-backend.cpp)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="132"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="136"/>
         <source>routed experts kept in host memory (--cpu-moe): {0} bytes</source>
         <translation>ホストメモリに置くルーティングエキスパート (--cpu-moe): {0} バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="133"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="137"/>
         <source>routed experts kept in host memory (--n-cpu-moe {0}): {1} bytes</source>
         <translation>ホストメモリに置くルーティングエキスパート (--n-cpu-moe {0}): {1} バイト</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="134"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="138"/>
         <source>sequences * recurrent_layers * attention_page (the Mamba page padded to it)</source>
         <translation>sequences * recurrent_layers * attention_page（Mamba のページをこれに合わせてパディング）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="135"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="139"/>
+        <source>sliding-window layers: KV cache size in tokens counts every layer at full context; max concurrency and max context are solved exactly</source>
+        <translation>スライディングウィンドウ層: KV キャッシュのトークン数はすべての層をフルコンテキストで数えます。最大同時実行数と最大コンテキストは厳密に解いています</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="140"/>
+        <source>sliding-window layers: vLLM&apos;s hybrid allocator reserves blocks per request in every KV group; the KV cache, max concurrency and the logged concurrency all follow it</source>
+        <translation>スライディングウィンドウ層: vLLM のハイブリッドアロケーターはリクエストごとにすべての KV グループでブロックを確保します。KV キャッシュ、最大同時実行数、ログに出る同時実行数はいずれもこれに従います</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="141"/>
+        <source>smallest GPU count: no tensor-parallel size tried above {0} shards the {1} attention and {2} KV heads evenly, and {3} GPUs are not enough</source>
+        <translation>最小 GPU 数: 試したテンソル並列サイズのうち {0} より大きいものは {1} 個のアテンションヘッドと {2} 個の KV ヘッドを均等に分割できず、{3} GPU では足りません</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/core_text.py" line="142"/>
         <source>sparse attention: llama.cpp&apos;s indexer key cache (llama-kv-cache-dsa) is not counted; the KV figure is the MLA cache alone</source>
         <translation>スパースアテンション: llama.cpp のインデクサーキーキャッシュ（llama-kv-cache-dsa）は含めていません。KV の値は MLA キャッシュのみです</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="136"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="143"/>
         <source>sparse attention: the indexer key ({0} values per token per layer) is cached beside the latent at the cache dtype</source>
         <translation>スパースアテンション: インデクサーキー（1 トークン・1 層あたり {0} 値）を潜在ベクトルと並べてキャッシュ dtype で保持します</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="137"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="144"/>
         <source>sparse attention: the indexer key is cached in fp8 + a float32 scale ({0} bytes per token per layer) beside the latent</source>
         <translation>スパースアテンション: インデクサーキーは fp8 + float32 スケール（1 トークン・1 層あたり {0} バイト）で潜在ベクトルと並べて保持します</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="138"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="145"/>
         <source>the CUDA context (about {0}-{1} GiB) is outside llama.cpp&apos;s buffers</source>
         <translation>CUDA コンテキスト（約 {0}-{1} GiB）は llama.cpp のバッファ外</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="139"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="146"/>
         <source>the image compute buffer (clip.cpp alloc_compute_meta) is not counted: Qwen3-VL {0}-wide encoder, 1472x1472 warmup image: {1} MiB; {2}-wide: {3} MiB (ggml-org/llama.cpp issue #{4} PR #{5} logs)</source>
         <translation>画像の計算バッファ (clip.cpp alloc_compute_meta) は含みません: Qwen3-VL の幅 {0} のエンコーダー、1472x1472 のウォームアップ画像で {1} MiB、幅 {2} で {3} MiB (ggml-org/llama.cpp issue #{4}、PR #{5} のログ)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="140"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="147"/>
         <source>the input embedding ({0} bytes) stays in host memory</source>
         <translation>入力埋め込み（{0} バイト）はホストメモリに置かれる</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="141"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="148"/>
         <source>the multimodal encoders ({0} parameters) are not in the model&apos;s GGUF: the projector file (--mmproj) holds them</source>
         <translation>マルチモーダルエンコーダー（{0} パラメータ）はモデルの GGUF に含まれず、プロジェクターファイル（--mmproj）にあります</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="142"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="149"/>
         <source>the output layer stays in host memory (n_gpu_layers &lt;= num_hidden_layers): its matrix ({0} bytes) is copied into the compute buffer for batches of {1}+ tokens (ggml-backend.cpp scheduler)</source>
         <translation>出力層はホストメモリに残ります (n_gpu_layers &lt;= num_hidden_layers): {1} トークン以上のバッチではその行列 ({0} バイト) が計算バッファにコピーされます (ggml-backend.cpp のスケジューラ)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="143"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="150"/>
         <source>torch.cuda.max_memory_allocated excludes the CUDA context</source>
         <translation>torch.cuda.max_memory_allocated は CUDA コンテキストを含まない</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="144"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="151"/>
         <source>vLLM raises the attention block to {0} tokens so that a page holds one layer&apos;s state ({1} bytes) and pads the state to the page (vllm/platforms/interface.py _align_hybrid_block_size)</source>
         <translation>vLLM はアテンションブロックを {0} トークンに広げ、1 ページに 1 層分の状態（{1} バイト）が収まるようにし、状態をページに合わせてパディングします（vllm/platforms/interface.py _align_hybrid_block_size）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="145"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="152"/>
         <source>vLLM&apos;s hybrid allocator reserves, per request, blocks in every KV group; a chunked group holds one attention chunk plus max_num_batched_tokens (kv_cache_interface.py ChunkedLocalAttentionSpec)</source>
         <translation>vLLM のハイブリッドアロケーターはリクエストごとにすべての KV グループでブロックを確保します。チャンク化グループは 1 つのアテンションチャンクと max_num_batched_tokens を保持します（kv_cache_interface.py ChunkedLocalAttentionSpec）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="147"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="154"/>
         <source>vocabulary padded to {0} rows and a {1}-bit RoPE cos/sin cache on each GPU (vLLM/SGLang VocabParallelEmbedding and rotary embedding)</source>
         <translation>語彙を {0} 行単位に詰め、各 GPU に {1} ビットの RoPE cos/sin キャッシュ（vLLM/SGLang の VocabParallelEmbedding と回転埋め込み）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="148"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="155"/>
         <source>{0} (give a prompt length to model the prefill peak)</source>
         <translation>{0}（プロンプト長を入れるとプリフィルのピークを見積もります）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="149"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="156"/>
         <source>{0} (no prefill modelled)</source>
         <translation>{0}（プリフィルは見積もりなし）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="150"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="157"/>
         <source>{0} (not in llama.cpp&apos;s buffers)</source>
         <translation>{0}（llama.cpp のバッファ外）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="151"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="158"/>
         <source>{0} MiB (CUDA context) in use before the weights load comes out of the pool, times mem_fraction_static (model_runner.py profile_max_num_token)</source>
         <translation>重みの読み込み前に使用中の {0} MiB（CUDA コンテキスト）は、mem_fraction_static 倍してプールから差し引かれる（model_runner.py profile_max_num_token）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="152"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="159"/>
         <source>{0} MiB per GPU (discover/gpu.go); OLLAMA_GPU_OVERHEAD defaults to {1}</source>
         <translation>GPU あたり {0} MiB（discover/gpu.go）。OLLAMA_GPU_OVERHEAD の既定は {1}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="153"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="160"/>
         <source>{0} cells (padded to {1})</source>
         <translation>{0} セル（{1} 単位に詰める）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="154"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="161"/>
         <source>{0} chunked local-attention layers cache at most {1} tokens per sequence</source>
         <translation>{0} 層のチャンク化ローカルアテンション層は 1 シーケンスあたり最大 {1} トークンをキャッシュします</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="155"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="162"/>
         <source>{0} sliding-window layers cache at most {1} tokens per sequence</source>
         <translation>スライディングウィンドウ層 {0} 層は系列あたり最大 {1} トークンをキャッシュ</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="120"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="123"/>
         <source>flash attention on: no f32 KQ scores in the compute buffer</source>
         <translation>Flash Attention オン: 計算バッファに f32 の KQ スコアは載らない</translation>
     </message>
@@ -846,12 +881,12 @@
         <translation>--language-model-only: このモデルには除外するマルチモーダルエンコーダーがありません</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="119"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="122"/>
         <source>flash attention off: the f32 KQ scores are in the compute buffer</source>
         <translation>Flash Attention オフ: f32 の KQ スコアが計算バッファに載る</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/core_text.py" line="146"/>
+        <location filename="../../vramdesk/gui/core_text.py" line="153"/>
         <source>vLLM&apos;s hybrid allocator reserves, per request, blocks in every KV group; a sliding group holds the window plus max_num_batched_tokens (kv_cache_utils.py)</source>
         <translation>vLLM のハイブリッドアロケーターはリクエストごとに各 KV グループのブロックを確保する。スライディンググループはウィンドウ + max_num_batched_tokens を保持（kv_cache_utils.py）</translation>
     </message>

@@ -76,6 +76,7 @@ def _scan() -> tuple[set[str], set[str]]:
     for needed in (1, 3 * 2**30):  # the local-GPU verdict: fits, and short
         prose.add(number_template(fits_now(needed, 2**30).text)[0])
     prose.update(_speed_notes())
+    prose.update(_solve_notes(presets))
     from vramdesk.core.model.mtp import mtp_note
     from vramdesk.core.model.spec import ModelSpec
 
@@ -115,6 +116,31 @@ def _speed_notes() -> set[str]:
                 r = speed(model, weights, wl, rt, b, gpu)
                 if isinstance(r, SpeedReport):
                     out.update(number_template(a)[0] for a in r.assumptions())
+    return out
+
+
+def _solve_notes(presets: list) -> set[str]:
+    """The reverse solver's notes (the solver pane shows them) of every preset and engine."""
+    from vramdesk.core.errors import InputError
+    from vramdesk.core.model.runtime import Engine, Runtime
+    from vramdesk.core.model.workload import Workload
+    from vramdesk.core.solve.solver import solve
+    from vramdesk.gui.core_text import number_template
+
+    out: set[str] = set()
+    for preset, engine in itertools.product(presets, Engine):
+        for capacity in (24 * 2**30, 80 * 2**30):
+            try:
+                r = solve(
+                    preset.model,
+                    preset.weights,
+                    Workload(8192, 4),
+                    Runtime(engine=engine),
+                    capacity,
+                )
+            except InputError:
+                continue
+            out.update(number_template(n)[0] for n in r.notes)
     return out
 
 

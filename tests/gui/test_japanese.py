@@ -367,3 +367,16 @@ def test_max_concurrency_is_japanese_in_every_plural_form(japanese, n):
             text.format(f"{n:,}", 8192, 1.25)
             == f"8,192 トークンを {n:,} シーケンス（厳密値 1.2500）"
         )
+
+
+def test_the_solver_panes_notes_are_japanese(japanese, make_main_window, qtbot, solved):
+    from vramdesk.core.store.bundled import find_model
+
+    # a hybrid: the solver pane notes its recurrent state per sequence
+    window = make_main_window(show=True)
+    c = window.controller
+    c.session.load_model_preset(find_model("qwen3.5-9b"))
+    solved(window)
+    text = window.solver_tab.notes.text()
+    assert "再帰層: コンテキストに関係なく 1 シーケンスあたり" in text, text
+    assert "recurrent layers" not in text

@@ -310,7 +310,8 @@ class MainWindow(QMainWindow):
             self.tabs.removeTab(index)
             self.tabs.insertTab(index, page, title)
             self.tabs.setCurrentIndex(current)
-        placeholder.deleteLater()
+        if shiboken6.isValid(placeholder):  # a random GUI session once crashed here (SIGSEGV)
+            placeholder.deleteLater()
         return page
 
     def _build_docks(self, gpu_query: Callable[[], Any] | None) -> None:

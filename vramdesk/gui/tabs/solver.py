@@ -22,7 +22,7 @@ from vramdesk.core.solve.solver import min_gpus_text
 from vramdesk.core.solve.verdict import usable_sentence
 from vramdesk.core.units import format_bytes
 from vramdesk.gui.controller import ScenarioController
-from vramdesk.gui.core_text import sentence_text, tr_core
+from vramdesk.gui.core_text import sentence_text, tr_core, tr_note
 from vramdesk.gui.theme import tint
 
 #: Solved values: bold, in the theme's "solved" colour (vramdesk.gui.theme.TEXT_COLOURS).
@@ -164,4 +164,4 @@ class SolverTab(QWidget):
                 item.setToolTip(sentence)
                 self.advice.setItem(row, col, item)
         self._fit_columns()
-        self.notes.setText("\n".join(r.notes))
+        self.notes.setText("\n".join(tr_note(n) for n in r.notes))
