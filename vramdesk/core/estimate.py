@@ -83,9 +83,8 @@ def tower_note(model: ModelSpec, runtime: Runtime) -> str | None:
     from a separate projector file and vLLM's ``--language-model-only`` leaves them out, and
     those profiles say so in their own notes. None without towers.
     """
-    if not model.encoder_params or not runtime.loads_encoders:
-        return None
-    if runtime.loaded_weights_bytes is not None:
+    measured = runtime.loaded_weights_bytes is not None  # the log's figure holds whatever loaded
+    if not model.encoder_params or not runtime.loads_encoders or measured:
         return None
     flag = " (vLLM --language-model-only leaves them out)" if runtime.engine is Engine.VLLM else ""
     return (

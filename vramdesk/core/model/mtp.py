@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from vramdesk.core._memo import memo
 from vramdesk.core.errors import InputError
 from vramdesk.core.model.spec import FULL, ModelSpec, count_params
 
@@ -47,6 +48,7 @@ def is_mtp_tensor(name: str, num_hidden_layers: int) -> bool:
     return m is not None and int(m.group(1)) >= num_hidden_layers
 
 
+@memo
 def mtp_params(m: ModelSpec) -> int | None:
     """Parameters of the checkpoint's MTP layers (0 when it has none).
 
