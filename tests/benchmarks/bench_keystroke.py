@@ -33,7 +33,8 @@ Printed per scene: median and p95 of the window and of the bare baseline, their 
 PASS/FAIL against the targets (median <= 3x, p95 <= 5x), and the work one edit did (medians
 per edit: breakdowns computed, solves started, tab refreshes, axis paints). Exit status 1
 when a scene fails. ``--profile SCENE`` runs that scene's timed keystrokes under cProfile
-and prints the top 15 functions by cumulative time.
+and prints the top 15 functions by cumulative time (``BENCH_TOP=N`` for more; with
+``BENCH_DUMP=FILE`` it also writes the raw statistics there, for ``pstats``).
 """
 
 from __future__ import annotations
@@ -269,6 +270,8 @@ def child(scene: str, n_edits: int, profile: bool = False) -> dict:
         "size": [window.width(), window.height()],
     }
     if profiler is not None:
+        if os.environ.get("BENCH_DUMP"):
+            profiler.dump_stats(os.environ["BENCH_DUMP"])
         import io
         import pstats
 

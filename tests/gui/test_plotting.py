@@ -14,6 +14,7 @@ from vramdesk.gui.chart.plotting import (
     CornerLegend,
     FixedLegend,
     escape_html,
+    nice_top,
     quiet_range_changes,
     side_legend,
     still_axes,
@@ -229,3 +230,102 @@ def test_every_legend_of_the_window_stays_put_under_a_drag(make_main_window, qtb
         QApplication.processEvents()
         assert legend.pos() == before
     assert errors == []
+
+
+@pytest.mark.parametrize(
+    ("value", "top"),
+    [
+        # hand-picked: the next of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10**k at or above
+        (26.95, 30.0),
+        (24.0, 25.0),
+        (25.0, 25.0),  # already a step: kept
+        (8.01, 10.0),
+        (0.031, 0.04),
+        (3.0, 3.0),  # 3 * 10**0 exactly, not 4 (float noise of 10**k * 3 is tolerated)
+        (300.0, 300.0),
+        (101.0, 120.0),
+        (0.0, 1.0),
+        (-5.0, 1.0),
+    ],
+)
+def test_nice_top_rounds_up_to_a_step(value, top):
+    assert nice_top(value) == pytest.approx(top, rel=1e-12)
+
+
+@given(st.floats(min_value=1e-9, max_value=1e15, allow_nan=False))
+def test_nice_top_is_at_most_a_third_above_and_never_below(value):
+    top = nice_top(value)
+    assert value * (1 - 1e-12) <= top <= value * 4 / 3 * (1 + 1e-12)
+    assert nice_top(top) == pytest.approx(top)  # a step is its own top: the range stays put
+
+
+def grid_plot(qtbot, fills):
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.resize(900, 500)
+    plot.setLogMode(x=True, y=True)
+    plot.showGrid(x=True, y=True, alpha=0.25)
+    plot.plot([1, 10, 100, 1000], [1, 100, 1000, 10000])
+    if fills:
+        still_axes(plot)  # which draws the grid as fills
+    plot.show()
+    qtbot.waitExposed(plot)
+    QApplication.processEvents()
+    return plot.grab().toImage(), plot.getViewBox().sceneBoundingRect()
+
+
+def test_the_grid_drawn_as_fills_is_pyqtgraphs_grid(qtbot):
+    # issue 24: 45 translucent grid lines took 12 ms through Qt's drawLine path; drawn as
+    # 1-pixel fills they must be the same picture. Against pyqtgraph's own drawing of the
+    # same plot: at most a line on a pixel edge lands one pixel over (a column or row of a
+    # 900 x 500 image per such line), never a line lost or added
+    (lines, area), (fills, _) = grid_plot(qtbot, False), grid_plot(qtbot, True)
+    assert lines.size() == fills.size()
+    w, h = lines.width(), lines.height()
+
+    def lit(image, x, y):
+        return image.pixel(x, y) != image.pixel(2, 2)  # the background's colour
+
+    cols = {x for x in range(w) for y in (h // 3,) if lit(lines, x, y) != lit(fills, x, y)}
+    rows = {y for y in range(h) for x in (w // 2 + 7,) if lit(lines, x, y) != lit(fills, x, y)}
+    grid_cols = sum(lit(lines, x, h // 3) for x in range(w))
+    assert grid_cols > 20  # the log grid is there: minor and major lines
+    assert sum(lit(fills, x, h // 3) for x in range(w)) == pytest.approx(grid_cols, abs=2)
+    assert len(cols) <= 4 and len(rows) <= 4
+    # the lines end where pyqtgraph's end (its pens' square caps): outside the plot area,
+    # over the axes' ticks and labels, not one pixel differs
+    outside = [
+        (x, y)
+        for y in range(h)
+        for x in range(w)
+        if not area.contains(x + 0.5, y + 0.5) and lines.pixel(x, y) != fills.pixel(x, y)
+    ]
+    assert outside == []
+
+
+def test_the_breakdown_axis_holds_still_while_the_total_moves_a_little(make_main_window, qtbot):
+    # issue 24: the y range followed the total exactly and redrew the axis on every keystroke.
+    # Llama-3.1-8B on the default RTX 4090 (24 GiB, below the total: the bar is the top item)
+    window = make_main_window(show=True)
+    window.resize(1366, 768)
+    qtbot.waitExposed(window)
+    c, chart = window.controller, window.chart
+    c.set_field("context_tokens", 8192)
+    QApplication.processEvents()
+    top = chart.plot.viewRange()[1][1]
+    assert top == pytest.approx(nice_top(top))  # a step of 1, 1.2, 1.5, 2, 2.5 ... x 10**k
+    total = c.breakdown.total_bytes / 2**30  # the unit shown is GiB
+    assert total < top <= nice_top(total * 2)  # above the bar, with room for its labels
+    tops = {top}
+    for context in range(8200, 8192 + 64 * 8 + 1, 8):  # 64 edits, the total up each time
+        c.set_field("context_tokens", context)
+        QApplication.processEvents()
+        tops.add(chart.plot.viewRange()[1][1])
+    assert c.breakdown.total_bytes / 2**30 > total
+    assert len(tops) <= 2  # the range moved at most once (where the total crossed a step)
+    # and the chart settles: no redraw feeds another (a range step that changed the axis's
+    # width would resize the view and ask for a redraw again)
+    count = chart.redraw_count
+    for _ in range(20):
+        QApplication.processEvents()
+    assert chart.redraw_count == count

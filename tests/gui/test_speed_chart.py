@@ -61,6 +61,18 @@ def test_the_plotted_points_are_the_core_functions(make_main_window, qtbot, solv
     assert list(mx) == [16, 16]
     assert list(my) == pytest.approx([at.aggregate_decode_tokens_per_s, at.decode_tokens_per_s])
     assert "Assumes: every sequence at its full 256-token context" in tab.assumptions.text()
+    # the axes hold still between nearby edits (issue 24): the x range ends on the power of 4
+    # at or above the last point, the y range on whole half-decades around every curve
+    (x0, x1), (y0, y1) = tab.plot.getViewBox().viewRange()
+    top = 4 ** math.ceil(math.log(xs[-1], 4))
+    assert top >= xs[-1] > top / 4
+    pad = 0.02 * math.log10(top)  # setXRange's padding of the log span
+    assert (x0, x1) == pytest.approx((-pad, math.log10(top) + pad))
+    values = [y for ys in expected.values() for y in ys]
+    lo = math.floor(2 * math.log10(min(values))) / 2
+    hi = math.ceil(2 * math.log10(max(values))) / 2
+    pad = 0.02 * (hi - lo)
+    assert (y0, y1) == pytest.approx((lo - pad, hi + pad))
 
 
 def test_a_gpu_without_speed_facts_draws_nothing_and_says_why(make_main_window, qtbot, solved):

@@ -23,6 +23,7 @@ from vramdesk.core.present import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.chart.plotting import (
     escape_html,
+    nice_top,
     quiet_range_changes,
     settle_view,
     side_legend,
@@ -205,7 +206,8 @@ class BreakdownChart(QWidget):
             y_max = highest * plot_px / (plot_px - room_px)
         else:  # not laid out yet, or tiny: a proportional margin
             y_max = highest * 1.5
-        y_max = y_max or 1.0
+        # rounded up to a step: the axis and its labels stay put while the top moves a little
+        y_max = nice_top(y_max)
         raise_text = False
         if capacity is not None and plot_px > 0:
             gap_px = (highest - capacity) * plot_px / y_max

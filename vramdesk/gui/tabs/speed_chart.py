@@ -274,10 +274,19 @@ class SpeedChartTab(LazyBody, QWidget):
         self.assumptions.setText(
             "\n".join(self.tr("Assumes: {0}").format(tr_note(a)) for a in chart.assumptions)
         )
-        # the axis is drawn again on every setTicks and setXRange: only when they change
-        if self._changed("ticks", xs[-1]):
-            self.plot.getAxis("bottom").setTicks([concurrency_ticks(xs[-1]), []])
-            self.plot.setXRange(0, math.log10(xs[-1]), padding=0.02)
+        # the axis is drawn again on every setTicks and setXRange: only when they change, and
+        # the range ends on the power of 4 at or above the last point (a tick), so it moves
+        # only when the reach crosses one, not with every memory limit (issue 24)
+        x_top = 4 ** math.ceil(math.log(xs[-1], 4) - 1e-9)
+        if self._changed("ticks", x_top):
+            self.plot.getAxis("bottom").setTicks([concurrency_ticks(x_top), []])
+            self.plot.setXRange(0, math.log10(x_top), padding=0.02)
+        # the tokens/s range in whole half-decades, not pyqtgraph's auto range: an auto range
+        # follows every curve's ends, and moved and drew the y axis (labels and grid) at
+        # nearly every keystroke (issue 24)
+        y_range = half_decades([y for ys in series.values() for y in ys])
+        if y_range is not None and self._changed("y_range", y_range):
+            self.plot.setYRange(*y_range, padding=0.02)
         settle_view(self.plot)
 
     def _changed(self, key: str, value: object) -> bool:
@@ -286,6 +295,20 @@ class SpeedChartTab(LazyBody, QWidget):
             return False
         self._drawn[key] = value
         return True
+
+
+def half_decades(values: list[float]) -> tuple[float, float] | None:
+    """log10 bounds of the positive ``values``, widened to whole half-decades.
+
+    ``(floor(2 log10 lo) / 2, ceil(2 log10 hi) / 2)``, as the log-mode axis expects; None when
+    no value is positive. Equal bounds are widened by half a decade above.
+    """
+    positive = [v for v in values if v > 0]
+    if not positive:
+        return None
+    lo = math.floor(2 * math.log10(min(positive))) / 2
+    hi = math.ceil(2 * math.log10(max(positive))) / 2
+    return (lo, hi if hi > lo else lo + 0.5)
 
 
 def concurrency_ticks(hi: int) -> list[tuple[float, str]]:
