@@ -136,3 +136,30 @@ def test_one_edit_computes_the_shown_chart_once(make_main_window, qtbot, solved,
     limit = solve(c.model, c.weights, c.workload, c.runtime, capacity).max_concurrency
     # once an edit, each time with the solve of that edit's inputs
     assert len(calls) == 2 and calls[-1] == limit == tab.chart.memory_limit
+
+
+def test_a_memory_limit_past_the_reach_is_in_the_note_only(make_main_window, qtbot, solved):
+    # Qwen2.5-0.5B on an H100 at 256 tokens holds 23,812 sequences (the solver's, below),
+    # beyond the chart's 4,096: its line and shading were drawn at the plot's right edge
+    window = make_main_window(show=True)
+    c, tab = _shown(window, qtbot, solved, "qwen2.5-0.5b", "gpu:H100 80GB", 256, 1)
+    capacity = find_gpu("H100 80GB").capacity_for(c.runtime)
+    limit = solve(c.model, c.weights, c.workload, c.runtime, capacity).max_concurrency
+    assert limit > tab.chart.points[-1].batch == 4096
+    assert not tab.memory_line.isVisible() and not tab.past_memory.isVisible()
+    assert f"memory holds {limit:,} sequences" in tab.note.text()
+
+
+def test_the_tokens_axis_is_labelled_in_plain_digits():
+    from vramdesk.gui.tabs.speed_chart import tokens_ticks
+
+    decades, twos_fives, rest = tokens_ticks(0.5, 2.5)  # 3.16 .. 316 tokens/s
+    # by hand: 10 and 100 inside; 5, 20, 50, 200 inside (2 = 0.30 and 500 = 2.70 are out)
+    assert decades == [(1.0, "10"), (2.0, "100")]
+    assert [t for _p, t in twos_fives] == ["5", "20", "50", "200"]
+    assert [p for p, _t in twos_fives] == pytest.approx([math.log10(v) for v in (5, 20, 50, 200)])
+    assert {t for _p, t in rest} == {""}  # grid lines only, unlabelled
+    assert len(rest) == 5 + 6 + 1  # 4, 6, 7, 8, 9; 30, 40, 60, 70, 80, 90; 300 (3 < 3.16)
+    big = tokens_ticks(3.0, 5.0)[0]
+    assert [t for _p, t in big] == ["1,000", "10,000", "100,000"]
+    assert [t for _p, t in tokens_ticks(-1.0, 0.0)[0]] == ["0.1", "1"]

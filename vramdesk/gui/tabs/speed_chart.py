@@ -236,7 +236,9 @@ class SpeedChartTab(LazyBody, QWidget):
             [chart.current] * 2, [at.aggregate_decode_tokens_per_s, at.decode_tokens_per_s]
         )
         limit = chart.memory_limit
-        if limit:
+        # a limit past the chart's reach (MAX_REACH concurrencies) is in the note above the
+        # plot only: its line and the shading past it were drawn at the plot's right edge
+        if limit and limit <= xs[-1]:
             # shown first: pyqtgraph's label renders a new format only while it is visible
             self.memory_line.show()
             if self._changed("memory_pos", limit):
@@ -286,6 +288,7 @@ class SpeedChartTab(LazyBody, QWidget):
         # nearly every keystroke (issue 24)
         y_range = half_decades([y for ys in series.values() for y in ys])
         if y_range is not None and self._changed("y_range", y_range):
+            self.plot.getAxis("left").setTicks(tokens_ticks(*y_range))
             self.plot.setYRange(*y_range, padding=0.02)
         settle_view(self.plot)
 
@@ -309,6 +312,28 @@ def half_decades(values: list[float]) -> tuple[float, float] | None:
     lo = math.floor(2 * math.log10(min(positive))) / 2
     hi = math.ceil(2 * math.log10(max(positive))) / 2
     return (lo, hi if hi > lo else lo + 0.5)
+
+
+def tokens_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:
+    """Ticks of the log tokens/s axis from ``10**lo`` to ``10**hi``, in plain digits.
+
+    Three levels, as ``AxisItem.setTicks`` takes them: each power of ten, labelled
+    (``100``, ``5,000`` style: ``1,000``; ``0.1``); 2 and 5 times each, labelled where
+    pyqtgraph finds room for the level's texts (it always draws the first); 3, 4, 6, 7, 8,
+    9 times, unlabelled (grid lines). pyqtgraph's own log ticks labelled those too, and
+    wrote ``5·10¹``, ``6``, ``7``, ``8``, ``9``, ``10²`` over each other in the top decade of
+    a short plot.
+    """
+    levels: list[list[tuple[float, str]]] = [[], [], []]
+    for k in range(math.floor(lo) - 1, math.ceil(hi) + 1):
+        for m in range(1, 10):
+            pos = k + math.log10(m)
+            if lo - 1e-9 <= pos <= hi + 1e-9:
+                value = m * 10.0**k
+                text = f"{value:,.0f}" if value >= 1 else f"{value:g}"
+                level = 0 if m == 1 else 1 if m in (2, 5) else 2
+                levels[level].append((pos, text if level < 2 else ""))
+    return levels
 
 
 def concurrency_ticks(hi: int) -> list[tuple[float, str]]:
