@@ -160,3 +160,39 @@ def test_exported_chart_draws_the_capacity_line_and_legend_where_the_screen_does
     assert image.pixelColor(image.width() - 1, image.height() - 1) != QColor("#ff00ff")
     assert item.sceneBoundingRect() == before
     assert legend.right() <= view.width()
+
+
+def test_an_exported_png_draws_each_grid_line_one_pixel_wide(
+    make_main_window, qtbot, monkeypatch, tmp_path
+):
+    # the grid is drawn as 1-pixel fills on screen (issue 24); recorded once and replayed by
+    # the export's scaled painter (about 1.8x at 1280 x 720) they blurred over 2-3 rows. A
+    # scaled painter gets pyqtgraph's cosmetic lines: one pixel of the file
+    window = make_main_window()
+    _show(window, qtbot, monkeypatch, 1280, 720)
+    load_class(window, "llama-3.1-8b")
+    window.controller.set_field("context_tokens", 8192)
+    chart = window.chart
+    chart.redraw()
+    QApplication.processEvents()
+    plot, vb = chart.plot, chart.plot.getPlotItem().vb
+    on_screen = plot.getAxis("left").picture
+    path = window.exports.export_chart(tmp_path / "chart.png")
+    image = QImage(str(path))
+    scale = image.width() / plot.viewport().width()
+    assert scale > 1.5  # the case that blurred
+    assert plot.getAxis("left").picture is on_screen  # the screen's drawing is kept
+    band = image.height() / scale - plot.viewport().height()
+    background = QColor(chart.theme.background)
+    box = vb.sceneBoundingRect()
+    x = round(plot.mapFromScene(QPointF(box.left() + 0.6 * box.width(), 0)).x() * scale)
+    _spacing, ticks = plot.getAxis("left").tickValues(*vb.viewRange()[1], box.height())[0]
+    checked = 0
+    capacity = chart.capacity_line.value()
+    for value in (v for v in ticks if v > 0 and abs(v - capacity) > 3):
+        row = (plot.mapFromScene(vb.mapViewToScene(QPointF(0, value))).y() + band) * scale
+        near = range(int(row) - 4, int(row) + 5)
+        inked = [y for y in near if image.pixelColor(x, y) != background]
+        assert len(inked) == 1, (value, [image.pixelColor(x, y).name() for y in near])
+        checked += 1
+    assert checked >= 2

@@ -66,12 +66,12 @@ def test_the_plotted_points_are_the_core_functions(make_main_window, qtbot, solv
     (x0, x1), (y0, y1) = tab.plot.getViewBox().viewRange()
     top = 4 ** math.ceil(math.log(xs[-1], 4))
     assert top >= xs[-1] > top / 4
-    pad = 0.02 * math.log10(top)  # setXRange's padding of the log span
+    pad = 0.08 * math.log10(top)  # setXRange's padding of the log span
     assert (x0, x1) == pytest.approx((-pad, math.log10(top) + pad))
     values = [y for ys in expected.values() for y in ys]
     lo = math.floor(2 * math.log10(min(values))) / 2
     hi = math.ceil(2 * math.log10(max(values))) / 2
-    pad = 0.02 * (hi - lo)
+    pad = 0.08 * (hi - lo)
     assert (y0, y1) == pytest.approx((lo - pad, hi + pad))
 
 

@@ -63,18 +63,31 @@ def _chart_texts(plot, extra):
     legend = plot.getPlotItem().legend
     if legend is not None:
         box = _over(legend.brush().color(), bg)
-        out += [
-            (f"legend {label.text}", QColor(label.opts["color"]), box)
-            for _sample, label in legend.items
-        ]
+        out += [(f"legend {label.text}", _drawn_colour(label), box) for _s, label in legend.items]
     out += [(what, QColor(item.color), bg) for what, item in extra]
     return out
+
+
+def _drawn_colour(label) -> QColor:
+    """The colour a legend label's text is drawn in (its document's first character).
+
+    Not ``label.opts["color"]``: pyqtgraph stores a new colour there at once but renders it
+    only at the label's next ``setText``, so a legend whose texts never change kept the old
+    scheme's colour while its options said the new one.
+    """
+    from PySide6.QtGui import QTextCursor
+
+    cursor = QTextCursor(label.item.document())
+    cursor.movePosition(QTextCursor.MoveOperation.NextCharacter)
+    return cursor.charFormat().foreground().color()
 
 
 @pytest.mark.parametrize("name", ["light", "dark"])
 def test_chart_text_contrast_in_each_scheme(make_main_window, scheme, name):
     window = make_main_window()
     window.controller.set_local_snapshot(None)
+    window.tabs.setCurrentWidget(window.speed_tab)  # its plot is built when first shown
+    window.speed_tab.refresh()
     scheme(name)
     expected = {"light": LIGHT, "dark": DARK}[name]
     chart, kv, compare = window.chart, window.kv_tab, window.compare_tab
@@ -95,6 +108,7 @@ def test_chart_text_contrast_in_each_scheme(make_main_window, scheme, name):
     # the compare plot names its capacity in the legend line above it (a QLabel in the
     # window's text colour; only the line's glyph is in the capacity colour): no label in it
     texts += _chart_texts(compare.plot, [])
+    texts += _chart_texts(window.speed_tab.plot, [])  # its legend's texts never change
     assert len(texts) > 15
     low = [
         (what, fg.name(), bg.name(), round(contrast_ratio(fg, bg), 2))

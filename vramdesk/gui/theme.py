@@ -165,6 +165,11 @@ def style_plot(plot: pg.PlotWidget, theme: ChartTheme) -> None:
 def style_legend(legend: pg.LegendItem, theme: ChartTheme) -> None:
     """Legend text and box in ``theme`` (the box nearly opaque, so text reads against it)."""
     legend.setLabelTextColor(theme.foreground)
+    # pyqtgraph stores the colour on each label but renders it only at the label's next
+    # setText: a legend whose texts never change kept its old colour (dark text on the dark
+    # scheme's box in the speed and KV-growth legends)
+    for _sample, label in legend.items:
+        label.setText(label.text)
     bg = QColor(theme.legend_background)
     bg.setAlpha(235)
     legend.setBrush(pg.mkBrush(bg))

@@ -178,15 +178,29 @@ def _grid_as_fills(axis: pg.AxisItem) -> None:
     or vertical line of a solid, translucent pen becomes the rectangle it covers, in the
     same colour (the same pixels: non-antialiased, as pyqtgraph draws them; a line that falls
     on a pixel edge may land one pixel over); any other line, the axis line and the texts are
-    drawn by pyqtgraph as before, and so is every line on a screen scaled above 1 device pixel
-    a pixel (a cosmetic pen's pixel is the device's, a fill's the widget's).
+    drawn by pyqtgraph as before, and so is every line a scaled painter paints (an export at
+    another size, a screen of more than one device pixel a pixel): a cosmetic pen stays one
+    device pixel there, a fill would scale.
     """
     cls = type(axis)
+    lines_only = [False]  # set while a scaled painter paints (an export, a scaled screen)
+
+    def paint(p, opt, widget) -> None:  # noqa: ANN001 - QGraphicsItem.paint's
+        t = p.deviceTransform()
+        if abs(t.m11()) == 1 and abs(t.m22()) == 1 and t.m12() == 0 and t.m21() == 0:
+            cls.paint(axis, p, opt, widget)
+            return
+        # scaled: a fill would scale with it (a PNG export at 1.8x blurred each grid line over
+        # 2-3 pixels), a cosmetic pen stays one device pixel; drawn with pyqtgraph's lines,
+        # and the unscaled picture kept for the screen
+        kept, axis.picture, lines_only[0] = axis.picture, None, True
+        try:
+            cls.paint(axis, p, opt, widget)
+        finally:
+            axis.picture, lines_only[0] = kept, False
 
     def draw_picture(p, axis_spec, tick_specs, text_specs) -> None:  # noqa: ANN001 - pyqtgraph's
-        views = axis.scene().views() if axis.scene() is not None else []
-        if any(view.devicePixelRatioF() != 1 for view in views):
-            # a cosmetic pen is one device pixel, a fill one logical pixel: keep the lines
+        if lines_only[0]:
             cls.drawPicture(axis, p, axis_spec, tick_specs, text_specs)
             return
         rest = []
@@ -209,6 +223,7 @@ def _grid_as_fills(axis: pg.AxisItem) -> None:
         cls.drawPicture(axis, p, axis_spec, rest, text_specs)
 
     axis.drawPicture = draw_picture  # type: ignore[method-assign]
+    axis.paint = paint  # type: ignore[method-assign]
 
 
 def _same_range_kept(axis: pg.AxisItem) -> None:

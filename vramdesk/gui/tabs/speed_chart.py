@@ -43,6 +43,10 @@ PER_SEQUENCE_COLOUR = "#E69F00"
 COMPUTE_COLOUR = "#009E73"
 #: How long a shown chart waits for the solve of a new breakdown before drawing without it.
 SOLVE_WAIT_MS = 150
+#: Padding of both log ranges, a fraction of the span on each side: the ranges end on a tick
+#: (a power of 4, a half-decade) and pyqtgraph drops a tick label that would cross the axis's
+#: end, so the end labels (``1K``, ``10,000``) need this room even on a short plot
+EDGE_PADDING = 0.08
 
 
 class SpeedChartTab(LazyBody, QWidget):
@@ -236,6 +240,7 @@ class SpeedChartTab(LazyBody, QWidget):
             [chart.current] * 2, [at.aggregate_decode_tokens_per_s, at.decode_tokens_per_s]
         )
         limit = chart.memory_limit
+        x_top = 4 ** math.ceil(math.log(xs[-1], 4) - 1e-9)  # where the x axis ends (below)
         # a limit past the chart's reach (MAX_REACH concurrencies) is in the note above the
         # plot only: its line and the shading past it were drawn at the plot's right edge
         if limit and limit <= xs[-1]:
@@ -246,7 +251,8 @@ class SpeedChartTab(LazyBody, QWidget):
             label = self.tr("memory limit\n{0} sequences").format(f"{limit:,}")
             if self._changed("memory_label", label):
                 self.memory_line.label.setFormat(label)
-            region = (math.log10(limit), math.log10(xs[-1]))
+            # shaded to the axis's end (a power of 4 at or above the last point)
+            region = (math.log10(limit), math.log10(x_top))
             if self._changed("past_memory", region):
                 self.past_memory.setRegion(region)
             self.past_memory.show()
@@ -279,17 +285,16 @@ class SpeedChartTab(LazyBody, QWidget):
         # the axis is drawn again on every setTicks and setXRange: only when they change, and
         # the range ends on the power of 4 at or above the last point (a tick), so it moves
         # only when the reach crosses one, not with every memory limit (issue 24)
-        x_top = 4 ** math.ceil(math.log(xs[-1], 4) - 1e-9)
         if self._changed("ticks", x_top):
             self.plot.getAxis("bottom").setTicks([concurrency_ticks(x_top), []])
-            self.plot.setXRange(0, math.log10(x_top), padding=0.02)
+            self.plot.setXRange(0, math.log10(x_top), padding=EDGE_PADDING)
         # the tokens/s range in whole half-decades, not pyqtgraph's auto range: an auto range
         # follows every curve's ends, and moved and drew the y axis (labels and grid) at
         # nearly every keystroke (issue 24)
         y_range = half_decades([y for ys in series.values() for y in ys])
         if y_range is not None and self._changed("y_range", y_range):
             self.plot.getAxis("left").setTicks(tokens_ticks(*y_range))
-            self.plot.setYRange(*y_range, padding=0.02)
+            self.plot.setYRange(*y_range, padding=EDGE_PADDING)
         settle_view(self.plot)
 
     def _changed(self, key: str, value: object) -> bool:
