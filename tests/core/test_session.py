@@ -319,6 +319,14 @@ def test_a_local_target_waits_for_a_snapshot_then_recomputes(session, events):
     assert session.capacity_bytes() == 24 * GIB
     verdict = session.local_verdict()
     assert verdict.fits is False and verdict.margin_bytes == 24 * GIB - total
+    # the panel polls every 2 s: the same reading again (or no driver, None, again) changes
+    # nothing and announces nothing, so the window does not redraw for it
+    events.clear()
+    session.set_local_snapshot(_snapshot(24 * GIB))
+    assert events.names() == []
+    session.set_local_snapshot(None)
+    session.set_local_snapshot(None)
+    assert events.names().count("local_changed") == 1
 
 
 def test_a_deferred_session_asks_for_the_solve_and_drops_a_stale_one():

@@ -524,7 +524,13 @@ class ScenarioSession:
 
     # ------------------------------------------------------------ local GPU
     def set_local_snapshot(self, snapshot: Any) -> None:
-        """Take a new NVML snapshot (or None); recompute when the target is a local GPU."""
+        """Take a new NVML snapshot (or None); recompute when the target is a local GPU.
+
+        A snapshot equal to the last one changes nothing and emits nothing: the GPU panel
+        polls every 2 s, and with no driver each poll redrew the chart for the same None.
+        """
+        if snapshot == self._evaluator.snapshot:
+            return
         self._evaluator.snapshot = snapshot
         self.local_changed.emit()
         if self.target.kind == "local":
