@@ -23,43 +23,43 @@
 <context>
     <name>BreakdownChart</name>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="70"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="71"/>
         <source>estimate (per GPU)</source>
         <extracomment>Colours of the parts (weights, KV cache, activations, overhead), colour-blind safe (Okabe-Ito). The recurrent state of hybrid models (Mamba, gated DeltaNet), drawn only when present. 0: the next turn of the event loop (coalesces a burst without waiting). Pixels between the capacity label&apos;s anchor and the plot area&apos;s right edge. x range of the plot: the bar (centred on 0) in the left part, room on its right for the capacity and free-memory labels, which sit at the right end of their lines.</extracomment>
         <translation>見積もり（GPU あたり）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="178"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="179"/>
         <source>total {0}</source>
         <translation>合計 {0}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="187"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="188"/>
         <source>memory per GPU ({0})</source>
         <translation>メモリ/GPU（{0}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="268"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="270"/>
         <source>local free</source>
         <translation>ローカルの空き</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="279"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="281"/>
         <source>{0} · {1} weights · {2} tokens x {3} · {4} · {5}</source>
         <translation>{0} · 重み {1} · {2} トークン x {3} · {4} · {5}</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="280"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="282"/>
         <source>custom model</source>
         <translation>カスタムモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="293"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="295"/>
         <source>local GPU {0} ({1})</source>
         <translation>ローカル GPU {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/chart/breakdown.py" line="294"/>
+        <location filename="../../vramdesk/gui/chart/breakdown.py" line="296"/>
         <source>custom</source>
         <translation>指定容量</translation>
     </message>
@@ -1740,67 +1740,67 @@
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="329"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="330"/>
         <source>My presets</source>
         <translation>マイプリセット</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="338"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="339"/>
         <source>Local GPUs</source>
         <translation>ローカル GPU</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="341"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="342"/>
         <source>Models on this machine</source>
         <translation>このマシンのモデル</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="435"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="436"/>
         <source>&amp;File</source>
         <translation>ファイル(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="436"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="437"/>
         <source>Import model config…</source>
         <translation>モデル設定をインポート…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="439"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="440"/>
         <source>Calibrate from an engine log…</source>
         <translation>エンジンのログから較正…</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="444"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="445"/>
         <source>&amp;Quit</source>
         <translation>終了(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="445"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="446"/>
         <source>&amp;View</source>
         <translation>表示(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="454"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="455"/>
         <source>Units</source>
         <translation>単位</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="464"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="465"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="465"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="466"/>
         <source>System default</source>
         <translation>システムの既定</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="624"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="625"/>
         <source>Preset files set aside: </source>
         <translation>読めないプリセットファイルを退避しました: </translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/main_window.py" line="318"/>
+        <location filename="../../vramdesk/gui/main_window.py" line="319"/>
         <source>Inputs</source>
         <extracomment>Tab index of each tab built on first use.</extracomment>
         <translation>入力</translation>
@@ -2474,77 +2474,89 @@
 <context>
     <name>SpeedChartTab</name>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="103"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="107"/>
         <source>concurrency (live sequences)</source>
-        <extracomment>Okabe-Ito: all sequences together, one sequence. How long a shown chart waits for the solve of a new breakdown before drawing without it.</extracomment>
+        <extracomment>Okabe-Ito: all sequences together, one sequence. How long a shown chart waits for the solve of a new breakdown before drawing without it. Padding of both log ranges, a fraction of the span on each side: the ranges end on a tick (a power of 4, a half-decade) and pyqtgraph drops a tick label that would cross the axis&apos;s end, so the end labels (``1K``, ``10,000``) need this room even on a short plot</extracomment>
         <translation>同時実行数（処理中のシーケンス）</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="104"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="108"/>
         <source>decode tokens/s</source>
         <translation>デコード トークン/秒</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="117"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="121"/>
         <source>total, expected</source>
         <translation>合計・予想</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="122"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="126"/>
         <source>total, ceiling</source>
         <translation>合計・上限</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="127"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="131"/>
         <source>per seq., expected</source>
         <translation>シーケンスあたり・予想</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="132"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="136"/>
         <source>per seq., ceiling</source>
         <translation>シーケンスあたり・上限</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="154"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="158"/>
         <source>this workload</source>
         <translation>このワークロード</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="210"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="216"/>
         <source>Speed: pick a catalog GPU (its bandwidth and peak).</source>
         <translation>速度: カタログの GPU を選んでください（帯域幅とピーク性能）。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="244"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="254"/>
+        <source>memory limit
+1 sequence</source>
+        <translation>メモリの上限
+1 シーケンス</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="256"/>
         <source>memory limit
 {0} sequences</source>
         <translation>メモリの上限
 {0} シーケンス</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="258"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="272"/>
         <source>compute bound
 from {0}</source>
         <translation>{0} から
 演算律速</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="264"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="278"/>
         <source>Not even one sequence fits on {0}.</source>
         <translation>{0} には 1 シーケンスも収まりません。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="266"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="280"/>
         <source>The memory limit follows when the solve is done.</source>
         <translation>メモリの上限は求解が終わると表示されます。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="270"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="284"/>
+        <source>Decode on {0} at {1} tokens per sequence; memory holds 1 sequence.</source>
+        <translation>{0} で 1 シーケンスあたり {1} トークンのデコード。メモリには 1 シーケンスが収まります。</translation>
+    </message>
+    <message>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="290"/>
         <source>Decode on {0} at {1} tokens per sequence; memory holds {2} sequences.</source>
         <translation>{0} で 1 シーケンスあたり {1} トークンのデコード。メモリには {2} シーケンスが収まります。</translation>
     </message>
     <message>
-        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="275"/>
+        <location filename="../../vramdesk/gui/tabs/speed_chart.py" line="295"/>
         <source>Assumes: {0}</source>
         <translation>前提: {0}</translation>
     </message>

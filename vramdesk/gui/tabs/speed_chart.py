@@ -161,14 +161,16 @@ class SpeedChartTab(LazyBody, QWidget):
             movable=False,
             pen=pg.mkPen("#c0392b", width=2),
             label="",
-            labelOpts={"position": 0.6, "color": "#c0392b", "anchors": [(1, 0.5), (1, 0.5)]},
+            # left of the line in the plot's right half, right of it in the left half (a
+            # limit of 1 sequence is the plot's left edge: a label left of it was cut off)
+            labelOpts={"position": 0.6, "color": "#c0392b", "anchors": [(0, 0.5), (1, 0.5)]},
         )
         self.compute_line = pg.InfiniteLine(
             angle=90,
             movable=False,
             pen=pg.mkPen(COMPUTE_COLOUR, width=2, style=Qt.PenStyle.DotLine),
             label="",
-            labelOpts={"position": 0.04, "color": COMPUTE_COLOUR, "anchors": [(1, 1), (1, 1)]},
+            labelOpts={"position": 0.04, "color": COMPUTE_COLOUR, "anchors": [(0, 1), (1, 1)]},
         )
         for line in (self.memory_line, self.compute_line):
             self.plot.addItem(line)
@@ -248,7 +250,11 @@ class SpeedChartTab(LazyBody, QWidget):
             self.memory_line.show()
             if self._changed("memory_pos", limit):
                 self.memory_line.setPos(math.log10(limit))
-            label = self.tr("memory limit\n{0} sequences").format(f"{limit:,}")
+            label = (
+                self.tr("memory limit\n1 sequence")
+                if limit == 1
+                else self.tr("memory limit\n{0} sequences").format(f"{limit:,}")
+            )
             if self._changed("memory_label", label):
                 self.memory_line.label.setFormat(label)
             # shaded to the axis's end (a power of 4 at or above the last point)
@@ -272,6 +278,12 @@ class SpeedChartTab(LazyBody, QWidget):
             self.note.setText(self.tr("Not even one sequence fits on {0}.").format(chart.gpu))
         elif limit is None:
             self.note.setText(self.tr("The memory limit follows when the solve is done."))
+        elif limit == 1:
+            self.note.setText(
+                self.tr(
+                    "Decode on {0} at {1} tokens per sequence; memory holds 1 sequence."
+                ).format(chart.gpu, f"{chart.context:,}")
+            )
         else:
             self.note.setText(
                 self.tr(
