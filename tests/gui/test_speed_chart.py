@@ -185,3 +185,11 @@ def test_a_limit_of_one_sequence_is_said_in_the_singular(make_main_window, qtbot
     assert c.solve_result.max_concurrency == 1
     assert tab.note.text().endswith("memory holds 1 sequence.")
     assert tab.memory_line.label.format == "memory limit\n1 sequence"
+
+
+def test_the_concurrency_axis_ends_on_a_power_of_4():
+    from vramdesk.gui.tabs.speed_chart import power_of_4_at_least
+
+    # by hand: 4**0 = 1, 4**1 = 4, 4**2 = 16, 4**6 = 4,096 (the chart's reach), 4**7 = 16,384
+    cases = {1: 1, 2: 4, 4: 4, 5: 16, 16: 16, 17: 64, 744: 1024, 4096: 4096, 4097: 16384}
+    assert {n: power_of_4_at_least(n) for n in cases} == cases

@@ -242,7 +242,7 @@ class SpeedChartTab(LazyBody, QWidget):
             [chart.current] * 2, [at.aggregate_decode_tokens_per_s, at.decode_tokens_per_s]
         )
         limit = chart.memory_limit
-        x_top = 4 ** math.ceil(math.log(xs[-1], 4) - 1e-9)  # where the x axis ends (below)
+        x_top = power_of_4_at_least(xs[-1])  # where the x axis ends (below)
         # a limit past the chart's reach (MAX_REACH concurrencies) is in the note above the
         # plot only: its line and the shading past it were drawn at the plot's right edge
         if limit and limit <= xs[-1]:
@@ -315,6 +315,11 @@ class SpeedChartTab(LazyBody, QWidget):
             return False
         self._drawn[key] = value
         return True
+
+
+def power_of_4_at_least(n: int) -> int:
+    """The smallest power of 4 at or above ``n`` (>= 1), in integers: 5 -> 16, 4,096 -> 4,096."""
+    return 4 ** (((n - 1).bit_length() + 1) // 2)
 
 
 def half_decades(values: list[float]) -> tuple[float, float] | None:
