@@ -1,6 +1,7 @@
 """Test set-up shared by every test.
 
-* Qt runs offscreen unless the caller chose a platform (no X server needed in CI).
+* Qt runs offscreen unless the caller chose a platform (no X server needed in CI), and
+  paints on the painting thread as the window does (``vramdesk.gui.app.serial_raster``).
 * Every test gets its own empty config directory (``VRAMDESK_CONFIG_DIR``), so no test
   touches the user's real presets or settings.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QT_NO_GUI_THREADPOOL", "1")  # = vramdesk.gui.app.SERIAL_RASTER_ENV
 
 DATA = Path(__file__).resolve().parent / "data"
 REFERENCE = DATA / "reference"

@@ -165,6 +165,11 @@ def _no_driver():
 
 def child(scene: str, n_edits: int, profile: bool = False) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    # as the window is started (vramdesk.gui.app.main, before its QApplication); the bare
+    # window shares the process and so the set-up
+    from vramdesk.gui.app import serial_raster
+
+    serial_raster()
     from PySide6.QtCore import QThreadPool
     from PySide6.QtWidgets import QApplication
 

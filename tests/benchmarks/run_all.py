@@ -46,6 +46,7 @@ idle      the local GPU panel refreshed 3,600 times (two hours at its 2 s interv
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -75,6 +76,10 @@ ROWS = {
 # ============================================================================ children
 def _qt_app():
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    # the window's painting set-up (vramdesk.gui.app.main calls it before its QApplication)
+    from vramdesk.gui.app import serial_raster
+
+    serial_raster()
     from PySide6.QtWidgets import QApplication
 
     return QApplication.instance() or QApplication(["vramdesk-bench"])
@@ -295,6 +300,11 @@ def child_start(kind: str) -> dict:
         _after_import("vramdesk.gui.app", watch)
         vramdesk.cli.main([])
         raise RuntimeError("the window closed before its chart was painted")
+    # the same tricks as the window's (vramdesk.cli._run_gui, vramdesk.gui.app.main): the
+    # cyclic GC off from before PySide6 and pyqtgraph are imported until the first paint,
+    # and Qt's painting on this thread (issue 24: the baseline plays by the same rules)
+    gc.disable()
+    os.environ.setdefault("QT_NO_GUI_THREADPOOL", "1")  # vramdesk.gui.app.serial_raster
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication, QMainWindow
 
@@ -308,6 +318,7 @@ def child_start(kind: str) -> dict:
     win.show()
     _pump_until(app, lambda: counter.paints > 0, timeout_s=30)
     elapsed = (time.perf_counter() - T_PROCESS) * 1000
+    gc.enable()
     return {"ms": elapsed}
 
 
@@ -695,8 +706,8 @@ def measure(row: str, quick: bool) -> tuple[str, str, str, str, bool, dict]:
             f"{statistics.median(real):.0f} ms",
             f"{statistics.median(bare):.0f} ms",
             f"{ratio:.2f}x",
-            "<= 1.30x",
-            ratio <= 1.3,
+            "<= 1.15x",
+            ratio <= 1.15,
             {"real": real, "bare": bare},
         )
     if row in ("estimate", "solve"):
