@@ -602,3 +602,30 @@ def test_the_advice_column_keeps_most_of_the_table_at_1280x720(
     others = sum(table.columnWidth(col) for col in range(3))
     assert others <= view * (0.22 + 0.26 + 0.16) + 3
     assert table.columnWidth(3) >= view * 0.3
+
+
+def test_the_advice_rows_are_wrapped_to_their_new_texts_in_the_same_turn(
+    make_main_window, qtbot, solved
+):
+    # issue 24: the rows were re-wrapped on the next turn of the event loop, so the table was
+    # painted once with the new texts in the old heights and again in the new ones
+    window = make_main_window()
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    c = window.controller
+    table = window.solver_tab.advice
+    seen = []  # at each solve shown, right after the tab's refresh: (heights, needed heights)
+    rows = lambda: range(table.rowCount())  # noqa: E731
+    c.solveChanged.connect(
+        lambda *_a: seen.append(
+            ([table.rowHeight(r) for r in rows()], [table.sizeHintForRow(r) for r in rows()])
+        )
+    )
+    c.set_field("batch", 8)
+    for context in (131072, 9000, 131072):
+        c.set_field("context_tokens", context)
+        solved(window)
+    heights = [h for h, _need in seen[-3:]]
+    assert all(h == need for h, need in seen[-3:]), seen
+    assert heights[0] != heights[1]  # the texts took other heights: the check had work to do

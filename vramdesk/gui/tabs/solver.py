@@ -100,11 +100,18 @@ class SolverTab(QWidget):
     COLUMN_SHARES = (0.22, 0.26, 0.16)
 
     def _fit_columns(self) -> None:
+        """Fit Lever, Value and Saves to their texts (within their shares), re-wrap the rows.
+
+        The rows are re-wrapped here, not on the next turn of the event loop: the table was
+        painted once with the new texts in the old row heights and again in the new ones
+        (issue 24). The re-wrap each column resize asked for is done by then.
+        """
         view = self.advice.viewport().width()
         for col, share in enumerate(self.COLUMN_SHARES):
             self.advice.resizeColumnToContents(col)
             self.advice.setColumnWidth(col, min(self.advice.columnWidth(col), int(view * share)))
-        self._rows_timer.start()
+        self.advice.resizeRowsToContents()
+        self._rows_timer.stop()
 
     def refresh(self, *_args: object) -> None:
         """Show the controller's last solve (or say why there is none)."""
