@@ -279,7 +279,9 @@ def test_solver_tab_shows_one_headline_verdict_and_explains_the_total(make_main_
     )
     assert view.detail.text().startswith(f"Estimated total {total_text} vs capacity {cap_text}")
     form = window.solver_tab.layout().itemAt(0).layout()
-    labels = [form.labelForField(v).text() for v in window.solver_tab.values.values()]
+    # each value sits in its SteadyHolder (vramdesk/gui/steady.py), the form's field
+    fields = [v.parentWidget() for v in window.solver_tab.values.values()]
+    labels = [form.labelForField(field).text() for field in fields]
     assert not any("Verdict" in label for label in labels)  # no second verdict row
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from vramdesk.gui.controller import ScenarioController
+from vramdesk.gui.steady import SteadyHolder
 from vramdesk.gui.tabs.deferred import WhenShown
 
 
@@ -29,7 +30,7 @@ class SpeedPanel(QWidget):
         self.summary.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.summary)
+        layout.addWidget(SteadyHolder(self.summary))  # re-laid out only for another line
         # what the figures depend on when last shown: an edit emits both signals below, and a
         # target change only the second; the speed is computed once per change of either, and
         # only while the panel is shown (behind another tab: when it is next shown)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from vramdesk.core.solve.verdict import headline
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text
+from vramdesk.gui.steady import SteadyHolder
 
 #: state -> (text colour, background): green, amber, red; readable on light themes.
 STATE_COLOURS = {
@@ -36,8 +37,9 @@ class VerdictView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        layout.addWidget(self.headline)
-        layout.addWidget(self.detail)
+        # each edit sets both texts: the pane re-lays out only when one takes another line
+        layout.addWidget(SteadyHolder(self.headline))
+        layout.addWidget(SteadyHolder(self.detail))
         controller.solveChanged.connect(self.refresh)
         controller.unitChanged.connect(self.refresh)
         self.refresh()

@@ -23,6 +23,7 @@ from vramdesk.core.solve.verdict import usable_sentence
 from vramdesk.core.units import format_bytes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text, tr_core, tr_note
+from vramdesk.gui.steady import SteadyHolder
 from vramdesk.gui.theme import tint
 
 #: Solved values: bold, in the theme's "solved" colour (vramdesk.gui.theme.TEXT_COLOURS).
@@ -47,7 +48,7 @@ class SolverTab(QWidget):
         advisor_title.setWordWrap(True)  # one line in a larger font is wider than the pane
         layout.addWidget(advisor_title)
         layout.addWidget(self.advice, 1)
-        layout.addWidget(self.notes)
+        layout.addWidget(SteadyHolder(self.notes))
         controller.solveChanged.connect(self.refresh)
         controller.unitChanged.connect(self.refresh)
         self.refresh()
@@ -71,7 +72,8 @@ class SolverTab(QWidget):
             value.setWordWrap(True)
             self.values[key] = value
             self.row_labels[key] = QLabel(label)
-            form.addRow(self.row_labels[key], value)
+            # a new figure re-lays out the pane only when it takes another line (steady.py)
+            form.addRow(self.row_labels[key], SteadyHolder(value))
         return form
 
     def _build_advice(self) -> QTableWidget:
