@@ -43,6 +43,7 @@ from vramdesk.gui.chart.plotting import escape_html, quiet_range_changes, settle
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.panels.library import PresetLibrary
+from vramdesk.gui.steady import SteadyHolder
 from vramdesk.gui.tabs.deferred import LazyBody, WhenShown
 from vramdesk.gui.theme import ChartTheme, follow, style_plot
 
@@ -124,7 +125,7 @@ class CompareTab(LazyBody, QWidget):
         chart = QWidget()
         chart_layout = QVBoxLayout(chart)
         chart_layout.setContentsMargins(0, 0, 0, 0)
-        chart_layout.addWidget(self.legend)
+        chart_layout.addWidget(SteadyHolder(self.legend))  # rewritten at edits (steady.py)
         chart_layout.addWidget(self.plot, 1)
         top = QSplitter()
         top.setChildrenCollapsible(False)

@@ -36,6 +36,7 @@ from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.chart.plotting import CornerLegend, settle_view, still_axes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import sentence_text
+from vramdesk.gui.steady import SteadyHolder
 from vramdesk.gui.tabs.deferred import LazyBody, WhenShown
 from vramdesk.gui.theme import (
     ChartTheme,
@@ -128,7 +129,7 @@ class KvGrowthTab(LazyBody, QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.budget_note)
+        layout.addWidget(SteadyHolder(self.budget_note))  # rewritten at each edit (steady.py)
         layout.addWidget(self.plot, 2)
         layout.addWidget(self.table, 1)
 

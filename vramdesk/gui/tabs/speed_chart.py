@@ -27,6 +27,7 @@ import pyqtgraph as pg
 from vramdesk.gui.chart.plotting import FixedLegend, settle_view, still_axes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_note
+from vramdesk.gui.steady import SteadyHolder
 from vramdesk.gui.tabs.deferred import LazyBody, WhenShown
 from vramdesk.gui.theme import (
     TEXT_COLOURS,
@@ -187,9 +188,10 @@ class SpeedChartTab(LazyBody, QWidget):
         small.setPointSizeF(max(7.0, small.pointSizeF() * 0.85))
         self.assumptions.setFont(small)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.note)
+        # both are rewritten at each edit: the pane re-lays out only for another line (steady.py)
+        layout.addWidget(SteadyHolder(self.note))
         layout.addWidget(self.plot, 1)
-        layout.addWidget(self.assumptions)
+        layout.addWidget(SteadyHolder(self.assumptions))
 
     def apply_theme(self, theme: ChartTheme) -> None:
         """Restyle the plot, legend, memory line and marker for ``theme``."""
