@@ -13,6 +13,7 @@ from tests.gui.mouse import NOT_ACCEPTED, drag_item
 from vramdesk.gui.chart.plotting import (
     CornerLegend,
     FixedLegend,
+    SteadyBars,
     escape_html,
     nice_top,
     quiet_range_changes,
@@ -329,3 +330,29 @@ def test_the_breakdown_axis_holds_still_while_the_total_moves_a_little(make_main
     for _ in range(20):
         QApplication.processEvents()
     assert chart.redraw_count == count
+
+
+def test_steady_bars_answer_pyqtgraphs_bounding_rect_after_every_change(qtbot):
+    # the oracle: pyqtgraph's own boundingRect, computed afresh on the same item
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    bars = SteadyBars(x=[0], height=[1.0], y0=[0], width=0.6, pen=pg.mkPen("w", width=1))
+    plot.addItem(bars)
+    plot.resize(400, 300)
+    plot.show()
+    qtbot.waitExposed(plot)
+
+    def fresh():
+        return pg.BarGraphItem.boundingRect(bars)
+
+    assert bars.boundingRect() == fresh()
+    bars.setOpts(x=[0], y0=[2.0], height=[5.0], width=0.6)  # the bars change
+    assert bars.boundingRect() == fresh()
+    before = bars.boundingRect()
+    plot.setYRange(0, 100, padding=0)  # the view's transform changes: the padding with it
+    plot.getPlotItem().vb.prepareForPaint()
+    assert bars.boundingRect() == fresh()
+    assert bars.boundingRect() != before
+    plot.resize(200, 600)
+    QApplication.processEvents()
+    assert bars.boundingRect() == fresh()

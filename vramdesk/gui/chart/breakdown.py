@@ -22,6 +22,7 @@ import pyqtgraph as pg
 from vramdesk.core.present import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.chart.plotting import (
+    SteadyBars,
     escape_html,
     nice_top,
     quiet_range_changes,
@@ -118,7 +119,7 @@ class BreakdownChart(QWidget):
             self.schedule()
 
     def _make_bar(self, key: str) -> pg.BarGraphItem:
-        bar = pg.BarGraphItem(
+        bar = SteadyBars(
             x=[0],
             height=[0],
             y0=[0],
