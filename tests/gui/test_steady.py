@@ -7,6 +7,7 @@ QLabel re-laid out every level up to the window).
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QFormLayout, QLabel, QVBoxLayout, QWidget
 
@@ -150,3 +151,132 @@ def test_an_edit_that_keeps_the_verdicts_lines_re_lays_out_nothing_above_the_cha
     assert [window.headline.headline.height(), window.headline.detail.height()] == lines
     assert verdict.count == 0
     assert solver.count == 0
+
+
+def _stale_holders(window) -> list[str]:
+    """Holders whose geometry a fresh layout changes: laid out from a stale cached answer.
+
+    Each holder asks its layout again (``updateGeometry``, as a plain label's ``setText``
+    does) and the window settles; a holder that then moves or resizes was laid out from an
+    answer the layouts cached for an older text. A pane too small for its labels squeezes
+    them the same way both times (as it squeezes plain labels), so that is not counted.
+    """
+    holders = [h for h in window.findChildren(SteadyHolder) if h.isVisible()]
+    before = [h.geometry() for h in holders]
+    for holder in holders:
+        holder.updateGeometry()
+    _settle()
+    return [
+        f"{h.label.objectName()!r}: {old} -> {h.geometry()}"
+        for h, old in zip(holders, before, strict=True)
+        if h.geometry() != old
+    ]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_holder_fits_its_label_through_a_random_session(
+    make_main_window, qtbot, solved, seed
+):
+    # a fresh user's review found a label laid out from a height a scroll area had cached for
+    # the text before, at the width with its scroll bar (the solver pane's speed lines, after
+    # an engine switch): after each step of a seeded session of edits, engine and unit
+    # switches, tab changes, splitter moves and window sizes, a fresh layout of every holder
+    # changes nothing
+    import random
+
+    from vramdesk.core.model.runtime import Engine
+    from vramdesk.core.units import Unit
+
+    rng = random.Random(seed)
+    window = make_main_window()
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    c = window.controller
+    runtime = window.forms[3]
+    engines = [Engine.VLLM, Engine.SGLANG, Engine.LLAMA_CPP, Engine.FORMULA]
+    for _tab in ("speed", "kv", "compare"):
+        window._tab(_tab)  # noqa: SLF001 - built, so that their holders are checked when shown
+    for step in range(40):
+        action = rng.choice(["edit", "edit", "edit", "engine", "unit", "tab", "split", "size"])
+        if action == "edit":
+            c.set_field("context_tokens", rng.choice([1, 7, 4096, 131072, 1048576]))
+            c.set_field("batch", rng.choice([1, 8, 64]))
+        elif action == "engine":
+            box = runtime.fields["engine"]
+            box.setCurrentIndex(runtime.choices("engine").index(rng.choice(engines)))
+        elif action == "unit":
+            c.set_unit(rng.choice([Unit.GIB, Unit.GB, Unit.MIB]))
+        elif action == "tab":
+            window.tabs.setCurrentIndex(rng.randrange(window.tabs.count()))
+        elif action == "split":
+            total = sum(window.splitter.sizes())
+            left = rng.randrange(total // 4, 3 * total // 4)
+            window.splitter.setSizes([left, total - left])
+        else:
+            window.resize(*rng.choice([(1366, 768), (1280, 720), (1600, 900)]))
+        solved(window)
+        _settle()
+        assert _stale_holders(window) == [], (step, action)
+
+
+def test_a_height_cached_for_another_width_is_asked_again_when_that_width_comes(qtbot):
+    # the review's minimal case: a parent asks the pane's height at a second width (as a
+    # QScrollArea does with and without its scroll bar); a text that keeps its lines at the
+    # holder's width but not at that one passes nothing up; when the pane gets that width,
+    # the cached answer is the old text's, and the holder asks again
+    pane = QWidget()
+    qtbot.addWidget(pane)
+    column = QVBoxLayout(pane)
+    column.setContentsMargins(0, 0, 0, 0)
+    column.setSpacing(0)
+    label = QLabel("aaaa bbbb cccc dddd eeee")
+    label.setWordWrap(True)
+    column.addWidget(SteadyHolder(label))
+    below = QLabel("the row below")
+    column.addWidget(below)
+    column.addStretch(1)
+    pane.resize(300, 200)
+    pane.show()
+    qtbot.waitExposed(pane)
+    _settle()
+    label.setText("aaaa bbbb cccc dddd eeff")
+    _settle()
+    pane.heightForWidth(120)  # the probe at another width
+    label.setText("aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii")  # one line at 300, more at 120
+    _settle()
+    pane.resize(120, 200)
+    _settle()
+    need = label.heightForWidth(label.width())
+    assert label.height() == need > 28
+    assert below.y() == need
+
+
+def test_a_longer_word_keeps_a_splitter_from_cutting_it(qtbot):
+    # a wrapped label's minimum width is its longest word; a text with a longer word and the
+    # same lines passes nothing up, and a splitter dragged past the new word is stopped at it
+    from PySide6.QtWidgets import QSplitter
+
+    split = QSplitter()
+    qtbot.addWidget(split)
+    split.setChildrenCollapsible(False)
+    split.addWidget(QLabel("left"))
+    pane = QWidget()
+    column = QVBoxLayout(pane)
+    column.setContentsMargins(0, 0, 0, 0)
+    label = QLabel("23.99 GiB (25,757,220,864 B)")
+    label.setWordWrap(True)
+    column.addWidget(SteadyHolder(label))
+    column.addStretch(1)
+    split.addWidget(pane)
+    split.resize(600, 80)
+    split.show()
+    qtbot.waitExposed(split)
+    _settle()
+    label.setText("23.99 GiB (25,757,221 B)")
+    _settle()
+    label.setText("1,024.00 GiB (1,099,511,627,776,000,000_B)")  # one line, a longer word
+    _settle()
+    split.setSizes([590, 10])
+    _settle()
+    assert label.width() >= label.minimumSizeHint().width()

@@ -9,11 +9,21 @@ that was about 1.1 ms of a 9 ms keystroke at 1366 x 768 (measured with the label
 fixed, which stops the climb), though a figure that changes a digit keeps its height.
 
 :class:`SteadyHolder` takes the label out of the layout's reach: the label fills the holder,
-the layout holds the holder, which answers the layout's questions (size hints, height for a
-width) with the label's own answers. The label's ``updateGeometry`` now posts its
-``LayoutRequest`` to the holder (a parent without a layout), and the holder passes it up only
-when the label's height at the holder's width changed: a figure that takes another line
-still re-lays out the pane, one that keeps its lines repaints only itself.
+the layout holds the holder, which answers the layout's questions (size hint, minimum size
+hint, height for a width) with the label's own answers. The label's ``updateGeometry`` now
+posts its ``LayoutRequest`` to the holder (a parent without a layout), and the holder passes
+it up only when the label no longer fits the holder as laid out: its height at the holder's
+width is not the holder's height. A figure that takes another line still re-lays out the
+pane; one that keeps its lines repaints only itself.
+
+The layouts above cache the holder's answers (``QWidgetItemV2`` the heights for three widths
+and the hints), some for widths it is not at (a ``QScrollArea`` asks with and without its
+scroll bar; a minimum size is worked out at the narrowest width), and a text that keeps its
+lines here may not keep them there. Those answers are checked when they are used: each time
+the holder is laid out (its resize), a height that is not the label's height at the new
+width, or a width under the label's longest word, is passed up then, and the layouts lay it
+out again before the window is painted (a posted ``LayoutRequest`` comes before the
+low-priority paint request).
 """
 
 from __future__ import annotations
@@ -42,8 +52,9 @@ class SteadyHolder(QWidget):
         label.setVisible(not hidden)
         if hidden:
             self.hide()
+        # the label's policy once: it has its height-for-width flag when it wraps (set
+        # word wrap before handing the label over)
         self.setSizePolicy(label.sizePolicy())
-        self._height: int | None = None  # the label's height for the holder's width, last told
         label.installEventFilter(self)
 
     # ------------------------------------------------------- the layout's questions
@@ -52,7 +63,7 @@ class SteadyHolder(QWidget):
         return self.label.sizeHint()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        """The label's."""
+        """The label's (a wrapped label's width: its longest word)."""
         return self.label.minimumSizeHint()
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
@@ -65,10 +76,13 @@ class SteadyHolder(QWidget):
 
     # ------------------------------------------------------------------ events
     def resizeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
-        """The label fills the holder."""
+        """The label fills the holder; laid out from a stale answer, the holder asks again."""
         self.label.setGeometry(self.rect())
-        self._height = None
         super().resizeEvent(event)
+        if self.width() < self.label.minimumSizeHint().width():
+            self.updateGeometry()  # narrower than the longest word: the minimum is stale
+        else:
+            self._pass_up_if_changed()
 
     def showEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         """A text set while hidden posted nothing (Qt posts to visible parents only)."""
@@ -76,7 +90,10 @@ class SteadyHolder(QWidget):
         self._pass_up_if_changed()
 
     def event(self, event: QEvent) -> bool:
-        """The label's ``LayoutRequest``: passed up only when its height for this width moved."""
+        """The label's ``LayoutRequest``: passed up only when the label no longer fits.
+
+        (The holder has no layout of its own, so no request is meant for one.)
+        """
         if event.type() == QEvent.Type.LayoutRequest:
             self._pass_up_if_changed()
             return True
@@ -93,7 +110,11 @@ class SteadyHolder(QWidget):
         return False
 
     def _pass_up_if_changed(self) -> None:
-        height = self.label.heightForWidth(self.width()) if self.hasHeightForWidth() else None
-        if height is None or height != self._height:
-            self._height = height
+        """Pass the label's change up when its height at the holder's width is not the holder's.
+
+        A word-wrapped label only (one that does not wrap: always, as a plain label would).
+        """
+        if not self.hasHeightForWidth() or (
+            self.label.heightForWidth(self.width()) != self.height()
+        ):
             self.updateGeometry()
