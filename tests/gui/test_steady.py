@@ -280,3 +280,66 @@ def test_a_longer_word_keeps_a_splitter_from_cutting_it(qtbot):
     split.setSizes([590, 10])
     _settle()
     assert label.width() >= label.minimumSizeHint().width()
+
+
+def test_the_minimum_width_follows_the_longest_word_either_way(qtbot):
+    # the second review: a text with the same lines but a shorter (or longer) longest word
+    # left the window's minimum width at the old word's: it could not shrink (or cut the word)
+    window = QWidget()
+    qtbot.addWidget(window)
+    column = QVBoxLayout(window)
+    label = QLabel("aaaa " + "1" * 40)
+    label.setWordWrap(True)
+    column.addWidget(SteadyHolder(label))
+    column.addStretch(1)
+    window.resize(400, 100)
+    window.show()
+    qtbot.waitExposed(window)
+    _settle()
+    wide = window.minimumSizeHint().width()
+    label.setText("aaaa " + "1" * 20 + " " + "1" * 19)  # the same two lines, half the word
+    _settle()
+    assert window.minimumSizeHint().width() < wide
+    assert window.minimumWidth() == 0 or window.minimumWidth() < wide
+    window.resize(100, 100)
+    _settle()
+    assert window.width() < wide
+    label.setText("aaaa " + "1" * 40)  # and back: the minimum grows with the word again
+    _settle()
+    assert window.minimumSizeHint().width() == wide
+
+
+def test_a_label_with_size_limits_of_its_own_is_refused():
+    import pytest as _pytest
+
+    for limit in ("setFixedWidth", "setMaximumHeight", "setMinimumWidth"):
+        label = QLabel("figure")
+        label.setObjectName("figure")
+        label.setWordWrap(True)
+        getattr(label, limit)(60)
+        with _pytest.raises(ValueError, match="'figure' has size limits of its own"):
+            SteadyHolder(label)
+
+
+def test_every_holder_of_the_window_sits_where_its_width_comes_from_above(make_main_window):
+    # SteadyHolder's contract: a vertical box or a form's field column (its preferred size is
+    # not watched, so a row that shares out its width by preferred sizes would go stale)
+    from PySide6.QtWidgets import QBoxLayout
+
+    window = make_main_window(show=True)
+    for tab in ("fits", "kv", "speed", "compare"):  # every lazy tab built, its body too
+        window.tabs.setCurrentWidget(window._tab(tab))  # noqa: SLF001
+        _settle()
+    holders = window.findChildren(SteadyHolder)
+    assert len(holders) == 15  # verdict 2, solver 8, speed line, Speed 2, KV 1, compare 1
+    for holder in holders:
+        layout = holder.parentWidget().layout()
+        if isinstance(layout, QFormLayout):
+            row, role = layout.getWidgetPosition(holder)
+            assert role == QFormLayout.ItemRole.FieldRole, holder.label.objectName()
+        else:
+            assert isinstance(layout, QBoxLayout), holder.label.objectName()
+            assert layout.direction() in (
+                QBoxLayout.Direction.TopToBottom,
+                QBoxLayout.Direction.BottomToTop,
+            ), holder.label.objectName()

@@ -31,9 +31,19 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
+#: Qt's "no limit" for a widget's size (QWIDGETSIZE_MAX in qwidget.h).
+QWIDGETSIZE_MAX = (1 << 24) - 1
+
 
 class SteadyHolder(QWidget):
-    """Holds ``label`` (filling it) and re-lays out its parent only when the label's height does.
+    """Holds ``label`` (filling it) and re-lays out its parent only when the label's size does.
+
+    For a word-wrapped label in a vertical box or a form's field column, where its width
+    comes from above and its height from ``heightForWidth``: its preferred size
+    (``sizeHint``) is forwarded but not watched (a wrapped label's moves with nearly every
+    text, its width a guess from the text's length), so in a row that shares out its width
+    by preferred sizes the share would keep an older text's (tests/gui/test_steady.py checks
+    where every holder of the window sits).
 
     Parameters
     ----------
@@ -41,9 +51,23 @@ class SteadyHolder(QWidget):
         The label; it becomes the holder's only child. Showing or hiding the label shows or
         hides the holder (the layout then gives it no room), as for a label in a layout.
     parent : QWidget, optional
+
+    Raises
+    ------
+    ValueError
+        The label has a minimum, maximum or fixed size of its own: the layout sees the
+        holder's, so give the limits to the holder.
     """
 
     def __init__(self, label: QLabel, parent: QWidget | None = None) -> None:
+        if label.minimumSize() != QSize(0, 0) or label.maximumSize() != QSize(
+            QWIDGETSIZE_MAX, QWIDGETSIZE_MAX
+        ):
+            raise ValueError(
+                f"SteadyHolder: label {label.objectName()!r} has size limits of its own "
+                f"({label.minimumSize().toTuple()} to {label.maximumSize().toTuple()}): "
+                "give them to the holder"
+            )
         super().__init__(parent)
         self.label = label
         explicit = label.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide)
@@ -55,6 +79,8 @@ class SteadyHolder(QWidget):
         # the label's policy once: it has its height-for-width flag when it wraps (set
         # word wrap before handing the label over)
         self.setSizePolicy(label.sizePolicy())
+        #: The minimum size last given to the layouts (None: not asked since passed up).
+        self._least: QSize | None = None
         label.installEventFilter(self)
 
     # ------------------------------------------------------- the layout's questions
@@ -64,7 +90,8 @@ class SteadyHolder(QWidget):
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
         """The label's (a wrapped label's width: its longest word)."""
-        return self.label.minimumSizeHint()
+        self._least = self.label.minimumSizeHint()
+        return QSize(self._least)
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
         """The label's (True for a word-wrapped one)."""
@@ -110,11 +137,17 @@ class SteadyHolder(QWidget):
         return False
 
     def _pass_up_if_changed(self) -> None:
-        """Pass the label's change up when its height at the holder's width is not the holder's.
+        """Pass the label's change up when it no longer fits, or its longest word changed.
 
-        A word-wrapped label only (one that does not wrap: always, as a plain label would).
+        It no longer fits: its height at the holder's width is not the holder's height. Its
+        longest word (the minimum size) is what a window or a splitter may shrink the pane
+        to. A label that does not wrap: always, as a plain label would.
         """
-        if not self.hasHeightForWidth() or (
-            self.label.heightForWidth(self.width()) != self.height()
+        label = self.label
+        if (
+            not self.hasHeightForWidth()
+            or label.heightForWidth(self.width()) != self.height()
+            or (self._least is not None and label.minimumSizeHint() != self._least)
         ):
+            self._least = None
             self.updateGeometry()
