@@ -12,9 +12,10 @@ fixed, which stops the climb), though a figure that changes a digit keeps its he
 the layout holds the holder, which answers the layout's questions (size hint, minimum size
 hint, height for a width) with the label's own answers. The label's ``updateGeometry`` now
 posts its ``LayoutRequest`` to the holder (a parent without a layout), and the holder passes
-it up only when the label no longer fits the holder as laid out: its height at the holder's
-width is not the holder's height. A figure that takes another line still re-lays out the
-pane; one that keeps its lines repaints only itself.
+it up only when the label no longer fits the holder as laid out (its height at the holder's
+width is not the holder's height) or its longest word, the narrowest the pane may get,
+changed. A figure that takes another line still re-lays out the pane; one that keeps its
+lines and its longest word repaints only itself.
 
 The layouts above cache the holder's answers (``QWidgetItemV2`` the heights for three widths
 and the hints), some for widths it is not at (a ``QScrollArea`` asks with and without its
@@ -23,7 +24,10 @@ lines here may not keep them there. Those answers are checked when they are used
 the holder is laid out (its resize), a height that is not the label's height at the new
 width, or a width under the label's longest word, is passed up then, and the layouts lay it
 out again before the window is painted (a posted ``LayoutRequest`` comes before the
-low-priority paint request).
+low-priority paint request). Two reviews that tried to break it (a fresh user's, then a
+reviewer's) found the cases this paragraph and the longest word cover; tests/gui/
+test_steady.py holds them, and a seeded session of the window that checks every holder
+against a fresh layout.
 """
 
 from __future__ import annotations
