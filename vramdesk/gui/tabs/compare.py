@@ -39,13 +39,7 @@ import pyqtgraph as pg
 from vramdesk.core.present import views
 from vramdesk.core.units import format_bytes, to_unit
 from vramdesk.gui.chart.breakdown import PART_COLOURS
-from vramdesk.gui.chart.plotting import (
-    SteadyBars,
-    escape_html,
-    quiet_range_changes,
-    settle_view,
-    still_axes,
-)
+from vramdesk.gui.chart.plotting import escape_html, quiet_range_changes, settle_view, still_axes
 from vramdesk.gui.controller import ScenarioController
 from vramdesk.gui.core_text import tr_core
 from vramdesk.gui.panels.library import PresetLibrary
@@ -158,7 +152,7 @@ class CompareTab(LazyBody, QWidget):
 
     def _make_bar(self, key: str) -> pg.BarGraphItem:
         thick, brush = self._shown.get("thickness", BAR_THICKNESS), SERIES_COLOURS[key]
-        bar = SteadyBars(x0=[], y=[], width=[], height=thick, brush=brush, pen=None)
+        bar = pg.BarGraphItem(x0=[], y=[], width=[], height=thick, brush=brush, pen=None)
         self.plot.addItem(bar)
         return bar
 
@@ -359,8 +353,7 @@ class CompareTab(LazyBody, QWidget):
                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                         )
                     table.setItem(r, c, item)
-        # fixed sizes while the cells change: a ResizeToContents header measures every column
-        # again for every cell set; the columns are sized once below
+        # fixed sizes (a ResizeToContents header re-measures every column per cell set): below
         head.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
