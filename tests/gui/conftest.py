@@ -39,7 +39,10 @@ def _top_level() -> set[int]:
 
 @pytest.fixture
 def make_main_window(qtbot, request):
-    """Factory: ``make_main_window(gpu_query=...) -> MainWindow`` with its own settings file.
+    """Factory: ``make_main_window(gpu_query=..., show=False, size=None) -> MainWindow``.
+
+    Each window has its own settings file; ``show`` shows it and waits until it is exposed,
+    ``size`` (width, height) resizes it first.
 
     Windows are registered with qtbot (closed and deleted after the test), their GPU
     workers shut down, and any top-level widget left behind fails the test.
@@ -49,12 +52,15 @@ def make_main_window(qtbot, request):
 
     before = _top_level()
 
-    def make(gpu_query=no_driver, show=False):
+    def make(gpu_query=no_driver, show=False, size=None):
         window = MainWindow(open_settings(), gpu_query=gpu_query)
         # qtbot closes and deletes the window after the test, first stopping its GPU worker
         qtbot.addWidget(window, before_close_func=_stop_gpu_worker)
+        if size is not None:  # (width, height): a laptop's 1366 x 768, say
+            window.resize(*size)
         if show:
             window.show()
+            qtbot.waitExposed(window)
         return window
 
     yield make

@@ -129,10 +129,7 @@ def test_an_edit_that_keeps_the_verdicts_lines_re_lays_out_nothing_above_the_cha
 ):
     # the window as a user types: the headline, the solved values and the speed lines change
     # their figures; no LayoutRequest reaches the verdict's pane, nor the solver's
-    window = make_main_window()
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = make_main_window(show=True, size=(1366, 768))
     context = window.forms[2].fields["context_tokens"]
     type_text(qtbot, context, "8192", finish=False)
     solved(window)
@@ -188,10 +185,7 @@ def test_every_holder_fits_its_label_through_a_random_session(
     from vramdesk.core.units import Unit
 
     rng = random.Random(seed)
-    window = make_main_window()
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = make_main_window(show=True, size=(1366, 768))
     c = window.controller
     runtime = window.forms[3]
     engines = [Engine.VLLM, Engine.SGLANG, Engine.LLAMA_CPP, Engine.FORMULA]

@@ -611,10 +611,7 @@ def test_the_advice_rows_are_wrapped_to_their_new_texts_in_the_same_turn(
 ):
     # issue 24: the rows were re-wrapped on the next turn of the event loop, so the table was
     # painted once with the new texts in the old heights and again in the new ones
-    window = make_main_window()
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = make_main_window(show=True, size=(1366, 768))
     c = window.controller
     table = window.solver_tab.advice
     seen = []  # at each solve shown, right after the tab's refresh: (heights, needed heights)
