@@ -1,17 +1,30 @@
 """A figure that keeps its lines repaints only itself; one that takes another line re-lays out.
 
 vramdesk/gui/steady.py: a label in a :class:`SteadyHolder` passes its ``LayoutRequest`` up
-only when its height for the holder's width changed (issue 24: each ``setText`` of a plain
-QLabel re-laid out every level up to the window).
+only when it no longer fits the holder at its width or its longest word changed, and the
+holder checks again each time it is laid out (issue 24: each ``setText`` of a plain QLabel
+re-laid out every level up to the window).
 """
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QApplication, QFormLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QBoxLayout,
+    QFormLayout,
+    QLabel,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from tests.gui.keyboard import type_text
+from vramdesk.core.model.runtime import Engine
+from vramdesk.core.units import Unit
 from vramdesk.gui.steady import SteadyHolder
 
 
@@ -179,11 +192,6 @@ def test_every_holder_fits_its_label_through_a_random_session(
     # an engine switch): after each step of a seeded session of edits, engine and unit
     # switches, tab changes, splitter moves and window sizes, a fresh layout of every holder
     # changes nothing
-    import random
-
-    from vramdesk.core.model.runtime import Engine
-    from vramdesk.core.units import Unit
-
     rng = random.Random(seed)
     window = make_main_window(show=True, size=(1366, 768))
     c = window.controller
@@ -249,8 +257,6 @@ def test_a_height_cached_for_another_width_is_asked_again_when_that_width_comes(
 def test_a_longer_word_keeps_a_splitter_from_cutting_it(qtbot):
     # a wrapped label's minimum width is its longest word; a text with a longer word and the
     # same lines passes nothing up, and a splitter dragged past the new word is stopped at it
-    from PySide6.QtWidgets import QSplitter
-
     split = QSplitter()
     qtbot.addWidget(split)
     split.setChildrenCollapsible(False)
@@ -304,22 +310,18 @@ def test_the_minimum_width_follows_the_longest_word_either_way(qtbot):
 
 
 def test_a_label_with_size_limits_of_its_own_is_refused():
-    import pytest as _pytest
-
     for limit in ("setFixedWidth", "setMaximumHeight", "setMinimumWidth"):
         label = QLabel("figure")
         label.setObjectName("figure")
         label.setWordWrap(True)
         getattr(label, limit)(60)
-        with _pytest.raises(ValueError, match="'figure' has size limits of its own"):
+        with pytest.raises(ValueError, match="'figure' has size limits of its own"):
             SteadyHolder(label)
 
 
 def test_every_holder_of_the_window_sits_where_its_width_comes_from_above(make_main_window):
     # SteadyHolder's contract: a vertical box or a form's field column (its preferred size is
     # not watched, so a row that shares out its width by preferred sizes would go stale)
-    from PySide6.QtWidgets import QBoxLayout
-
     window = make_main_window(show=True)
     for tab in ("fits", "kv", "speed", "compare"):  # every lazy tab built, its body too
         window.tabs.setCurrentWidget(window._tab(tab))  # noqa: SLF001
