@@ -5,8 +5,9 @@ of the label's parent, whose activation calls ``updateGeometry`` on that parent 
 (``QLayout::activate`` ends with ``mw->updateGeometry()`` whether or not a size changed), and
 so on up to the window: one posted ``LayoutRequest`` a level, each level's layout measured
 again with every wrapped label in it. For the verdict, the solved values and the speed lines
-that was about 1.1 ms of a 9 ms keystroke at 1366 x 768 (measured with the labels' sizes
-fixed, which stops the climb), though a figure that changes a digit keeps its height.
+that was 1.1-2.2 ms of a 9-12 ms keystroke at 1366 x 768 (the code before the holders, with
+the labels' sizes fixed, which stops the climb; three measurements on two cores), though a
+figure that changes a digit keeps its height.
 
 :class:`SteadyHolder` takes the label out of the layout's reach: the label fills the holder,
 the layout holds the holder, which answers the layout's questions (size hint, minimum size
