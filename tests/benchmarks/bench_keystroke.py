@@ -31,7 +31,9 @@ events, so the repaint of everything the edit changed is inside the time.
 
 Printed per scene: median and p95 of the window and of the bare baseline, their ratios,
 PASS/FAIL against the targets (median <= 3x, p95 <= 5x), and the work one edit did (medians
-per edit: breakdowns computed, solves started, tab refreshes, axis paints). Exit status 1
+per edit: breakdowns computed, solves started, tab refreshes, axis paints, and window
+paints: the ``UpdateRequest`` events the window took, each one paint of all it had to
+redraw, so an edit whose changes are painted together counts 1). Exit status 1
 when a scene fails. ``--profile SCENE`` runs that scene's timed keystrokes under cProfile
 and prints the top 15 functions by cumulative time (``BENCH_TOP=N`` for more; with
 ``BENCH_DUMP=FILE`` it also writes the raw statistics there, for ``pstats``).
@@ -99,6 +101,25 @@ class AxisPaints:
             return paint(axis, *args, **kwargs)
 
         pg.AxisItem.paint = counted
+
+
+class WindowPaints:
+    """Counts the window's paints (``UpdateRequest`` events reaching ``window``)."""
+
+    def __init__(self, window) -> None:
+        from PySide6.QtCore import QEvent, QObject
+
+        counter = self
+        self.count = 0
+
+        class _Filter(QObject):
+            def eventFilter(self, obj, event):  # noqa: N802 - Qt override
+                if event.type() == QEvent.Type.UpdateRequest:
+                    counter.count += 1
+                return False
+
+        self._filter = _Filter(window)
+        window.installEventFilter(self._filter)
 
 
 def _bare_window():
@@ -179,6 +200,7 @@ def child(scene: str, n_edits: int, profile: bool = False) -> dict:
     window = _window(app, scene, gpu_query)
     pool = QThreadPool.globalInstance()
     c = window.controller
+    paints = WindowPaints(window)
 
     def busy() -> bool:
         return c.solver.busy() or pool.activeThreadCount() > 0
@@ -215,7 +237,10 @@ def child(scene: str, n_edits: int, profile: bool = False) -> dict:
         import cProfile
 
         profiler = cProfile.Profile()
-    times, base, work = [], [], {"computes": [], "solves": [], "refreshes": [], "axis_paints": []}
+    work: dict[str, list[int]] = {
+        k: [] for k in ("computes", "solves", "refreshes", "axis_paints", "paints")
+    }
+    times, base = [], []
     from PySide6.QtTest import QTest
 
     letters = "abcdefgh"
@@ -228,6 +253,7 @@ def child(scene: str, n_edits: int, profile: bool = False) -> dict:
             c.solver.started,
             page.updates.refresh_count if page is not None else 0,
             axes.count,
+            paints.count,
         )
         if profiler is not None and i >= 3:
             profiler.enable()
@@ -242,6 +268,7 @@ def child(scene: str, n_edits: int, profile: bool = False) -> dict:
             c.solver.started,
             page.updates.refresh_count if page is not None else 0,
             axes.count,
+            paints.count,
         )
         # the baseline, interleaved, from an idle window: the same keys into the bare field
         word = letters[: 1 + i % 6]
@@ -349,7 +376,8 @@ def main() -> int:
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}", flush=True)
     print(
         f"{'scene':<10} {'window ms':>14} {'bare ms':>12} {'median x':>9} {'p95 x':>7}  "
-        f"{'result':<6} work per edit (computes, solves, tab refreshes, axis paints)"
+        f"{'result':<6} work per edit (computes, solves, tab refreshes, axis paints, "
+        "window paints)"
     )
     results, failed = {}, False
     for scene in scenes:
@@ -362,7 +390,7 @@ def main() -> int:
             f"{scene:<10} {r['median']:>6.1f} / {r['p95']:>5.1f} "
             f"{r['base_median']:>5.1f} / {r['base_p95']:>4.1f} {med:>8.2f}x {p95:>6.2f}x  "
             f"{'PASS' if ok else 'FAIL':<6} {w['computes']:g}, {w['solves']:g}, "
-            f"{w['refreshes']:g}, {w['axis_paints']:g}",
+            f"{w['refreshes']:g}, {w['axis_paints']:g}, {w['paints']:g}",
             flush=True,
         )
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")

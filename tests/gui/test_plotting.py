@@ -356,3 +356,46 @@ def test_steady_bars_answer_pyqtgraphs_bounding_rect_after_every_change(qtbot):
     plot.resize(200, 600)
     QApplication.processEvents()
     assert bars.boundingRect() == fresh()
+
+
+def _axis_specs(axis):
+    """pyqtgraph's draw specs of ``axis`` (ticks as (pen, p1, p2), texts as (rect, flags, s))."""
+    from PySide6.QtGui import QImage, QPainter
+
+    image = QImage(8, 8, QImage.Format.Format_ARGB32_Premultiplied)
+    painter = QPainter(image)
+    try:
+        return axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+
+
+def test_the_breakdown_axis_drops_only_pyqtgraphs_faint_third_tick_level(make_main_window):
+    # issue 24: the third level (every 1 GiB under a 40 GiB top) was 32 of the axis's 41
+    # ticks, unlabelled grid lines at a few per cent opacity, and nearly half of the cost of
+    # each redraw of the axis. Against pyqtgraph's default drawing of the same axis: the
+    # same labels at the same places, the same first two levels, and what is left out is
+    # only the third level's lines, each at most 8 % opaque at this plot's height
+    window = make_main_window(show=True, size=(1366, 768))
+    axis = window.chart.plot.getAxis("left")
+    ours = _axis_specs(axis)
+    axis.setStyle(maxTickLevel=2, maxTextLevel=2)
+    try:
+        theirs = _axis_specs(axis)
+        levels = axis.tickValues(*axis.range, axis.size().height())
+    finally:
+        axis.setStyle(maxTickLevel=1, maxTextLevel=1)
+    assert len(levels) == 3 and len(levels[2][1]) > 20  # pyqtgraph offers a third level
+    assert len(ours[1]) == len(levels[0][1]) + len(levels[1][1])
+    texts = [(r.getRect(), s) for r, _flags, s in ours[2]]
+    assert texts and texts == [(r.getRect(), s) for r, _flags, s in theirs[2]]
+
+    def tick(spec):
+        pen, p1, p2 = spec
+        return (pen.color().rgba(), p1.x(), p1.y(), p2.x(), p2.y())
+
+    kept = [tick(t) for t in ours[1]]
+    assert kept == [tick(t) for t in theirs[1][: len(kept)]]  # pyqtgraph draws level by level
+    dropped = theirs[1][len(kept) :]
+    assert len(dropped) == len(levels[2][1])
+    assert max(pen.color().alpha() for pen, _p1, _p2 in dropped) <= 0.08 * 255

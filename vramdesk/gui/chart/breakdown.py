@@ -68,6 +68,12 @@ class BreakdownChart(QWidget):
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
         self.plot.showGrid(y=True, alpha=0.25)
+        # two tick levels (every 10 and every 5 GiB, say), not pyqtgraph's three: its third
+        # (every 1 GiB) is 30 to 40 unlabelled grid lines at 3-8 % opacity (pyqtgraph's
+        # alpha for a third level: 255 / 3 x the grid's 0.25 x a spacing factor), yet
+        # measuring and drawing them was nearly half of each redraw of the axis, which an
+        # edit that moves the top a step costs (issue 24; tests/benchmarks/bench_paint.py)
+        self.plot.getAxis("left").setStyle(maxTickLevel=1, maxTextLevel=1)
         self.plot.setXRange(*X_RANGE, padding=0)
         self.plot.getAxis("bottom").setTicks([[(0, self.tr("estimate (per GPU)"))]])
         quiet_range_changes(self.plot.getAxis("left"))
