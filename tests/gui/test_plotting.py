@@ -399,3 +399,26 @@ def test_the_breakdown_axis_drops_only_pyqtgraphs_faint_third_tick_level(make_ma
     dropped = theirs[1][len(kept) :]
     assert len(dropped) == len(levels[2][1])
     assert max(pen.color().alpha() for pen, _p1, _p2 in dropped) <= 0.08 * 255
+
+
+@pytest.mark.parametrize("height", [200, 269, 600, 1000])
+@pytest.mark.parametrize("top", [1.2, 3.0, 25.0, 80.0, 600.0, 15000.0])
+def test_two_tick_levels_label_what_three_label(qtbot, top, height):
+    # the breakdown chart's y axis (above) at the tops nice_top gives and at a low to a tall
+    # plot: pyqtgraph's third level never got a label of its own, so no label is lost
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.resize(450, height)
+    plot.showGrid(y=True, alpha=0.25)
+    still_axes(plot)
+    plot.setYRange(0, top, padding=0)
+    plot.show()
+    qtbot.waitExposed(plot)
+    axis = plot.getAxis("left")
+    texts = {}
+    for level in (2, 1):
+        axis.setStyle(maxTickLevel=level, maxTextLevel=level)
+        _axis_specs(axis)  # the axis widens for its texts first (a layout pass)
+        QApplication.processEvents()
+        texts[level] = [(r.getRect(), s) for r, _flags, s in _axis_specs(axis)[2]]
+    assert texts[1] and texts[1] == texts[2]
