@@ -69,7 +69,7 @@ class BreakdownChart(QWidget):
         self.plot.hideButtons()
         self.plot.showGrid(y=True, alpha=0.25)
         # two tick levels (every 10 and every 5 GiB, say), not pyqtgraph's three: its third
-        # (every 1 GiB) is 30 to 40 unlabelled grid lines at 3-8 % opacity (pyqtgraph's
+        # (every 1 GiB) is 30 to 40 unlabelled grid lines at 3-8.3 % opacity (pyqtgraph's
         # alpha for a third level: 255 / 3 x the grid's 0.25 x a spacing factor), yet
         # measuring and drawing them was nearly half of each redraw of the axis, which an
         # edit that moves the top a step costs (issue 24; tests/benchmarks/bench_paint.py)
