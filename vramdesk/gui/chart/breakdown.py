@@ -69,10 +69,11 @@ class BreakdownChart(QWidget):
         self.plot.hideButtons()
         self.plot.showGrid(y=True, alpha=0.25)
         # two tick levels (every 10 and every 5 GiB, say), not pyqtgraph's three: its third
-        # (every 1 GiB) is 30 to 40 unlabelled grid lines at 3-8.3 % opacity (pyqtgraph's
-        # alpha for a third level: 255 / 3 x the grid's 0.25 x a spacing factor), yet
-        # measuring and drawing them was nearly half of each redraw of the axis, which an
-        # edit that moves the top a step costs (issue 24; tests/benchmarks/bench_paint.py)
+        # (every 1 GiB under a 40 GiB top) is 12 to 80 unlabelled grid lines at 1-8 % opacity
+        # (pyqtgraph's alpha for a third level: 255 / 3 x the grid's 0.25 x a spacing factor
+        # up to 1), faint lines a tall plot shows as a finer grid; measuring and drawing them
+        # was more than half of each redraw of the axis, which an edit that moves the top a
+        # step costs (issue 24; tests/benchmarks/bench_paint.py)
         self.plot.getAxis("left").setStyle(maxTickLevel=1, maxTextLevel=1)
         self.plot.setXRange(*X_RANGE, padding=0)
         self.plot.getAxis("bottom").setTicks([[(0, self.tr("estimate (per GPU)"))]])
