@@ -193,3 +193,29 @@ def test_the_concurrency_axis_ends_on_a_power_of_4():
     # by hand: 4**0 = 1, 4**1 = 4, 4**2 = 16, 4**6 = 4,096 (the chart's reach), 4**7 = 16,384
     cases = {1: 1, 2: 4, 4: 4, 5: 16, 16: 16, 17: 64, 744: 1024, 4096: 4096, 4097: 16384}
     assert {n: power_of_4_at_least(n) for n in cases} == cases
+
+
+def test_an_edit_that_moves_both_axes_changes_the_view_range_once(
+    make_main_window, qtbot, solved, monkeypatch
+):
+    # issue 24: setXRange and then setYRange each re-mapped every curve, line and axis; an
+    # edit that moves both (the untyped 1,638 tokens to 16,384 here: the memory limit
+    # and with it the concurrency axis's end, and the tokens/s range) now changes it once
+    window = make_main_window(show=True, size=(1366, 768))
+    c, tab = _shown(window, qtbot, solved, "llama-3.1-8b", "gpu:RTX 4090", 1638, 1)
+    view = tab.plot.getPlotItem().vb
+    before = (tab._drawn["ticks"], tab._drawn["y_range"])  # noqa: SLF001 - what is drawn
+    changes = []
+    view.sigRangeChanged.connect(lambda *_a: changes.append(view.viewRange()))
+    c.set_field("context_tokens", 16384)
+    solved(window)
+    qtbot.waitUntil(lambda: tab.chart is not None and tab.chart.context == 16384)
+    after = (tab._drawn["ticks"], tab._drawn["y_range"])  # noqa: SLF001
+    assert after[0] != before[0] and after[1] != before[1]  # both axes move
+    assert len(changes) == 1
+    x_top, (y_lo, y_hi) = after
+    # the one change sets both: the padded log ranges (EDGE_PADDING of the span a side)
+    (x0, x1), (y0, y1) = changes[0]
+    span = math.log10(x_top)
+    assert (x0, x1) == pytest.approx((-0.08 * span, 1.08 * span))
+    assert (y0, y1) == pytest.approx((y_lo - 0.08 * (y_hi - y_lo), y_hi + 0.08 * (y_hi - y_lo)))

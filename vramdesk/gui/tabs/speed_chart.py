@@ -296,19 +296,22 @@ class SpeedChartTab(LazyBody, QWidget):
         self.assumptions.setText(
             "\n".join(self.tr("Assumes: {0}").format(tr_note(a)) for a in chart.assumptions)
         )
-        # the axis is drawn again on every setTicks and setXRange: only when they change, and
-        # the range ends on the power of 4 at or above the last point (a tick), so it moves
-        # only when the reach crosses one, not with every memory limit (issue 24)
+        # the axis is drawn again on every setTicks and range change: only when they change,
+        # and the range ends on the power of 4 at or above the last point (a tick), so it
+        # moves only when the reach crosses one, not with every memory limit (issue 24)
+        ranges = {}
         if self._changed("ticks", x_top):
             self.plot.getAxis("bottom").setTicks([concurrency_ticks(x_top), []])
-            self.plot.setXRange(0, math.log10(x_top), padding=EDGE_PADDING)
+            ranges["xRange"] = (0, math.log10(x_top))
         # the tokens/s range in whole half-decades, not pyqtgraph's auto range: an auto range
         # follows every curve's ends, and moved and drew the y axis (labels and grid) at
         # nearly every keystroke (issue 24)
         y_range = half_decades([y for ys in series.values() for y in ys])
         if y_range is not None and self._changed("y_range", y_range):
             self.plot.getAxis("left").setTicks(tokens_ticks(*y_range))
-            self.plot.setYRange(*y_range, padding=EDGE_PADDING)
+            ranges["yRange"] = y_range
+        if ranges:  # both in one change: each setXRange / setYRange re-maps every item
+            self.plot.setRange(**ranges, padding=EDGE_PADDING)
         settle_view(self.plot)
 
     def _changed(self, key: str, value: object) -> bool:
