@@ -184,7 +184,15 @@ def _no_driver():
     raise GpuQueryError("no NVIDIA driver (benchmark)")
 
 
-def child(scene: str, n_edits: int, profile: bool = False) -> dict:
+def open_scene(scene: str):  # noqa: ANN201 - a SimpleNamespace
+    """The window with ``scene``'s tab in front and the bare baseline, both idle.
+
+    Returns a namespace: ``app``, ``window``, ``busy`` (the idle test's), ``page`` (the tab
+    in front, None for the solver), ``bare`` and ``bare_edit``, ``context`` (the window's
+    context field), ``axes`` and ``paints`` (the counters).
+    """
+    from types import SimpleNamespace
+
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     # as the window is started (vramdesk.gui.app.main, before its QApplication); the bare
     # window shares the process and so the set-up
@@ -232,6 +240,30 @@ def child(scene: str, n_edits: int, profile: bool = False) -> dict:
     bare, bare_edit = _bare_window()
     settle(app, busy)
     context = window.forms[2].fields["context_tokens"]
+    return SimpleNamespace(
+        app=app,
+        window=window,
+        busy=busy,
+        page=page,
+        bare=bare,
+        bare_edit=bare_edit,
+        context=context,
+        axes=axes,
+        paints=paints,
+    )
+
+
+def child(scene: str, n_edits: int, profile: bool = False) -> dict:
+    o = open_scene(scene)
+    app, window, busy, page, bare, bare_edit = (
+        o.app,
+        o.window,
+        o.busy,
+        o.page,
+        o.bare,
+        o.bare_edit,
+    )
+    context, axes, paints, c = o.context, o.axes, o.paints, o.window.controller
     profiler = None
     if profile:
         import cProfile
