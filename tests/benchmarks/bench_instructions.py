@@ -14,9 +14,11 @@ off holds nothing, so one process cannot part them). Every thread is counted (th
 runs on the pool's).
 
 Printed per scene: the window's and the bare window's instructions a keystroke (millions)
-and their ratio. About two minutes a scene (valgrind runs the counted parts some 50 times
-slower). Two runs of the same code agree to within about 1 % (the idle test's polling while a
-solve runs is the part that varies); a wall-clock ratio on a shared machine varies by 10-15 %.
+and their ratio. About 1.5 minutes a scene at the default 10 edits (valgrind runs the
+counted parts some 50 times slower). Two runs of the same code agree to within about 1 % on
+most scenes; on the Speed tab to within 5 % (the idle test's polling while a slower solve
+runs is counted), and the GPU panel's bare side to within 10 % (its 2 s refresh lands in
+some counted keys). A wall-clock ratio on a shared machine varies by 10-15 % between runs.
 Instructions are not time: a cache miss or a wait on another thread costs no instruction, so
 this complements the timed benchmark and does not replace it.
 
@@ -104,7 +106,7 @@ def run_scene(scene: str, n_edits: int) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
-    ap.add_argument("--edits", type=int, default=30, help="counted keystrokes per scene")
+    ap.add_argument("--edits", type=int, default=10, help="counted keystrokes per scene")
     ap.add_argument("--only", nargs="+", choices=keystroke.SCENES)
     ap.add_argument("--json", help="also write the figures to this file")
     opts = ap.parse_args()
