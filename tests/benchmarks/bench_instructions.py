@@ -117,13 +117,13 @@ def main() -> int:
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         print("valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
         return 2
-    print(f"{'scene':<10} {'window Mi/key':>14} {'bare Mi/key':>12} {'ratio':>7}")
+    print(f"{'scene':<10} {'window M instr/key':>19} {'bare M instr/key':>17} {'ratio':>7}")
     results = {}
     for scene in opts.only or keystroke.SCENES:
         r = run_scene(scene, opts.edits)
         results[scene] = r
         print(
-            f"{scene:<10} {r['window'] / 1e6:>14.2f} {r['bare'] / 1e6:>12.2f} "
+            f"{scene:<10} {r['window'] / 1e6:>19.2f} {r['bare'] / 1e6:>17.2f} "
             f"{r['window'] / r['bare']:>6.2f}x",
             flush=True,
         )
