@@ -54,10 +54,10 @@ def child(scene: str, n_edits: int, side: str) -> dict:
     if side == "window":
         field, texts, busy = o.context, keystroke.CONTEXTS, o.busy
     else:
-        field, texts, busy = o.bare_edit, ["abcdefgh"[: 1 + i] for i in range(6)], lambda: False
+        field, texts, busy = o.bare_edit, keystroke.BARE_WORDS, lambda: False
     for i in range(n_edits + 3):  # the first three warm up (not counted)
         text = texts[i % len(texts)]
-        keystroke._type_prefix(field, text[:-1])  # noqa: SLF001 - the same keys
+        keystroke.type_prefix(field, text[:-1])
         keystroke.settle(o.app, busy)
         if i >= 3:
             _callgrind("-i", "on")

@@ -58,6 +58,8 @@ TAB = {"solver": None, "fits": "fits", "kv": "kv", "speed": "speed", "compare20"
 TAB["gpu_panel"] = None
 TARGET_MEDIAN, TARGET_P95 = 3.0, 5.0
 CONTEXTS = ["4096", "8192", "16384", "12000", "32768", "6144"]
+#: What the bare baseline's field is given, edit by edit (cycled): "a", "ab", ... "abcdef".
+BARE_WORDS = tuple("abcdef"[:n] for n in range(1, 7))
 
 
 def _pct(values, q):
@@ -146,7 +148,7 @@ def _bare_window():
     return win, edit
 
 
-def _type_prefix(widget, text: str) -> None:
+def type_prefix(widget, text: str) -> None:
     """Select all and type ``text`` (untimed key events)."""
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
@@ -275,10 +277,9 @@ def child(scene: str, n_edits: int, profile: bool = False) -> dict:
     times, base = [], []
     from PySide6.QtTest import QTest
 
-    letters = "abcdefgh"
     for i in range(n_edits + 3):  # the first three warm up (not counted)
         text = CONTEXTS[i % len(CONTEXTS)]
-        _type_prefix(context, text[:-1])
+        type_prefix(context, text[:-1])
         settle(app, busy)
         before = (
             c.compute_count,
@@ -303,8 +304,8 @@ def child(scene: str, n_edits: int, profile: bool = False) -> dict:
             paints.count,
         )
         # the baseline, interleaved, from an idle window: the same keys into the bare field
-        word = letters[: 1 + i % 6]
-        _type_prefix(bare_edit, word[:-1])
+        word = BARE_WORDS[i % len(BARE_WORDS)]
+        type_prefix(bare_edit, word[:-1])
         settle(app)
         t0 = time.perf_counter()
         QTest.keyClick(bare_edit, word[-1])
