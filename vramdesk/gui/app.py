@@ -157,13 +157,14 @@ def serial_raster() -> None:
     Qt 6 hands each fill of 96 spans or more (a table row's background, a scroll bar's
     groove, a bar of the chart) to ``QGuiApplicationPrivate::qtGuiThreadPool`` and waits for
     it; for the small shapes of this window the hand-off costs more than the fill: a Fusion
-    scroll bar 14 x 259 px painted in 0.62-0.67 ms, 0.060 ms with the pool off
-    (``tests/benchmarks/bench_paint.py``, Qt 6.11 offscreen, two cores), and one keystroke
-    painted such a bar up to three times (issue 24). ``QT_NO_GUI_THREADPOOL`` is Qt's own
-    switch (qtbase, ``src/gui/kernel/qguiapplication.cpp``, ``qtGuiThreadPool``): any value
-    turns the pool off, read once when Qt first asks for the pool, so this runs before the
-    QApplication (a value already in the environment is left as it is). Large image work
-    (scaling an export to another size) then runs on one core too.
+    scroll bar 14 x 259 px painted in 0.62-0.82 ms, 0.060-0.106 ms with the pool off
+    (``tests/benchmarks/bench_paint.py``, four runs in two sessions, Qt 6.11 offscreen, two
+    cores: 7.6-11x), and one keystroke painted such a bar up to three times (issue 24).
+    ``QT_NO_GUI_THREADPOOL`` is Qt's own switch (qtbase,
+    ``src/gui/kernel/qguiapplication.cpp``, ``qtGuiThreadPool``): any value turns the pool
+    off, read once when Qt first asks for the pool, so this runs before the QApplication (a
+    value already in the environment is left as it is). Large image work (scaling an export
+    to another size) then runs on one core too.
     """
     os.environ.setdefault(SERIAL_RASTER_ENV, "1")
 

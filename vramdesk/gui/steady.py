@@ -6,8 +6,8 @@ of the label's parent, whose activation calls ``updateGeometry`` on that parent 
 so on up to the window: one posted ``LayoutRequest`` a level, each level's layout measured
 again with every wrapped label in it. For the verdict, the solved values and the speed lines
 that was 1.1-2.2 ms of a 9-12 ms keystroke at 1366 x 768 (the code before the holders, with
-the labels' sizes fixed, which stops the climb; three measurements on two cores), though a
-figure that changes a digit keeps its height.
+the labels' sizes fixed, which stops the climb; three measurements on two cores in session
+6), though a figure that changes a digit keeps its height.
 
 :class:`SteadyHolder` takes the label out of the layout's reach: the label fills the holder,
 the layout holds the holder, which answers the layout's questions (size hint, minimum size

@@ -86,10 +86,10 @@ class SteadyBars(pg.BarGraphItem):
     pyqtgraph's ``boundingRect`` computes the data bounds and the pixel padding (two pixel
     vectors of the view's transform) in Python each time it is asked, and the scene asks
     several times an item and a paint: 16 times an edit for the breakdown chart's four bars,
-    about 0.6 ms of a keystroke under a profiler (issue 24; ``bench_keystroke.py --profile
-    solver``, which counts 16 asks an edit and 4 computations with this class). Here the
-    rectangle is kept until the bars' options (``setOpts``) or the view's transform change,
-    the two things it depends on.
+    about 0.6 ms of a keystroke under a profiler in session 6 (issue 24;
+    ``bench_keystroke.py --profile solver``, which counts 16 asks an edit and 4 computations
+    with this class). Here the rectangle is kept until the bars' options (``setOpts``) or
+    the view's transform change, the two things it depends on.
     """
 
     _rect: QRectF | None = None
