@@ -28,16 +28,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_keystroke, run as a script
 import bench_keystroke as keystroke  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 class PaintLog:
@@ -136,20 +132,6 @@ def child(scene: str, n_edits: int) -> dict:
     }
 
 
-def run_scene(scene: str, n_edits: int) -> dict:
-    env = dict(os.environ)
-    if env.get("QT_QPA_PLATFORM", "offscreen").startswith("offscreen"):
-        env["QT_QPA_PLATFORM"] = keystroke.laptop_screen()
-    env["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="vd-bench-")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), str(ROOT)) if p)
-    args = [sys.executable, __file__, "--child", scene, str(n_edits)]
-    r = subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT)
-    lines = [line for line in r.stdout.splitlines() if line.startswith("{")]
-    if r.returncode or not lines:
-        raise RuntimeError(f"{scene}: child failed\n{r.stderr[-3000:]}")
-    return json.loads(lines[-1])
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
@@ -168,7 +150,7 @@ def main() -> int:
     )
     results = {}
     for scene in opts.only or keystroke.SCENES:
-        r = results[scene] = run_scene(scene, opts.edits)
+        r = results[scene] = keystroke.run_scene(scene, opts.edits, script=__file__)
         print(
             f"{scene:<10} {r['edit']:>8.2f} {r['replay']:>10.2f} {r['bare']:>8.2f} "
             f"{r['replay'] / r['bare']:>11.2f}x {r['edit'] / r['bare']:>9.2f}x "

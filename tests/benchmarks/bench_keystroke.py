@@ -363,13 +363,14 @@ def laptop_screen() -> str:
     return _laptop_screen()
 
 
-def run_scene(scene: str, n_edits: int, profile: bool = False) -> dict:
+def run_scene(scene: str, n_edits: int, profile: bool = False, script: str = __file__) -> dict:
+    """Run ``script --child scene n_edits`` (this one's or another's) and read its JSON line."""
     env = dict(os.environ)
     if env.get("QT_QPA_PLATFORM", "offscreen").startswith("offscreen"):
         env["QT_QPA_PLATFORM"] = laptop_screen()
     env["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="vd-bench-")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), str(ROOT)) if p)
-    args = [sys.executable, __file__, "--child", scene, str(n_edits)]
+    args = [sys.executable, script, "--child", scene, str(n_edits)]
     r = subprocess.run(
         args + (["--profile", scene] if profile else []),
         capture_output=True,
