@@ -135,10 +135,12 @@ def child(scene: str, n_edits: int) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
-    ap.add_argument("--edits", type=int, default=40, help="timed keystrokes per scene")
+    ap.add_argument("--edits", type=int, default=40, help="timed keystrokes per scene (>= 1)")
     ap.add_argument("--only", nargs="+", choices=keystroke.SCENES)
     ap.add_argument("--json", help="also write the raw figures to this file")
     opts = ap.parse_args()
+    if opts.edits < 1:
+        ap.error("--edits: at least one timed keystroke is needed")
     if opts.child:
         scene, n = opts.child
         print(json.dumps(child(scene, int(n))), flush=True)
