@@ -19,7 +19,8 @@ bare    the bare window's keystroke (``bench_keystroke.py``'s baseline).
 Printed per scene: the three medians, replay / bare (the floor, as a ratio) and edit / bare
 (what ``bench_keystroke.py`` reports), the widgets an edit painted (distinct widgets with a
 ``Paint`` event; median) and the area they cover in the window (pixels of the union of their
-regions, median, against the bare window's). A benchmark: it asserts nothing and exits 0.
+regions, median, against the bare window's). A benchmark: it asserts nothing; exit 0, 2 on a bad
+argument, 1 when a child fails.
 """
 
 from __future__ import annotations
